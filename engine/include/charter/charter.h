@@ -1,0 +1,25 @@
+// Charter's public API in one include. Read the headers in this order:
+// diagnostics.h, compiler.h, bundle.h, entities.h, request.h, engine.h,
+// decision.h.
+#ifndef CHARTER_CHARTER_H_
+#define CHARTER_CHARTER_H_
+
+#include <string_view>
+
+#include "charter/bundle.h"
+#include "charter/compiler.h"
+#include "charter/decision.h"
+#include "charter/diagnostics.h"
+#include "charter/engine.h"
+#include "charter/entities.h"
+#include "charter/export.h"
+#include "charter/request.h"
+
+namespace charter {
+
+// The library's version, "MAJOR.MINOR.PATCH".
+CHARTER_API std::string_view Version();
+
+}  // namespace charter
+
+#endif  // CHARTER_CHARTER_H_

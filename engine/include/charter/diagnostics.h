@@ -1,0 +1,77 @@
+// Diagnostics: faults in a user's input (policy text, JSON), each with a
+// stable code, a byte span into its source, a one-line lowercase message and
+// an optional help line. Render() shows them the way compilers do:
+//
+//   policies.cedar:3:18: error[CH0103]: unexpected `&`, expected an expression
+//     3 | permit(principal, action, resource) when { && };
+//       |                                            ^^
+#ifndef CHARTER_DIAGNOSTICS_H_
+#define CHARTER_DIAGNOSTICS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "charter/export.h"
+
+namespace charter {
+
+// A half-open byte range [begin, end) into one source text.
+struct Span {
+  uint32_t begin = 0;
+  uint32_t end = 0;
+};
+
+enum class Severity { kError, kWarning };
+
+struct Diagnostic {
+  Severity severity = Severity::kError;
+  std::string code;     // stable, e.g. "CH0101"; documented in docs/diagnostics.md
+  Span span;
+  std::string message;  // one line, lowercase, names in backticks
+  std::string help;     // optional
+};
+
+// A source text with its display name; computes line and column (1-based,
+// columns counted in Unicode scalar values) of byte offsets.
+class CHARTER_API SourceFile {
+ public:
+  SourceFile(std::string name, std::string text);
+  const std::string& name() const { return name_; }
+  const std::string& text() const { return text_; }
+  struct Position {
+    uint32_t line;
+    uint32_t column;
+  };
+  Position PositionOf(uint32_t offset) const;
+  std::string_view Line(uint32_t line) const;  // without its newline
+
+ private:
+  std::string name_;
+  std::string text_;
+  std::vector<uint32_t> line_starts_;
+};
+
+class CHARTER_API Diagnostics {
+ public:
+  void Add(Diagnostic d) { items_.push_back(std::move(d)); }
+  void Error(std::string code, Span span, std::string message, std::string help = "");
+  bool has_errors() const;
+  bool empty() const { return items_.empty(); }
+  size_t size() const { return items_.size(); }
+  const std::vector<Diagnostic>& items() const { return items_; }
+
+  // "file:line:col: error[CODE]: message", the source line, an underline and
+  // the help line, for every diagnostic.
+  std::string Render(const SourceFile& source, bool color = false) const;
+  // Only the first line of each diagnostic: "file:line:col: message".
+  std::string RenderShort(const SourceFile& source) const;
+
+ private:
+  std::vector<Diagnostic> items_;
+};
+
+}  // namespace charter
+
+#endif  // CHARTER_DIAGNOSTICS_H_

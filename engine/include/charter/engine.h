@@ -1,0 +1,56 @@
+// Engine: a verified, immutable policy set ready to decide requests. It is
+// cheap to copy (copies share the program) and safe to call from any number
+// of threads at once.
+//
+//   absl::StatusOr<charter::Engine> engine = charter::Engine::Create(bundle);
+//   charter::Decision d = engine->Authorize(request, entities);
+#ifndef CHARTER_ENGINE_H_
+#define CHARTER_ENGINE_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "charter/bundle.h"
+#include "charter/decision.h"
+#include "charter/entities.h"
+#include "charter/export.h"
+#include "charter/request.h"
+
+namespace charter {
+
+namespace internal {
+class Program;
+}  // namespace internal
+
+struct VerifyOptions {
+  size_t max_bundle_bytes = size_t{1} << 30;
+  size_t max_depth = 64;             // FlatBuffers table nesting
+  size_t max_tables = 10'000'000;    // FlatBuffers tables in one bundle
+  size_t max_policies = 1'000'000;
+  size_t max_code_words = 1 << 20;   // instructions in one policy
+};
+
+class CHARTER_API Engine {
+ public:
+  // Verifies the bundle (the FlatBuffers Verifier, then Charter's bytecode
+  // verifier) and builds an engine from it. A corrupt or hostile bundle is an
+  // InvalidArgument error saying what is wrong.
+  static absl::StatusOr<Engine> Create(Bundle bundle, const VerifyOptions& options = {});
+
+  Decision Authorize(const Request& request, const Entities& entities) const;
+
+  size_t policy_count() const;
+  // Policy ids in policy-set order.
+  std::vector<std::string> policy_ids() const;
+
+ private:
+  explicit Engine(std::shared_ptr<const internal::Program> program);
+  std::shared_ptr<const internal::Program> program_;
+};
+
+}  // namespace charter
+
+#endif  // CHARTER_ENGINE_H_

@@ -1,0 +1,62 @@
+// Entities: the immutable store of principals, resources and their
+// hierarchy that a request is decided against. Built once from Cedar's JSON
+// entity format and shared by any number of concurrent Authorize calls.
+//
+//   [{"uid": {"type": "User", "id": "alice"},
+//     "attrs": {"team": "ml", "level": 3},
+//     "parents": [{"type": "Group", "id": "admins"}]}]
+#ifndef CHARTER_ENTITIES_H_
+#define CHARTER_ENTITIES_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "charter/export.h"
+
+namespace charter {
+
+namespace internal {
+class EntityStore;
+}  // namespace internal
+
+// A reference to an entity: its type (with namespaces, "NS::User") and id.
+struct EntityUid {
+  std::string type;
+  std::string id;
+  friend bool operator==(const EntityUid& a, const EntityUid& b) {
+    return a.type == b.type && a.id == b.id;
+  }
+  // Cedar's text form, `Type::"id"` with the id escaped.
+  std::string ToString() const;
+};
+
+struct EntitiesOptions {
+  size_t max_input_bytes = size_t{1} << 30;
+  int max_nesting = 64;  // of records and sets inside attribute values
+};
+
+class CHARTER_API Entities {
+ public:
+  // An empty store.
+  Entities();
+  // Parses Cedar's JSON entity format. A malformed document, an integer that
+  // does not fit in 64 bits, a cycle in the hierarchy or two different
+  // entities with one uid is an InvalidArgument error whose message starts
+  // with "SOURCE_NAME:LINE:COL: ".
+  static absl::StatusOr<Entities> FromJson(std::string_view json,
+                                           std::string_view source_name = "entities.json",
+                                           const EntitiesOptions& options = {});
+  size_t size() const;  // the number of entities with data (not mere parents)
+  const internal::EntityStore& store() const { return *store_; }
+
+ private:
+  explicit Entities(std::shared_ptr<const internal::EntityStore> store);
+  std::shared_ptr<const internal::EntityStore> store_;
+};
+
+}  // namespace charter
+
+#endif  // CHARTER_ENTITIES_H_

@@ -1,0 +1,52 @@
+// Request: who (principal) wants to do what (action) to which resource, in
+// which context. The JSON form, used by the CLI and the oracle, is
+//
+//   {"principal": {"type": "User", "id": "alice"},
+//    "action": "Action::\"submitTask\"",
+//    "resource": {"type": "Task", "id": "t1"},
+//    "context": {"mfa": true}}
+//
+// where each entity reference is either an object with "type" and "id" (or
+// Cedar's {"__entity": {...}} escape) or a string in Cedar's `Type::"id"` form.
+#ifndef CHARTER_REQUEST_H_
+#define CHARTER_REQUEST_H_
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "charter/entities.h"
+#include "charter/export.h"
+
+namespace charter {
+
+namespace internal {
+struct RequestData;
+}  // namespace internal
+
+class CHARTER_API Request {
+ public:
+  // A request with an empty context.
+  static Request Create(EntityUid principal, EntityUid action, EntityUid resource);
+  // One request object. Errors are InvalidArgument with
+  // "SOURCE_NAME:LINE:COL: " in front.
+  static absl::StatusOr<Request> FromJson(std::string_view json,
+                                          std::string_view source_name = "request.json");
+  // A JSON array of request objects.
+  static absl::StatusOr<std::vector<Request>> ArrayFromJson(
+      std::string_view json, std::string_view source_name = "requests.json");
+
+  const EntityUid& principal() const;
+  const EntityUid& action() const;
+  const EntityUid& resource() const;
+  const internal::RequestData& data() const { return *data_; }
+
+ private:
+  explicit Request(std::shared_ptr<const internal::RequestData> data);
+  std::shared_ptr<const internal::RequestData> data_;
+};
+
+}  // namespace charter
+
+#endif  // CHARTER_REQUEST_H_

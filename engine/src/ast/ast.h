@@ -1,0 +1,119 @@
+// The AST: a policy set as the parser understood it, with byte spans into
+// the source for every node. It covers all of Cedar's policy language; later
+// stages say which parts they support.
+#ifndef CHARTER_AST_AST_H_
+#define CHARTER_AST_AST_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "charter/diagnostics.h"
+
+namespace charter::internal::ast {
+
+enum class Var : uint8_t { kPrincipal, kAction, kResource, kContext };
+enum class Effect : uint8_t { kPermit, kForbid };
+
+enum class BinaryOp : uint8_t {
+  kEq, kNe, kLt, kLe, kGt, kGe, kIn,  // relations
+  kAdd, kSub, kMul,                   // checked 64-bit arithmetic
+  kAnd, kOr,                          // short-circuit
+};
+enum class UnaryOp : uint8_t { kNot, kNeg };
+
+struct EntityRef {
+  std::string type;  // with namespaces: "NS::User"
+  std::string id;
+  Span span;
+};
+
+// One element of a `like` pattern: a literal run or the `*` wildcard.
+struct PatternElem {
+  bool wildcard = false;
+  std::string literal;
+};
+
+struct Expr {
+  enum class Kind : uint8_t {
+    kBool,      // b
+    kLong,      // i
+    kString,    // str
+    kEntity,    // entity
+    kVar,       // var
+    kSlot,      // str: "?principal" or "?resource"
+    kAttr,      // args[0].str  (both `.a` and `["a"]`)
+    kHas,       // args[0] has str
+    kUnary,     // uop args[0]
+    kBinary,    // args[0] bop args[1]
+    kIf,        // if args[0] then args[1] else args[2]
+    kLike,      // args[0] like pattern
+    kIs,        // args[0] is str [in args[1]]
+    kSet,       // [args...]
+    kRecord,    // {keys[i]: args[i]}
+    kMethod,    // args[0].str(args[1..])
+    kCall,      // str(args...) for extension functions
+  };
+  Kind kind = Kind::kBool;
+  Span span;
+  bool b = false;
+  int64_t i = 0;
+  std::string str;
+  EntityRef entity;
+  Var var = Var::kPrincipal;
+  BinaryOp bop = BinaryOp::kEq;
+  UnaryOp uop = UnaryOp::kNot;
+  std::vector<std::unique_ptr<Expr>> args;
+  std::vector<std::string> keys;
+  std::vector<PatternElem> pattern;
+};
+
+struct ScopeConstraint {
+  enum class Kind : uint8_t { kAny, kEq, kIn, kIs, kIsIn };
+  Kind kind = Kind::kAny;
+  bool slot = false;     // the entity is a template slot
+  EntityRef entity;      // for kEq, kIn, kIsIn when !slot
+  std::string type;      // for kIs, kIsIn
+  Span span;
+};
+
+struct ActionConstraint {
+  enum class Kind : uint8_t { kAny, kEq, kIn, kInList };
+  Kind kind = Kind::kAny;
+  std::vector<EntityRef> entities;
+  Span span;
+};
+
+struct Condition {
+  bool when = true;  // false for `unless`
+  std::unique_ptr<Expr> body;
+  Span span;
+};
+
+struct Annotation {
+  std::string key;
+  std::string value;
+  Span span;
+};
+
+struct Policy {
+  std::string id;
+  Effect effect = Effect::kPermit;
+  std::vector<Annotation> annotations;
+  ScopeConstraint principal;
+  ActionConstraint action;
+  ScopeConstraint resource;
+  std::vector<Condition> conditions;
+  Span span;         // the whole policy
+  Span effect_span;  // the `permit` / `forbid` keyword
+  bool is_template() const { return principal.slot || resource.slot; }
+};
+
+struct PolicySet {
+  std::vector<Policy> policies;
+};
+
+}  // namespace charter::internal::ast
+
+#endif  // CHARTER_AST_AST_H_

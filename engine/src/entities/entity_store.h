@@ -1,0 +1,69 @@
+// The entity store: every entity of a request's world, built once from JSON
+// and read by any number of concurrent evaluations. Each entity reference it
+// knows (entities with data, their parents, entities named in attributes)
+// has a uid index; the transitive ancestors of each entity are precomputed
+// as a sorted array of uid indices, so `in` is a binary search.
+#ifndef CHARTER_ENTITIES_ENTITY_STORE_H_
+#define CHARTER_ENTITIES_ENTITY_STORE_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "charter/entities.h"
+#include "common/arena.h"
+#include "value/value.h"
+
+namespace charter::internal {
+
+struct EntityData {
+  Value attrs;  // a record
+  Value tags;   // a record
+  const uint32_t* ancestors = nullptr;  // sorted uid indices, without the entity itself
+  uint32_t num_ancestors = 0;
+};
+
+class EntityStore {
+ public:
+  static absl::StatusOr<std::unique_ptr<EntityStore>> FromJson(std::string_view json,
+                                                               std::string_view source_name,
+                                                               const EntitiesOptions& options);
+  EntityStore() = default;
+
+  // The uid index of (type, id), or kNoUid.
+  uint32_t Find(std::string_view type, std::string_view id) const;
+  const EntityRef& ref(uint32_t uid) const { return *refs_[uid]; }
+  // The entity's data, or nullptr when the store has no entity with that uid.
+  const EntityData* data(uint32_t uid) const {
+    return uid < data_index_.size() && data_index_[uid] >= 0 ? &entities_[data_index_[uid]] : nullptr;
+  }
+  // Whether `ancestor` is a transitive parent of `uid` (not reflexive).
+  bool HasAncestor(uint32_t uid, uint32_t ancestor) const;
+  size_t size() const { return entities_.size(); }
+  size_t num_uids() const { return refs_.size(); }
+
+ private:
+  const EntityRef* Intern(std::string_view type, std::string_view id);
+  struct Key {
+    std::string_view type, id;
+    friend bool operator==(const Key& a, const Key& b) { return a.type == b.type && a.id == b.id; }
+    template <typename H>
+    friend H AbslHashValue(H h, const Key& k) {
+      return H::combine(std::move(h), k.type, k.id);
+    }
+  };
+
+  Arena arena_;
+  std::vector<const EntityRef*> refs_;
+  absl::flat_hash_map<Key, uint32_t> index_;
+  std::vector<int32_t> data_index_;  // uid -> entities_ index, or -1
+  std::vector<EntityData> entities_;
+};
+
+}  // namespace charter::internal
+
+#endif  // CHARTER_ENTITIES_ENTITY_STORE_H_

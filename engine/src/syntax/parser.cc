@@ -1,0 +1,809 @@
+// The syntax layer: runs the ANTLR-generated lexer and parser over policy
+// text and turns the parse tree into the AST, making the checks Cedar makes
+// after parsing (one relational operator per level, literal ranges, string
+// escapes, known functions and methods, slots only in the scope).
+//
+// This file and the generated parser are the only code built with
+// exceptions; ParsePolicySet catches everything, so none leaves it.
+#include "syntax/parser.h"
+
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "CharterLexer.h"
+#include "CharterParser.h"
+#include "common/strings.h"
+#include "absl/strings/str_replace.h"
+#include "antlr4-runtime.h"
+#include "common/utf8.h"
+
+namespace charter::internal {
+namespace {
+
+using grammar::CharterLexer;
+using grammar::CharterParser;
+using CP = CharterParser;
+
+constexpr std::string_view kFunctions[] = {"ip", "decimal", "datetime", "duration"};
+constexpr std::string_view kMethods[] = {
+    "contains",     "containsAll",    "containsAny",     "isEmpty",         "hasTag",
+    "getTag",       "isIpv4",         "isIpv6",          "isLoopback",      "isMulticast",
+    "isInRange",    "lessThan",       "lessThanOrEqual", "greaterThan",     "greaterThanOrEqual",
+    "offset",       "durationSince",  "toDate",          "toTime",          "toDays",
+    "toHours",      "toMinutes",      "toSeconds",       "toMilliseconds"};
+
+template <size_t N>
+bool Known(const std::string_view (&names)[N], std::string_view name) {
+  for (std::string_view n : names) {
+    if (n == name) return true;
+  }
+  return false;
+}
+
+// ANTLR counts positions in code points; diagnostics use byte offsets.
+class OffsetMap {
+ public:
+  explicit OffsetMap(std::string_view text) {
+    bool ascii = true;
+    for (char c : text) {
+      if (static_cast<unsigned char>(c) >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) {
+      size_ = static_cast<uint32_t>(text.size());
+      return;
+    }
+    for (uint32_t i = 0; i < text.size(); ++i) {
+      if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) byte_of_.push_back(i);
+    }
+    byte_of_.push_back(static_cast<uint32_t>(text.size()));
+    size_ = static_cast<uint32_t>(text.size());
+  }
+  uint32_t Byte(size_t code_point) const {
+    if (byte_of_.empty()) return static_cast<uint32_t>(std::min<size_t>(code_point, size_));
+    if (code_point >= byte_of_.size()) return size_;
+    return byte_of_[code_point];
+  }
+
+ private:
+  std::vector<uint32_t> byte_of_;
+  uint32_t size_ = 0;
+};
+
+class DiagnosticListener : public antlr4::BaseErrorListener {
+ public:
+  DiagnosticListener(const OffsetMap& map, Diagnostics* diagnostics, size_t max_errors)
+      : map_(map), diagnostics_(diagnostics), max_errors_(max_errors) {}
+
+  void syntaxError(antlr4::Recognizer*, antlr4::Token* token, size_t, size_t,
+                   const std::string& msg, std::exception_ptr) override {
+    if (count_++ >= max_errors_) return;
+    if (token == nullptr) {
+      diagnostics_->Error("CH0101", {map_.Byte(0), map_.Byte(0)}, "syntax error");
+      return;
+    }
+    Span span{map_.Byte(token->getStartIndex()), map_.Byte(token->getStopIndex() + 1)};
+    if (token->getType() == antlr4::Token::EOF) {
+      span = {map_.Byte(token->getStartIndex()), map_.Byte(token->getStartIndex())};
+    }
+    std::string help;
+    size_t at = msg.find("expecting ");
+    if (at != std::string::npos) help = "expected " + Tidy(msg.substr(at + 10));
+    switch (token->getType()) {
+      case CharterLexer::UNTERMINATED_STRING:
+        diagnostics_->Error("CH0102", span, "unterminated string literal",
+                            "close the string with `\"`");
+        return;
+      case CharterLexer::ERROR_CHAR:
+        diagnostics_->Error("CH0103", span,
+                            Cat("unexpected character `", token->getText(), "`"));
+        return;
+      case antlr4::Token::EOF:
+        diagnostics_->Error("CH0101", span, "unexpected end of input", help);
+        return;
+      default:
+        break;
+    }
+    if (msg.rfind("missing ", 0) == 0) {
+      size_t at_pos = msg.find(" at ");
+      std::string what = Tidy(msg.substr(8, at_pos == std::string::npos ? std::string::npos
+                                                                          : at_pos - 8));
+      diagnostics_->Error("CH0101", span,
+                          Cat("missing ", what, " before `", token->getText(), "`"));
+      return;
+    }
+    diagnostics_->Error("CH0101", span, Cat("unexpected `", token->getText(), "`"), help);
+  }
+
+  size_t count() const { return count_; }
+
+ private:
+  // ANTLR writes token names as 'x' and sets as {'a', 'b'}; we use backticks.
+  static std::string Tidy(std::string s) {
+    s = absl::StrReplaceAll(s, {{"'", "`"}, {"{", ""}, {"}", ""}});
+    s = absl::StrReplaceAll(s, {{"IDENT", "an identifier"}, {"STRING", "a string"},
+                                {"INT", "an integer"}, {"SLOT", "a slot"}, {"<EOF>", "end of input"}});
+    return s;
+  }
+
+  const OffsetMap& map_;
+  Diagnostics* diagnostics_;
+  size_t max_errors_;
+  size_t count_ = 0;
+};
+
+// Builds the AST from a parse tree that parsed without syntax errors.
+class AstBuilder {
+ public:
+  AstBuilder(const OffsetMap& map, Diagnostics* diagnostics) : map_(map), diags_(diagnostics) {}
+
+  bool BuildPolicy(CP::PolicyContext* ctx, size_t index, ast::Policy* out) {
+    size_t errors_before = diags_->size();
+    out->span = SpanOf(ctx);
+    out->effect = ctx->PERMIT() != nullptr ? ast::Effect::kPermit : ast::Effect::kForbid;
+    out->effect_span = SpanOf(ctx->effect);
+    std::set<std::string> keys;
+    for (CP::AnnotationContext* a : ctx->annotation()) {
+      ast::Annotation ann;
+      ann.key = a->anyIdent()->getText();
+      ann.span = SpanOf(a);
+      if (a->STRING() != nullptr) ann.value = Unescape(a->STRING()->getSymbol(), false, nullptr);
+      if (!keys.insert(ann.key).second) {
+        diags_->Error("CH0115", ann.span, Cat("duplicate annotation `@", ann.key, "`"),
+                      "each annotation key may appear once per policy");
+      }
+      out->annotations.push_back(std::move(ann));
+    }
+    out->id = Cat("policy", index);
+    for (const ast::Annotation& a : out->annotations) {
+      if (a.key == "id") out->id = a.value;
+    }
+    CP::ScopeContext* scope = ctx->scope();
+    Scope(scope->principalScope()->scopeConstraint(), SpanOf(scope->principalScope()),
+          "?principal", &out->principal);
+    Action(scope->actionScope(), &out->action);
+    Scope(scope->resourceScope()->scopeConstraint(), SpanOf(scope->resourceScope()), "?resource",
+          &out->resource);
+    for (CP::ConditionContext* c : ctx->condition()) {
+      ast::Condition cond;
+      cond.when = c->WHEN() != nullptr;
+      cond.span = SpanOf(c);
+      if (c->expr() == nullptr) {
+        diags_->Error("CH0121", cond.span,
+                      Cat("empty `", cond.when ? "when" : "unless", "` clause"),
+                      "write a condition between the braces, or remove the clause");
+        continue;
+      }
+      cond.body = Expr(c->expr());
+      out->conditions.push_back(std::move(cond));
+    }
+    return diags_->size() == errors_before;
+  }
+
+ private:
+  Span SpanOf(antlr4::ParserRuleContext* ctx) const {
+    antlr4::Token* stop = ctx->getStop();
+    uint32_t begin = map_.Byte(ctx->getStart()->getStartIndex());
+    uint32_t end = stop != nullptr ? map_.Byte(stop->getStopIndex() + 1) : begin;
+    return {begin, std::max(begin, end)};
+  }
+  Span SpanOf(antlr4::Token* token) const {
+    return {map_.Byte(token->getStartIndex()), map_.Byte(token->getStopIndex() + 1)};
+  }
+
+  std::string PathText(CP::PathContext* p) {
+    std::string s;
+    for (CP::IdentContext* i : p->ident()) {
+      if (!s.empty()) s += "::";
+      s += i->getText();
+    }
+    return s;
+  }
+
+  ast::EntityRef Entity(CP::EntityRefContext* ctx) {
+    ast::EntityRef e;
+    e.type = PathText(ctx->path());
+    e.id = Unescape(ctx->STRING()->getSymbol(), false, nullptr);
+    e.span = SpanOf(ctx);
+    return e;
+  }
+
+  void Scope(CP::ScopeConstraintContext* ctx, Span span, std::string_view slot,
+             ast::ScopeConstraint* out) {
+    out->span = span;
+    if (ctx == nullptr) return;
+    CP::EntityOrSlotContext* target = nullptr;
+    if (auto* is = dynamic_cast<CP::IsConstraintContext*>(ctx)) {
+      out->kind = is->IN() != nullptr ? ast::ScopeConstraint::Kind::kIsIn
+                                      : ast::ScopeConstraint::Kind::kIs;
+      out->type = PathText(is->path());
+      target = is->entityOrSlot();
+    } else if (auto* in = dynamic_cast<CP::InConstraintContext*>(ctx)) {
+      out->kind = ast::ScopeConstraint::Kind::kIn;
+      target = in->entityOrSlot();
+    } else if (auto* eq = dynamic_cast<CP::EqConstraintContext*>(ctx)) {
+      out->kind = ast::ScopeConstraint::Kind::kEq;
+      target = eq->entityOrSlot();
+    }
+    if (target == nullptr) return;
+    if (target->SLOT() != nullptr) {
+      std::string name = target->SLOT()->getText();
+      if (name != slot) {
+        diags_->Error("CH0114", SpanOf(target),
+                      Cat("invalid slot `", name, "` here"),
+                      Cat("the only slot allowed in this position is `", slot, "`"));
+      }
+      out->slot = true;
+    } else {
+      out->entity = Entity(target->entityRef());
+    }
+  }
+
+  void CheckActionType(const ast::EntityRef& e) {
+    std::string_view t = e.type;
+    if (t == "Action" || (t.size() > 8 && t.substr(t.size() - 8) == "::Action")) return;
+    diags_->Error("CH0117", e.span,
+                  Cat("expected an entity of type `Action`, found `", e.type, "`"),
+                  "actions in the scope are written `Action::\"name\"`");
+  }
+
+  void Action(CP::ActionScopeContext* ctx, ast::ActionConstraint* out) {
+    out->span = SpanOf(ctx);
+    if (ctx->EQ() != nullptr) {
+      out->kind = ast::ActionConstraint::Kind::kEq;
+      out->entities.push_back(Entity(ctx->entityRef()));
+    } else if (ctx->entityList() != nullptr) {
+      out->kind = ast::ActionConstraint::Kind::kInList;
+      for (CP::EntityRefContext* e : ctx->entityList()->entityRef()) {
+        out->entities.push_back(Entity(e));
+      }
+    } else if (ctx->IN() != nullptr) {
+      out->kind = ast::ActionConstraint::Kind::kIn;
+      out->entities.push_back(Entity(ctx->entityRef()));
+    }
+    for (const ast::EntityRef& e : out->entities) CheckActionType(e);
+  }
+
+  static std::unique_ptr<ast::Expr> Node(ast::Expr::Kind kind, Span span) {
+    auto e = std::make_unique<ast::Expr>();
+    e->kind = kind;
+    e->span = span;
+    return e;
+  }
+
+  std::unique_ptr<ast::Expr> Expr(CP::ExprContext* ctx) {
+    if (auto* i = dynamic_cast<CP::IfExprContext*>(ctx)) {
+      auto e = Node(ast::Expr::Kind::kIf, SpanOf(ctx));
+      for (CP::ExprContext* sub : i->expr()) e->args.push_back(Expr(sub));
+      return e;
+    }
+    return Or(static_cast<CP::PlainExprContext*>(ctx)->orExpr());
+  }
+
+  std::unique_ptr<ast::Expr> Binary(ast::BinaryOp op, std::unique_ptr<ast::Expr> l,
+                                    std::unique_ptr<ast::Expr> r) {
+    auto e = Node(ast::Expr::Kind::kBinary, {l->span.begin, r->span.end});
+    e->bop = op;
+    e->args.push_back(std::move(l));
+    e->args.push_back(std::move(r));
+    return e;
+  }
+
+  std::unique_ptr<ast::Expr> Or(CP::OrExprContext* ctx) {
+    auto terms = ctx->andExpr();
+    std::unique_ptr<ast::Expr> e = And(terms[0]);
+    for (size_t i = 1; i < terms.size(); ++i) e = Binary(ast::BinaryOp::kOr, std::move(e), And(terms[i]));
+    return e;
+  }
+
+  std::unique_ptr<ast::Expr> And(CP::AndExprContext* ctx) {
+    auto terms = ctx->relation();
+    std::unique_ptr<ast::Expr> e = Relation(terms[0]);
+    for (size_t i = 1; i < terms.size(); ++i) {
+      e = Binary(ast::BinaryOp::kAnd, std::move(e), Relation(terms[i]));
+    }
+    return e;
+  }
+
+  std::unique_ptr<ast::Expr> Relation(CP::RelationContext* ctx) {
+    std::unique_ptr<ast::Expr> left = Add(ctx->addExpr());
+    auto tails = ctx->relTail();
+    if (tails.empty()) return left;
+    if (tails.size() > 1) {
+      diags_->Error("CH0110", SpanOf(ctx), "multiple relational operators in a row",
+                    "relational operators are not associative: add parentheses");
+      return left;
+    }
+    Span span = SpanOf(ctx);
+    CP::RelTailContext* tail = tails[0];
+    if (auto* op = dynamic_cast<CP::RelOpContext*>(tail)) {
+      ast::BinaryOp bop = ast::BinaryOp::kEq;
+      switch (op->op->getType()) {
+        case CharterLexer::EQ: bop = ast::BinaryOp::kEq; break;
+        case CharterLexer::NE: bop = ast::BinaryOp::kNe; break;
+        case CharterLexer::LT: bop = ast::BinaryOp::kLt; break;
+        case CharterLexer::LE: bop = ast::BinaryOp::kLe; break;
+        case CharterLexer::GT: bop = ast::BinaryOp::kGt; break;
+        case CharterLexer::GE: bop = ast::BinaryOp::kGe; break;
+        default: bop = ast::BinaryOp::kIn; break;
+      }
+      auto e = Binary(bop, std::move(left), Add(op->addExpr()));
+      e->span = span;
+      return e;
+    }
+    if (auto* has = dynamic_cast<CP::HasOpContext*>(tail)) {
+      std::vector<std::string> path;
+      if (has->STRING() != nullptr) {
+        path.push_back(Unescape(has->STRING()->getSymbol(), false, nullptr));
+      } else {
+        for (CP::AnyIdentContext* id : has->anyIdent()) path.push_back(id->getText());
+      }
+      // `e has a.b.c` is `e has a && e.a has b && e.a.b has c`.
+      std::unique_ptr<ast::Expr> result;
+      std::unique_ptr<ast::Expr> base = std::move(left);
+      for (size_t i = 0; i < path.size(); ++i) {
+        auto test = Node(ast::Expr::Kind::kHas, span);
+        test->str = path[i];
+        test->args.push_back(Clone(*base));
+        result = result ? Binary(ast::BinaryOp::kAnd, std::move(result), std::move(test))
+                        : std::move(test);
+        if (i + 1 < path.size()) {
+          auto next = Node(ast::Expr::Kind::kAttr, span);
+          next->str = path[i];
+          next->args.push_back(std::move(base));
+          base = std::move(next);
+        }
+      }
+      result->span = span;
+      return result;
+    }
+    if (auto* like = dynamic_cast<CP::LikeOpContext*>(tail)) {
+      auto e = Node(ast::Expr::Kind::kLike, span);
+      Unescape(like->STRING()->getSymbol(), true, &e->pattern);
+      e->args.push_back(std::move(left));
+      return e;
+    }
+    auto* is = static_cast<CP::IsOpContext*>(tail);
+    auto e = Node(ast::Expr::Kind::kIs, span);
+    e->str = PathText(is->path());
+    e->args.push_back(std::move(left));
+    if (is->addExpr() != nullptr) e->args.push_back(Add(is->addExpr()));
+    return e;
+  }
+
+  static std::unique_ptr<ast::Expr> Clone(const ast::Expr& e) {
+    auto c = std::make_unique<ast::Expr>();
+    c->kind = e.kind;
+    c->span = e.span;
+    c->b = e.b;
+    c->i = e.i;
+    c->str = e.str;
+    c->entity = e.entity;
+    c->var = e.var;
+    c->bop = e.bop;
+    c->uop = e.uop;
+    c->keys = e.keys;
+    c->pattern = e.pattern;
+    for (const auto& a : e.args) c->args.push_back(Clone(*a));
+    return c;
+  }
+
+  std::unique_ptr<ast::Expr> Add(CP::AddExprContext* ctx) {
+    auto terms = ctx->mulExpr();
+    std::unique_ptr<ast::Expr> e = Mul(terms[0]);
+    for (size_t i = 1; i < terms.size(); ++i) {
+      ast::BinaryOp op =
+          ctx->op[i - 1]->getType() == CharterLexer::PLUS ? ast::BinaryOp::kAdd : ast::BinaryOp::kSub;
+      e = Binary(op, std::move(e), Mul(terms[i]));
+    }
+    return e;
+  }
+
+  std::unique_ptr<ast::Expr> Mul(CP::MulExprContext* ctx) {
+    auto terms = ctx->unary();
+    std::unique_ptr<ast::Expr> e = Unary(terms[0]);
+    for (size_t i = 1; i < terms.size(); ++i) {
+      if (ctx->op[i - 1]->getType() != CharterLexer::STAR) {
+        diags_->Error("CH0118", SpanOf(ctx->op[i - 1]),
+                      Cat("`", ctx->op[i - 1]->getText(), "` is not an operator of the language"),
+                      "only `+`, `-` and `*` are supported on integers");
+      }
+      e = Binary(ast::BinaryOp::kMul, std::move(e), Unary(terms[i]));
+    }
+    return e;
+  }
+
+  std::unique_ptr<ast::Expr> Unary(CP::UnaryContext* ctx) {
+    size_t nots = ctx->BANG().size();
+    size_t negs = ctx->MINUS().size();
+    size_t count = nots + negs;
+    Span span = SpanOf(ctx);
+    if (count > 4) {
+      diags_->Error("CH0119", span,
+                    Cat("too many occurrences of `", nots > 0 ? "!" : "-", "`"),
+                    "at most four unary operators may be applied in a row");
+    }
+    CP::MemberContext* member = ctx->member();
+    std::unique_ptr<ast::Expr> e;
+    // `-` directly before an integer literal is part of the literal, so that
+    // -9223372036854775808 can be written.
+    auto* lit = dynamic_cast<CP::IntLitContext*>(member->primary());
+    if (negs > 0 && lit != nullptr && member->memberSuffix().empty()) {
+      e = IntLiteral(lit->INT()->getSymbol(), true, SpanOf(ctx->MINUS().back()->getSymbol()).begin);
+      --negs;
+      count = negs;
+    } else {
+      e = Member(member);
+    }
+    for (size_t i = 0; i < count; ++i) {
+      auto u = Node(ast::Expr::Kind::kUnary, span);
+      u->uop = nots > 0 ? ast::UnaryOp::kNot : ast::UnaryOp::kNeg;
+      u->args.push_back(std::move(e));
+      e = std::move(u);
+    }
+    return e;
+  }
+
+  std::unique_ptr<ast::Expr> IntLiteral(antlr4::Token* token, bool negative, uint32_t begin) {
+    Span span = SpanOf(token);
+    if (negative) span.begin = begin;
+    std::string text = token->getText();
+    uint64_t v = 0;
+    bool overflow = false;
+    for (char c : text) {
+      uint64_t d = static_cast<uint64_t>(c - '0');
+      if (v > (std::numeric_limits<uint64_t>::max() - d) / 10) {
+        overflow = true;
+        break;
+      }
+      v = v * 10 + d;
+    }
+    uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
+    auto e = Node(ast::Expr::Kind::kLong, span);
+    if (overflow || v > limit) {
+      diags_->Error("CH0112", span,
+                    Cat("integer literal `", negative ? "-" : "", text,
+                                 "` does not fit in 64 bits"),
+                    "integers range from -9223372036854775808 to 9223372036854775807");
+      return e;
+    }
+    e->i = negative ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
+    return e;
+  }
+
+  std::unique_ptr<ast::Expr> Member(CP::MemberContext* ctx) {
+    std::unique_ptr<ast::Expr> e = Primary(ctx->primary());
+    uint32_t begin = SpanOf(ctx->primary()).begin;
+    for (CP::MemberSuffixContext* suffix : ctx->memberSuffix()) {
+      Span span{begin, SpanOf(suffix).end};
+      if (auto* m = dynamic_cast<CP::MethodCallContext*>(suffix)) {
+        auto call = Node(ast::Expr::Kind::kMethod, span);
+        call->str = m->anyIdent()->getText();
+        if (!Known(kMethods, call->str)) {
+          diags_->Error("CH0113", SpanOf(m->anyIdent()),
+                        Cat("`", call->str, "` is not a known method"));
+        }
+        call->args.push_back(std::move(e));
+        if (m->exprList() != nullptr) {
+          for (CP::ExprContext* a : m->exprList()->expr()) call->args.push_back(Expr(a));
+        }
+        e = std::move(call);
+      } else if (auto* a = dynamic_cast<CP::AttrAccessContext*>(suffix)) {
+        auto attr = Node(ast::Expr::Kind::kAttr, span);
+        attr->str = a->anyIdent()->getText();
+        attr->args.push_back(std::move(e));
+        e = std::move(attr);
+      } else {
+        auto* idx = static_cast<CP::IndexAccessContext*>(suffix);
+        auto attr = Node(ast::Expr::Kind::kAttr, span);
+        attr->str = Unescape(idx->STRING()->getSymbol(), false, nullptr);
+        attr->args.push_back(std::move(e));
+        e = std::move(attr);
+      }
+    }
+    return e;
+  }
+
+  std::unique_ptr<ast::Expr> Primary(CP::PrimaryContext* ctx) {
+    Span span = SpanOf(ctx);
+    if (dynamic_cast<CP::TrueLitContext*>(ctx) || dynamic_cast<CP::FalseLitContext*>(ctx)) {
+      auto e = Node(ast::Expr::Kind::kBool, span);
+      e->b = dynamic_cast<CP::TrueLitContext*>(ctx) != nullptr;
+      return e;
+    }
+    if (auto* i = dynamic_cast<CP::IntLitContext*>(ctx)) {
+      return IntLiteral(i->INT()->getSymbol(), false, 0);
+    }
+    if (auto* s = dynamic_cast<CP::StringLitContext*>(ctx)) {
+      auto e = Node(ast::Expr::Kind::kString, span);
+      e->str = Unescape(s->STRING()->getSymbol(), false, nullptr);
+      return e;
+    }
+    if (auto* v = dynamic_cast<CP::VarRefContext*>(ctx)) {
+      auto e = Node(ast::Expr::Kind::kVar, span);
+      switch (v->var->getType()) {
+        case CharterLexer::PRINCIPAL: e->var = ast::Var::kPrincipal; break;
+        case CharterLexer::ACTION: e->var = ast::Var::kAction; break;
+        case CharterLexer::RESOURCE: e->var = ast::Var::kResource; break;
+        default: e->var = ast::Var::kContext; break;
+      }
+      return e;
+    }
+    if (auto* ent = dynamic_cast<CP::EntityLitContext*>(ctx)) {
+      auto e = Node(ast::Expr::Kind::kEntity, span);
+      e->entity = Entity(ent->entityRef());
+      return e;
+    }
+    if (auto* f = dynamic_cast<CP::FunctionCallContext*>(ctx)) {
+      auto e = Node(ast::Expr::Kind::kCall, span);
+      e->str = PathText(f->path());
+      if (!Known(kFunctions, e->str)) {
+        diags_->Error("CH0113", SpanOf(f->path()),
+                      Cat("`", e->str, "` is not a known function"),
+                      "the functions are `ip`, `decimal`, `datetime` and `duration`; "
+                      "other operations are methods, written `e.name(...)`");
+      }
+      if (f->exprList() != nullptr) {
+        for (CP::ExprContext* a : f->exprList()->expr()) e->args.push_back(Expr(a));
+      }
+      return e;
+    }
+    if (dynamic_cast<CP::SlotRefContext*>(ctx)) {
+      diags_->Error("CH0122", span, "template slots may appear only in the policy scope");
+      return Node(ast::Expr::Kind::kSlot, span);
+    }
+    if (auto* p = dynamic_cast<CP::ParensContext*>(ctx)) return Expr(p->expr());
+    if (auto* s = dynamic_cast<CP::SetLitContext*>(ctx)) {
+      auto e = Node(ast::Expr::Kind::kSet, span);
+      if (s->exprList() != nullptr) {
+        for (CP::ExprContext* a : s->exprList()->expr()) e->args.push_back(Expr(a));
+      }
+      return e;
+    }
+    if (auto* r = dynamic_cast<CP::RecordLitContext*>(ctx)) {
+      auto e = Node(ast::Expr::Kind::kRecord, span);
+      std::set<std::string> seen;
+      for (CP::RecordInitContext* init : r->recordInit()) {
+        std::string key;
+        if (init->key->STRING() != nullptr) {
+          key = Unescape(init->key->STRING()->getSymbol(), false, nullptr);
+        } else {
+          key = init->key->anyIdent()->getText();
+          if (init->key->anyIdent()->ident() == nullptr) {
+            diags_->Error("CH0101", SpanOf(init->key),
+                          Cat("`", key, "` is a reserved word and cannot be a record key"),
+                          Cat("write it as a string: `\"", key, "\": ...`"));
+          }
+        }
+        if (!seen.insert(key).second) {
+          diags_->Error("CH0116", SpanOf(init->key), Cat("duplicate record key `", key, "`"));
+        }
+        e->keys.push_back(std::move(key));
+        e->args.push_back(Expr(init->expr()));
+      }
+      return e;
+    }
+    auto* bare = static_cast<CP::BarePathContext*>(ctx);
+    std::string path = PathText(bare->path());
+    diags_->Error("CH0120", span, Cat("`", path, "` is not a value"),
+                  Cat("an entity is written `", path, "::\"id\"`"));
+    return Node(ast::Expr::Kind::kBool, span);
+  }
+
+  // Decodes a string token with Cedar's escapes (those of Rust string
+  // literals). With `pattern`, `\*` is a literal star and a bare `*` a
+  // wildcard, and the elements go to *pattern.
+  std::string Unescape(antlr4::Token* token, bool is_pattern, std::vector<ast::PatternElem>* pattern) {
+    std::string raw = token->getText();
+    std::string_view s(raw);
+    s.remove_prefix(1);
+    s.remove_suffix(1);
+    uint32_t base = map_.Byte(token->getStartIndex()) + 1;
+    std::string out;
+    auto flush = [&](bool wildcard) {
+      if (pattern == nullptr) return;
+      if (!out.empty()) pattern->push_back({false, out});
+      out.clear();
+      if (wildcard && (pattern->empty() || !pattern->back().wildcard)) pattern->push_back({true, ""});
+    };
+    for (size_t i = 0; i < s.size(); ++i) {
+      char c = s[i];
+      if (c == '*' && is_pattern) {
+        flush(true);
+        continue;
+      }
+      if (c != '\\') {
+        out.push_back(c);
+        continue;
+      }
+      size_t start = i;
+      auto bad = [&](size_t len, std::string what) {
+        Span span{base + static_cast<uint32_t>(start),
+                  base + static_cast<uint32_t>(std::min(s.size(), start + len))};
+        diags_->Error("CH0111", span, std::move(what),
+                      "the escapes are \\n \\r \\t \\\\ \\0 \\' \\\" \\xHH \\u{HHHHHH}");
+      };
+      if (i + 1 >= s.size()) {
+        bad(1, "invalid escape at the end of a string");
+        break;
+      }
+      char n = s[++i];
+      switch (n) {
+        case 'n': out.push_back('\n'); break;
+        case 'r': out.push_back('\r'); break;
+        case 't': out.push_back('\t'); break;
+        case '\\': out.push_back('\\'); break;
+        case '0': out.push_back('\0'); break;
+        case '\'': out.push_back('\''); break;
+        case '"': out.push_back('"'); break;
+        case '*':
+          if (is_pattern) {
+            out.push_back('*');
+          } else {
+            bad(2, "invalid escape `\\*` in a string");
+          }
+          break;
+        case '\n':
+          // A line continuation: skips the newline and the whitespace after it.
+          while (i + 1 < s.size() && (s[i + 1] == ' ' || s[i + 1] == '\t' || s[i + 1] == '\n' ||
+                                      s[i + 1] == '\r')) {
+            ++i;
+          }
+          break;
+        case 'x': {
+          auto hex = [](char h) {
+            if (h >= '0' && h <= '9') return h - '0';
+            if (h >= 'a' && h <= 'f') return h - 'a' + 10;
+            if (h >= 'A' && h <= 'F') return h - 'A' + 10;
+            return -1;
+          };
+          if (i + 2 >= s.size() + 0 || hex(s[i + 1]) < 0 || hex(s[i + 2]) < 0) {
+            bad(2, "invalid `\\x` escape: expected two hexadecimal digits");
+            break;
+          }
+          int v = hex(s[i + 1]) * 16 + hex(s[i + 2]);
+          if (v > 0x7F) {
+            bad(4, "`\\x` escapes must be at most `\\x7F`");
+          } else {
+            out.push_back(static_cast<char>(v));
+          }
+          i += 2;
+          break;
+        }
+        case 'u': {
+          size_t close = s.find('}', i);
+          if (i + 1 >= s.size() || s[i + 1] != '{' || close == std::string_view::npos ||
+              close - i - 2 < 1 || close - i - 2 > 6) {
+            bad(2, "invalid `\\u` escape: expected `\\u{` and 1 to 6 hexadecimal digits and `}`");
+            break;
+          }
+          uint32_t v = 0;
+          bool ok = true;
+          for (size_t k = i + 2; k < close; ++k) {
+            char h = s[k];
+            int d = (h >= '0' && h <= '9')   ? h - '0'
+                    : (h >= 'a' && h <= 'f') ? h - 'a' + 10
+                    : (h >= 'A' && h <= 'F') ? h - 'A' + 10
+                                             : -1;
+            if (d < 0) ok = false;
+            v = v * 16 + static_cast<uint32_t>(d < 0 ? 0 : d);
+          }
+          if (!ok || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) {
+            bad(close - start + 1, "invalid `\\u` escape: not a Unicode scalar value");
+          } else {
+            AppendUtf8(&out, v);
+          }
+          i = close;
+          break;
+        }
+        default:
+          bad(2, Cat("invalid escape `\\", std::string(1, n), "` in a string"));
+          break;
+      }
+    }
+    flush(false);
+    return out;
+  }
+
+  const OffsetMap& map_;
+  Diagnostics* diags_;
+};
+
+// Rejects nesting deeper than the limit before the recursive-descent parser
+// sees it. Brackets open a level; each `if` opens one that lasts until the
+// enclosing bracket closes (an over-estimate, never an under-estimate).
+bool CheckNesting(antlr4::CommonTokenStream& tokens, const OffsetMap& map, int max_nesting,
+                  Diagnostics* diagnostics) {
+  std::vector<int> ifs_at_level{0};
+  int depth = 0;
+  for (antlr4::Token* t : tokens.getTokens()) {
+    size_t type = t->getType();
+    if (type == CharterLexer::IF) {
+      ++ifs_at_level.back();
+      ++depth;
+    } else {
+      std::string s = t->getText();
+      if (s == "(" || s == "[" || s == "{") {
+        ifs_at_level.push_back(0);
+        ++depth;
+      } else if ((s == ")" || s == "]" || s == "}") && ifs_at_level.size() > 1) {
+        depth -= ifs_at_level.back() + 1;
+        ifs_at_level.pop_back();
+      } else if (s == ";") {
+        ifs_at_level.assign(1, 0);
+        depth = 0;
+      }
+    }
+    if (depth > max_nesting) {
+      uint32_t at = map.Byte(t->getStartIndex());
+      diagnostics->Error("CH0003", {at, at + 1},
+                         Cat("expression nested deeper than ", max_nesting, " levels"),
+                         "split the condition into several `when` clauses or simplify it");
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+ast::PolicySet ParsePolicySet(const SourceFile& source, const CompileOptions& options,
+                              Diagnostics* diagnostics) {
+  ast::PolicySet set;
+  const std::string& text = source.text();
+  if (text.size() > options.max_source_bytes) {
+    diagnostics->Error("CH0002", {0, 0},
+                       Cat("policy text is ", text.size(), " bytes, more than the limit of ",
+                                    options.max_source_bytes));
+    return set;
+  }
+  size_t bad = FindInvalidUtf8(text);
+  if (bad != std::string_view::npos) {
+    uint32_t at = static_cast<uint32_t>(bad);
+    diagnostics->Error("CH0001", {at, at + 1}, "policy text is not valid UTF-8");
+    return set;
+  }
+  try {
+    OffsetMap map(text);
+    antlr4::ANTLRInputStream input(text);
+    CharterLexer lexer(&input);
+    lexer.removeErrorListeners();
+    antlr4::CommonTokenStream tokens(&lexer);
+    tokens.fill();
+    if (!CheckNesting(tokens, map, options.max_nesting, diagnostics)) return set;
+    CharterParser parser(&tokens);
+    DiagnosticListener listener(map, diagnostics, options.max_errors);
+    parser.removeErrorListeners();
+    parser.addErrorListener(&listener);
+    CharterParser::PolicySetContext* tree = parser.policySet();
+    if (listener.count() > 0) return set;
+    AstBuilder builder(map, diagnostics);
+    std::set<std::string> ids;
+    auto policies = tree->policy();
+    for (size_t i = 0; i < policies.size(); ++i) {
+      ast::Policy policy;
+      if (!builder.BuildPolicy(policies[i], i, &policy)) continue;
+      if (!ids.insert(policy.id).second) {
+        diagnostics->Error("CH0125", policy.span,
+                           Cat("duplicate policy id `", policy.id, "`"),
+                           "every policy's `@id` must be unique in the policy set");
+        continue;
+      }
+      set.policies.push_back(std::move(policy));
+    }
+  } catch (const std::exception& e) {
+    diagnostics->Error("CH0100", {0, 0}, Cat("internal parser error: ", e.what()));
+  } catch (...) {
+    diagnostics->Error("CH0100", {0, 0}, "internal parser error");
+  }
+  return set;
+}
+
+}  // namespace charter::internal

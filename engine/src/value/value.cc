@@ -1,0 +1,135 @@
+// Value equality, lookup and printing.
+#include "value/value.h"
+
+#include <algorithm>
+
+#include "common/strings.h"
+
+namespace charter::internal {
+
+const Value* FindField(const Value& record, std::string_view key) {
+  const RecordField* begin = record.fields;
+  const RecordField* end = record.fields + record.size;
+  const RecordField* it = std::lower_bound(
+      begin, end, key, [](const RecordField& f, std::string_view k) { return f.key < k; });
+  if (it == end || it->key != key) return nullptr;
+  return &it->value;
+}
+
+namespace {
+bool SetContains(const Value& set, const Value& v) {
+  for (uint32_t i = 0; i < set.size; ++i) {
+    if (Equal(set.elements[i], v)) return true;
+  }
+  return false;
+}
+}  // namespace
+
+bool Equal(const Value& a, const Value& b) {
+  if (a.type != b.type) return false;
+  switch (a.type) {
+    case Type::kBool:
+      return a.b == b.b;
+    case Type::kLong:
+      return a.i == b.i;
+    case Type::kString:
+      return a.string() == b.string();
+    case Type::kEntity:
+      if (a.entity->uid != kNoUid && a.entity->uid == b.entity->uid) return true;
+      return a.entity->id == b.entity->id && a.entity->type == b.entity->type;
+    case Type::kRecord:
+      if (a.size != b.size) return false;
+      for (uint32_t i = 0; i < a.size; ++i) {
+        if (a.fields[i].key != b.fields[i].key || !Equal(a.fields[i].value, b.fields[i].value)) {
+          return false;
+        }
+      }
+      return true;
+    case Type::kSet:
+      // INVARIANT: set elements are unique, so equal sizes and inclusion
+      // one way mean equality.
+      if (a.size != b.size) return false;
+      for (uint32_t i = 0; i < a.size; ++i) {
+        if (!SetContains(b, a.elements[i])) return false;
+      }
+      return true;
+  }
+  return false;
+}
+
+std::string_view TypeName(Type t) {
+  switch (t) {
+    case Type::kBool: return "bool";
+    case Type::kLong: return "long";
+    case Type::kString: return "string";
+    case Type::kEntity: return "entity";
+    case Type::kSet: return "set";
+    case Type::kRecord: return "record";
+  }
+  return "?";
+}
+
+namespace {
+void AppendQuotedCedar(std::string* out, std::string_view s) {
+  out->push_back('"');
+  for (char c : s) {
+    switch (c) {
+      case '"': *out += "\\\""; break;
+      case '\\': *out += "\\\\"; break;
+      case '\n': *out += "\\n"; break;
+      case '\r': *out += "\\r"; break;
+      case '\t': *out += "\\t"; break;
+      case '\0': *out += "\\0"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          CatAppend(out, "\\u{", absl::Hex(static_cast<unsigned char>(c)), "}");
+        } else {
+          out->push_back(c);
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+void Append(std::string* out, const Value& v) {
+  switch (v.type) {
+    case Type::kBool: *out += v.b ? "true" : "false"; break;
+    case Type::kLong: CatAppend(out, v.i); break;
+    case Type::kString: AppendQuotedCedar(out, v.string()); break;
+    case Type::kEntity: *out += EntityToCedar(v.entity->type, v.entity->id); break;
+    case Type::kSet:
+      out->push_back('[');
+      for (uint32_t i = 0; i < v.size; ++i) {
+        if (i > 0) *out += ", ";
+        Append(out, v.elements[i]);
+      }
+      out->push_back(']');
+      break;
+    case Type::kRecord:
+      out->push_back('{');
+      for (uint32_t i = 0; i < v.size; ++i) {
+        if (i > 0) *out += ", ";
+        AppendQuotedCedar(out, v.fields[i].key);
+        *out += ": ";
+        Append(out, v.fields[i].value);
+      }
+      out->push_back('}');
+      break;
+  }
+}
+}  // namespace
+
+std::string ToCedar(const Value& v) {
+  std::string out;
+  Append(&out, v);
+  return out;
+}
+
+std::string EntityToCedar(std::string_view type, std::string_view id) {
+  std::string out(type);
+  out += "::";
+  AppendQuotedCedar(&out, id);
+  return out;
+}
+
+}  // namespace charter::internal

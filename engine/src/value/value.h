@@ -1,0 +1,104 @@
+// Values: what expressions evaluate to. A Value is 16 bytes and trivially
+// copyable; strings, records and sets point into storage owned by an entity
+// store, a request or a program (an arena), which outlives every evaluation.
+#ifndef CHARTER_VALUE_VALUE_H_
+#define CHARTER_VALUE_VALUE_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace charter::internal {
+
+enum class Type : uint8_t { kBool, kLong, kString, kEntity, kSet, kRecord };
+
+inline constexpr uint32_t kNoUid = 0xFFFFFFFF;
+
+// An entity reference. `uid` is its index in the entity store it was built
+// for, or kNoUid when it is not known to that store (yet).
+struct EntityRef {
+  std::string_view type;
+  std::string_view id;
+  uint32_t uid = kNoUid;
+};
+
+struct RecordField;
+struct Value;
+
+struct Value {
+  Type type = Type::kBool;
+  uint32_t size = 0;  // bytes of a string, fields of a record, elements of a set
+  union {
+    bool b;
+    int64_t i;
+    const char* str;
+    const EntityRef* entity;
+    const RecordField* fields;  // sorted by key, unique keys
+    const Value* elements;      // unique elements
+  };
+
+  Value() : i(0) {}
+  static Value Bool(bool v) {
+    Value x;
+    x.type = Type::kBool;
+    x.b = v;
+    return x;
+  }
+  static Value Long(int64_t v) {
+    Value x;
+    x.type = Type::kLong;
+    x.i = v;
+    return x;
+  }
+  static Value String(std::string_view s) {
+    Value x;
+    x.type = Type::kString;
+    x.str = s.data();
+    x.size = static_cast<uint32_t>(s.size());
+    return x;
+  }
+  static Value Entity(const EntityRef* e) {
+    Value x;
+    x.type = Type::kEntity;
+    x.entity = e;
+    return x;
+  }
+  static Value Record(const RecordField* fields, uint32_t n) {
+    Value x;
+    x.type = Type::kRecord;
+    x.fields = fields;
+    x.size = n;
+    return x;
+  }
+  static Value Set(const Value* elements, uint32_t n) {
+    Value x;
+    x.type = Type::kSet;
+    x.elements = elements;
+    x.size = n;
+    return x;
+  }
+  std::string_view string() const { return {str, size}; }
+};
+
+struct RecordField {
+  std::string_view key;
+  Value value;
+};
+
+// Finds a record field by key (binary search), or nullptr.
+const Value* FindField(const Value& record, std::string_view key);
+
+// Cedar's `==`: total; sets compare as sets, records structurally, entities
+// by type and id.
+bool Equal(const Value& a, const Value& b);
+
+// Cedar's name for a type, as error messages use it.
+std::string_view TypeName(Type t);
+
+// Cedar's text form of a value (entities as `Type::"id"`).
+std::string ToCedar(const Value& v);
+std::string EntityToCedar(std::string_view type, std::string_view id);
+
+}  // namespace charter::internal
+
+#endif  // CHARTER_VALUE_VALUE_H_

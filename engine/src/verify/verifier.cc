@@ -1,0 +1,144 @@
+// Verifies untrusted bundles: structure first (FlatBuffers), then meaning
+// (known opcodes, operands in range, forward jumps on instruction
+// boundaries, a terminator at the end, unique policy ids, valid UTF-8).
+#include "verify/verifier.h"
+
+#include <string>
+
+#include "absl/container/flat_hash_set.h"
+#include "common/strings.h"
+#include "bytecode/opcodes.h"
+#include "common/utf8.h"
+#include "flatbuffers/flatbuffers.h"
+
+namespace charter::internal {
+namespace {
+
+absl::Status Bad(std::string_view what) {
+  return absl::InvalidArgumentError(Cat("invalid bundle: ", what));
+}
+
+bool ValidString(const flatbuffers::String* s) {
+  return s != nullptr && FindInvalidUtf8(s->string_view()) == std::string_view::npos;
+}
+
+absl::Status CheckOperand(Operand kind, uint32_t value, uint32_t pc, uint32_t size,
+                          uint32_t num_registers, const fb::Bundle* b) {
+  auto count = [](const auto* v) -> uint32_t { return v == nullptr ? 0 : v->size(); };
+  switch (kind) {
+    case Operand::kNone:
+      return value == 0 ? absl::OkStatus() : Bad("unused operand is not zero");
+    case Operand::kReg:
+      return value < num_registers ? absl::OkStatus() : Bad("register out of range");
+    case Operand::kVar:
+      return value < 4 ? absl::OkStatus() : Bad("unknown request variable");
+    case Operand::kFlag:
+      return value <= 1 ? absl::OkStatus() : Bad("flag is not 0 or 1");
+    case Operand::kLong:
+      return value < count(b->longs()) ? absl::OkStatus() : Bad("long constant out of range");
+    case Operand::kStr:
+      return value < count(b->strings()) ? absl::OkStatus() : Bad("string constant out of range");
+    case Operand::kEntity:
+      return value < count(b->entities()) ? absl::OkStatus() : Bad("entity constant out of range");
+    case Operand::kTarget:
+      // Forward only, so that evaluation always ends.
+      return value > pc && value < size ? absl::OkStatus() : Bad("jump target out of range");
+  }
+  return Bad("unknown operand kind");
+}
+
+absl::Status VerifyPolicy(const fb::Policy* p, size_t index, const fb::Bundle* b,
+                          const VerifyOptions& options) {
+  std::string where = Cat("policy ", index);
+  auto bad = [&](std::string_view what) { return Bad(Cat(where, ": ", what)); };
+  if (!ValidString(p->id())) return bad("id is not valid UTF-8");
+  where = Cat("policy `", p->id()->string_view(), "`");
+  if (p->effect() != fb::Effect::Permit && p->effect() != fb::Effect::Forbid) {
+    return bad("unknown effect");
+  }
+  if (p->annotations() != nullptr) {
+    for (const fb::Annotation* a : *p->annotations()) {
+      if (!ValidString(a->key()) || !ValidString(a->value())) {
+        return bad("annotation is not valid UTF-8");
+      }
+    }
+  }
+  uint32_t regs = p->num_registers();
+  if (regs == 0 || regs > kMaxRegisters) return bad("register count out of range");
+  const auto* code = p->code();
+  if (code == nullptr || code->size() == 0) return bad("no code");
+  if (code->size() > options.max_code_words) return bad("code is longer than the limit");
+  uint32_t size = code->size();
+  for (uint32_t pc = 0; pc < size; ++pc) {
+    Insn insn{code->Get(pc)};
+    if (insn.raw_op() >= kNumOpcodes) {
+      return bad(Cat("unknown opcode ", insn.raw_op(), " at pc ", pc));
+    }
+    const OpInfo& info = kOpInfo[insn.raw_op()];
+    for (auto [kind, value] : {std::pair{info.a, insn.a()}, std::pair{info.b, insn.b()},
+                               std::pair{info.c, insn.c()}}) {
+      absl::Status s = CheckOperand(kind, value, pc, size, regs, b);
+      if (!s.ok()) return bad(Cat(info.name, " at pc ", pc, ": ", s.message().substr(16)));
+    }
+  }
+  Op last = Insn{code->Get(size - 1)}.op();
+  if (last != Op::kRet && last != Op::kRetBool) {
+    return bad("code does not end with a return");
+  }
+  if (p->pc_spans() != nullptr) {
+    for (const fb::PcSpan* s : *p->pc_spans()) {
+      if (s->pc() >= size || s->begin() > s->end()) return bad("source span out of range");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<const fb::Bundle*> VerifyBundle(std::string_view bytes, const VerifyOptions& options) {
+  if (bytes.size() > options.max_bundle_bytes) return Bad("larger than the size limit");
+  if (bytes.size() < 8 || bytes.size() >= FLATBUFFERS_MAX_BUFFER_SIZE) {
+    return Bad("too small to be a bundle");
+  }
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  if (!fb::BundleBufferHasIdentifier(data)) return Bad("not a Charter bundle (wrong file identifier)");
+  flatbuffers::Verifier::Options vo;
+  vo.max_depth = static_cast<flatbuffers::uoffset_t>(options.max_depth);
+  vo.max_tables = static_cast<flatbuffers::uoffset_t>(options.max_tables);
+  vo.check_alignment = true;
+  vo.check_nested_flatbuffers = true;
+  flatbuffers::Verifier verifier(data, bytes.size(), vo);
+  if (!fb::VerifyBundleBuffer(verifier)) return Bad("corrupt structure");
+  const fb::Bundle* b = fb::GetBundle(data);
+  if (b->format_version() != kFormatVersion) {
+    return Bad(Cat("format version ", b->format_version(), ", this engine reads ",
+                            kFormatVersion));
+  }
+  if (b->strings() != nullptr) {
+    for (const flatbuffers::String* s : *b->strings()) {
+      if (!ValidString(s)) return Bad("string constant is not valid UTF-8");
+    }
+  }
+  if (b->entities() != nullptr) {
+    for (const fb::EntityConst* e : *b->entities()) {
+      if (!ValidString(e->type()) || !ValidString(e->id())) {
+        return Bad("entity constant is not valid UTF-8");
+      }
+    }
+  }
+  const auto* policies = b->policies();
+  if (policies != nullptr) {
+    if (policies->size() > options.max_policies) return Bad("more policies than the limit");
+    absl::flat_hash_set<std::string_view> ids;
+    for (uint32_t i = 0; i < policies->size(); ++i) {
+      absl::Status s = VerifyPolicy(policies->Get(i), i, b, options);
+      if (!s.ok()) return s;
+      if (!ids.insert(policies->Get(i)->id()->string_view()).second) {
+        return Bad(Cat("duplicate policy id `", policies->Get(i)->id()->string_view(), "`"));
+      }
+    }
+  }
+  return b;
+}
+
+}  // namespace charter::internal

@@ -1,0 +1,48 @@
+// Program: a verified bundle, decoded once into the tables the VM reads.
+// Immutable after construction; shared by every Engine copy and thread.
+#ifndef CHARTER_VM_PROGRAM_H_
+#define CHARTER_VM_PROGRAM_H_
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "charter/bundle.h"
+#include "charter/bundle_generated.h"
+#include "value/value.h"
+
+namespace charter::internal {
+
+struct PolicyCode {
+  std::string_view id;
+  bool forbid = false;
+  const uint64_t* code = nullptr;
+  uint32_t size = 0;
+  uint32_t num_registers = 0;
+  const fb::Policy* source = nullptr;
+};
+
+class Program {
+ public:
+  // INVARIANT: `root` points into `bundle` and has passed VerifyBundle.
+  Program(Bundle bundle, const fb::Bundle* root);
+
+  const fb::Bundle* root() const { return root_; }
+  const std::vector<PolicyCode>& policies() const { return policies_; }
+  const Value& string(uint32_t k) const { return strings_[k]; }
+  std::string_view string_view(uint32_t k) const { return strings_[k].string(); }
+  int64_t long_at(uint32_t k) const { return longs_[k]; }
+  const EntityRef* entity(uint32_t k) const { return &entities_[k]; }
+
+ private:
+  Bundle bundle_;
+  const fb::Bundle* root_;
+  std::vector<PolicyCode> policies_;
+  std::vector<Value> strings_;
+  std::vector<int64_t> longs_;
+  std::vector<EntityRef> entities_;
+};
+
+}  // namespace charter::internal
+
+#endif  // CHARTER_VM_PROGRAM_H_

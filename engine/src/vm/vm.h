@@ -1,0 +1,37 @@
+// The evaluator: a register VM that runs one policy's bytecode against a
+// request and an entity store, and says whether the policy is satisfied.
+#ifndef CHARTER_VM_VM_H_
+#define CHARTER_VM_VM_H_
+
+#include <string>
+
+#include "entities/entity_store.h"
+#include "vm/program.h"
+#include "value/value.h"
+
+namespace charter::internal {
+
+// The request as the VM sees it: the four variables and the store.
+struct Environment {
+  Value vars[4];  // principal, action, resource, context
+  const EntityStore* store = nullptr;
+};
+
+enum class Outcome : uint8_t { kFalse, kTrue, kError };
+
+struct EvalResult {
+  Outcome outcome = Outcome::kFalse;
+  std::string error;  // set when outcome is kError
+  uint32_t error_pc = 0;
+};
+
+// Runs `policy` (from `program`, already verified). Total: the code only
+// jumps forward, so it ends after at most policy.size instructions.
+EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Environment& env);
+
+// Which dispatch the VM was built with: "computed-goto" or "switch".
+const char* DispatchKind();
+
+}  // namespace charter::internal
+
+#endif  // CHARTER_VM_VM_H_

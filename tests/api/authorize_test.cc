@@ -1,0 +1,168 @@
+// End to end through the public API: text -> bundle -> verified engine ->
+// decisions, with Cedar's decision rules.
+#include <string>
+
+#include "charter/charter.h"
+#include "gtest/gtest.h"
+
+namespace charter {
+namespace {
+
+constexpr char kEntities[] = R"([
+  {"uid": {"type": "User", "id": "alice"}, "attrs": {"team": "ml", "level": 3, "active": true,
+                                                   "manager": {"__entity": {"type": "User", "id": "bob"}}},
+   "parents": [{"type": "Team", "id": "ml"}]},
+  {"uid": {"type": "User", "id": "bob"}, "attrs": {"team": "infra", "level": 5, "active": false},
+   "parents": [{"type": "Team", "id": "infra"}]},
+  {"uid": {"type": "Team", "id": "ml"}, "attrs": {}, "parents": [{"type": "Org", "id": "acme"}]},
+  {"uid": {"type": "Team", "id": "infra"}, "attrs": {}, "parents": [{"type": "Org", "id": "acme"}]},
+  {"uid": {"type": "Action", "id": "submitTask"}, "attrs": {}, "parents": [{"type": "Action", "id": "write"}]},
+  {"uid": {"type": "Task", "id": "t1"}, "attrs": {"owner": {"__entity": {"type": "User", "id": "alice"}}},
+   "parents": [{"type": "Namespace", "id": "ml-ns"}]}
+])";
+
+Engine MustCompile(const std::string& text) {
+  SourceFile source("test.cedar", text);
+  Diagnostics diagnostics;
+  absl::StatusOr<Bundle> bundle = Compile(source, {}, &diagnostics);
+  EXPECT_TRUE(bundle.ok()) << diagnostics.Render(source);
+  absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
+  EXPECT_TRUE(engine.ok()) << engine.status();
+  return *std::move(engine);
+}
+
+Entities MustLoad() {
+  absl::StatusOr<Entities> e = Entities::FromJson(kEntities, "entities.json");
+  EXPECT_TRUE(e.ok()) << e.status();
+  return *std::move(e);
+}
+
+Request Req(std::string p, std::string a, std::string r) {
+  auto split = [](const std::string& s) {
+    size_t at = s.find(':');
+    return EntityUid{s.substr(0, at), s.substr(at + 1)};
+  };
+  return Request::Create(split(p), split(a), split(r));
+}
+
+TEST(Authorize, DefaultDeny) {
+  Engine engine = MustCompile("");
+  Decision d = engine.Authorize(Req("User:alice", "Action:submitTask", "Task:t1"), MustLoad());
+  EXPECT_FALSE(d.allowed);
+  EXPECT_TRUE(d.reasons.empty());
+  EXPECT_EQ(d.ToJson(), R"({"decision":"deny","reasons":[],"errors":[]})");
+}
+
+TEST(Authorize, ScopeEqualityAndMembership) {
+  Engine engine = MustCompile(R"(
+    permit(principal == User::"alice", action == Action::"submitTask", resource);
+    @id("team-in-org")
+    permit(principal in Org::"acme", action in Action::"write", resource in Namespace::"ml-ns");
+  )");
+  Entities entities = MustLoad();
+  Decision d = engine.Authorize(Req("User:alice", "Action:submitTask", "Task:t1"), entities);
+  EXPECT_TRUE(d.allowed);
+  EXPECT_EQ(d.reasons, (std::vector<std::string>{"policy0", "team-in-org"}));
+  d = engine.Authorize(Req("User:bob", "Action:submitTask", "Task:t1"), entities);
+  EXPECT_TRUE(d.allowed);
+  EXPECT_EQ(d.reasons, (std::vector<std::string>{"team-in-org"}));
+  d = engine.Authorize(Req("User:carol", "Action:submitTask", "Task:t1"), entities);
+  EXPECT_FALSE(d.allowed);
+}
+
+TEST(Authorize, ForbidWins) {
+  Engine engine = MustCompile(R"(
+    permit(principal, action, resource);
+    forbid(principal, action, resource) when { principal.active == false };
+  )");
+  Entities entities = MustLoad();
+  Decision d = engine.Authorize(Req("User:bob", "Action:submitTask", "Task:t1"), entities);
+  EXPECT_FALSE(d.allowed);
+  EXPECT_EQ(d.reasons, (std::vector<std::string>{"policy1"}));
+  d = engine.Authorize(Req("User:alice", "Action:submitTask", "Task:t1"), entities);
+  EXPECT_TRUE(d.allowed);
+  EXPECT_EQ(d.reasons, (std::vector<std::string>{"policy0"}));
+}
+
+TEST(Authorize, ErroringPolicyIsSkippedAndReported) {
+  Engine engine = MustCompile(R"(
+    @id("needs-level") forbid(principal, action, resource) when { principal.missing == 1 };
+    @id("all") permit(principal, action, resource);
+  )");
+  Decision d = engine.Authorize(Req("User:alice", "Action:submitTask", "Task:t1"), MustLoad());
+  EXPECT_TRUE(d.allowed);
+  ASSERT_EQ(d.errors.size(), 1u);
+  EXPECT_EQ(d.errors[0].policy_id, "needs-level");
+  EXPECT_NE(d.errors[0].message.find("`missing`"), std::string::npos) << d.errors[0].message;
+}
+
+TEST(Authorize, ConditionsWithAttributesAndLogic) {
+  Engine engine = MustCompile(R"(
+    permit(principal, action, resource)
+      when { resource.owner == principal && principal["team"] == "ml" }
+      unless { principal.level == 5 };
+    permit(principal, action, resource)
+      when { principal has manager && principal.manager.team == "infra" };
+    permit(principal, action, resource)
+      when { if principal.active then principal != resource.owner else false };
+  )");
+  Entities entities = MustLoad();
+  Decision d = engine.Authorize(Req("User:alice", "Action:submitTask", "Task:t1"), entities);
+  EXPECT_TRUE(d.allowed);
+  EXPECT_EQ(d.reasons, (std::vector<std::string>{"policy0", "policy1"}));
+  d = engine.Authorize(Req("User:bob", "Action:submitTask", "Task:t1"), entities);
+  EXPECT_FALSE(d.allowed);
+  EXPECT_TRUE(d.errors.empty()) << d.ToJson();
+}
+
+TEST(Authorize, NonBooleanConditionIsATypeError) {
+  Engine engine = MustCompile(R"(permit(principal, action, resource) when { principal.level };)");
+  Decision d = engine.Authorize(Req("User:alice", "Action:submitTask", "Task:t1"), MustLoad());
+  EXPECT_FALSE(d.allowed);
+  ASSERT_EQ(d.errors.size(), 1u);
+  EXPECT_EQ(d.errors[0].message, "type error: expected bool, got long");
+}
+
+TEST(Authorize, ShortCircuitSkipsErrors) {
+  Engine engine = MustCompile(R"(
+    permit(principal, action, resource) when { false && principal.nope };
+    permit(principal, action, resource) when { true || principal.nope };
+    permit(principal, action, resource) when { false } when { principal.nope };
+  )");
+  Decision d = engine.Authorize(Req("User:alice", "Action:submitTask", "Task:t1"), MustLoad());
+  EXPECT_TRUE(d.errors.empty()) << d.ToJson();
+  EXPECT_EQ(d.reasons, (std::vector<std::string>{"policy1"}));
+}
+
+TEST(Authorize, ActionInList) {
+  Engine engine = MustCompile(R"(
+    permit(principal, action in [Action::"viewTask", Action::"write"], resource);
+  )");
+  Entities entities = MustLoad();
+  EXPECT_TRUE(engine.Authorize(Req("User:x", "Action:submitTask", "Task:t1"), entities).allowed);
+  EXPECT_TRUE(engine.Authorize(Req("User:x", "Action:viewTask", "Task:t1"), entities).allowed);
+  EXPECT_FALSE(engine.Authorize(Req("User:x", "Action:cancelTask", "Task:t1"), entities).allowed);
+}
+
+TEST(Authorize, RequestFromJsonWithContext) {
+  Engine engine = MustCompile(R"(
+    permit(principal, action, resource) when { context.mfa == true && context.ticket.id == "T-1" };
+  )");
+  absl::StatusOr<Request> r = Request::FromJson(R"({
+    "principal": "User::\"alice\"", "action": {"type": "Action", "id": "submitTask"},
+    "resource": {"__entity": {"type": "Task", "id": "t1"}},
+    "context": {"mfa": true, "ticket": {"id": "T-1"}}})");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->principal(), (EntityUid{"User", "alice"}));
+  EXPECT_TRUE(engine.Authorize(*r, MustLoad()).allowed);
+}
+
+TEST(Authorize, EnginesAreCopiesOfOneProgram) {
+  Engine a = MustCompile(R"(@id("p") permit(principal, action, resource);)");
+  Engine b = a;
+  EXPECT_EQ(b.policy_ids(), (std::vector<std::string>{"p"}));
+  EXPECT_EQ(b.policy_count(), 1u);
+}
+
+}  // namespace
+}  // namespace charter
