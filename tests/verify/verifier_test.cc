@@ -1,0 +1,153 @@
+// The verifier accepts what the compiler writes and rejects every kind of
+// corruption with a message saying what is wrong; it never crashes.
+#include "verify/verifier.h"
+
+#include <string>
+
+#include "bytecode/opcodes.h"
+#include "charter/charter.h"
+#include "flatbuffers/flatbuffers.h"
+#include "gtest/gtest.h"
+
+namespace charter::internal {
+namespace {
+
+std::string CompileText(const std::string& text) {
+  SourceFile source("v.cedar", text);
+  absl::StatusOr<Bundle> b = Compile(source, {}, nullptr);
+  EXPECT_TRUE(b.ok()) << b.status();
+  return std::string(b->bytes());
+}
+
+constexpr char kPolicies[] = R"(
+  @id("a") permit(principal == User::"alice", action in [Action::"x", Action::"y"], resource)
+    when { principal.team == "ml" && resource has owner } unless { context.flag };
+  @id("b") forbid(principal, action, resource) when { if principal.x then true else false };
+)";
+
+// A bundle written with hand-made code for one policy.
+std::string HandMade(std::vector<uint64_t> code, uint16_t registers = 4, uint32_t version = kFormatVersion,
+                     fb::Effect effect = fb::Effect::Permit) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<flatbuffers::String>> strings{fbb.CreateString("attr")};
+  std::vector<int64_t> longs{7};
+  std::vector<flatbuffers::Offset<fb::EntityConst>> entities{
+      fb::CreateEntityConst(fbb, fbb.CreateString("User"), fbb.CreateString("alice"))};
+  std::vector<flatbuffers::Offset<fb::Policy>> policies{fb::CreatePolicy(
+      fbb, fbb.CreateString("p"), effect, 0, nullptr, registers, fbb.CreateVector(code))};
+  auto root = fb::CreateBundle(fbb, version, 0, 0, fbb.CreateVector(strings), fbb.CreateVector(longs),
+                               fbb.CreateVector(entities), fbb.CreateVector(policies));
+  fb::FinishBundleBuffer(fbb, root);
+  return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+}
+
+uint64_t I(Op op, uint32_t a, uint32_t b, uint32_t c) { return Insn::Encode(op, a, b, c); }
+
+std::string Reject(const std::string& bytes) {
+  absl::StatusOr<const fb::Bundle*> r = VerifyBundle(bytes, {});
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? "" : std::string(r.status().message());
+}
+
+TEST(Verifier, AcceptsCompiledBundles) {
+  std::string bytes = CompileText(kPolicies);
+  absl::StatusOr<const fb::Bundle*> r = VerifyBundle(bytes, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ((*r)->policies()->size(), 2u);
+}
+
+TEST(Verifier, AcceptsMinimalHandMadeCode) {
+  EXPECT_TRUE(VerifyBundle(HandMade({I(Op::kRetBool, 0, 1, 0)}), {}).ok());
+}
+
+TEST(Verifier, RejectsWrongIdentifierAndTinyInput) {
+  EXPECT_EQ(Reject("hello"), "invalid bundle: too small to be a bundle");
+  std::string bytes = CompileText(kPolicies);
+  bytes[4] = 'X';
+  EXPECT_EQ(Reject(bytes), "invalid bundle: not a Charter bundle (wrong file identifier)");
+}
+
+TEST(Verifier, RejectsTruncation) {
+  std::string bytes = CompileText(kPolicies);
+  for (size_t n = 0; n < bytes.size(); n += 7) {
+    EXPECT_FALSE(VerifyBundle(bytes.substr(0, n), {}).ok()) << "truncated to " << n;
+  }
+}
+
+TEST(Verifier, SurvivesEveryFlippedByte) {
+  // Each single-byte corruption is either rejected or still a valid bundle;
+  // an Engine built from a survivor must answer without crashing.
+  std::string bytes = CompileText(kPolicies);
+  Entities entities;
+  Request request = Request::Create({"User", "alice"}, {"Action", "x"}, {"Doc", "d"});
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string copy = bytes;
+    copy[i] = static_cast<char>(copy[i] ^ 0x5A);
+    absl::StatusOr<Engine> engine = Engine::Create(Bundle::FromBytes(copy));
+    if (engine.ok()) engine->Authorize(request, entities);
+  }
+}
+
+TEST(Verifier, RejectsBadCode) {
+  EXPECT_EQ(Reject(HandMade({})), "invalid bundle: policy `p`: no code");
+  EXPECT_EQ(Reject(HandMade({I(Op::kBool, 0, 1, 0)})),
+            "invalid bundle: policy `p`: code does not end with a return");
+  EXPECT_EQ(Reject(HandMade({0xFF, I(Op::kRetBool, 0, 1, 0)})),
+            "invalid bundle: policy `p`: unknown opcode 255 at pc 0");
+  EXPECT_EQ(Reject(HandMade({I(Op::kBool, 4, 1, 0), I(Op::kRet, 0, 0, 0)})),
+            "invalid bundle: policy `p`: Bool at pc 0: register out of range");
+  EXPECT_EQ(Reject(HandMade({I(Op::kStr, 0, 0, 1), I(Op::kRet, 0, 0, 0)})),
+            "invalid bundle: policy `p`: Str at pc 0: string constant out of range");
+  EXPECT_EQ(Reject(HandMade({I(Op::kLong, 0, 0, 1), I(Op::kRet, 0, 0, 0)})),
+            "invalid bundle: policy `p`: Long at pc 0: long constant out of range");
+  EXPECT_EQ(Reject(HandMade({I(Op::kEntity, 0, 0, 1), I(Op::kRet, 0, 0, 0)})),
+            "invalid bundle: policy `p`: Entity at pc 0: entity constant out of range");
+  EXPECT_EQ(Reject(HandMade({I(Op::kVar, 0, 4, 0), I(Op::kRet, 0, 0, 0)})),
+            "invalid bundle: policy `p`: Var at pc 0: unknown request variable");
+  EXPECT_EQ(Reject(HandMade({I(Op::kBool, 0, 2, 0), I(Op::kRet, 0, 0, 0)})),
+            "invalid bundle: policy `p`: Bool at pc 0: flag is not 0 or 1");
+  EXPECT_EQ(Reject(HandMade({I(Op::kRet, 0, 0, 9)})),
+            "invalid bundle: policy `p`: Ret at pc 0: unused operand is not zero");
+}
+
+TEST(Verifier, JumpsMustGoForwardInsideTheCode) {
+  // A backward jump could loop forever.
+  EXPECT_EQ(Reject(HandMade({I(Op::kBool, 0, 1, 0), I(Op::kJump, 0, 0, 0), I(Op::kRet, 0, 0, 0)})),
+            "invalid bundle: policy `p`: Jump at pc 1: jump target out of range");
+  EXPECT_EQ(Reject(HandMade({I(Op::kJump, 0, 0, 0), I(Op::kRet, 0, 0, 0)})),
+            "invalid bundle: policy `p`: Jump at pc 0: jump target out of range");
+  EXPECT_EQ(Reject(HandMade({I(Op::kJumpIfTrue, 0, 0, 2), I(Op::kRet, 0, 0, 0)})),
+            "invalid bundle: policy `p`: JumpIfTrue at pc 0: jump target out of range");
+  EXPECT_TRUE(VerifyBundle(HandMade({I(Op::kJump, 0, 0, 1), I(Op::kRet, 0, 0, 0)}), {}).ok());
+}
+
+TEST(Verifier, RejectsBadHeaderFields) {
+  EXPECT_EQ(Reject(HandMade({I(Op::kRetBool, 0, 1, 0)}, 4, 99)),
+            "invalid bundle: format version 99, this engine reads 1");
+  EXPECT_EQ(Reject(HandMade({I(Op::kRetBool, 0, 1, 0)}, 0)),
+            "invalid bundle: policy `p`: register count out of range");
+  EXPECT_EQ(Reject(HandMade({I(Op::kRetBool, 0, 1, 0)}, 300)),
+            "invalid bundle: policy `p`: register count out of range");
+  EXPECT_EQ(Reject(HandMade({I(Op::kRetBool, 0, 1, 0)}, 4, kFormatVersion, static_cast<fb::Effect>(7))),
+            "invalid bundle: policy `p`: unknown effect");
+}
+
+TEST(Verifier, EnforcesLimits) {
+  std::string bytes = CompileText(kPolicies);
+  VerifyOptions small;
+  small.max_bundle_bytes = 16;
+  EXPECT_FALSE(VerifyBundle(bytes, small).ok());
+  VerifyOptions few;
+  few.max_policies = 1;
+  EXPECT_EQ(std::string(VerifyBundle(bytes, few).status().message()),
+            "invalid bundle: more policies than the limit");
+}
+
+TEST(Verifier, EngineRefusesUnverifiableBundles) {
+  absl::StatusOr<Engine> engine = Engine::Create(Bundle::FromBytes("not a bundle at all, no"));
+  ASSERT_FALSE(engine.ok());
+  EXPECT_EQ(engine.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace charter::internal
