@@ -5,6 +5,7 @@
 #include "json/json.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <charconv>
 #include <cstring>
@@ -26,7 +27,7 @@
 namespace charter::internal::json {
 namespace {
 
-constexpr Value kNullValue;
+constexpr Value kNullValue{};
 
 // Objects with more members than this check duplicates with a hash set.
 constexpr size_t kLinearKeyCheck = 16;
@@ -100,15 +101,24 @@ void AppendUtf8(std::string* out, uint32_t cp) {
   }
 }
 
-// True when any of the 8 bytes in w is `"`, `\`, below 0x20 or above 0x7F.
-inline bool NeedsStringAttention(uint64_t w) {
+inline bool IsStringSpecial(unsigned char c) {
+  return c == '"' || c == '\\' || c < 0x20 || c >= 0x80;
+}
+
+// Index of the first of the 8 bytes at p that IsStringSpecial, or 8. The bit
+// tricks can flag bytes above a special one, never below, so the lowest flag
+// is exact.
+inline size_t FirstStringSpecial(const char* p) {
   constexpr uint64_t kOnes = 0x0101010101010101;
   constexpr uint64_t kHighs = 0x8080808080808080;
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
   auto has_zero = [](uint64_t x) { return (x - kOnes) & ~x & kHighs; };
-  const uint64_t quote = has_zero(w ^ (kOnes * '"'));
-  const uint64_t backslash = has_zero(w ^ (kOnes * '\\'));
-  const uint64_t control = (w - kOnes * 0x20) & ~w & kHighs;
-  return (quote | backslash | control | (w & kHighs)) != 0;
+  const uint64_t mask = has_zero(w ^ (kOnes * '"')) |
+                        has_zero(w ^ (kOnes * '\\')) |
+                        ((w - kOnes * 0x20) & ~w & kHighs) | (w & kHighs);
+  return mask == 0 ? 8 : static_cast<size_t>(std::countr_zero(mask)) / 8;
 }
 
 bool ReadHex4(const char* p, const char* end, uint32_t* out) {
@@ -190,21 +200,25 @@ double BeyondDoubleRange(std::string_view t) {
 
 }  // namespace
 
-bool Value::as_bool() const {
-  assert(is_bool());
-  return kind_ == Kind::kBool && bool_;
-}
-
 int64_t Value::as_int64() const {
   assert(fits_int64());
-  return fits_int64() ? int_ : 0;
+  if (!fits_int64()) return 0;
+  // INVARIANT: the literal is an optional `-` and digits within int64.
+  const bool negative = text_[0] == '-';
+  uint64_t magnitude = 0;
+  for (uint32_t i = negative ? 1 : 0; i < size_; ++i) {
+    magnitude = magnitude * 10 + static_cast<uint64_t>(text_[i] - '0');
+  }
+  return static_cast<int64_t>(negative ? 0 - magnitude : magnitude);
 }
 
 double Value::as_double() const {
   assert(is_number());
   if (kind_ != Kind::kNumber) return 0;
-  // -0 is excluded: it has an int64 value but a double sign.
-  if (fits_int64() && int_ != 0) return static_cast<double>(int_);
+  // -0 is left to from_chars, which keeps its sign.
+  if (fits_int64() && !(size_ == 2 && text_[0] == '-' && text_[1] == '0')) {
+    return static_cast<double>(as_int64());
+  }
   double d = 0;
   const auto [ptr, ec] = std::from_chars(text_, text_ + size_, d);
   if (ec == std::errc::result_out_of_range) return BeyondDoubleRange(number_text());
@@ -235,12 +249,12 @@ const Value& Value::at(size_t i) const {
 std::string_view Value::key(size_t i) const {
   assert(is_object() && i < size_);
   if (kind_ != Kind::kObject || i >= size_) return {};
-  return std::string_view(keys_[i].data, keys_[i].size);
+  return std::string_view(keys()[i].data, keys()[i].size);
 }
 
 uint32_t Value::key_offset(size_t i) const {
   assert(is_object() && i < size_);
-  return kind_ == Kind::kObject && i < size_ ? keys_[i].offset : 0;
+  return kind_ == Kind::kObject && i < size_ ? keys()[i].offset : 0;
 }
 
 const Value& Value::member(size_t i) const {
@@ -250,8 +264,10 @@ const Value& Value::member(size_t i) const {
 
 const Value* Value::Find(std::string_view key) const {
   if (kind_ != Kind::kObject) return nullptr;
+  const Key* keys = this->keys();
   for (size_t i = size_; i-- > 0;) {
-    if (std::string_view(keys_[i].data, keys_[i].size) == key) {
+    if (keys[i].size == key.size() &&
+        (key.empty() || std::memcmp(keys[i].data, key.data(), key.size()) == 0)) {
       return &values_[i];
     }
   }
@@ -317,28 +333,31 @@ class Parser {
   void* Allocate(size_t bytes, size_t align) {
     const size_t pad =
         (align - reinterpret_cast<uintptr_t>(block_ptr_) % align) % align;
-    if (pad + bytes > block_left_) {
-      if (bytes >= next_block_size_ / 2) {
-        doc_.blocks_.emplace_back(new char[bytes]);
-        return doc_.blocks_.back().get();
-      }
-      doc_.blocks_.emplace_back(new char[next_block_size_]);
-      block_ptr_ = doc_.blocks_.back().get();
-      block_left_ = next_block_size_;
-      next_block_size_ = std::min(next_block_size_ * 2, kBlockMax);
-      return Allocate(bytes, align);
-    }
+    if (ABSL_PREDICT_FALSE(pad + bytes > block_left_)) return AllocateSlow(bytes);
     char* out = block_ptr_ + pad;
     block_ptr_ = out + bytes;
     block_left_ -= pad + bytes;
     return out;
   }
 
-  template <typename T>
-  const T* CopyToBlock(const T* first, size_t n) {
-    if (n == 0) return nullptr;
-    T* out = static_cast<T*>(Allocate(n * sizeof(T), alignof(T)));
-    std::uninitialized_copy_n(first, n, out);
+  // Starts a new block, or gives a large request a block of its own. New
+  // blocks are aligned for any T.
+  ABSL_ATTRIBUTE_NOINLINE void* AllocateSlow(size_t bytes) {
+    if (bytes >= next_block_size_ / 2) {
+      doc_.blocks_.emplace_back(new char[bytes]);
+      return doc_.blocks_.back().get();
+    }
+    doc_.blocks_.emplace_back(new char[next_block_size_]);
+    char* out = doc_.blocks_.back().get();
+    block_ptr_ = out + bytes;
+    block_left_ = next_block_size_ - bytes;
+    next_block_size_ = std::min(next_block_size_ * 2, kBlockMax);
+    return out;
+  }
+
+  const char* CopyToBlock(const char* first, size_t n) {
+    char* out = static_cast<char*>(Allocate(n, 1));
+    std::memcpy(out, first, n);
     return out;
   }
 
@@ -350,8 +369,9 @@ class Parser {
     return false;
   }
 
-  // Fails at p_ with "<expected>, found <what is at p_>", or with a more
-  // specific message when the input there is wrong in itself.
+  // Fails at p_ with `expected`, naming what was found only when it is
+  // invisible or not ASCII; or with a more specific message when the input
+  // there is wrong in itself.
   ABSL_ATTRIBUTE_NOINLINE bool Unexpected(std::string_view expected) {
     if (p_ == end_) return Fail(p_, "unexpected end of input");
     const unsigned char c = Byte(p_);
@@ -370,17 +390,7 @@ class Parser {
     if (c < 0x20 || c == 0x7F) {
       return Fail(p_, absl::StrFormat("%s, found U+%04X", Absl(expected), c));
     }
-    if (IsWordChar(static_cast<char>(c))) {
-      constexpr ptrdiff_t kMaxWord = 24;
-      const char* q = p_;
-      while (q != end_ && q - p_ < kMaxWord && IsWordChar(*q)) ++q;
-      const bool longer = q != end_ && IsWordChar(*q);
-      return Fail(p_, absl::StrCat(Absl(expected), ", found `",
-                                   absl::string_view(p_, static_cast<size_t>(q - p_)),
-                                   longer ? "...`" : "`"));
-    }
-    return Fail(p_, absl::StrCat(Absl(expected), ", found `",
-                                 absl::string_view(p_, 1), "`"));
+    return Fail(p_, expected);
   }
 
   bool InvalidUtf8(const char* at) {
@@ -428,11 +438,20 @@ class Parser {
     v.kind_ = frame.kind;
     v.offset_ = frame.offset;
     v.size_ = static_cast<uint32_t>(n);
-    v.values_ = CopyToBlock(values_.data() + frame.values_start, n);
-    if (frame.kind == Kind::kObject) {
-      v.keys_ = CopyToBlock(keys_.data() + frame.keys_start, n);
-      keys_.resize(frame.keys_start);
+    if (n > 0) {
+      const bool object = frame.kind == Kind::kObject;
+      static_assert(sizeof(Value) % alignof(Value::Key) == 0);
+      void* block = Allocate(n * (sizeof(Value) + (object ? sizeof(Value::Key) : 0)),
+                             alignof(Value));
+      Value* values_end = std::uninitialized_copy_n(
+          values_.data() + frame.values_start, n, static_cast<Value*>(block));
+      if (object) {
+        std::uninitialized_copy_n(keys_.data() + frame.keys_start, n,
+                                  reinterpret_cast<Value::Key*>(values_end));
+      }
+      v.values_ = static_cast<Value*>(block);
     }
+    if (frame.kind == Kind::kObject) keys_.resize(frame.keys_start);
     values_.resize(frame.values_start);
     values_.push_back(v);
   }
@@ -443,13 +462,14 @@ class Parser {
     const char* open = p_;
     const char* q = p_ + 1;
     for (;;) {
-      while (end_ - q >= 8) {
-        uint64_t w;
-        std::memcpy(&w, q, 8);
-        if (NeedsStringAttention(w)) break;
-        q += 8;
+      if (end_ - q >= 8) {
+        const size_t skip = FirstStringSpecial(q);
+        q += skip;
+        if (skip == 8) continue;
+      } else {
+        while (q != end_ && !IsStringSpecial(Byte(q))) ++q;
+        if (q == end_) return Fail(open, "unterminated string");
       }
-      if (q == end_) return Fail(open, "unterminated string");
       const unsigned char c = Byte(q);
       if (c == '"') {
         *out = std::string_view(open + 1, static_cast<size_t>(q - open - 1));
@@ -458,13 +478,9 @@ class Parser {
       }
       if (c == '\\') break;
       if (c < 0x20) return ControlCharacter(q);
-      if (c >= 0x80) {
-        const size_t n = Utf8SequenceLength(q, end_);
-        if (n == 0) return InvalidUtf8(q);
-        q += n;
-      } else {
-        ++q;
-      }
+      const size_t n = Utf8SequenceLength(q, end_);
+      if (n == 0) return InvalidUtf8(q);
+      q += n;
     }
     return ParseEscapedString(open, q, out);
   }
@@ -475,11 +491,12 @@ class Parser {
     scratch_.assign(open + 1, q);
     for (;;) {
       const char* run = q;
-      while (q != end_) {
-        const unsigned char c = Byte(q);
-        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) break;
-        ++q;
+      while (end_ - q >= 8) {
+        const size_t skip = FirstStringSpecial(q);
+        q += skip;
+        if (skip < 8) break;
       }
+      while (q != end_ && !IsStringSpecial(Byte(q))) ++q;
       scratch_.append(run, q);
       if (q == end_) return Fail(open, "unterminated string");
       const unsigned char c = Byte(q);
@@ -565,7 +582,10 @@ class Parser {
     const size_t count = keys_.size() - frame.keys_start;
     if (count < kLinearKeyCheck) {
       for (size_t i = frame.keys_start; i < keys_.size(); ++i) {
-        if (std::string_view(keys_[i].data, keys_[i].size) == key) return false;
+        if (keys_[i].size == key.size() &&
+            std::memcmp(keys_[i].data, key.data(), key.size()) == 0) {
+          return false;
+        }
       }
       return true;
     }
@@ -632,7 +652,6 @@ class Parser {
       v.flags_ = Value::kIntegerLiteral;
       if (!overflow && (negative ? magnitude <= kInt64Bound : magnitude < kInt64Bound)) {
         v.flags_ |= Value::kFitsInt64;
-        v.int_ = static_cast<int64_t>(negative ? 0 - magnitude : magnitude);
       }
     }
     values_.push_back(v);
@@ -650,7 +669,7 @@ class Parser {
       v.kind_ = Kind::kNull;
     } else if (word == "true" || word == "false") {
       v.kind_ = Kind::kBool;
-      v.bool_ = word[0] == 't';
+      if (word[0] == 't') v.flags_ = Value::kTrue;
     } else {
       return Unexpected("expected a value");
     }

@@ -46,7 +46,7 @@ class Value {
   bool is_array() const { return kind_ == Kind::kArray; }
   bool is_object() const { return kind_ == Kind::kObject; }
 
-  bool as_bool() const;
+  bool as_bool() const { return (flags_ & kTrue) != 0; }
 
   // An integer literal has no fraction and no exponent: "12", "-0",
   // "99999999999999999999".
@@ -86,6 +86,10 @@ class Value {
 
   static constexpr uint8_t kIntegerLiteral = 1;
   static constexpr uint8_t kFitsInt64 = 2;
+  static constexpr uint8_t kTrue = 4;
+
+  // An object's keys follow its member values in the same block.
+  const Key* keys() const { return reinterpret_cast<const Key*>(values_ + size_); }
 
   Kind kind_ = Kind::kNull;
   uint8_t flags_ = 0;
@@ -95,11 +99,6 @@ class Value {
   union {
     const char* text_ = nullptr;  // string, number
     const Value* values_;         // array elements, object member values
-  };
-  union {
-    int64_t int_ = 0;  // number that fits_int64()
-    bool bool_;        // bool
-    const Key* keys_;  // object
   };
 };
 

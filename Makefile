@@ -1,0 +1,105 @@
+# Charter's entry points. Every target installs what it needs first (make
+# deps), so on a fresh Debian 12 machine, as root:
+#
+#   make demo       build, then run the governance example end to end
+#   make test       build, then run every test under ctest
+#   make sanitize   ASan+UBSan build in its own directory, and its tests
+#   make bench      Release build of the benchmarks, and run them
+#   make fuzz       clang build of the libFuzzer targets, each run FUZZ_SECONDS
+#   make clean      remove every build directory
+#
+# Override any variable on the command line: make test BUILD_DIR=/tmp/b JOBS=8
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+
+BUILD_DIR    ?= build
+BENCH_DIR    ?= build-bench
+SANITIZE_DIR ?= build-sanitize
+FUZZ_DIR     ?= build-fuzz
+JOBS         ?= $(shell nproc)
+BUILD_TYPE   ?= RelWithDebInfo
+GENERATOR    ?= Ninja
+FUZZ_SECONDS ?= 60
+CXX_CLANG    ?= clang++
+CMAKE        ?= cmake
+CTEST        ?= ctest
+# Extra arguments: CMAKE_ARGS for every configure, CTEST_ARGS for every ctest
+# (e.g. CTEST_ARGS='-R json'), BENCH_ARGS for every benchmark binary (e.g.
+# BENCH_ARGS=--benchmark_filter=Allow), FUZZ_ARGS for every fuzzer.
+CMAKE_ARGS   ?=
+CTEST_ARGS   ?=
+# Seconds a test may run unless it sets its own TIMEOUT; a hung test fails
+# instead of eating CI's time.
+TEST_TIMEOUT ?= 600
+BENCH_ARGS   ?=
+FUZZ_ARGS    ?=
+
+# Sanitizer builds stop at the first report and print a stack for it.
+SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1 \
+                 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+# The fuzz targets are fuzz/<name>_fuzz.cc, each with its corpus in fuzz/corpus/<name>/.
+FUZZ_NAMES := $(patsubst fuzz/%_fuzz.cc,%,$(wildcard fuzz/*_fuzz.cc))
+
+# $(call configure,DIR,ARGS): configure DIR, choosing the generator only the
+# first time (CMake refuses to change it for an existing build directory).
+define configure
+	$(CMAKE) -S . -B $(1) $(if $(wildcard $(1)/CMakeCache.txt),,-G "$(GENERATOR)") $(2) $(CMAKE_ARGS)
+endef
+
+.PHONY: all deps configure build test demo bench sanitize fuzz clean distclean
+
+all: build
+
+deps:
+	bash scripts/deps.sh
+
+configure: deps
+	$(call configure,$(BUILD_DIR),-DCMAKE_BUILD_TYPE=$(BUILD_TYPE))
+
+build: configure
+	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS)
+
+test: build
+	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) --timeout $(TEST_TIMEOUT) $(CTEST_ARGS)
+
+demo: build
+	CHARTER_BUILD_DIR=$(abspath $(BUILD_DIR)) bash examples/governance/demo.sh
+
+bench: deps
+	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
+	  -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF)
+	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_benchmarks
+	for b in $(BENCH_DIR)/bench/*_bench; do \
+	  echo "== $$b"; "$$b" $(BENCH_ARGS); \
+	done
+
+# -O1 keeps the sanitizer build quick to compile and its stacks readable.
+sanitize: deps
+	$(call configure,$(SANITIZE_DIR),-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG='-O1 -g' \
+	  -DCHARTER_SANITIZE=ON -DCHARTER_BUILD_TESTS=ON -DCHARTER_BUILD_BENCH=OFF -DCHARTER_BUILD_FUZZERS=OFF)
+	$(CMAKE) --build $(SANITIZE_DIR) -j $(JOBS)
+	$(SANITIZER_ENV) $(CTEST) --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS) --timeout $(TEST_TIMEOUT) $(CTEST_ARGS)
+
+# Each fuzzer runs on a copy of its seed corpus, so that what it finds stays in
+# $(FUZZ_DIR)/corpus/ and fuzz/corpus/ changes only when someone copies a case in.
+fuzz: deps
+	$(call configure,$(FUZZ_DIR),-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=$(CXX_CLANG) \
+	  -DCHARTER_BUILD_FUZZERS=ON -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_BENCH=OFF -DCHARTER_SANITIZE=OFF)
+	$(CMAKE) --build $(FUZZ_DIR) -j $(JOBS) --target charter_fuzzers
+	for name in $(FUZZ_NAMES); do \
+	  corpus=$(FUZZ_DIR)/corpus/$$name; artifacts=$(FUZZ_DIR)/artifacts/$$name; \
+	  mkdir -p "$$corpus" "$$artifacts"; \
+	  if [ -d fuzz/corpus/$$name ]; then cp -R fuzz/corpus/$$name/. "$$corpus"/; fi; \
+	  echo "== $${name}_fuzzer for $(FUZZ_SECONDS)s (corpus $$corpus, crashes in $$artifacts)"; \
+	  $(SANITIZER_ENV) $(FUZZ_DIR)/fuzz/$${name}_fuzzer -max_total_time=$(FUZZ_SECONDS) \
+	    -print_final_stats=1 -artifact_prefix="$$artifacts/" $(FUZZ_ARGS) "$$corpus"; \
+	done
+
+clean:
+	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(SANITIZE_DIR) $(FUZZ_DIR)
+
+# Also drops the oracle's npm packages, which make deps puts back.
+distclean: clean
+	rm -rf tests/oracle/node_modules

@@ -1,0 +1,56 @@
+// `charter build`: compile a policy set into a bundle file.
+//
+//   charter build --policies P -o OUT
+//
+// The bundle is verified before it is written, and written atomically
+// (a temporary file renamed into place): OUT is either untouched or whole.
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "charter/charter.h"
+#include "command.h"
+#include "load.h"
+#include "report.h"
+
+namespace charter::cli {
+namespace {
+
+struct BuildFlags {
+  std::string policies;
+  std::string output;
+};
+
+int RunBuild(const BuildFlags& flags) {
+  absl::StatusOr<Bundle> bundle = CompilePolicyFile(flags.policies);
+  if (!bundle.ok()) return Fail(bundle.status());
+  if (absl::StatusOr<Engine> engine = Engine::Create(*bundle); !engine.ok()) {
+    PrintError(WithPath(flags.policies,
+                        absl::StrCat("internal error: the compiled bundle does not verify: ",
+                                     OneLine(engine.status().message()))));
+    return kError;
+  }
+  if (absl::Status written = bundle->WriteFile(flags.output); !written.ok()) {
+    PrintError(WithPath(flags.output, OneLine(written.message())));
+    return kError;
+  }
+  return kOk;
+}
+
+}  // namespace
+
+Command AddBuildCommand(CLI::App& root) {
+  auto flags = std::make_shared<BuildFlags>();
+  CLI::App* app = root.add_subcommand("build", "Compile a policy set into a bundle file");
+  app->add_option("--policies", flags->policies, "Cedar policy file")
+      ->type_name("FILE")
+      ->required();
+  app->add_option("-o,--output", flags->output, "Bundle file to write")
+      ->type_name("FILE")
+      ->required();
+  return Command{app, [flags] { return RunBuild(*flags); }};
+}
+
+}  // namespace charter::cli

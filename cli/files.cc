@@ -1,0 +1,85 @@
+// Whole-file, size-limited reads with errors that name the file.
+#include "files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace charter::cli {
+namespace {
+
+absl::Status CannotRead(const std::string& path, int error) {
+  std::string message = absl::StrCat(path, ": cannot read: ", std::strerror(error));
+  if (error == ENOENT) return absl::NotFoundError(message);
+  if (error == EACCES || error == EPERM) return absl::PermissionDeniedError(message);
+  return absl::InvalidArgumentError(message);
+}
+
+absl::Status TooLarge(const std::string& path, size_t max_bytes) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(path, ": cannot read: larger than the limit of ", max_bytes, " bytes"));
+}
+
+// An open file descriptor, closed on every path out.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+absl::StatusOr<struct stat> OpenAndStat(const std::string& path, const Fd& fd) {
+  if (fd.get() < 0) return CannotRead(path, errno);
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0) return CannotRead(path, errno);
+  if (S_ISDIR(st.st_mode)) return CannotRead(path, EISDIR);
+  return st;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes) {
+  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  absl::StatusOr<struct stat> st = OpenAndStat(path, fd);
+  if (!st.ok()) return st.status();
+  if (S_ISREG(st->st_mode) && static_cast<unsigned long long>(st->st_size) > max_bytes) {
+    return TooLarge(path, max_bytes);
+  }
+  std::string text;
+  if (S_ISREG(st->st_mode)) text.reserve(static_cast<size_t>(st->st_size));
+  // Read until end of file: the size from fstat is only a hint (the file may
+  // change, or be a pipe). Never hold more than max_bytes.
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t n = read(fd.get(), buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return CannotRead(path, errno);
+    }
+    if (n == 0) break;
+    if (static_cast<size_t>(n) > max_bytes - text.size()) return TooLarge(path, max_bytes);
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  return text;
+}
+
+absl::Status CheckReadable(const std::string& path) {
+  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  absl::StatusOr<struct stat> st = OpenAndStat(path, fd);
+  return st.status();
+}
+
+}  // namespace charter::cli

@@ -1,0 +1,99 @@
+// Policy sets, entities and requests from files, with one-line-per-fault
+// errors.
+#include "load.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "files.h"
+#include "report.h"
+
+namespace charter::cli {
+namespace {
+
+// The same status with its message made one line that names `path`.
+absl::Status Named(const std::string& path, const absl::Status& status) {
+  return absl::Status(status.code(), WithPath(path, OneLine(status.message())));
+}
+
+}  // namespace
+
+absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path,
+                                         const CompileOptions& options) {
+  absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
+  if (!text.ok()) return text.status();
+  SourceFile source(path, *std::move(text));
+  Diagnostics diagnostics;
+  absl::StatusOr<Bundle> bundle = Compile(source, options, &diagnostics);
+
+  // One diagnostic, one line: render each on its own so that its severity
+  // decides whether it is an error or a warning.
+  std::string errors;
+  for (const Diagnostic& d : diagnostics.items()) {
+    Diagnostics one;
+    one.Add(d);
+    std::string line = OneLine(one.RenderShort(source));
+    if (d.severity == Severity::kWarning) {
+      PrintWarning(line);
+    } else {
+      absl::StrAppend(&errors, errors.empty() ? "" : "\n", line);
+    }
+  }
+  if (bundle.ok()) return bundle;
+  if (errors.empty()) return Named(path, bundle.status());
+  return absl::Status(bundle.status().code(), errors);
+}
+
+absl::StatusOr<Engine> LoadEngine(const PolicySource& source) {
+  if (!source.bundle.empty()) {
+    const std::string& path = source.bundle;
+    VerifyOptions options;
+    if (absl::Status readable = CheckReadable(path); !readable.ok()) return readable;
+    absl::StatusOr<Bundle> bundle = Bundle::FromFile(path, options.max_bundle_bytes);
+    if (!bundle.ok()) return Named(path, bundle.status());
+    absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle), options);
+    if (!engine.ok()) return Named(path, engine.status());
+    return engine;
+  }
+  const std::string& path = source.policies;
+  absl::StatusOr<Bundle> bundle = CompilePolicyFile(path);
+  if (!bundle.ok()) return bundle.status();
+  absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
+  if (!engine.ok()) {
+    // The compiler's own output failed verification: a bug in Charter.
+    return absl::InternalError(WithPath(
+        path, absl::StrCat("internal error: the compiled bundle does not verify: ",
+                           OneLine(engine.status().message()))));
+  }
+  return engine;
+}
+
+absl::StatusOr<Entities> LoadEntities(const std::string& path) {
+  EntitiesOptions options;
+  absl::StatusOr<std::string> json = ReadFile(path, options.max_input_bytes);
+  if (!json.ok()) return json.status();
+  absl::StatusOr<Entities> entities = Entities::FromJson(*json, path, options);
+  if (!entities.ok()) return Named(path, entities.status());
+  return entities;
+}
+
+absl::StatusOr<Request> LoadRequest(const std::string& path) {
+  absl::StatusOr<std::string> json = ReadFile(path, kMaxRequestBytes);
+  if (!json.ok()) return json.status();
+  absl::StatusOr<Request> request = Request::FromJson(*json, path);
+  if (!request.ok()) return Named(path, request.status());
+  return request;
+}
+
+absl::StatusOr<std::vector<Request>> LoadRequests(const std::string& path) {
+  absl::StatusOr<std::string> json = ReadFile(path, kMaxRequestsBytes);
+  if (!json.ok()) return json.status();
+  absl::StatusOr<std::vector<Request>> requests = Request::ArrayFromJson(*json, path);
+  if (!requests.ok()) return Named(path, requests.status());
+  return requests;
+}
+
+}  // namespace charter::cli

@@ -1,0 +1,41 @@
+// Loading what commands work on: policy sets (from policy text or from a
+// compiled bundle), entities and requests. Every loader reads its file
+// whole, hands it to the library, and on failure returns a status whose
+// message holds one line per fault, each naming the file (and, for text,
+// line:col), ready for PrintError (report.h).
+#ifndef CHARTER_CLI_LOAD_H_
+#define CHARTER_CLI_LOAD_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "charter/charter.h"
+
+namespace charter::cli {
+
+inline constexpr size_t kMaxRequestBytes = size_t{64} << 20;
+inline constexpr size_t kMaxRequestsBytes = size_t{1} << 30;
+
+// Where a command's policy set comes from: exactly one of the two is set.
+struct PolicySource {
+  std::string policies;  // Cedar policy text, compiled on the fly
+  std::string bundle;    // a bundle written by `charter build`
+};
+
+// Compiles a policy file. Warnings are printed on stderr as they are found;
+// errors are returned, one diagnostic a line.
+absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path,
+                                         const CompileOptions& options = {});
+
+// Compiles the policies or loads the bundle, and verifies it into an Engine.
+absl::StatusOr<Engine> LoadEngine(const PolicySource& source);
+
+absl::StatusOr<Entities> LoadEntities(const std::string& path);
+absl::StatusOr<Request> LoadRequest(const std::string& path);
+absl::StatusOr<std::vector<Request>> LoadRequests(const std::string& path);
+
+}  // namespace charter::cli
+
+#endif  // CHARTER_CLI_LOAD_H_

@@ -1,0 +1,79 @@
+// Exit codes, error lines and stdout writes for the `charter` tool.
+#include "report.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+
+namespace charter::cli {
+namespace {
+
+void PrintLines(absl::string_view prefix, absl::string_view message) {
+  std::string out;
+  size_t start = 0;
+  while (start <= message.size()) {
+    size_t end = message.find('\n', start);
+    if (end == absl::string_view::npos) end = message.size();
+    absl::string_view line = message.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty()) {
+      absl::StrAppend(&out, prefix, line, "\n");
+    }
+    start = end + 1;
+  }
+  if (out.empty()) {
+    absl::StrAppend(&out, prefix, "unknown error\n");
+  }
+  std::fflush(stdout);
+  std::fwrite(out.data(), 1, out.size(), stderr);
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+std::string OneLine(absl::string_view text) {
+  std::string out(text);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  for (char& c : out) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return out;
+}
+
+std::string WithPath(absl::string_view path, absl::string_view message) {
+  if (message.size() > path.size() && message.substr(0, path.size()) == path &&
+      message[path.size()] == ':') {
+    return std::string(message);
+  }
+  return absl::StrCat(path, ": ", message);
+}
+
+void PrintError(absl::string_view message) { PrintLines("charter: error: ", message); }
+
+void PrintWarning(absl::string_view message) { PrintLines("charter: warning: ", message); }
+
+int Fail(const absl::Status& status) {
+  PrintError(status.message());
+  return kError;
+}
+
+bool WriteStdout(absl::string_view text) {
+  errno = 0;
+  size_t written = text.empty() ? 0 : std::fwrite(text.data(), 1, text.size(), stdout);
+  if (written != text.size() || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    int e = errno;
+    std::string message = "cannot write to stdout";
+    if (e != 0) {
+      message.append(": ");
+      message.append(std::strerror(e));
+    }
+    PrintError(message);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace charter::cli

@@ -1,0 +1,41 @@
+// How the `charter` tool talks back: exit codes, one-line error and warning
+// messages on stderr, and all-or-nothing writes of results to stdout.
+#ifndef CHARTER_CLI_REPORT_H_
+#define CHARTER_CLI_REPORT_H_
+
+#include <string>
+#include "absl/strings/string_view.h"
+
+#include "absl/status/status.h"
+
+namespace charter::cli {
+
+// Exit codes. `authorize` on one request exits kAllow or kDeny; everything
+// else exits kOk or kError.
+inline constexpr int kOk = 0;
+inline constexpr int kAllow = 0;
+inline constexpr int kError = 1;
+inline constexpr int kDeny = 2;
+
+// `text` with every line break replaced by a space, so that one fault is one
+// line of output.
+std::string OneLine(absl::string_view text);
+
+// "path: message", unless the message already starts with "path:".
+std::string WithPath(absl::string_view path, absl::string_view message);
+
+// Prints each line of `message` as "charter: error: LINE" on stderr. A
+// message of several lines reports several faults (see load.h).
+void PrintError(absl::string_view message);
+void PrintWarning(absl::string_view message);
+
+// Prints the status's message as errors (see PrintError) and returns kError.
+int Fail(const absl::Status& status);
+
+// Writes `text` to stdout in one piece and flushes it. On failure reports
+// "charter: error: cannot write to stdout: ..." and returns false.
+bool WriteStdout(absl::string_view text);
+
+}  // namespace charter::cli
+
+#endif  // CHARTER_CLI_REPORT_H_

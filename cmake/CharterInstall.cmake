@@ -1,0 +1,55 @@
+# Install rules: the `charter` library (static unless BUILD_SHARED_LIBS), its
+# public headers, the `charter` command, and the package files that let a user
+# write
+#
+#   find_package(charter REQUIRED)
+#   target_link_libraries(app PRIVATE charter::charter)
+#
+# Included at the end of the root CMakeLists.txt, once every target exists.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(CHARTER_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/charter CACHE STRING
+  "Where the charter package configuration files are installed, relative to the prefix")
+# Generated public headers (version.h); engine/CMakeLists.txt writes them here.
+set(CHARTER_INSTALL_GEN_DIR ${PROJECT_BINARY_DIR}/engine/gen)
+
+# The export name makes the installed target charter::charter, like the alias
+# that in-tree users link.
+set_target_properties(charter PROPERTIES EXPORT_NAME charter)
+install(TARGETS charter EXPORT charterTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT charter_development
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT charter_runtime
+          NAMELINK_COMPONENT charter_development
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT charter_runtime
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/engine/include/charter
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT charter_development
+  FILES_MATCHING PATTERN "*.h")
+install(FILES ${CHARTER_INSTALL_GEN_DIR}/charter/version.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/charter COMPONENT charter_development)
+
+if(TARGET charter_cli)
+  install(TARGETS charter_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT charter_runtime)
+endif()
+
+install(EXPORT charterTargets
+  NAMESPACE charter::
+  FILE charterTargets.cmake
+  DESTINATION ${CHARTER_INSTALL_CMAKEDIR}
+  COMPONENT charter_development)
+
+configure_package_config_file(
+  ${CMAKE_CURRENT_LIST_DIR}/charterConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/charterConfig.cmake
+  INSTALL_DESTINATION ${CHARTER_INSTALL_CMAKEDIR})
+write_basic_package_version_file(
+  ${PROJECT_BINARY_DIR}/charterConfigVersion.cmake
+  VERSION ${PROJECT_VERSION}
+  COMPATIBILITY SameMajorVersion)
+install(FILES
+  ${PROJECT_BINARY_DIR}/charterConfig.cmake
+  ${PROJECT_BINARY_DIR}/charterConfigVersion.cmake
+  DESTINATION ${CHARTER_INSTALL_CMAKEDIR}
+  COMPONENT charter_development)

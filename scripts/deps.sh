@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Installs everything Charter needs to build, test, benchmark and fuzz on
+# Debian 12, from Debian's packages and (for the Cedar oracle) npm. Idempotent:
+# apt-get runs only when a package is missing, and `npm ci` only when the
+# oracle's node_modules is missing or older than its lock file.
+#
+#   scripts/deps.sh            # check, install what is missing
+#   scripts/deps.sh --check    # exit 1 and list what is missing, install nothing
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+# The exact Debian 12 packages Charter uses.
+PACKAGES=(
+  build-essential g++ cmake make pkg-config ninja-build  # toolchain
+  antlr4 default-jre-headless libantlr4-runtime-dev      # parser generator (Java) and runtime
+  flatbuffers-compiler libflatbuffers-dev                # bundle schema
+  libabsl-dev libre2-dev libcli11-dev libedit-dev        # libraries
+  libgtest-dev libgmock-dev libbenchmark-dev             # tests and benchmarks
+  clang libclang-rt-14-dev                               # libFuzzer and sanitizer runtimes
+  nodejs npm                                             # the Cedar oracle (tests only)
+)
+
+check_only=0
+[[ "${1:-}" == "--check" ]] && check_only=1
+
+# Package names that installed packages provide (NodeSource's nodejs, for
+# example, provides and conflicts with Debian's npm), so that a virtual package
+# counts as present rather than forcing a conflicting install.
+provided=" $(dpkg-query -W -f='${db:Status-Abbrev} ${Provides}\n' 2>/dev/null |
+  awk '$1 == "ii" { $1 = ""; print }' | sed -E 's/\([^)]*\)//g; s/,/ /g' | tr -s ' \n' ' ') "
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  status="$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null || true)"
+  if [[ "$status" == ii* ]]; then continue; fi
+  if [[ "$provided" == *" $pkg "* ]]; then continue; fi
+  missing+=("$pkg")
+done
+
+if ((${#missing[@]})); then
+  if ((check_only)); then
+    echo "deps: missing Debian packages: ${missing[*]}" >&2
+    exit 1
+  fi
+  if [[ "$(id -u)" != 0 ]]; then
+    echo "deps: missing Debian packages: ${missing[*]}" >&2
+    echo "deps: run 'make deps' as root to install them" >&2
+    exit 1
+  fi
+  echo "deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update
+  apt-get install -y --no-install-recommends "${missing[@]}"
+else
+  echo "deps: all ${#PACKAGES[@]} Debian packages present"
+fi
+
+# npm packages for the Cedar oracle, exactly as the committed lock file pins them.
+oracle=tests/oracle
+if [[ -f "$oracle/package-lock.json" ]]; then
+  stamp="$oracle/node_modules/.package-lock.json"  # written by npm on every install
+  if [[ ! -f "$stamp" || "$oracle/package-lock.json" -nt "$stamp" || "$oracle/package.json" -nt "$stamp" ]]; then
+    if ((check_only)); then
+      echo "deps: $oracle/node_modules is missing or stale" >&2
+      exit 1
+    fi
+    echo "deps: npm ci in $oracle"
+    (cd "$oracle" && npm ci --no-audit --no-fund --loglevel=error)
+    touch "$stamp"
+  else
+    echo "deps: $oracle/node_modules up to date"
+  fi
+fi

@@ -1,0 +1,436 @@
+#!/usr/bin/env bash
+# Golden tests of the `charter` command line: each case runs the binary,
+# records every command with its stdout, stderr and exit status in a
+# transcript, checks the invariants every case must keep (an error is one
+# `charter: error:` line, exit 1, nothing on stdout, no file left behind),
+# and compares the transcript with tests/cli/golden/CASE.golden.
+#
+#   tests/cli/golden_test.sh CHARTER_BINARY CASE     # run one case
+#   tests/cli/golden_test.sh CHARTER_BINARY --list   # the case names
+#   CHARTER_UPDATE_GOLDEN=1 ... CASE                 # rewrite its golden file
+#
+# ctest registers one test per case (tests/cli/CMakeLists.txt finds them by
+# their `case_NAME()` functions). Commands run from the repository root with
+# relative paths; the temporary directory appears as <tmp>.
+set -uo pipefail
+
+if [[ $# -ne 2 ]]; then
+  echo "usage: $0 CHARTER_BINARY CASE|--list" >&2
+  exit 2
+fi
+charter_bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+case_name="$2"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root" || exit 2
+
+golden=tests/cli/golden
+ex=examples/governance
+policies=$ex/policies.cedar
+entities=$ex/entities.json
+requests=$ex/requests.json
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+work="$tmp/work"     # what commands may write; shown as <tmp>
+mkdir -p "$work"
+transcript="$tmp/transcript"
+: >"$transcript"
+failures=0
+
+fail() {
+  echo "FAIL [$case_name]: $*" >&2
+  failures=$((failures + 1))
+}
+
+# The output of the last `run`.
+status=0
+stdout_file="$tmp/stdout"
+stderr_file="$tmp/stderr"
+
+section() {  # NAME FILE
+  [[ -s "$2" ]] || return 0
+  echo "--- $1"
+  cat "$2"
+  if [[ -n "$(tail -c 1 "$2")" ]]; then
+    echo
+    echo "\\ no newline at end of $1"
+  fi
+}
+
+# run ARGS...: runs charter with ARGS and appends it to the transcript.
+run() {
+  status=0
+  "$charter_bin" "$@" >"$stdout_file" 2>"$stderr_file" </dev/null || status=$?
+  {
+    printf '$ charter'
+    [[ $# -eq 0 ]] || printf ' %q' "$@"
+    echo
+    section stdout "$stdout_file"
+    section stderr "$stderr_file"
+    echo "--- exit $status"
+    echo
+  } | sed -e "s|$work|<tmp>|g" >>"$transcript"
+}
+
+note() { echo "# $*" >>"$transcript"; }
+
+# capture ARGS...: runs charter like `run`, but leaves the transcript alone.
+capture() {
+  status=0
+  "$charter_bin" "$@" >"$stdout_file" 2>"$stderr_file" </dev/null || status=$?
+}
+
+expect_status() {
+  [[ $status -eq $1 ]] || fail "exit status $status, expected $1"
+}
+
+# An error: exit 1, nothing on stdout, exactly N (default 1) lines on stderr,
+# each starting with `charter: error: `.
+expect_errors() {
+  local n="${1:-1}" lines
+  expect_status 1
+  [[ -s "$stdout_file" ]] && fail "stdout is not empty on error"
+  lines=$(wc -l <"$stderr_file")
+  [[ $lines -eq $n ]] || fail "$lines lines on stderr, expected $n"
+  if grep -qv '^charter: error: ' "$stderr_file"; then
+    fail "a stderr line does not start with 'charter: error: '"
+  fi
+  if grep -qF "$root" "$stderr_file"; then fail "stderr holds an absolute path"; fi
+}
+
+expect_no_stderr() {
+  [[ -s "$stderr_file" ]] && fail "unexpected stderr: $(head -c 300 "$stderr_file")"
+  return 0
+}
+
+expect_no_files() {  # nothing was written into the work directory
+  local left
+  left=$(find "$work" -mindepth 1 | sed -e "s|$work|<tmp>|")
+  [[ -z "$left" ]] || fail "files left behind: $left"
+}
+
+# Pseudo-random bytes that are the same on every run: N bytes from SEED.
+bytes() {  # SEED N
+  local seed="$1" n="$2" hex=""
+  while [[ ${#hex} -lt $((2 * n)) ]]; do
+    seed=$(printf '%s' "$seed" | sha256sum | cut -d' ' -f1)
+    hex+="$seed"
+  done
+  printf "$(printf '%s' "${hex:0:$((2 * n))}" | sed -e 's/../\\x&/g')"
+}
+
+authorize_batch() {  # [--policies P | --bundle B] FORMAT
+  run authorize "$1" "$2" --entities "$entities" --requests "$requests" --format "$3"
+}
+
+# ---- decisions ------------------------------------------------------------
+
+case_governance_batch_text() {
+  authorize_batch --policies "$policies" text
+  expect_status 0
+  expect_no_stderr
+  [[ $(wc -l <"$stdout_file") -eq $(grep -c '"description"' "$requests") ]] ||
+    fail "not one line per request"
+}
+
+case_governance_batch_jsonl() {
+  authorize_batch --policies "$policies" jsonl
+  expect_status 0
+  expect_no_stderr
+  grep -qv '^{"decision":"\(allow\|deny\)","reasons":\[.*\],"errors":\[.*\]}$' "$stdout_file" &&
+    fail "a line is not a decision object"
+  return 0
+}
+
+case_governance_batch_json() {
+  authorize_batch --policies "$policies" json
+  expect_status 0
+  expect_no_stderr
+  [[ $(wc -l <"$stdout_file") -eq 1 ]] || fail "not one line"
+}
+
+authorize_one() {  # REQUEST-FILE FORMAT
+  run authorize --policies "$policies" --entities "$entities" --request-json "$1" --format "$2"
+}
+
+case_single_allow_text() {
+  authorize_one $golden/request-allow.json text
+  expect_status 0
+  expect_no_stderr
+}
+
+case_single_allow_json() {
+  authorize_one $golden/request-allow.json json
+  expect_status 0
+  expect_no_stderr
+}
+
+case_single_deny_text() {
+  authorize_one $golden/request-deny.json text
+  expect_status 2
+  expect_no_stderr
+}
+
+case_single_deny_json() {
+  authorize_one $golden/request-deny.json json
+  expect_status 2
+  expect_no_stderr
+}
+
+case_single_default_format_is_text() {
+  run authorize --policies "$policies" --entities "$entities" \
+    --request-json $golden/request-allow.json
+  expect_status 0
+  [[ "$(cat "$stdout_file")" == ALLOW ]] || fail "expected ALLOW"
+}
+
+# A policy that errs: skipped, reported, and the request still decided.
+case_single_policy_error() {
+  authorize_one $golden/request-errs.json text
+  expect_status 2
+  grep -q '^charter: warning: policy `owners-cancel-own-tasks`' "$stderr_file" ||
+    fail "the erring policy is not reported"
+  authorize_one $golden/request-errs.json json
+  expect_status 2
+  expect_no_stderr
+}
+
+case_bundle_same_decisions() {
+  local bundle="$work/governance.bundle"
+  run build --policies "$policies" -o "$bundle"
+  expect_status 0
+  expect_no_stderr
+  [[ -s "$stdout_file" ]] && fail "build printed something"
+  [[ -s "$bundle" ]] || fail "no bundle written"
+  local format
+  for format in text jsonl; do
+    # The --policies outputs are pinned by the governance_batch_* cases.
+    capture authorize --policies "$policies" --entities "$entities" --requests "$requests" \
+      --format $format
+    cp "$stdout_file" "$tmp/from-policies"
+    run authorize --bundle "$bundle" --entities "$entities" --requests "$requests" \
+      --format $format
+    expect_status 0
+    cmp -s "$tmp/from-policies" "$stdout_file" ||
+      fail "--bundle decides differently from --policies ($format)"
+  done
+  run authorize --bundle "$bundle" --entities "$entities" \
+    --request-json $golden/request-deny.json
+  expect_status 2
+  # Building again replaces the bundle whole, and leaves no temporary file.
+  run build --policies "$policies" -o "$bundle"
+  expect_status 0
+  [[ $(find "$work" -mindepth 1 | wc -l) -eq 1 ]] || fail "build left other files behind"
+}
+
+# ---- the command line -----------------------------------------------------
+
+case_version() {
+  run version
+  expect_status 0
+  grep -q '^charter [0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*$' "$stdout_file" ||
+    fail "not 'charter MAJOR.MINOR.PATCH'"
+}
+
+case_no_command() {
+  run
+  expect_status 1
+  [[ -s "$stdout_file" ]] && fail "usage went to stdout"
+  grep -q '^Usage: charter' "$stderr_file" || fail "no usage on stderr"
+}
+
+case_help() {
+  local command
+  run --help
+  expect_status 0
+  expect_no_stderr
+  for command in authorize build version; do
+    run "$command" --help
+    expect_status 0
+    expect_no_stderr
+    grep -q "^Usage: charter $command" "$stdout_file" || fail "no usage for $command"
+  done
+}
+
+case_unknown_flag() {
+  run authorize --policies "$policies" --entities "$entities" --request-json \
+    $golden/request-allow.json --frobnicate
+  expect_errors
+  # Reported even when a required flag is missing too.
+  run authorize --polices "$policies" --entities "$entities"
+  expect_errors
+}
+
+case_unknown_command() {
+  run frobnicate
+  expect_errors
+}
+
+case_missing_required_flag() {
+  run authorize --policies "$policies" --request-json $golden/request-allow.json
+  expect_errors
+  run authorize --entities "$entities" --request-json $golden/request-allow.json
+  expect_errors
+  run authorize --policies "$policies" --entities "$entities"
+  expect_errors
+  run build --policies "$policies"
+  expect_errors
+  run authorize --policies "$policies" --entities "$entities" --request-json
+  expect_errors
+}
+
+case_conflicting_flags() {
+  run authorize --policies "$policies" --bundle "$policies" --entities "$entities" \
+    --request-json $golden/request-allow.json
+  expect_errors
+  run authorize --policies "$policies" --entities "$entities" \
+    --request-json $golden/request-allow.json --requests "$requests"
+  expect_errors
+}
+
+case_bad_format() {
+  run authorize --policies "$policies" --entities "$entities" \
+    --request-json $golden/request-allow.json --format yaml
+  expect_errors
+}
+
+# ---- bad input --------------------------------------------------------------
+
+case_missing_file() {
+  run authorize --policies $golden/no-such-policies.cedar --entities "$entities" \
+    --request-json $golden/request-allow.json
+  expect_errors
+  run authorize --policies "$policies" --entities $golden/no-such-entities.json \
+    --request-json $golden/request-allow.json
+  expect_errors
+  run authorize --policies "$policies" --entities "$entities" \
+    --requests $golden/no-such-requests.json
+  expect_errors
+  run authorize --bundle $golden/no-such.bundle --entities "$entities" \
+    --requests "$requests"
+  expect_errors
+  run build --policies $golden/no-such-policies.cedar -o "$work/out.bundle"
+  expect_errors
+  expect_no_files
+}
+
+case_directory_as_file() {
+  run authorize --policies "$ex" --entities "$entities" --requests "$requests"
+  expect_errors
+  run authorize --bundle "$ex" --entities "$entities" --requests "$requests"
+  expect_errors
+}
+
+case_malformed_entities() {
+  run authorize --policies "$policies" --entities $golden/bad-entities.json \
+    --request-json $golden/request-allow.json
+  expect_errors
+  grep -q 'bad-entities.json:[0-9]*:[0-9]*: ' "$stderr_file" || fail "no line:col"
+}
+
+case_malformed_request() {
+  run authorize --policies "$policies" --entities "$entities" \
+    --request-json $golden/bad-request.json
+  expect_errors
+  grep -q 'bad-request.json:[0-9]*:[0-9]*: ' "$stderr_file" || fail "no line:col"
+  # A single request where an array is expected, and the other way round.
+  run authorize --policies "$policies" --entities "$entities" \
+    --requests $golden/request-allow.json
+  expect_errors
+  run authorize --policies "$policies" --entities "$entities" --request-json "$requests"
+  expect_errors
+}
+
+case_policy_syntax_error() {
+  run authorize --policies $golden/bad-policy.cedar --entities "$entities" \
+    --request-json $golden/request-allow.json
+  expect_errors
+  grep -q 'bad-policy.cedar:[0-9]*:[0-9]*: ' "$stderr_file" || fail "no line:col"
+  run build --policies $golden/bad-policy.cedar -o "$work/out.bundle"
+  expect_errors
+  expect_no_files
+}
+
+# Every fault in the inputs is reported at once, one line each.
+case_several_faults() {
+  run authorize --policies $golden/bad-policy.cedar --entities $golden/bad-entities.json \
+    --request-json $golden/bad-request.json
+  expect_errors 3
+}
+
+case_corrupt_bundle() {
+  local good="$tmp/good.bundle" size
+  "$charter_bin" build --policies "$policies" -o "$good" || fail "cannot build a bundle"
+  size=$(wc -c <"$good")
+  note "truncated to half its size"
+  head -c $((size / 2)) "$good" >"$work/truncated.bundle"
+  run authorize --bundle "$work/truncated.bundle" --entities "$entities" --requests "$requests"
+  expect_errors
+  note "truncated to its first 8 bytes"
+  head -c 8 "$good" >"$work/header.bundle"
+  run authorize --bundle "$work/header.bundle" --entities "$entities" --requests "$requests"
+  expect_errors
+  note "empty"
+  : >"$work/empty.bundle"
+  run authorize --bundle "$work/empty.bundle" --entities "$entities" --requests "$requests"
+  expect_errors
+  note "random bytes"
+  bytes charter 4096 >"$work/random.bundle"
+  run authorize --bundle "$work/random.bundle" --entities "$entities" --requests "$requests"
+  expect_errors
+  note "random bytes behind a valid header"
+  { head -c 8 "$good"; bytes header 4096; } >"$work/random-body.bundle"
+  run authorize --bundle "$work/random-body.bundle" --entities "$entities" --requests "$requests"
+  expect_errors
+  note "policy text instead of a bundle"
+  run authorize --bundle "$policies" --entities "$entities" --requests "$requests"
+  expect_errors
+}
+
+case_build_into_missing_directory() {
+  run build --policies "$policies" -o "$work/no-such-dir/governance.bundle"
+  expect_errors
+  expect_no_files
+}
+
+# A failed build leaves the previous bundle as it was.
+case_build_failure_keeps_old_bundle() {
+  local bundle="$work/governance.bundle"
+  "$charter_bin" build --policies "$policies" -o "$bundle" || fail "cannot build a bundle"
+  cp "$bundle" "$tmp/before"
+  run build --policies $golden/bad-policy.cedar -o "$bundle"
+  expect_errors
+  cmp -s "$tmp/before" "$bundle" || fail "the old bundle changed"
+  [[ $(find "$work" -mindepth 1 | wc -l) -eq 1 ]] || fail "build left other files behind"
+}
+
+# ---------------------------------------------------------------------------
+
+cases() { declare -F | sed -n 's/^declare -f case_//p'; }
+
+if [[ "$case_name" == --list ]]; then
+  cases
+  exit 0
+fi
+if ! declare -F "case_$case_name" >/dev/null; then
+  echo "unknown case '$case_name'; cases: $(cases | tr '\n' ' ')" >&2
+  exit 2
+fi
+"case_$case_name"
+
+expected="$golden/$case_name.golden"
+if [[ "${CHARTER_UPDATE_GOLDEN:-}" == 1 ]]; then
+  cp "$transcript" "$expected"
+  echo "updated $expected"
+elif [[ ! -f "$expected" ]]; then
+  fail "no golden file $expected (run with CHARTER_UPDATE_GOLDEN=1 to create it)"
+elif ! diff -u --label "$expected" --label "actual" "$expected" "$transcript" >&2; then
+  fail "output differs from $expected (CHARTER_UPDATE_GOLDEN=1 rewrites it)"
+fi
+if grep -qF "$root" "$transcript"; then fail "the transcript holds an absolute path"; fi
+
+if [[ $failures -gt 0 ]]; then
+  echo "$case_name: $failures failure(s)" >&2
+  exit 1
+fi
+echo "$case_name: ok"

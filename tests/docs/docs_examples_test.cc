@@ -1,0 +1,497 @@
+// Keeps the documentation true: every example in README.md and docs/*.md is
+// checked against the code. Fenced blocks (fences start in column 0) are
+// recognised by their info string:
+//
+//   ```cedar              compiles with charter::Compile
+//   ```cedar-error        does not compile; a first line `// expect: CH0xxx`
+//                         names the code of the first diagnostic
+//   (either may carry `// options: max_nesting=N max_source_bytes=N
+//   max_errors=N` on one of its first lines, for the CompileOptions)
+//   ```LANG file=NAME     is also written to NAME in the document's session
+//                         directory, for its console blocks
+//   ```console            `$ COMMAND` lines run in that directory by sh, with
+//                         the `charter` tool first on PATH; the lines up to
+//                         the next `$ ` are the command's exact output
+//                         (stdout and stderr together)
+//   ```bytecode           the disassembly of the nearest cedar block above it
+//   ```diagnostic         Diagnostics::Render() of the nearest cedar-error
+//                         block above it, compiled as `policy.cedar`
+//
+// docs/diagnostics.md must have a `### CHxxxx` section for every code that
+// the syntax and compile stages emit, and an example for every code that a
+// policy text can show.
+// The complete programs of docs/embedding.md (```cpp blocks whose first line
+// is `// example: NAME`) are built and run by tests/docs/CMakeLists.txt.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bytecode/opcodes.h"
+#include "charter/bundle_generated.h"
+#include "charter/charter.h"
+#include "gtest/gtest.h"
+#include "re2/re2.h"
+
+namespace charter {
+namespace {
+
+namespace fs = std::filesystem;
+
+// (absl::string_view is not std::string_view in Debian's abseil, so these
+// helpers stay with the standard library.)
+std::vector<std::string> Split(std::string_view s, char sep, bool skip_empty = false) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    size_t end = s.find(sep, start);
+    std::string_view piece = s.substr(start, end == std::string_view::npos ? end : end - start);
+    if (!skip_empty || !piece.empty()) out.emplace_back(piece);
+    if (end == std::string_view::npos) return out;
+    start = end + 1;
+  }
+}
+
+template <typename... Args>
+std::string Cat(const Args&... args) {
+  std::ostringstream out;
+  (out << ... << args);
+  return out.str();
+}
+
+struct Block {
+  std::string file;  // relative to the repository root
+  int line = 0;      // of the opening fence, 1-based
+  std::string lang;  // the first word of the info string
+  std::map<std::string, std::string> attrs;  // key=value words after it
+  std::string text;  // the lines between the fences, each ending in '\n'
+
+  std::string where() const { return Cat(file, ":", line); }
+};
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<Block> ParseBlocks(const std::string& file, const std::string& text) {
+  std::vector<Block> blocks;
+  std::vector<std::string> lines = Split(text, '\n');
+  Block* open = nullptr;
+  Block current;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string_view line = lines[i];
+    if (open == nullptr) {
+      // As in CommonMark, a backtick fence's info string has no backticks.
+      if (line.substr(0, 3) != "```" || line.find('`', 3) != std::string_view::npos) continue;
+      current = Block{};
+      current.file = file;
+      current.line = static_cast<int>(i + 1);
+      std::vector<std::string> words = Split(line.substr(3), ' ', true);
+      if (!words.empty()) current.lang = words[0];
+      for (size_t w = 1; w < words.size(); ++w) {
+        size_t eq = words[w].find('=');
+        if (eq != std::string::npos) current.attrs[words[w].substr(0, eq)] = words[w].substr(eq + 1);
+      }
+      open = &current;
+    } else if (line == "```") {
+      blocks.push_back(std::move(current));
+      open = nullptr;
+    } else {
+      open->text.append(line).append("\n");
+    }
+  }
+  EXPECT_EQ(open, nullptr) << file << ":" << current.line << ": unclosed code fence";
+  return blocks;
+}
+
+// The documents: README.md and docs/*.md, in name order.
+std::vector<std::string> DocumentFiles() {
+  std::vector<std::string> files = {"README.md"};
+  std::vector<std::string> docs;
+  if (fs::is_directory("docs")) {
+    for (const fs::directory_entry& e : fs::directory_iterator("docs")) {
+      if (e.path().extension() == ".md") docs.push_back(e.path().generic_string());
+    }
+  }
+  std::sort(docs.begin(), docs.end());
+  files.insert(files.end(), docs.begin(), docs.end());
+  return files;
+}
+
+const std::map<std::string, std::vector<Block>>& AllBlocks() {
+  static const auto* all = [] {
+    auto* m = new std::map<std::string, std::vector<Block>>;
+    for (const std::string& f : DocumentFiles()) (*m)[f] = ParseBlocks(f, ReadText(f));
+    return m;
+  }();
+  return *all;
+}
+
+std::vector<const Block*> BlocksOf(std::string_view lang) {
+  std::vector<const Block*> out;
+  for (const auto& [file, blocks] : AllBlocks()) {
+    for (const Block& b : blocks) {
+      if (b.lang == lang) out.push_back(&b);
+    }
+  }
+  return out;
+}
+
+// `// options: k=v ...` on any of the block's leading comment lines.
+CompileOptions OptionsOf(const Block& b) {
+  CompileOptions options;
+  for (const std::string& line : Split(b.text, '\n')) {
+    if (line.substr(0, 2) != "//") break;
+    std::string rest;
+    if (!RE2::PartialMatch(line, R"(^// options:\s*(.*)$)", &rest)) continue;
+    for (const std::string& kv : Split(rest, ' ', true)) {
+      std::string key;
+      size_t value = 0;
+      if (!RE2::FullMatch(kv, R"((\w+)=(\d+))", &key, &value)) {
+        ADD_FAILURE() << b.where() << ": bad option `" << kv << "`";
+      } else if (key == "max_nesting") {
+        options.max_nesting = static_cast<int>(value);
+      } else if (key == "max_source_bytes") {
+        options.max_source_bytes = value;
+      } else if (key == "max_errors") {
+        options.max_errors = value;
+      } else {
+        ADD_FAILURE() << b.where() << ": unknown option `" << key << "`";
+      }
+    }
+  }
+  return options;
+}
+
+std::string ExpectedCode(const Block& b) {
+  std::string code;
+  RE2::PartialMatch(b.text, R"(^// expect: (CH\d{4})\n)", &code);
+  return code;
+}
+
+TEST(DocsExamples, DocumentsArePresent) {
+  for (const char* f : {"README.md", "docs/README.md", "docs/language.md", "docs/diagnostics.md",
+                        "docs/entities.md", "docs/cli.md", "docs/embedding.md", "docs/bundle.md",
+                        "docs/architecture.md", "docs/roadmap.md"}) {
+    EXPECT_TRUE(fs::is_regular_file(f)) << f << " is missing (is the working directory the "
+                                        << "repository root?)";
+  }
+  EXPECT_GE(BlocksOf("cedar").size(), 10u);
+  EXPECT_GE(BlocksOf("cedar-error").size(), 20u);
+  EXPECT_GE(BlocksOf("console").size(), 2u);
+}
+
+TEST(DocsExamples, CedarBlocksCompile) {
+  for (const Block* b : BlocksOf("cedar")) {
+    SourceFile source(b->where(), b->text);
+    Diagnostics diagnostics;
+    absl::StatusOr<Bundle> bundle = Compile(source, OptionsOf(*b), &diagnostics);
+    EXPECT_TRUE(bundle.ok()) << b->where() << ": this ```cedar block does not compile:\n"
+                             << diagnostics.Render(source);
+    if (!bundle.ok()) continue;
+    absl::StatusOr<Engine> engine = Engine::Create(*bundle);
+    EXPECT_TRUE(engine.ok()) << b->where() << ": " << engine.status();
+  }
+}
+
+TEST(DocsExamples, CedarErrorBlocksFailWithTheirCode) {
+  for (const Block* b : BlocksOf("cedar-error")) {
+    SourceFile source(b->where(), b->text);
+    Diagnostics diagnostics;
+    absl::StatusOr<Bundle> bundle = Compile(source, OptionsOf(*b), &diagnostics);
+    EXPECT_FALSE(bundle.ok()) << b->where() << ": this ```cedar-error block compiles";
+    if (bundle.ok()) continue;
+    ASSERT_FALSE(diagnostics.empty()) << b->where();
+    std::string want = ExpectedCode(*b);
+    if (!want.empty()) {
+      EXPECT_EQ(diagnostics.items()[0].code, want)
+          << b->where() << ": expected " << want << ", got:\n" << diagnostics.Render(source);
+    }
+  }
+}
+
+// A ```diagnostic block is exactly what Diagnostics::Render() prints for the
+// nearest ```cedar-error block above it, as a file named policy.cedar.
+TEST(DocsExamples, DiagnosticRenderings) {
+  int renderings = 0;
+  for (const auto& [file, blocks] : AllBlocks()) {
+    const Block* source_block = nullptr;
+    for (const Block& b : blocks) {
+      if (b.lang == "cedar-error") source_block = &b;
+      if (b.lang != "diagnostic") continue;
+      ++renderings;
+      ASSERT_NE(source_block, nullptr) << b.where() << ": no ```cedar-error block above it";
+      SourceFile source("policy.cedar", source_block->text);
+      Diagnostics diagnostics;
+      EXPECT_FALSE(Compile(source, OptionsOf(*source_block), &diagnostics).ok());
+      EXPECT_EQ(b.text, diagnostics.Render(source)) << b.where() << ": the rendering differs";
+    }
+  }
+  EXPECT_GE(renderings, 1);
+}
+
+// The stages whose diagnostics docs/diagnostics.md documents: those that
+// compile policy text. Add a directory here when its codes are documented.
+constexpr const char* kDiagnosticSources[] = {"engine/src/syntax", "engine/src/compile"};
+
+// Every code those stages emit has a section in docs/diagnostics.md, and
+// every section is for a real code with an example, unless no policy text
+// in a document can show it (those are checked below, one by one).
+TEST(DocsExamples, EveryDiagnosticIsDocumented) {
+  std::set<std::string> emitted;
+  std::vector<fs::path> sources;
+  for (const char* dir : kDiagnosticSources) {
+    for (const fs::directory_entry& e : fs::recursive_directory_iterator(dir)) {
+      sources.push_back(e.path());
+    }
+  }
+  for (const fs::path& path : sources) {
+    if (path.extension() != ".cc") continue;
+    std::string text = ReadText(path);
+    re2::StringPiece input(text);
+    std::string code;
+    while (RE2::FindAndConsume(&input, R"re("(CH\d{4})")re", &code)) emitted.insert(code);
+  }
+  ASSERT_FALSE(emitted.empty());
+
+  std::string doc = ReadText("docs/diagnostics.md");
+  std::set<std::string> documented;
+  re2::StringPiece input(doc);
+  std::string code;
+  while (RE2::FindAndConsume(&input, R"((?m)^### (CH\d{4}))", &code)) documented.insert(code);
+
+  std::set<std::string> examples;
+  for (const Block* b : BlocksOf("cedar-error")) examples.insert(ExpectedCode(*b));
+  const std::set<std::string> without_example = {"CH0001", "CH0100", "CH0201"};
+
+  for (const std::string& c : emitted) {
+    EXPECT_TRUE(documented.count(c)) << c << " is emitted but has no `### " << c
+                                     << "` section in docs/diagnostics.md";
+  }
+  for (const std::string& c : documented) {
+    EXPECT_TRUE(emitted.count(c)) << "docs/diagnostics.md documents " << c
+                                  << ", which the compiler never emits";
+    if (!without_example.count(c)) {
+      EXPECT_TRUE(examples.count(c)) << c << " has no ```cedar-error example with `// expect: "
+                                     << c << "`";
+    }
+  }
+}
+
+// The codes that cannot be shown as a block, checked as the text describes.
+TEST(DocsExamples, DiagnosticsWithoutABlock) {
+  {  // CH0001: a byte that is not UTF-8.
+    SourceFile source("bad.cedar", "permit(principal, action, resource) when { \"\xff\" };");
+    Diagnostics d;
+    EXPECT_FALSE(Compile(source, {}, &d).ok());
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d.items()[0].code, "CH0001");
+  }
+  {  // CH0201: 300 nested `==` with max_nesting raised to 1000.
+    std::string e = "true";
+    for (int i = 0; i < 300; ++i) e = Cat("(true == ", e, ")");
+    SourceFile source("deep.cedar",
+                      Cat("permit(principal, action, resource) when { ", e, " };"));
+    CompileOptions options;
+    options.max_nesting = 1000;
+    Diagnostics d;
+    EXPECT_FALSE(Compile(source, options, &d).ok());
+    ASSERT_FALSE(d.empty());
+    EXPECT_EQ(d.items()[0].code, "CH0201");
+  }
+}
+
+// --- console sessions --------------------------------------------------------
+
+struct Step {
+  std::string command;
+  std::string expected;
+};
+
+std::vector<Step> ParseSession(const Block& b) {
+  std::vector<Step> steps;
+  for (const std::string& line : Split(b.text, '\n')) {
+    if (line.substr(0, 2) == "$ ") {
+      steps.push_back(Step{line.substr(2), ""});
+    } else if (!steps.empty()) {
+      steps.back().expected.append(line).append("\n");
+    } else if (!line.empty()) {
+      ADD_FAILURE() << b.where() << ": a console block must start with `$ `";
+    }
+  }
+  // StrSplit leaves one empty piece after the block's last newline.
+  for (Step& s : steps) {
+    while (s.expected.size() >= 2 && s.expected.substr(s.expected.size() - 2) == "\n\n") {
+      s.expected.pop_back();
+    }
+    if (s.expected == "\n") s.expected.clear();
+  }
+  return steps;
+}
+
+std::string ShellQuote(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out.push_back(c);
+    }
+  }
+  out += "'";
+  return out;
+}
+
+TEST(DocsExamples, ConsoleSessions) {
+#ifndef CHARTER_CLI_PATH
+  GTEST_SKIP() << "the charter tool is not part of this build";
+#else
+  const fs::path cli = fs::absolute(CHARTER_CLI_PATH);
+  ASSERT_TRUE(fs::exists(cli)) << cli;
+  for (const auto& [file, blocks] : AllBlocks()) {
+    bool has_console = std::any_of(blocks.begin(), blocks.end(),
+                                   [](const Block& b) { return b.lang == "console"; });
+    if (!has_console) continue;
+    std::string name = file.substr(0, file.size() - 3);  // without ".md"
+    std::replace(name.begin(), name.end(), '/', '-');
+    fs::path dir = fs::path(CHARTER_BINARY_DIR) / "tests/docs/sessions" / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const Block& b : blocks) {
+      auto it = b.attrs.find("file");
+      if (it == b.attrs.end()) continue;
+      std::ofstream(dir / it->second, std::ios::binary) << b.text;
+    }
+    for (const Block& b : blocks) {
+      if (b.lang != "console") continue;
+      std::vector<Step> steps = ParseSession(b);
+      // One shell for the block, so that `$?` and files carry over; a
+      // separator byte before each command splits the output.
+      std::string script = Cat("cd ", ShellQuote(dir.string()), " || exit 99\nPATH=",
+                                        ShellQuote(cli.parent_path().string()), ":$PATH\n_s=0\n");
+      for (const Step& s : steps) {
+        script += Cat("printf '\\036'; (exit $_s); { ", s.command, "\n} 2>&1; _s=$?\n");
+      }
+      fs::path script_path = dir / Cat("session-", b.line, ".sh");
+      std::ofstream(script_path, std::ios::binary) << script;
+      FILE* pipe = popen(Cat("sh ", ShellQuote(script_path.string())).c_str(), "r");
+      ASSERT_NE(pipe, nullptr);
+      std::string out;
+      char buffer[4096];
+      size_t n;
+      while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+      pclose(pipe);
+      std::vector<std::string> outputs = Split(out, '\036');
+      ASSERT_EQ(outputs.size(), steps.size() + 1) << b.where() << ": the session stopped early:\n"
+                                                  << out;
+      for (size_t i = 0; i < steps.size(); ++i) {
+        EXPECT_EQ(outputs[i + 1], steps[i].expected)
+            << b.where() << ": `" << steps[i].command << "` printed something else";
+      }
+    }
+  }
+#endif
+}
+
+// --- bytecode listings -------------------------------------------------------
+
+std::string Disassemble(const Bundle& bundle) {
+  using internal::Insn;
+  using internal::kOpInfo;
+  using internal::Operand;
+  const internal::fb::Bundle* b = internal::fb::GetBundle(bundle.bytes().data());
+  std::string out;
+  auto quote = [](std::string_view s) {
+    std::string q = "\"";
+    for (char c : s) {
+      if (c == '"' || c == '\\') q.push_back('\\');
+      q.push_back(c);
+    }
+    return q + "\"";
+  };
+  for (const internal::fb::Policy* p : *b->policies()) {
+    out += Cat("policy ", p->id()->str(), " (",
+                    p->effect() == internal::fb::Effect::Permit ? "permit" : "forbid", ", ",
+                    p->num_registers(), " registers)\n");
+    for (uint32_t pc = 0; pc < p->code()->size(); ++pc) {
+      Insn insn{p->code()->Get(pc)};
+      const internal::OpInfo& info = kOpInfo[insn.raw_op()];
+      std::string line = Cat("  ", pc, pc < 10 ? "  " : " ", info.name);
+      line.resize(std::max<size_t>(line.size() + 1, 18), ' ');
+      std::vector<std::string> operands;
+      for (auto [kind, v] : {std::pair{info.a, insn.a()}, std::pair{info.b, insn.b()},
+                             std::pair{info.c, insn.c()}}) {
+        switch (kind) {
+          case Operand::kNone: break;
+          case Operand::kReg: operands.push_back(Cat("r", v)); break;
+          case Operand::kVar: {
+            constexpr const char* kVars[] = {"principal", "action", "resource", "context"};
+            operands.push_back(kVars[v]);
+            break;
+          }
+          case Operand::kFlag: operands.push_back(v != 0 ? "true" : "false"); break;
+          case Operand::kLong: operands.push_back(Cat(b->longs()->Get(v))); break;
+          case Operand::kStr: operands.push_back(quote(b->strings()->Get(v)->str())); break;
+          case Operand::kEntity: {
+            const internal::fb::EntityConst* e = b->entities()->Get(v);
+            operands.push_back(Cat(e->type()->str(), "::", quote(e->id()->str())));
+            break;
+          }
+          case Operand::kTarget: operands.push_back(Cat("-> ", v)); break;
+        }
+      }
+      for (size_t i = 0; i < operands.size(); ++i) line += (i > 0 ? ", " : "") + operands[i];
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+TEST(DocsExamples, BytecodeListings) {
+  int listings = 0;
+  for (const auto& [file, blocks] : AllBlocks()) {
+    const Block* source_block = nullptr;
+    for (const Block& b : blocks) {
+      if (b.lang == "cedar") source_block = &b;
+      if (b.lang != "bytecode") continue;
+      ++listings;
+      ASSERT_NE(source_block, nullptr) << b.where() << ": no ```cedar block above this listing";
+      SourceFile source(source_block->where(), source_block->text);
+      absl::StatusOr<Bundle> bundle = Compile(source, OptionsOf(*source_block), nullptr);
+      ASSERT_TRUE(bundle.ok()) << bundle.status();
+      EXPECT_EQ(b.text, Disassemble(*bundle)) << b.where() << ": the listing differs";
+    }
+  }
+  EXPECT_GE(listings, 1);
+}
+
+// tests/docs/CMakeLists.txt found the same programs in docs/embedding.md as
+// this reading of it (else the build directory needs reconfiguring).
+TEST(DocsExamples, EmbeddingProgramsAreBuilt) {
+  int programs = 0;
+  for (const auto& [file, blocks] : AllBlocks()) {
+    for (const Block& b : blocks) {
+      if (b.lang == "cpp" && b.text.rfind("// example: ", 0) == 0) {
+        EXPECT_EQ(file, "docs/embedding.md") << b.where() << ": only docs/embedding.md programs are built";
+        ++programs;
+      }
+    }
+  }
+  EXPECT_GE(programs, 1);
+#ifdef CHARTER_DOCS_PROGRAMS
+  EXPECT_EQ(programs, CHARTER_DOCS_PROGRAMS) << "re-run cmake: docs/embedding.md changed";
+#endif
+}
+
+}  // namespace
+}  // namespace charter
