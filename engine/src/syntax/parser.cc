@@ -20,6 +20,7 @@
 #include "common/strings.h"
 #include "absl/strings/str_replace.h"
 #include "antlr4-runtime.h"
+#include "builtins/builtins.h"
 #include "common/utf8.h"
 
 namespace charter::internal {
@@ -28,22 +29,6 @@ namespace {
 using grammar::CharterLexer;
 using grammar::CharterParser;
 using CP = CharterParser;
-
-constexpr std::string_view kFunctions[] = {"ip", "decimal", "datetime", "duration"};
-constexpr std::string_view kMethods[] = {
-    "contains",     "containsAll",    "containsAny",     "isEmpty",         "hasTag",
-    "getTag",       "isIpv4",         "isIpv6",          "isLoopback",      "isMulticast",
-    "isInRange",    "lessThan",       "lessThanOrEqual", "greaterThan",     "greaterThanOrEqual",
-    "offset",       "durationSince",  "toDate",          "toTime",          "toDays",
-    "toHours",      "toMinutes",      "toSeconds",       "toMilliseconds"};
-
-template <size_t N>
-bool Known(const std::string_view (&names)[N], std::string_view name) {
-  for (std::string_view n : names) {
-    if (n == name) return true;
-  }
-  return false;
-}
 
 // ANTLR counts positions in code points; diagnostics use byte offsets.
 class OffsetMap {
@@ -378,6 +363,15 @@ class AstBuilder {
     return e;
   }
 
+  // `receiver` is 1 for methods, whose receiver counts in the arity.
+  void CheckArity(const BuiltinInfo& info, size_t given, size_t receiver, Span span) {
+    size_t wanted = info.arity - receiver;
+    if (given == wanted) return;
+    diags_->Error("CH0126", span,
+                  Cat("`", info.name, "` takes ", wanted, wanted == 1 ? " argument" : " arguments",
+                      ", ", given, " given"));
+  }
+
   static std::unique_ptr<ast::Expr> Clone(const ast::Expr& e) {
     auto c = std::make_unique<ast::Expr>();
     c->kind = e.kind;
@@ -486,14 +480,19 @@ class AstBuilder {
       if (auto* m = dynamic_cast<CP::MethodCallContext*>(suffix)) {
         auto call = Node(ast::Expr::Kind::kMethod, span);
         call->str = m->anyIdent()->getText();
-        if (!Known(kMethods, call->str)) {
+        int id = FindBuiltin(call->str, CallStyle::kMethod);
+        if (id < 0) {
           diags_->Error("CH0113", SpanOf(m->anyIdent()),
-                        Cat("`", call->str, "` is not a known method"));
+                        Cat("`", call->str, "` is not a known method"),
+                        FindBuiltin(call->str, CallStyle::kFunction) >= 0
+                            ? Cat("`", call->str, "` is a function: write `", call->str, "(...)`")
+                            : "");
         }
         call->args.push_back(std::move(e));
         if (m->exprList() != nullptr) {
           for (CP::ExprContext* a : m->exprList()->expr()) call->args.push_back(Expr(a));
         }
+        if (id >= 0) CheckArity(kBuiltins[id], call->args.size() - 1, 1, span);
         e = std::move(call);
       } else if (auto* a = dynamic_cast<CP::AttrAccessContext*>(suffix)) {
         auto attr = Node(ast::Expr::Kind::kAttr, span);
@@ -544,7 +543,8 @@ class AstBuilder {
     if (auto* f = dynamic_cast<CP::FunctionCallContext*>(ctx)) {
       auto e = Node(ast::Expr::Kind::kCall, span);
       e->str = PathText(f->path());
-      if (!Known(kFunctions, e->str)) {
+      int id = FindBuiltin(e->str, CallStyle::kFunction);
+      if (id < 0) {
         diags_->Error("CH0113", SpanOf(f->path()),
                       Cat("`", e->str, "` is not a known function"),
                       "the functions are `ip`, `decimal`, `datetime` and `duration`; "
@@ -553,6 +553,7 @@ class AstBuilder {
       if (f->exprList() != nullptr) {
         for (CP::ExprContext* a : f->exprList()->expr()) e->args.push_back(Expr(a));
       }
+      if (id >= 0) CheckArity(kBuiltins[id], e->args.size(), 0, span);
       return e;
     }
     if (dynamic_cast<CP::SlotRefContext*>(ctx)) {
