@@ -27,7 +27,10 @@ struct CompileOptions {
   // Nesting of brackets, braces, parentheses and `if` in one policy; deeper
   // input is a diagnostic, never a stack overflow.
   int max_nesting = 64;
-  // Parsing stops collecting diagnostics after this many.
+  // Depth of an expression tree, counting every operator (a chain of 500
+  // `||` is 500 deep).
+  int max_expression_depth = 1000;
+  // Compilation stops collecting diagnostics after this many.
   size_t max_errors = 100;
 };
 

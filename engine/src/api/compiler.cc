@@ -25,6 +25,7 @@ absl::StatusOr<Bundle> Compile(const SourceFile& source, const std::vector<Templ
     bytes = *std::move(lowered);
   }
   if (diags->size() > before) {
+    diags->Truncate(before + options.max_errors);
     Diagnostics first;
     first.Add(diags->items()[before]);
     std::string line = first.RenderShort(source);

@@ -186,10 +186,23 @@ class PolicyLowerer {
         Expr(*e.args[0], r);
         Emit(Op::kAttr, r, r, pools_->String(e.str), e.span);
         return;
-      case K::kHas:
-        Expr(*e.args[0], r);
-        Emit(Op::kHas, r, r, pools_->String(e.str), e.span);
+      case K::kHas: {
+        if (e.keys.size() <= 1) {
+          Expr(*e.args[0], r);
+          Emit(Op::kHas, r, r, pools_->String(e.keys.empty() ? e.str : e.keys[0]), e.span);
+          return;
+        }
+        // `e has a.b` is `e has a && e.a has b`; e is evaluated once (it is pure).
+        Expr(*e.args[0], r + 1);
+        std::vector<uint32_t> done;
+        for (size_t i = 0; i < e.keys.size(); ++i) {
+          if (i > 0) Emit(Op::kAttr, r + 1, r + 1, pools_->String(e.keys[i - 1]), e.span);
+          Emit(Op::kHas, r, r + 1, pools_->String(e.keys[i]), e.span);
+          if (i + 1 < e.keys.size()) done.push_back(Emit(Op::kJumpIfFalse, r, 0, 0, e.span));
+        }
+        for (uint32_t j : done) Patch(j, Here());
         return;
+      }
       case K::kUnary:
         Expr(*e.args[0], r);
         Emit(e.uop == ast::UnaryOp::kNot ? Op::kNot : Op::kNeg, r, r, 0, e.span);

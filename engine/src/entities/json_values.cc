@@ -61,6 +61,21 @@ bool ParseEntityUidText(std::string_view s, EntityUid* out, std::string* why) {
       case '\\': id.push_back('\\'); break;
       case '\'': id.push_back('\''); break;
       case '"': id.push_back('"'); break;
+      case 'x': {
+        auto hex = [](char h) {
+          return h >= '0' && h <= '9' ? h - '0'
+                 : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                 : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                        : -1;
+        };
+        if (i + 1 >= s.size() || hex(s[i]) < 0 || hex(s[i + 1]) < 0 || hex(s[i]) * 16 + hex(s[i + 1]) > 0x7F) {
+          *why = "invalid `\\x` escape in the entity id";
+          return false;
+        }
+        id.push_back(static_cast<char>(hex(s[i]) * 16 + hex(s[i + 1])));
+        i += 2;
+        break;
+      }
       case 'u': {
         size_t close = s.find('}', i);
         if (i >= s.size() || s[i] != '{' || close == std::string_view::npos || close - i < 2 ||
@@ -109,8 +124,7 @@ absl::Status ReadEntityUidOrText(const json::Value& v, const JsonSource& src, st
     std::string why;
     if (!ParseEntityUidText(v.as_string(), out, &why)) {
       return src.Error(v.offset(), Cat("`", field, "` is not an entity reference: ", why,
-                                                " (write it as `Type::\\\"id\\\"` or "
-                                                "{\"type\": ..., \"id\": ...})"));
+                                                "; write it as `Type::\"id\"` or as an object with `type` and `id`"));
     }
     return absl::OkStatus();
   }
