@@ -9,10 +9,15 @@
 #define CHARTER_COMPILER_H_
 
 #include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "charter/bundle.h"
 #include "charter/diagnostics.h"
+#include "charter/entities.h"
 #include "charter/export.h"
 
 namespace charter {
@@ -22,15 +27,41 @@ struct CompileOptions {
   // Nesting of brackets, braces, parentheses and `if` in one policy; deeper
   // input is a diagnostic, never a stack overflow.
   int max_nesting = 64;
-  // Parsing stops collecting diagnostics after this many.
+  // Depth of an expression tree, counting every operator (a chain of 500
+  // `||` is 500 deep).
+  int max_expression_depth = 1000;
+  // Compilation stops collecting diagnostics after this many.
   size_t max_errors = 100;
 };
+
+// A template-linked policy: the template `template_id` with its slots bound,
+// known by the policy id `link_id`.
+struct TemplateLink {
+  std::string template_id;
+  std::string link_id;
+  std::optional<EntityUid> principal;  // ?principal
+  std::optional<EntityUid> resource;   // ?resource
+};
+
+// Reads links in the Cedar CLI's `--template-linked` JSON form:
+//   [{"template_id": "t", "link_id": "l", "args": {"?principal": "User::\"alice\""}}]
+// (slot values as `Type::"id"` strings or {"type", "id"} objects).
+CHARTER_API absl::StatusOr<std::vector<TemplateLink>> ParseTemplateLinks(
+    std::string_view json, std::string_view source_name = "links.json");
 
 // Compiles a policy set. Every fault in the text is added to `diagnostics`
 // (which may be null); if there is any error the result is InvalidArgument
 // whose message is the first diagnostic as "file:line:col: message".
 CHARTER_API absl::StatusOr<Bundle> Compile(const SourceFile& source, const CompileOptions& options,
                                            Diagnostics* diagnostics);
+
+// The same with template links. Templates themselves are not evaluated; each
+// link is a policy. A link that names no template, leaves a slot unbound,
+// binds a slot the template lacks, or reuses a policy id is an
+// InvalidArgument error.
+CHARTER_API absl::StatusOr<Bundle> Compile(const SourceFile& source,
+                                           const std::vector<TemplateLink>& links,
+                                           const CompileOptions& options, Diagnostics* diagnostics);
 
 }  // namespace charter
 

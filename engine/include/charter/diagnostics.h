@@ -2,9 +2,11 @@
 // stable code, a byte span into its source, a one-line lowercase message and
 // an optional help line. Render() shows them the way compilers do:
 //
-//   policies.cedar:3:18: error[CH0103]: unexpected `&`, expected an expression
-//     3 | permit(principal, action, resource) when { && };
-//       |                                            ^^
+//   policies.cedar:3:44: error[CH0101]: unexpected `&&`
+//     |
+//   3 | permit(principal, action, resource) when { && };
+//     |                                            ^^
+//     = help: expected ...
 #ifndef CHARTER_DIAGNOSTICS_H_
 #define CHARTER_DIAGNOSTICS_H_
 
@@ -56,6 +58,10 @@ class CHARTER_API SourceFile {
 class CHARTER_API Diagnostics {
  public:
   void Add(Diagnostic d) { items_.push_back(std::move(d)); }
+  // Keeps the first n diagnostics.
+  void Truncate(size_t n) {
+    if (items_.size() > n) items_.resize(n);
+  }
   void Error(std::string code, Span span, std::string message, std::string help = "");
   bool has_errors() const;
   bool empty() const { return items_.empty(); }

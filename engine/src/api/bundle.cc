@@ -103,7 +103,11 @@ absl::Status Bundle::WriteFile(const std::string& path) const {
     }
     done += static_cast<size_t>(n);
   }
-  if (fsync(fd) != 0 || close(fd) != 0) {
+  bool synced = fsync(fd) == 0;
+  int sync_errno = errno;
+  bool closed = close(fd) == 0;
+  if (!synced || !closed) {
+    if (!synced) errno = sync_errno;
     absl::Status s = Errno(path, "cannot write");
     unlink(tmp.c_str());
     return s;
@@ -112,6 +116,14 @@ absl::Status Bundle::WriteFile(const std::string& path) const {
     absl::Status s = Errno(path, "cannot rename into place");
     unlink(tmp.c_str());
     return s;
+  }
+  // Make the rename itself durable.
+  size_t slash = path.find_last_of('/');
+  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    fsync(dfd);
+    close(dfd);
   }
   return absl::OkStatus();
 }

@@ -9,13 +9,23 @@ namespace charter {
 
 absl::StatusOr<Bundle> Compile(const SourceFile& source, const CompileOptions& options,
                                Diagnostics* diagnostics) {
+  return Compile(source, {}, options, diagnostics);
+}
+
+absl::StatusOr<Bundle> Compile(const SourceFile& source, const std::vector<TemplateLink>& links,
+                               const CompileOptions& options, Diagnostics* diagnostics) {
   Diagnostics local;
   Diagnostics* diags = diagnostics != nullptr ? diagnostics : &local;
   size_t before = diags->size();
   internal::ast::PolicySet set = internal::ParsePolicySet(source, options, diags);
   std::string bytes;
-  if (diags->size() == before) bytes = internal::LowerToBundle(set, source, diags);
+  if (diags->size() == before) {
+    absl::StatusOr<std::string> lowered = internal::LowerToBundle(set, links, source, diags);
+    if (!lowered.ok()) return lowered.status();
+    bytes = *std::move(lowered);
+  }
   if (diags->size() > before) {
+    diags->Truncate(before + options.max_errors);
     Diagnostics first;
     first.Add(diags->items()[before]);
     std::string line = first.RenderShort(source);

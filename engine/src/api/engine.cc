@@ -25,6 +25,23 @@ Program::Program(Bundle bundle, const fb::Bundle* root) : bundle_(std::move(bund
       entities_.push_back(EntityRef{e->type()->string_view(), e->id()->string_view(), kNoUid});
     }
   }
+  if (root_->patterns() != nullptr) {
+    for (const fb::Pattern* p : *root_->patterns()) {
+      std::vector<PatternPart> parts;
+      for (const fb::PatternElem* e : *p->elems()) {
+        parts.push_back({e->wildcard(), e->wildcard() ? std::string_view() : e->literal()->string_view()});
+      }
+      patterns_.push_back(std::move(parts));
+    }
+  }
+  if (root_->record_shapes() != nullptr) {
+    for (const fb::RecordShape* shape : *root_->record_shapes()) {
+      RecordShapeView view;
+      for (uint32_t k : *shape->keys()) view.keys.push_back(strings_[k].string());
+      for (uint32_t o : *shape->order()) view.order.push_back(o);
+      shapes_.push_back(std::move(view));
+    }
+  }
   if (root_->policies() != nullptr) {
     for (const fb::Policy* p : *root_->policies()) {
       PolicyCode pc;
@@ -72,11 +89,12 @@ Decision Engine::Authorize(const Request& request, const Entities& entities) con
   env.vars[3] = data.context;
   env.store = &store;
 
+  internal::Arena scratch;
   Decision decision;
   std::vector<std::string> permits;
   std::vector<std::string> forbids;
   for (const internal::PolicyCode& p : program_->policies()) {
-    internal::EvalResult r = internal::Evaluate(*program_, p, env);
+    internal::EvalResult r = internal::Evaluate(*program_, p, env, &scratch);
     switch (r.outcome) {
       case internal::Outcome::kTrue:
         (p.forbid ? forbids : permits).emplace_back(p.id);

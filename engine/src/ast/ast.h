@@ -36,6 +36,12 @@ struct PatternElem {
 };
 
 struct Expr {
+  Expr() = default;
+  Expr(const Expr&) = delete;
+  Expr& operator=(const Expr&) = delete;
+  // Destroys the subtree iteratively, so that deep trees cannot exhaust the stack.
+  ~Expr();
+
   enum class Kind : uint8_t {
     kBool,      // b
     kLong,      // i
@@ -44,7 +50,7 @@ struct Expr {
     kVar,       // var
     kSlot,      // str: "?principal" or "?resource"
     kAttr,      // args[0].str  (both `.a` and `["a"]`)
-    kHas,       // args[0] has str
+    kHas,       // args[0] has str, or with a path: args[0] has keys[0].keys[1]...
     kUnary,     // uop args[0]
     kBinary,    // args[0] bop args[1]
     kIf,        // if args[0] then args[1] else args[2]
@@ -68,6 +74,16 @@ struct Expr {
   std::vector<std::string> keys;
   std::vector<PatternElem> pattern;
 };
+
+inline Expr::~Expr() {
+  std::vector<std::unique_ptr<Expr>> pending = std::move(args);
+  while (!pending.empty()) {
+    std::unique_ptr<Expr> e = std::move(pending.back());
+    pending.pop_back();
+    for (auto& child : e->args) pending.push_back(std::move(child));
+    e->args.clear();
+  }
+}
 
 struct ScopeConstraint {
   enum class Kind : uint8_t { kAny, kEq, kIn, kIs, kIsIn };

@@ -20,7 +20,9 @@ inline constexpr int kNumOpcodes = 0
 #undef OP
     ;
 
-enum class Operand : uint8_t { kNone, kReg, kVar, kFlag, kLong, kStr, kEntity, kTarget };
+enum class Operand : uint8_t {
+  kNone, kReg, kVar, kFlag, kLong, kStr, kEntity, kTarget, kPattern, kShape, kBuiltin, kCount, kRegs
+};
 
 struct OpInfo {
   std::string_view name;

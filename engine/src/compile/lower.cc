@@ -4,12 +4,15 @@
 // `return false`; `&&`, `||` and `if` lower to jump lists.
 #include "compile/lower.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "common/strings.h"
+#include "builtins/builtins.h"
 #include "bytecode/opcodes.h"
 #include "charter/bundle_generated.h"
 #include "charter/version.h"
@@ -36,6 +39,24 @@ class Pools {
     if (inserted) entity_list_.push_back({e.type, e.id});
     return it->second;
   }
+  uint32_t Pattern(const std::vector<ast::PatternElem>& elems) {
+    patterns_.push_back(elems);
+    return static_cast<uint32_t>(patterns_.size() - 1);
+  }
+  // Returns the shape index; keys are given in literal order.
+  uint32_t Shape(const std::vector<std::string>& keys) {
+    std::vector<uint32_t> order(keys.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+    std::vector<uint32_t> sorted_keys;
+    for (uint32_t o : order) sorted_keys.push_back(String(keys[o]));
+    shapes_.push_back({std::move(sorted_keys), std::move(order)});
+    return static_cast<uint32_t>(shapes_.size() - 1);
+  }
+  const std::vector<std::vector<ast::PatternElem>>& patterns() const { return patterns_; }
+  const std::vector<std::pair<std::vector<uint32_t>, std::vector<uint32_t>>>& shapes() const {
+    return shapes_;
+  }
   const std::vector<std::string>& strings() const { return string_list_; }
   const std::vector<int64_t>& longs() const { return long_list_; }
   const std::vector<std::pair<std::string, std::string>>& entities() const { return entity_list_; }
@@ -47,21 +68,21 @@ class Pools {
   std::vector<int64_t> long_list_;
   absl::flat_hash_map<std::string, uint32_t> entities_;
   std::vector<std::pair<std::string, std::string>> entity_list_;
+  std::vector<std::vector<ast::PatternElem>> patterns_;
+  std::vector<std::pair<std::vector<uint32_t>, std::vector<uint32_t>>> shapes_;
 };
 
 class PolicyLowerer {
  public:
   PolicyLowerer(Pools* pools, Diagnostics* diagnostics) : pools_(pools), diags_(diagnostics) {}
 
-  bool Lower(const ast::Policy& p) {
+  // `principal_slot` and `resource_slot` are the link's values for a template.
+  bool Lower(const ast::Policy& p, const ast::EntityRef* principal_slot = nullptr,
+             const ast::EntityRef* resource_slot = nullptr) {
     size_t errors = diags_->size();
-    if (p.is_template()) {
-      Unsupported(p.span, "templates (`?principal`, `?resource`)");
-      return false;
-    }
-    Scope(p.principal, ast::Var::kPrincipal);
+    Scope(p.principal, ast::Var::kPrincipal, principal_slot);
     Action(p.action);
-    Scope(p.resource, ast::Var::kResource);
+    Scope(p.resource, ast::Var::kResource, resource_slot);
     for (const ast::Condition& c : p.conditions) {
       Expr(*c.body, 0);
       false_jumps_.push_back(Emit(c.when ? Op::kJumpIfFalse : Op::kJumpIfTrue, 0, 0, 0, c.body->span));
@@ -90,26 +111,29 @@ class PolicyLowerer {
     if (span.end > span.begin) spans_.push_back({Here() - 1, span.begin, span.end});
     return Here() - 1;
   }
+  // Marks registers up to r as used (for ranges that Emit does not see).
+  void Touch(uint32_t r) {
+    if (r > max_reg_) max_reg_ = r;
+  }
   void Patch(uint32_t at, uint32_t target) {
     Insn insn{code_[at]};
     code_[at] = Insn::Encode(insn.op(), insn.a(), insn.b(), target);
   }
 
-  void Unsupported(Span span, std::string_view what) {
-    diags_->Error("CH0200", span, Cat(what, " are not supported yet"),
-                  "this version of Charter compiles a subset of the language; see docs/language.md");
-  }
 
   // Scope constraints cannot err: `==` is total and both sides of `in` are entities.
-  void Scope(const ast::ScopeConstraint& s, ast::Var var) {
+  void Scope(const ast::ScopeConstraint& s, ast::Var var, const ast::EntityRef* slot) {
     using K = ast::ScopeConstraint::Kind;
     if (s.kind == K::kAny) return;
     if (s.kind == K::kIs || s.kind == K::kIsIn) {
-      Unsupported(s.span, "`is` constraints");
-      return;
+      Emit(Op::kVar, 0, static_cast<uint32_t>(var), 0, s.span);
+      Emit(Op::kIs, 0, 0, pools_->String(s.type), s.span);
+      false_jumps_.push_back(Emit(Op::kJumpIfFalse, 0, 0, 0, s.span));
+      if (s.kind == K::kIs) return;
     }
     Emit(Op::kVar, 0, static_cast<uint32_t>(var), 0, s.span);
-    Emit(Op::kEntity, 1, 0, pools_->Entity(s.entity), s.span);
+    // INVARIANT: a template is lowered only with values for its slots.
+    Emit(Op::kEntity, 1, 0, pools_->Entity(s.slot ? *slot : s.entity), s.span);
     Emit(s.kind == K::kEq ? Op::kEq : Op::kIn, 0, 0, 1, s.span);
     false_jumps_.push_back(Emit(Op::kJumpIfFalse, 0, 0, 0, s.span));
   }
@@ -138,7 +162,7 @@ class PolicyLowerer {
   // Evaluates `e` into register `r`, using registers above r as scratch.
   void Expr(const ast::Expr& e, uint32_t r) {
     using K = ast::Expr::Kind;
-    if (r + 1 >= kMaxRegisters) {
+    if (r + 2 >= kMaxRegisters) {
       max_reg_ = kMaxRegisters;
       return;
     }
@@ -162,17 +186,26 @@ class PolicyLowerer {
         Expr(*e.args[0], r);
         Emit(Op::kAttr, r, r, pools_->String(e.str), e.span);
         return;
-      case K::kHas:
-        Expr(*e.args[0], r);
-        Emit(Op::kHas, r, r, pools_->String(e.str), e.span);
-        return;
-      case K::kUnary:
-        if (e.uop != ast::UnaryOp::kNot) {
-          Unsupported(e.span, "arithmetic operators");
+      case K::kHas: {
+        if (e.keys.size() <= 1) {
+          Expr(*e.args[0], r);
+          Emit(Op::kHas, r, r, pools_->String(e.keys.empty() ? e.str : e.keys[0]), e.span);
           return;
         }
+        // `e has a.b` is `e has a && e.a has b`; e is evaluated once (it is pure).
+        Expr(*e.args[0], r + 1);
+        std::vector<uint32_t> done;
+        for (size_t i = 0; i < e.keys.size(); ++i) {
+          if (i > 0) Emit(Op::kAttr, r + 1, r + 1, pools_->String(e.keys[i - 1]), e.span);
+          Emit(Op::kHas, r, r + 1, pools_->String(e.keys[i]), e.span);
+          if (i + 1 < e.keys.size()) done.push_back(Emit(Op::kJumpIfFalse, r, 0, 0, e.span));
+        }
+        for (uint32_t j : done) Patch(j, Here());
+        return;
+      }
+      case K::kUnary:
         Expr(*e.args[0], r);
-        Emit(Op::kNot, r, r, 0, e.span);
+        Emit(e.uop == ast::UnaryOp::kNot ? Op::kNot : Op::kNeg, r, r, 0, e.span);
         return;
       case K::kIf: {
         Expr(*e.args[0], r);
@@ -188,23 +221,40 @@ class PolicyLowerer {
         Binary(e, r);
         return;
       case K::kLike:
-        Unsupported(e.span, "`like` patterns");
+        Expr(*e.args[0], r);
+        Emit(Op::kLike, r, r, pools_->Pattern(e.pattern), e.span);
         return;
-      case K::kIs:
-        Unsupported(e.span, "`is` tests");
+      case K::kIs: {
+        // `x is T in y` is `x is T && x in y`.
+        Expr(*e.args[0], r + 1);
+        Emit(Op::kIs, r, r + 1, pools_->String(e.str), e.span);
+        if (e.args.size() == 1) return;
+        uint32_t done = Emit(Op::kJumpIfFalse, r, 0, 0, e.span);
+        Expr(*e.args[1], r + 2);
+        Emit(Op::kIn, r, r + 1, r + 2, e.span);
+        Patch(done, Here());
         return;
+      }
       case K::kSet:
-        Unsupported(e.span, "set literals");
+        // Elements go to r, r+1, ...; MakeSet reads them all before it writes r.
+        for (size_t i = 0; i < e.args.size(); ++i) Expr(*e.args[i], r + static_cast<uint32_t>(i));
+        Emit(Op::kMakeSet, r, static_cast<uint32_t>(e.args.size()), r, e.span);
+        Touch(r + static_cast<uint32_t>(e.args.size()));
         return;
       case K::kRecord:
-        Unsupported(e.span, "record literals");
+        for (size_t i = 0; i < e.args.size(); ++i) Expr(*e.args[i], r + static_cast<uint32_t>(i));
+        Emit(Op::kMakeRecord, r, pools_->Shape(e.keys), r, e.span);
+        Touch(r + static_cast<uint32_t>(e.args.size()));
         return;
       case K::kMethod:
-        Unsupported(e.span, Cat("methods such as `", e.str, "`"));
+      case K::kCall: {
+        int id = FindBuiltin(e.str, e.kind == K::kMethod ? CallStyle::kMethod : CallStyle::kFunction);
+        if (id < 0 || kBuiltins[id].arity != e.args.size()) return;  // reported by the parser
+        for (size_t i = 0; i < e.args.size(); ++i) Expr(*e.args[i], r + static_cast<uint32_t>(i));
+        Emit(Op::kCall, r, static_cast<uint32_t>(id), r, e.span);
+        Touch(r + static_cast<uint32_t>(e.args.size()));
         return;
-      case K::kCall:
-        Unsupported(e.span, "extension functions");
-        return;
+      }
       case K::kSlot:
         return;  // already reported by the parser
     }
@@ -237,13 +287,21 @@ class PolicyLowerer {
       case B::kLe:
       case B::kGt:
       case B::kGe:
-        Unsupported(e.span, "comparison operators (`<`, `<=`, `>`, `>=`)");
-        return;
       case B::kAdd:
       case B::kSub:
-      case B::kMul:
-        Unsupported(e.span, "arithmetic operators");
+      case B::kMul: {
+        Op op = e.bop == B::kLt   ? Op::kLt
+                : e.bop == B::kLe ? Op::kLe
+                : e.bop == B::kGt ? Op::kGt
+                : e.bop == B::kGe ? Op::kGe
+                : e.bop == B::kAdd ? Op::kAdd
+                : e.bop == B::kSub ? Op::kSub
+                                   : Op::kMul;
+        Expr(*e.args[0], r);
+        Expr(*e.args[1], r + 1);
+        Emit(op, r, r, r + 1, e.span);
         return;
+      }
     }
   }
 
@@ -257,17 +315,19 @@ class PolicyLowerer {
 
 }  // namespace
 
-std::string LowerToBundle(const ast::PolicySet& set, const SourceFile& source,
-                          Diagnostics* diagnostics) {
+absl::StatusOr<std::string> LowerToBundle(const ast::PolicySet& set,
+                                          const std::vector<TemplateLink>& links,
+                                          const SourceFile& source, Diagnostics* diagnostics) {
   flatbuffers::FlatBufferBuilder fbb(1024);
   Pools pools;
   std::vector<flatbuffers::Offset<fb::Policy>> policies;
   bool ok = true;
-  for (const ast::Policy& p : set.policies) {
+  auto add = [&](const ast::Policy& p, const std::string& id, const ast::EntityRef* principal,
+                 const ast::EntityRef* resource) {
     PolicyLowerer lowerer(&pools, diagnostics);
-    if (!lowerer.Lower(p)) {
+    if (!lowerer.Lower(p, principal, resource)) {
       ok = false;
-      continue;
+      return;
     }
     std::vector<flatbuffers::Offset<fb::Annotation>> annotations;
     for (const ast::Annotation& a : p.annotations) {
@@ -278,22 +338,73 @@ std::string LowerToBundle(const ast::PolicySet& set, const SourceFile& source,
     for (const auto& s : lowerer.spans()) spans.emplace_back(s[0], s[1], s[2]);
     fb::SourceSpan span(p.span.begin, p.span.end);
     policies.push_back(fb::CreatePolicy(
-        fbb, fbb.CreateString(p.id),
+        fbb, fbb.CreateString(id),
         p.effect == ast::Effect::kPermit ? fb::Effect::Permit : fb::Effect::Forbid,
         fbb.CreateVector(annotations), &span, static_cast<uint16_t>(lowerer.num_registers()),
         fbb.CreateVector(lowerer.code()), fbb.CreateVectorOfStructs(spans)));
+  };
+  absl::flat_hash_map<std::string, const ast::Policy*> templates;
+  absl::flat_hash_map<std::string, bool> ids;
+  for (const ast::Policy& p : set.policies) {
+    ids[p.id] = true;
+    if (p.is_template()) {
+      templates[p.id] = &p;
+    } else {
+      add(p, p.id, nullptr, nullptr);
+    }
   }
-  if (!ok) return {};
+  for (const TemplateLink& link : links) {
+    auto it = templates.find(link.template_id);
+    if (it == templates.end()) {
+      return absl::InvalidArgumentError(
+          Cat("link `", link.link_id, "`: there is no template `", link.template_id, "`"));
+    }
+    if (!ids.emplace(link.link_id, true).second) {
+      return absl::InvalidArgumentError(
+          Cat("link `", link.link_id, "`: the policy id `", link.link_id, "` is already taken"));
+    }
+    const ast::Policy& t = *it->second;
+    ast::EntityRef slots[2];
+    const std::optional<EntityUid>* values[2] = {&link.principal, &link.resource};
+    bool has_slot[2] = {t.principal.slot, t.resource.slot};
+    const char* names[2] = {"?principal", "?resource"};
+    for (int k = 0; k < 2; ++k) {
+      if (has_slot[k] && !values[k]->has_value()) {
+        return absl::InvalidArgumentError(Cat("link `", link.link_id, "`: template `",
+                                              link.template_id, "` needs a value for `", names[k], "`"));
+      }
+      if (!has_slot[k] && values[k]->has_value()) {
+        return absl::InvalidArgumentError(Cat("link `", link.link_id, "`: template `",
+                                              link.template_id, "` has no slot `", names[k], "`"));
+      }
+      if (has_slot[k]) slots[k] = ast::EntityRef{(*values[k])->type, (*values[k])->id, {}};
+    }
+    add(t, link.link_id, has_slot[0] ? &slots[0] : nullptr, has_slot[1] ? &slots[1] : nullptr);
+  }
+  if (!ok) return std::string();
   std::vector<flatbuffers::Offset<flatbuffers::String>> strings;
   for (const std::string& s : pools.strings()) strings.push_back(fbb.CreateString(s));
   std::vector<flatbuffers::Offset<fb::EntityConst>> entities;
   for (const auto& [type, id] : pools.entities()) {
     entities.push_back(fb::CreateEntityConst(fbb, fbb.CreateString(type), fbb.CreateString(id)));
   }
+  std::vector<flatbuffers::Offset<fb::Pattern>> patterns;
+  for (const auto& elems : pools.patterns()) {
+    std::vector<flatbuffers::Offset<fb::PatternElem>> parts;
+    for (const ast::PatternElem& e : elems) {
+      parts.push_back(fb::CreatePatternElem(fbb, e.wildcard, e.wildcard ? 0 : fbb.CreateString(e.literal)));
+    }
+    patterns.push_back(fb::CreatePattern(fbb, fbb.CreateVector(parts)));
+  }
+  std::vector<flatbuffers::Offset<fb::RecordShape>> shapes;
+  for (const auto& [keys, order] : pools.shapes()) {
+    shapes.push_back(fb::CreateRecordShape(fbb, fbb.CreateVector(keys), fbb.CreateVector(order)));
+  }
   auto root = fb::CreateBundle(fbb, kFormatVersion, fbb.CreateString(CHARTER_VERSION),
                                fbb.CreateString(source.name()), fbb.CreateVector(strings),
                                fbb.CreateVector(pools.longs()), fbb.CreateVector(entities),
-                               fbb.CreateVector(policies), 0);
+                               fbb.CreateVector(policies), 0, fbb.CreateVector(patterns),
+                               fbb.CreateVector(shapes));
   fb::FinishBundleBuffer(fbb, root);
   return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
 }

@@ -5,14 +5,21 @@
 #include <string>
 
 #include "ast/ast.h"
+#include "charter/compiler.h"
 #include "charter/diagnostics.h"
+#include "absl/status/statusor.h"
+#include <vector>
 
 namespace charter::internal {
 
 // Returns the bundle's bytes. Constructs the bytecode cannot express yet are
 // diagnostics (code CH0200) with their spans; the result is then empty.
-std::string LowerToBundle(const ast::PolicySet& set, const SourceFile& source,
-                          Diagnostics* diagnostics);
+// Templates are lowered once per link, with the link's slot values. A link
+// that does not fit its template is a Status error; faults in the text are
+// diagnostics, and then the returned bytes are empty.
+absl::StatusOr<std::string> LowerToBundle(const ast::PolicySet& set,
+                                          const std::vector<TemplateLink>& links,
+                                          const SourceFile& source, Diagnostics* diagnostics);
 
 }  // namespace charter::internal
 

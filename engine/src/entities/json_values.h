@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "charter/entities.h"
 #include "common/arena.h"
 #include "json/json.h"
 #include "value/value.h"
@@ -28,6 +29,14 @@ using EntityInterner = std::function<const EntityRef*(std::string_view type, std
 // Reads an entity uid: {"type": T, "id": I}, or {"__entity": {...}} of that.
 absl::Status ReadEntityUid(const json::Value& v, const JsonSource& src, std::string_view what,
                            std::string_view* type, std::string_view* id);
+
+// Parses Cedar's `Type::"id"` text form (namespaces allowed, Cedar's escapes
+// in the id). On failure returns false and says why.
+bool ParseEntityUidText(std::string_view s, EntityUid* out, std::string* why);
+
+// An entity reference given as a `Type::"id"` string or a uid object.
+absl::Status ReadEntityUidOrText(const json::Value& v, const JsonSource& src, std::string_view field,
+                                 EntityUid* out);
 
 // Converts one attribute value. Strings are copied into `arena`.
 absl::StatusOr<Value> ReadValue(const json::Value& v, const JsonSource& src, Arena* arena,

@@ -20,6 +20,7 @@
 #include "common/strings.h"
 #include "absl/strings/str_replace.h"
 #include "antlr4-runtime.h"
+#include "builtins/builtins.h"
 #include "common/utf8.h"
 
 namespace charter::internal {
@@ -28,22 +29,6 @@ namespace {
 using grammar::CharterLexer;
 using grammar::CharterParser;
 using CP = CharterParser;
-
-constexpr std::string_view kFunctions[] = {"ip", "decimal", "datetime", "duration"};
-constexpr std::string_view kMethods[] = {
-    "contains",     "containsAll",    "containsAny",     "isEmpty",         "hasTag",
-    "getTag",       "isIpv4",         "isIpv6",          "isLoopback",      "isMulticast",
-    "isInRange",    "lessThan",       "lessThanOrEqual", "greaterThan",     "greaterThanOrEqual",
-    "offset",       "durationSince",  "toDate",          "toTime",          "toDays",
-    "toHours",      "toMinutes",      "toSeconds",       "toMilliseconds"};
-
-template <size_t N>
-bool Known(const std::string_view (&names)[N], std::string_view name) {
-  for (std::string_view n : names) {
-    if (n == name) return true;
-  }
-  return false;
-}
 
 // ANTLR counts positions in code points; diagnostics use byte offsets.
 class OffsetMap {
@@ -127,7 +112,9 @@ class DiagnosticListener : public antlr4::BaseErrorListener {
  private:
   // ANTLR writes token names as 'x' and sets as {'a', 'b'}; we use backticks.
   static std::string Tidy(std::string s) {
-    s = absl::StrReplaceAll(s, {{"'", "`"}, {"{", ""}, {"}", ""}});
+    // A set of tokens is written {'a', 'b'}; only those outer braces go.
+    if (s.size() >= 2 && s.front() == '{' && s.back() == '}') s = s.substr(1, s.size() - 2);
+    s = absl::StrReplaceAll(s, {{"'", "`"}});
     s = absl::StrReplaceAll(s, {{"IDENT", "an identifier"}, {"STRING", "a string"},
                                 {"INT", "an integer"}, {"SLOT", "a slot"}, {"<EOF>", "end of input"}});
     return s;
@@ -142,7 +129,8 @@ class DiagnosticListener : public antlr4::BaseErrorListener {
 // Builds the AST from a parse tree that parsed without syntax errors.
 class AstBuilder {
  public:
-  AstBuilder(const OffsetMap& map, Diagnostics* diagnostics) : map_(map), diags_(diagnostics) {}
+  AstBuilder(const OffsetMap& map, Diagnostics* diagnostics, int max_depth)
+      : map_(map), diags_(diagnostics), max_depth_(max_depth) {}
 
   bool BuildPolicy(CP::PolicyContext* ctx, size_t index, ast::Policy* out) {
     size_t errors_before = diags_->size();
@@ -182,6 +170,7 @@ class AstBuilder {
         continue;
       }
       cond.body = Expr(c->expr());
+      CheckDepth(*cond.body);
       out->conditions.push_back(std::move(cond));
     }
     return diags_->size() == errors_before;
@@ -203,6 +192,9 @@ class AstBuilder {
     for (CP::IdentContext* i : p->ident()) {
       if (!s.empty()) s += "::";
       s += i->getText();
+      if (i->getText() == "__cedar") {
+        diags_->Error("CH0127", SpanOf(i), "`__cedar` is reserved and cannot name a type or namespace");
+      }
     }
     return s;
   }
@@ -343,26 +335,18 @@ class AstBuilder {
       if (has->STRING() != nullptr) {
         path.push_back(Unescape(has->STRING()->getSymbol(), false, nullptr));
       } else {
-        for (CP::AnyIdentContext* id : has->anyIdent()) path.push_back(id->getText());
-      }
-      // `e has a.b.c` is `e has a && e.a has b && e.a.b has c`.
-      std::unique_ptr<ast::Expr> result;
-      std::unique_ptr<ast::Expr> base = std::move(left);
-      for (size_t i = 0; i < path.size(); ++i) {
-        auto test = Node(ast::Expr::Kind::kHas, span);
-        test->str = path[i];
-        test->args.push_back(Clone(*base));
-        result = result ? Binary(ast::BinaryOp::kAnd, std::move(result), std::move(test))
-                        : std::move(test);
-        if (i + 1 < path.size()) {
-          auto next = Node(ast::Expr::Kind::kAttr, span);
-          next->str = path[i];
-          next->args.push_back(std::move(base));
-          base = std::move(next);
+        for (CP::AnyIdentContext* id : has->anyIdent()) {
+          CheckUnreserved(id, "an attribute name");
+          path.push_back(id->getText());
         }
       }
-      result->span = span;
-      return result;
+      // `e has a.b.c` means `e has a && e.a has b && e.a.b has c`; one
+      // node holds the whole path and the compiler lowers it so.
+      auto test = Node(ast::Expr::Kind::kHas, span);
+      test->str = path[0];
+      test->keys = std::move(path);
+      test->args.push_back(std::move(left));
+      return test;
     }
     if (auto* like = dynamic_cast<CP::LikeOpContext*>(tail)) {
       auto e = Node(ast::Expr::Kind::kLike, span);
@@ -378,21 +362,39 @@ class AstBuilder {
     return e;
   }
 
-  static std::unique_ptr<ast::Expr> Clone(const ast::Expr& e) {
-    auto c = std::make_unique<ast::Expr>();
-    c->kind = e.kind;
-    c->span = e.span;
-    c->b = e.b;
-    c->i = e.i;
-    c->str = e.str;
-    c->entity = e.entity;
-    c->var = e.var;
-    c->bop = e.bop;
-    c->uop = e.uop;
-    c->keys = e.keys;
-    c->pattern = e.pattern;
-    for (const auto& a : e.args) c->args.push_back(Clone(*a));
-    return c;
+  // Later stages walk expressions recursively; bound their depth here.
+  void CheckDepth(const ast::Expr& root) {
+    std::vector<std::pair<const ast::Expr*, int>> stack{{&root, 1}};
+    while (!stack.empty()) {
+      auto [e, depth] = stack.back();
+      stack.pop_back();
+      if (depth > max_depth_) {
+        diags_->Error("CH0004", root.span,
+                      Cat("expression is more than ", max_depth_, " operators deep"),
+                      "split it into several `when` clauses or policies");
+        return;
+      }
+      for (const auto& child : e->args) stack.push_back({child.get(), depth + 1});
+    }
+  }
+
+  // Reserved words (and Cedar's reserved `__cedar`) cannot name attributes
+  // or keys, though the grammar lets them through to give this message.
+  void CheckUnreserved(CP::AnyIdentContext* id, std::string_view what) {
+    std::string name = id->getText();
+    if (id->ident() != nullptr && name != "__cedar") return;
+    diags_->Error("CH0127", SpanOf(id), Cat("`", name, "` is reserved and cannot be ", what),
+                  Cat("write it as a string: `[\"", name, "\"]`, `has \"", name, "\"` or `\"", name,
+                      "\": ...`"));
+  }
+
+  // `receiver` is 1 for methods, whose receiver counts in the arity.
+  void CheckArity(const BuiltinInfo& info, size_t given, size_t receiver, Span span) {
+    size_t wanted = info.arity - receiver;
+    if (given == wanted) return;
+    diags_->Error("CH0126", span,
+                  Cat("`", info.name, "` takes ", wanted, wanted == 1 ? " argument" : " arguments",
+                      ", ", given, " given"));
   }
 
   std::unique_ptr<ast::Expr> Add(CP::AddExprContext* ctx) {
@@ -486,17 +488,23 @@ class AstBuilder {
       if (auto* m = dynamic_cast<CP::MethodCallContext*>(suffix)) {
         auto call = Node(ast::Expr::Kind::kMethod, span);
         call->str = m->anyIdent()->getText();
-        if (!Known(kMethods, call->str)) {
+        int id = FindBuiltin(call->str, CallStyle::kMethod);
+        if (id < 0) {
           diags_->Error("CH0113", SpanOf(m->anyIdent()),
-                        Cat("`", call->str, "` is not a known method"));
+                        Cat("`", call->str, "` is not a known method"),
+                        FindBuiltin(call->str, CallStyle::kFunction) >= 0
+                            ? Cat("`", call->str, "` is a function: write `", call->str, "(...)`")
+                            : "");
         }
         call->args.push_back(std::move(e));
         if (m->exprList() != nullptr) {
           for (CP::ExprContext* a : m->exprList()->expr()) call->args.push_back(Expr(a));
         }
+        if (id >= 0) CheckArity(kBuiltins[id], call->args.size() - 1, 1, span);
         e = std::move(call);
       } else if (auto* a = dynamic_cast<CP::AttrAccessContext*>(suffix)) {
         auto attr = Node(ast::Expr::Kind::kAttr, span);
+        CheckUnreserved(a->anyIdent(), "an attribute name");
         attr->str = a->anyIdent()->getText();
         attr->args.push_back(std::move(e));
         e = std::move(attr);
@@ -544,7 +552,8 @@ class AstBuilder {
     if (auto* f = dynamic_cast<CP::FunctionCallContext*>(ctx)) {
       auto e = Node(ast::Expr::Kind::kCall, span);
       e->str = PathText(f->path());
-      if (!Known(kFunctions, e->str)) {
+      int id = FindBuiltin(e->str, CallStyle::kFunction);
+      if (id < 0) {
         diags_->Error("CH0113", SpanOf(f->path()),
                       Cat("`", e->str, "` is not a known function"),
                       "the functions are `ip`, `decimal`, `datetime` and `duration`; "
@@ -553,6 +562,7 @@ class AstBuilder {
       if (f->exprList() != nullptr) {
         for (CP::ExprContext* a : f->exprList()->expr()) e->args.push_back(Expr(a));
       }
+      if (id >= 0) CheckArity(kBuiltins[id], e->args.size(), 0, span);
       return e;
     }
     if (dynamic_cast<CP::SlotRefContext*>(ctx)) {
@@ -576,11 +586,7 @@ class AstBuilder {
           key = Unescape(init->key->STRING()->getSymbol(), false, nullptr);
         } else {
           key = init->key->anyIdent()->getText();
-          if (init->key->anyIdent()->ident() == nullptr) {
-            diags_->Error("CH0101", SpanOf(init->key),
-                          Cat("`", key, "` is a reserved word and cannot be a record key"),
-                          Cat("write it as a string: `\"", key, "\": ...`"));
-          }
+          CheckUnreserved(init->key->anyIdent(), "a record key");
         }
         if (!seen.insert(key).second) {
           diags_->Error("CH0116", SpanOf(init->key), Cat("duplicate record key `", key, "`"));
@@ -650,13 +656,6 @@ class AstBuilder {
             bad(2, "invalid escape `\\*` in a string");
           }
           break;
-        case '\n':
-          // A line continuation: skips the newline and the whitespace after it.
-          while (i + 1 < s.size() && (s[i + 1] == ' ' || s[i + 1] == '\t' || s[i + 1] == '\n' ||
-                                      s[i + 1] == '\r')) {
-            ++i;
-          }
-          break;
         case 'x': {
           auto hex = [](char h) {
             if (h >= '0' && h <= '9') return h - '0';
@@ -714,6 +713,7 @@ class AstBuilder {
 
   const OffsetMap& map_;
   Diagnostics* diags_;
+  int max_depth_;
 };
 
 // Rejects nesting deeper than the limit before the recursive-descent parser
@@ -752,6 +752,25 @@ bool CheckNesting(antlr4::CommonTokenStream& tokens, const OffsetMap& map, int m
   return true;
 }
 
+// Whether error recovery left the subtree intact: no rule that failed, no
+// error node, no token the parser made up.
+bool ParsedWhole(antlr4::tree::ParseTree* root) {
+  std::vector<antlr4::tree::ParseTree*> stack{root};
+  while (!stack.empty()) {
+    antlr4::tree::ParseTree* t = stack.back();
+    stack.pop_back();
+    if (auto* rule = dynamic_cast<antlr4::ParserRuleContext*>(t)) {
+      if (rule->exception != nullptr || rule->getStop() == nullptr) return false;
+    } else if (dynamic_cast<antlr4::tree::ErrorNode*>(t) != nullptr) {
+      return false;
+    } else if (auto* leaf = dynamic_cast<antlr4::tree::TerminalNode*>(t)) {
+      if (leaf->getSymbol()->getTokenIndex() == static_cast<size_t>(-1)) return false;
+    }
+    for (antlr4::tree::ParseTree* child : t->children) stack.push_back(child);
+  }
+  return true;
+}
+
 }  // namespace
 
 ast::PolicySet ParsePolicySet(const SourceFile& source, const CompileOptions& options,
@@ -783,12 +802,14 @@ ast::PolicySet ParsePolicySet(const SourceFile& source, const CompileOptions& op
     parser.removeErrorListeners();
     parser.addErrorListener(&listener);
     CharterParser::PolicySetContext* tree = parser.policySet();
-    if (listener.count() > 0) return set;
-    AstBuilder builder(map, diagnostics);
+    AstBuilder builder(map, diagnostics, options.max_expression_depth);
     std::set<std::string> ids;
     auto policies = tree->policy();
     for (size_t i = 0; i < policies.size(); ++i) {
       ast::Policy policy;
+      // After a syntax error, the policies that parsed whole are still
+      // checked, so that one run reports every fault it can.
+      if (listener.count() > 0 && !ParsedWhole(policies[i])) continue;
       if (!builder.BuildPolicy(policies[i], i, &policy)) continue;
       if (!ids.insert(policy.id).second) {
         diagnostics->Error("CH0125", policy.span,

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "builtins/extensions.h"
 #include "common/strings.h"
 
 namespace charter::internal {
@@ -45,6 +46,12 @@ bool Equal(const Value& a, const Value& b) {
         }
       }
       return true;
+    case Type::kDecimal:
+    case Type::kDatetime:
+    case Type::kDuration:
+      return a.i == b.i;
+    case Type::kIp:
+      return ext::IpEqual(*a.ip, *b.ip);
     case Type::kSet:
       // INVARIANT: set elements are unique, so equal sizes and inclusion
       // one way mean equality.
@@ -65,6 +72,10 @@ std::string_view TypeName(Type t) {
     case Type::kEntity: return "entity";
     case Type::kSet: return "set";
     case Type::kRecord: return "record";
+    case Type::kIp: return "ipaddr";
+    case Type::kDecimal: return "decimal";
+    case Type::kDatetime: return "datetime";
+    case Type::kDuration: return "duration";
   }
   return "?";
 }
@@ -105,6 +116,10 @@ void Append(std::string* out, const Value& v) {
       }
       out->push_back(']');
       break;
+    case Type::kIp: CatAppend(out, "ip(\"", ext::FormatIp(*v.ip), "\")"); break;
+    case Type::kDecimal: CatAppend(out, "decimal(\"", ext::FormatDecimal(v.i), "\")"); break;
+    case Type::kDatetime: CatAppend(out, "datetime(\"", ext::FormatDatetime(v.i), "\")"); break;
+    case Type::kDuration: CatAppend(out, "duration(\"", ext::FormatDuration(v.i), "\")"); break;
     case Type::kRecord:
       out->push_back('{');
       for (uint32_t i = 0; i < v.size; ++i) {

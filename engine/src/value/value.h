@@ -10,7 +10,16 @@
 
 namespace charter::internal {
 
-enum class Type : uint8_t { kBool, kLong, kString, kEntity, kSet, kRecord };
+enum class Type : uint8_t {
+  kBool, kLong, kString, kEntity, kSet, kRecord,
+  // Extension types. decimal: i is the value times 10^4; datetime: i is
+  // milliseconds since the Unix epoch; duration: i is milliseconds.
+  kIp, kDecimal, kDatetime, kDuration,
+};
+
+namespace ext {
+struct IpAddr;
+}  // namespace ext
 
 inline constexpr uint32_t kNoUid = 0xFFFFFFFF;
 
@@ -35,6 +44,7 @@ struct Value {
     const EntityRef* entity;
     const RecordField* fields;  // sorted by key, unique keys
     const Value* elements;      // unique elements
+    const ext::IpAddr* ip;
   };
 
   Value() : i(0) {}
@@ -75,6 +85,18 @@ struct Value {
     x.type = Type::kSet;
     x.elements = elements;
     x.size = n;
+    return x;
+  }
+  static Value Ext(Type t, int64_t v) {
+    Value x;
+    x.type = t;
+    x.i = v;
+    return x;
+  }
+  static Value Ip(const ext::IpAddr* addr) {
+    Value x;
+    x.type = Type::kIp;
+    x.ip = addr;
     return x;
   }
   std::string_view string() const { return {str, size}; }

@@ -4,9 +4,11 @@
 #include "verify/verifier.h"
 
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "common/strings.h"
+#include "builtins/builtins.h"
 #include "bytecode/opcodes.h"
 #include "common/utf8.h"
 #include "flatbuffers/flatbuffers.h"
@@ -43,6 +45,15 @@ absl::Status CheckOperand(Operand kind, uint32_t value, uint32_t pc, uint32_t si
     case Operand::kTarget:
       // Forward only, so that evaluation always ends.
       return value > pc && value < size ? absl::OkStatus() : Bad("jump target out of range");
+    case Operand::kPattern:
+      return value < count(b->patterns()) ? absl::OkStatus() : Bad("pattern out of range");
+    case Operand::kShape:
+      return value < count(b->record_shapes()) ? absl::OkStatus() : Bad("record shape out of range");
+    case Operand::kBuiltin:
+      return value < kNumBuiltins ? absl::OkStatus() : Bad("unknown builtin");
+    case Operand::kCount:
+    case Operand::kRegs:
+      return absl::OkStatus();  // checked with the whole instruction
   }
   return Bad("unknown operand kind");
 }
@@ -123,6 +134,37 @@ absl::StatusOr<const fb::Bundle*> VerifyBundle(std::string_view bytes, const Ver
     for (const fb::EntityConst* e : *b->entities()) {
       if (!ValidString(e->type()) || !ValidString(e->id())) {
         return Bad("entity constant is not valid UTF-8");
+      }
+    }
+  }
+  uint32_t num_strings = b->strings() == nullptr ? 0 : b->strings()->size();
+  if (b->patterns() != nullptr) {
+    for (const fb::Pattern* p : *b->patterns()) {
+      if (p->elems() == nullptr) return Bad("pattern without elements");
+      for (const fb::PatternElem* e : *p->elems()) {
+        if (!e->wildcard() && !ValidString(e->literal())) return Bad("pattern literal is not valid UTF-8");
+      }
+    }
+  }
+  if (b->record_shapes() != nullptr) {
+    for (const fb::RecordShape* shape : *b->record_shapes()) {
+      const auto* keys = shape->keys();
+      const auto* order = shape->order();
+      if (keys == nullptr || order == nullptr || keys->size() != order->size()) {
+        return Bad("record shape is malformed");
+      }
+      std::vector<bool> seen(order->size(), false);
+      for (uint32_t i = 0; i < keys->size(); ++i) {
+        if (keys->Get(i) >= num_strings) return Bad("record shape key out of range");
+        if (order->Get(i) >= order->size() || seen[order->Get(i)]) {
+          return Bad("record shape order is not a permutation");
+        }
+        seen[order->Get(i)] = true;
+        // Sorted, unique keys: the VM finds fields by binary search.
+        if (i > 0 && !(b->strings()->Get(keys->Get(i - 1))->string_view() <
+                       b->strings()->Get(keys->Get(i))->string_view())) {
+          return Bad("record shape keys are not sorted and unique");
+        }
       }
     }
   }

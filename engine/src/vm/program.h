@@ -22,6 +22,16 @@ struct PolicyCode {
   const fb::Policy* source = nullptr;
 };
 
+struct PatternPart {
+  bool wildcard;
+  std::string_view literal;
+};
+
+struct RecordShapeView {
+  std::vector<std::string_view> keys;  // sorted
+  std::vector<uint32_t> order;         // register offset of each sorted key
+};
+
 class Program {
  public:
   // INVARIANT: `root` points into `bundle` and has passed VerifyBundle.
@@ -33,6 +43,8 @@ class Program {
   std::string_view string_view(uint32_t k) const { return strings_[k].string(); }
   int64_t long_at(uint32_t k) const { return longs_[k]; }
   const EntityRef* entity(uint32_t k) const { return &entities_[k]; }
+  const std::vector<PatternPart>& pattern(uint32_t k) const { return patterns_[k]; }
+  const RecordShapeView& shape(uint32_t k) const { return shapes_[k]; }
 
  private:
   Bundle bundle_;
@@ -41,6 +53,8 @@ class Program {
   std::vector<Value> strings_;
   std::vector<int64_t> longs_;
   std::vector<EntityRef> entities_;
+  std::vector<std::vector<PatternPart>> patterns_;
+  std::vector<RecordShapeView> shapes_;
 };
 
 }  // namespace charter::internal

@@ -4,6 +4,7 @@
 #include "vm/vm.h"
 
 #include "common/strings.h"
+#include "builtins/builtins.h"
 #include "bytecode/opcodes.h"
 
 #if defined(__GNUC__) && !defined(CHARTER_VM_SWITCH)
@@ -40,9 +41,74 @@ bool EntityIn(const EntityRef* a, const EntityRef* b, const EntityStore* store) 
   return store->HasAncestor(ua, ub);
 }
 
+// `<` and friends: two longs, two datetimes or two durations.
+bool Comparable(const Value& a, const Value& b, std::string* error) {
+  bool ordered = a.type == Type::kLong || a.type == Type::kDatetime || a.type == Type::kDuration;
+  if (!ordered) {
+    *error = TypeError("long", a);
+    return false;
+  }
+  if (b.type != a.type) {
+    *error = TypeError(TypeName(a.type), b);
+    return false;
+  }
+  return true;
+}
+
+bool Arith(Op op, const Value& a, const Value& b, Value* out, std::string* error) {
+  if (a.type != Type::kLong) {
+    *error = TypeError("long", a);
+    return false;
+  }
+  if (b.type != Type::kLong) {
+    *error = TypeError("long", b);
+    return false;
+  }
+  int64_t r;
+  bool overflow;
+  const char* verb;
+  switch (op) {
+    case Op::kAdd: overflow = __builtin_add_overflow(a.i, b.i, &r), verb = "add"; break;
+    case Op::kSub: overflow = __builtin_sub_overflow(a.i, b.i, &r), verb = "subtract"; break;
+    default: overflow = __builtin_mul_overflow(a.i, b.i, &r), verb = "multiply"; break;
+  }
+  if (overflow) {
+    *error = Cat("integer overflow while attempting to ", verb, " the values ", a.i, " and ", b.i);
+    return false;
+  }
+  *out = Value::Long(r);
+  return true;
+}
+
 }  // namespace
 
-EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Environment& env) {
+bool MatchPattern(std::string_view s, const std::vector<PatternPart>& parts) {
+  // Bytewise matching is exact for UTF-8: a literal (valid UTF-8) can only
+  // match where a character starts.
+  size_t n = parts.size();
+  if (n == 0) return s.empty();
+  size_t i = 0;
+  size_t pos = 0;
+  if (!parts[0].wildcard) {
+    if (s.substr(0, parts[0].literal.size()) != parts[0].literal) return false;
+    pos = parts[0].literal.size();
+    i = 1;
+    if (n == 1) return pos == s.size();
+  }
+  size_t end = parts[n - 1].wildcard ? n : n - 1;
+  for (; i < end; ++i) {
+    if (parts[i].wildcard) continue;
+    size_t at = s.find(parts[i].literal, pos);
+    if (at == std::string_view::npos) return false;
+    pos = at + parts[i].literal.size();
+  }
+  if (end == n) return true;
+  std::string_view last = parts[n - 1].literal;
+  return s.size() - pos >= last.size() && s.substr(s.size() - last.size()) == last;
+}
+
+EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Environment& env,
+                    Arena* scratch) {
   Value regs[kMaxRegisters];
   for (uint32_t i = 0; i < policy.num_registers; ++i) regs[i] = Value::Bool(false);
   const uint64_t* const code = policy.code;
@@ -222,6 +288,111 @@ EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Envi
   CASE(RetBool) {
     result.outcome = insn.b() != 0 ? Outcome::kTrue : Outcome::kFalse;
     return result;
+  }
+
+  CASE(Neg) {
+    const Value& v = regs[insn.b()];
+    if (v.type != Type::kLong) {
+      result.error = TypeError("long", v);
+      goto error;
+    }
+    if (v.i == INT64_MIN) {
+      result.error = Cat("integer overflow while attempting to negate the value ", v.i);
+      goto error;
+    }
+    regs[insn.a()] = Value::Long(-v.i);
+    NEXT();
+  }
+  CASE(Add) {
+    if (!Arith(Op::kAdd, regs[insn.b()], regs[insn.c()], &regs[insn.a()], &result.error)) goto error;
+    NEXT();
+  }
+  CASE(Sub) {
+    if (!Arith(Op::kSub, regs[insn.b()], regs[insn.c()], &regs[insn.a()], &result.error)) goto error;
+    NEXT();
+  }
+  CASE(Mul) {
+    if (!Arith(Op::kMul, regs[insn.b()], regs[insn.c()], &regs[insn.a()], &result.error)) goto error;
+    NEXT();
+  }
+  CASE(Lt) {
+    const Value& l = regs[insn.b()];
+    const Value& r = regs[insn.c()];
+    if (!Comparable(l, r, &result.error)) goto error;
+    regs[insn.a()] = Value::Bool(l.i < r.i);
+    NEXT();
+  }
+  CASE(Le) {
+    const Value& l = regs[insn.b()];
+    const Value& r = regs[insn.c()];
+    if (!Comparable(l, r, &result.error)) goto error;
+    regs[insn.a()] = Value::Bool(l.i <= r.i);
+    NEXT();
+  }
+  CASE(Gt) {
+    const Value& l = regs[insn.b()];
+    const Value& r = regs[insn.c()];
+    if (!Comparable(l, r, &result.error)) goto error;
+    regs[insn.a()] = Value::Bool(l.i > r.i);
+    NEXT();
+  }
+  CASE(Ge) {
+    const Value& l = regs[insn.b()];
+    const Value& r = regs[insn.c()];
+    if (!Comparable(l, r, &result.error)) goto error;
+    regs[insn.a()] = Value::Bool(l.i >= r.i);
+    NEXT();
+  }
+  CASE(Is) {
+    const Value& v = regs[insn.b()];
+    if (v.type != Type::kEntity) {
+      result.error = TypeError("entity", v);
+      goto error;
+    }
+    regs[insn.a()] = Value::Bool(v.entity->type == program.string_view(insn.c()));
+    NEXT();
+  }
+  CASE(Like) {
+    const Value& v = regs[insn.b()];
+    if (v.type != Type::kString) {
+      result.error = TypeError("string", v);
+      goto error;
+    }
+    regs[insn.a()] = Value::Bool(MatchPattern(v.string(), program.pattern(insn.c())));
+    NEXT();
+  }
+  CASE(MakeSet) {
+    uint32_t n = insn.b();
+    const Value* src = &regs[insn.c()];
+    Value* elems = scratch->AllocateArray<Value>(n);
+    uint32_t unique = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      bool dup = false;
+      for (uint32_t k = 0; k < unique && !dup; ++k) dup = Equal(elems[k], src[i]);
+      if (!dup) elems[unique++] = src[i];
+    }
+    regs[insn.a()] = Value::Set(elems, unique);
+    NEXT();
+  }
+  CASE(MakeRecord) {
+    const RecordShapeView& shape = program.shape(insn.b());
+    uint32_t n = static_cast<uint32_t>(shape.keys.size());
+    RecordField* fields = scratch->AllocateArray<RecordField>(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      fields[i].key = shape.keys[i];
+      fields[i].value = regs[insn.c() + shape.order[i]];
+    }
+    regs[insn.a()] = Value::Record(fields, n);
+    NEXT();
+  }
+  CASE(Call) {
+    CallContext ctx{store, scratch};
+    Value out;
+    if (!CallBuiltin(static_cast<Builtin>(insn.b()), &regs[insn.c()], ctx, &out, &result.error)) {
+      goto error;
+    }
+    regs[insn.a()] = out;
+    NEXT();
   }
 
 #ifndef CHARTER_COMPUTED_GOTO

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "common/arena.h"
 #include "entities/entity_store.h"
 #include "vm/program.h"
 #include "value/value.h"
@@ -27,7 +28,12 @@ struct EvalResult {
 
 // Runs `policy` (from `program`, already verified). Total: the code only
 // jumps forward, so it ends after at most policy.size instructions.
-EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Environment& env);
+// Values made during evaluation (sets, records) go to `scratch`.
+EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Environment& env,
+                    Arena* scratch);
+
+// Cedar's `like`: `*` matches any sequence of characters; anchored at both ends.
+bool MatchPattern(std::string_view s, const std::vector<PatternPart>& pattern);
 
 // Which dispatch the VM was built with: "computed-goto" or "switch".
 const char* DispatchKind();
