@@ -39,8 +39,9 @@ FUZZ_ARGS    ?=
 SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1 \
                  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-# The fuzz targets are fuzz/<name>_fuzz.cc, each with its corpus in fuzz/corpus/<name>/.
-FUZZ_NAMES := $(patsubst fuzz/%_fuzz.cc,%,$(wildcard fuzz/*_fuzz.cc))
+# The fuzz targets are fuzz/<name>_fuzz.cc, each with its corpus in
+# fuzz/corpus/<name>/; make fuzz FUZZ_NAMES='json bundle' runs only those.
+FUZZ_NAMES ?= $(patsubst fuzz/%_fuzz.cc,%,$(wildcard fuzz/*_fuzz.cc))
 
 # $(call configure,DIR,ARGS): configure DIR, choosing the generator only the
 # first time (CMake refuses to change it for an existing build directory).
@@ -87,7 +88,7 @@ sanitize: deps
 fuzz: deps
 	$(call configure,$(FUZZ_DIR),-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=$(CXX_CLANG) \
 	  -DCHARTER_BUILD_FUZZERS=ON -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_BENCH=OFF -DCHARTER_SANITIZE=OFF)
-	$(CMAKE) --build $(FUZZ_DIR) -j $(JOBS) --target charter_fuzzers
+	$(CMAKE) --build $(FUZZ_DIR) -j $(JOBS) --target $(FUZZ_NAMES:%=%_fuzzer)
 	for name in $(FUZZ_NAMES); do \
 	  corpus=$(FUZZ_DIR)/corpus/$$name; artifacts=$(FUZZ_DIR)/artifacts/$$name; \
 	  mkdir -p "$$corpus" "$$artifacts"; \

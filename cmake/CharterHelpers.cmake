@@ -21,3 +21,23 @@ function(charter_test name)
   charter_warnings(${name})
   add_test(NAME ${name} COMMAND ${name} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endfunction()
+
+# charter_antlr4_include_dir(OUT): the ANTLR4 runtime headers the syntax layer
+# compiles against. Debian 12's 4.9 headers give dfa::Vocabulary
+# `std::vector<std::string> const` members next to a defaulted default
+# constructor, which clang rejects (GCC accepts). For clang (the fuzz build)
+# use a copy in the build tree with those `const`s dropped: same layout, same
+# ABI, so it still links against Debian's libantlr4-runtime.
+function(charter_antlr4_include_dir out)
+  set(dir ${ANTLR4_INCLUDE_DIR})
+  if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    set(copy ${PROJECT_BINARY_DIR}/antlr4-runtime-clang)
+    file(COPY ${dir}/ DESTINATION ${copy} PATTERN Vocabulary.h EXCLUDE)
+    file(READ ${dir}/Vocabulary.h text)
+    string(REPLACE "std::vector<std::string> const _" "std::vector<std::string> _" text "${text}")
+    file(WRITE ${copy}.tmp/Vocabulary.h "${text}")
+    file(COPY_FILE ${copy}.tmp/Vocabulary.h ${copy}/Vocabulary.h ONLY_IF_DIFFERENT)
+    set(dir ${copy})
+  endif()
+  set(${out} ${dir} PARENT_SCOPE)
+endfunction()

@@ -175,6 +175,20 @@ TEST(EntityJson, BadExtensionValuesAreErrors) {
   EXPECT_NE(std::string(e.status().message()).find("unknown extension function `nope`"), std::string::npos);
 }
 
+TEST_F(LanguageTest, LongFlatChainsCompileAndEvaluate) {
+  std::string ors = "false";
+  for (int i = 0; i < 20000; ++i) ors += " || false";
+  EXPECT_EQ(Eval(ors + " || principal.level == 3"), "true");
+  EXPECT_EQ(Eval(ors), "false");
+  EXPECT_EQ(Eval(ors + " || 1"), "error: type error: expected bool, got long");
+  std::string sum = "0";
+  for (int i = 0; i < 20000; ++i) sum += " + 1";
+  EXPECT_EQ(Eval(sum + " == 20000"), "true");
+  std::string ands = "true";
+  for (int i = 0; i < 20000; ++i) ands += " && true";
+  EXPECT_EQ(Eval(ands + " && principal.nope"), "error: `User::\"alice\"` does not have the attribute `nope`");
+}
+
 TEST_F(LanguageTest, ArityIsCheckedWhenCompiling) {
   EXPECT_NE(Eval("[1].contains()").find("`contains` takes 1 argument, 0 given"), std::string::npos);
   EXPECT_NE(Eval("ip(\"1.2.3.4\", \"x\").isIpv4()").find("`ip` takes 1 argument, 2 given"),

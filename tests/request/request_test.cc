@@ -103,10 +103,6 @@ TEST(RequestFromJson, StringFormEscapesInTheId) {
 }
 
 TEST(RequestFromJson, StringFormHexEscape) {
-  GTEST_SKIP() << "BUG: ParseEntityText in engine/src/request/request.cc has no `\\xHH` case, "
-                  "so `User::\"\\x41\"` is rejected (\"invalid escape `\\x` in the entity id\"); "
-                  "Cedar's escapes (cedar-language.md section 1) include `\\xHH` up to 0x7F, "
-                  "and the policy parser accepts it";
   absl::StatusOr<Request> r = WithPrincipal(R"("User::\"\\x41\\x7f\"")");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->principal().id, "A\x7f");

@@ -86,7 +86,11 @@ std::string Show(const Expr& e) {
       return "?var";
     case Expr::Kind::kSlot: return e.str.empty() ? "?slot" : e.str;
     case Expr::Kind::kAttr: return "(. " + Show(*e.args[0]) + " " + e.str + ")";
-    case Expr::Kind::kHas: return "(has " + Show(*e.args[0]) + " " + e.str + ")";
+    case Expr::Kind::kHas: {
+      std::string path = e.str;
+      for (size_t i = 1; i < e.keys.size(); ++i) path += "." + e.keys[i];
+      return "(has " + Show(*e.args[0]) + " " + path + ")";
+    }
     case Expr::Kind::kUnary:
       return std::string("(") + (e.uop == ast::UnaryOp::kNot ? "!" : "neg") + args(0) + ")";
     case Expr::Kind::kBinary: return std::string("(") + OpName(e.bop) + args(0) + ")";
@@ -598,12 +602,16 @@ TEST(ParserHas, SimpleAndString) {
   EXPECT_EQ(ShowCondition(R"(principal has "if")"), "(has principal if)");
 }
 
-TEST(ParserHas, ExtendedHasDesugars) {
-  // `e has a.b.c` is `e has a && e.a has b && e.a.b has c`.
-  EXPECT_EQ(ShowCondition("context has a.b.c"),
-            "(&& (&& (has context a) (has (. context a) b)) (has (. (. context a) b) c))");
-  EXPECT_EQ(ShowCondition("principal.x has y.z || false"),
-            "(|| (&& (has (. principal x) y) (has (. (. principal x) y) z)) false)");
+TEST(ParserHas, ExtendedHasIsOneNodeWithThePath) {
+  // `e has a.b.c` means `e has a && e.a has b && e.a.b has c`; the AST keeps
+  // the path in one node (keys) and the compiler lowers it to that chain, so
+  // a long path costs linear, not quadratic, space.
+  EXPECT_EQ(ShowCondition("context has a.b.c"), "(has context a.b.c)");
+  EXPECT_EQ(ShowCondition("principal.x has y.z || false"), "(|| (has (. principal x) y.z) false)");
+  Parse p(std::string(kScope) + " when { context has a.b.c };");
+  ASSERT_TRUE(p.diags.empty()) << p.All();
+  const Expr& has = *p.set.policies.at(0).conditions.at(0).body;
+  EXPECT_EQ(has.keys, (std::vector<std::string>{"a", "b", "c"}));
 }
 
 // Cedar rejects reserved words (`if then else true false in is has like`)
@@ -612,18 +620,13 @@ TEST(ParserHas, ExtendedHasDesugars) {
 void ExpectReservedWordError(const std::string& expr, const std::string& word) {
   Parse p(std::string(kScope) + " when { " + expr + " };");
   ASSERT_EQ(p.diags.size(), 1u) << expr << "\n" << p.All();
-  EXPECT_EQ(p.diag().code, "CH0101") << expr;
+  EXPECT_EQ(p.diag().code, "CH0127") << expr;
   EXPECT_EQ(p.Underlined(), word) << expr;
   EXPECT_NE(p.diag().message.find("reserved"), std::string::npos) << p.diag().message;
   EXPECT_TRUE(p.set.policies.empty()) << expr;
 }
 
 TEST(ParserReserved, ReservedWordAfterDot) {
-  GTEST_SKIP() << "BUG: grammar/Charter.g4 `memberSuffix : '.' anyIdent` accepts reserved "
-                  "words, so `context.then`, `context.if`, `context.in` parse; Cedar reports "
-                  "\"this identifier is reserved and cannot be used\" (cedar-language.md "
-                  "section 1, RESERVED); AstBuilder::Member should check as it does for "
-                  "record keys";
   ExpectReservedWordError("context.then == 1", "then");
   ExpectReservedWordError("context.if", "if");
   ExpectReservedWordError("context.a.in == 1", "in");
@@ -631,19 +634,12 @@ TEST(ParserReserved, ReservedWordAfterDot) {
 }
 
 TEST(ParserReserved, ReservedWordAfterHas) {
-  GTEST_SKIP() << "BUG: grammar/Charter.g4 `hasOp : HAS anyIdent ('.' anyIdent)*` accepts "
-                  "reserved words: `principal has if` and `context has a.else` parse; Cedar "
-                  "rejects them (cst_to_ast.rs to_has_rhs; write `has \"if\"`)";
   ExpectReservedWordError("principal has if", "if");
   ExpectReservedWordError("context has a.else", "else");
   ExpectReservedWordError("context has true", "true");
 }
 
 TEST(ParserReserved, CedarNamespaceIsReserved) {
-  GTEST_SKIP() << "BUG: `__cedar` is reserved in Cedar (cedar-language.md section 1, "
-                  "RESERVED; cst_to_ast.rs test reserved_namespace) but "
-                  "engine/src/syntax/parser.cc accepts it in entity types, `is` types, "
-                  "attribute names and record keys";
   for (const char* expr : {R"(principal == __cedar::User::"a")", "principal is __cedar::A",
                            "{__cedar: 0} == {}", "context.__cedar", "context has a.__cedar"}) {
     Parse p(std::string(kScope) + " when { " + expr + " };");
@@ -683,8 +679,7 @@ TEST(ParserLike, OtherPatterns) {
 
 TEST(ParserStrings, Escapes) {
   Parse p(std::string(kScope) +
-          R"( when { ["\n\r\t\\\0\'\"", "\u{e9}", "\x41\x7f", "\u{1F600}", "é", "a\
-      b", ""] == [] };)");
+          R"( when { ["\n\r\t\\\0\'\"", "\u{e9}", "\x41\x7f", "\u{1F600}", "é", "ab", ""] == [] };)");
   ASSERT_TRUE(p.diags.empty()) << p.All();
   const Expr& set = *p.set.policies.at(0).conditions.at(0).body->args.at(0);
   ASSERT_EQ(set.kind, Expr::Kind::kSet);
@@ -694,8 +689,15 @@ TEST(ParserStrings, Escapes) {
   EXPECT_EQ(set.args[2]->str, "A\x7f");
   EXPECT_EQ(set.args[3]->str, "\xF0\x9F\x98\x80");
   EXPECT_EQ(set.args[4]->str, "\xC3\xA9");
-  EXPECT_EQ(set.args[5]->str, "ab");  // `\` + newline skips the following whitespace
+  EXPECT_EQ(set.args[5]->str, "ab");
   EXPECT_EQ(set.args[6]->str, "");
+}
+
+TEST(ParserStrings, BackslashNewlineIsNoEscape) {
+  // Cedar's lexer has no line continuation: cedar-wasm 4.13 says "invalid token".
+  Parse p(std::string(kScope) + " when { \"a\\\n  b\" == \"ab\" };");
+  ASSERT_FALSE(p.diags.empty());
+  EXPECT_EQ(p.diag().code, "CH0111");
 }
 
 TEST(ParserStrings, EscapesInEntityIdsAndAttributeNames) {
@@ -801,10 +803,9 @@ TEST(ParserLiterals, DuplicateRecordKey) {
 
 TEST(ParserLiterals, ReservedWordAsRecordKey) {
   OneError e = ConditionError("{if: 1} == context");
-  EXPECT_EQ(e.code, "CH0101");
-  EXPECT_EQ(e.message, "`if` is a reserved word and cannot be a record key");
+  EXPECT_EQ(e.code, "CH0127");
+  EXPECT_EQ(e.message, "`if` is reserved and cannot be a record key");
   EXPECT_EQ(e.underlined, "if");
-  EXPECT_EQ(e.help, "write it as a string: `\"if\": ...`");
 }
 
 TEST(ParserLiterals, BarePathIsNotAValue) {
@@ -835,11 +836,6 @@ TEST(ParserCalls, MethodsAndFunctions) {
 }
 
 TEST(ParserCalls, BuiltinMethodArity) {
-  GTEST_SKIP() << "BUG: Cedar checks the arity of contains, containsAll, containsAny, "
-                  "isEmpty, getTag and hasTag when parsing (cst_to_ast.rs to_meth, "
-                  "extract_single_argument / require_zero_arguments: \"call to `contains` "
-                  "requires exactly 1 argument\"); engine/src/syntax/parser.cc "
-                  "(AstBuilder::Member) accepts any number of arguments";
   for (const char* expr : {"[1].contains()", "[1].contains(1, 2)", "[1].containsAll()",
                            "[1].containsAny([1], [2])", "[1].isEmpty(1)",
                            "principal.getTag()", R"(principal.hasTag("a", "b"))"}) {
@@ -943,7 +939,9 @@ TEST(ParserSyntaxErrors, SeveralInOneFile) {
   EXPECT_EQ(p.diag(1).code, "CH0101");
   EXPECT_EQ(p.Underlined(1), "}");
   EXPECT_EQ(p.source.PositionOf(p.diag(1).span.begin).line, 3u);
-  EXPECT_TRUE(p.set.policies.empty());
+  // The policy between them parsed whole and is kept (and checked).
+  ASSERT_EQ(p.set.policies.size(), 1u);
+  EXPECT_EQ(p.set.policies[0].id, "policy1");
 }
 
 TEST(ParserSyntaxErrors, SeveralCheckErrorsInOneFile) {
@@ -975,10 +973,6 @@ TEST(ParserSyntaxErrors, MaxErrors) {
 }
 
 TEST(ParserSyntaxErrors, MaxErrorsAlsoBoundsCheckErrors) {
-  GTEST_SKIP() << "BUG: CompileOptions::max_errors (\"parsing stops collecting diagnostics "
-                  "after this many\") only limits ANTLR syntax errors (DiagnosticListener in "
-                  "engine/src/syntax/parser.cc); AstBuilder's checks (CH0110-CH0125) are "
-                  "unbounded: 10 policies with `/` give 10 diagnostics with max_errors = 3";
   std::string text;
   for (int i = 0; i < 10; ++i) text += std::string(kScope) + " when { context.a / 2 };\n";
   CompileOptions options;
@@ -1121,33 +1115,24 @@ void ExpectParsesOrDiagnoses(const std::string& expr) {
   if (p.diags.empty()) {
     EXPECT_EQ(p.set.policies.size(), 1u);
   } else {
-    EXPECT_EQ(p.diag().code, "CH0003") << p.All().substr(0, 500);
+    EXPECT_TRUE(p.diag().code == "CH0003" || p.diag().code == "CH0004") << p.All().substr(0, 500);
     EXPECT_TRUE(p.set.policies.empty());
   }
 }
 
 TEST(ParserLimits, MillionOperandChainDoesNotCrash) {
-  GTEST_SKIP() << "BUG: ast::Expr is destroyed recursively (engine/src/ast/ast.h has no "
-                  "iterative destructor), so a flat chain of 300000+ `||` operands (2.4 MB, "
-                  "within max_source_bytes) overflows the stack: SIGSEGV in ~Expr";
   std::string ors = "true";
   for (int i = 0; i < 1000000; ++i) ors += " || true";
   ExpectParsesOrDiagnoses(ors);
 }
 
 TEST(ParserLimits, MillionMemberChainDoesNotCrash) {
-  GTEST_SKIP() << "BUG: same recursive ~Expr (engine/src/ast/ast.h): `context.a.a...` with "
-                  "300000+ accesses overflows the stack";
   std::string chain = "context";
   for (int i = 0; i < 1000000; ++i) chain += ".a";
   ExpectParsesOrDiagnoses(chain);
 }
 
 TEST(ParserLimits, LongHasPathIsBounded) {
-  GTEST_SKIP() << "BUG: the `has a.b.c` desugaring in engine/src/syntax/parser.cc (Relation, "
-                  "hasOp) clones the whole access chain for every component, so a path of n "
-                  "components builds n*n/2 nodes: 3000 components (6 KB) take 13 s and 1.1 GB, "
-                  "10000 exhaust 6 GB; no option bounds it";
   std::string path = "context has a";
   for (int i = 0; i < 20000; ++i) path += ".a";
   ExpectParsesOrDiagnoses(path);

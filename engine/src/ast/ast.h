@@ -85,6 +85,22 @@ inline Expr::~Expr() {
   }
 }
 
+// Left-leaning chains that the compiler walks in a loop, so that their
+// length costs no stack: 1 `&&`, 2 `||`, 3 arithmetic, 4 attribute access;
+// 0 for anything else.
+inline int ChainKind(const Expr& e) {
+  if (e.kind == Expr::Kind::kAttr) return 4;
+  if (e.kind != Expr::Kind::kBinary) return 0;
+  switch (e.bop) {
+    case BinaryOp::kAnd: return 1;
+    case BinaryOp::kOr: return 2;
+    case BinaryOp::kAdd:
+    case BinaryOp::kSub:
+    case BinaryOp::kMul: return 3;
+    default: return 0;
+  }
+}
+
 struct ScopeConstraint {
   enum class Kind : uint8_t { kAny, kEq, kIn, kIs, kIsIn };
   Kind kind = Kind::kAny;

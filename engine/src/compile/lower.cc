@@ -160,7 +160,46 @@ class PolicyLowerer {
   }
 
   // Evaluates `e` into register `r`, using registers above r as scratch.
+  // Left-leaning chains of one kind (`a || b || c`, `a + b - c`,
+  // `e.a.b.c`) are walked in a loop, so long flat chains cost no stack.
   void Expr(const ast::Expr& e, uint32_t r) {
+    int spine = ast::ChainKind(e);
+    if (spine != 0 && ast::ChainKind(*e.args[0]) == spine) {
+      std::vector<const ast::Expr*> chain{&e};
+      while (ast::ChainKind(*chain.back()->args[0]) == spine) chain.push_back(chain.back()->args[0].get());
+      ExprNode(*chain.back(), r);
+      std::vector<uint32_t> jumps;
+      for (size_t i = chain.size() - 1; i-- > 0;) ChainStep(*chain[i], r, &jumps);
+      if (!jumps.empty()) {
+        Emit(Op::kCheckBool, r, 0, 0, e.args[1]->span);
+        for (uint32_t j : jumps) Patch(j, Here());
+      }
+      return;
+    }
+    ExprNode(e, r);
+  }
+
+
+  // One link of a chain whose left operand is already in r. For `&&`/`||`
+  // the left operand decides by jumping to the end of the whole chain (where
+  // it is the result); the last right operand is checked to be a boolean.
+  void ChainStep(const ast::Expr& e, uint32_t r, std::vector<uint32_t>* jumps) {
+    using B = ast::BinaryOp;
+    if (e.kind == ast::Expr::Kind::kAttr) {
+      Emit(Op::kAttr, r, r, pools_->String(e.str), e.span);
+      return;
+    }
+    if (e.bop == B::kAnd || e.bop == B::kOr) {
+      jumps->push_back(Emit(e.bop == B::kAnd ? Op::kJumpIfFalse : Op::kJumpIfTrue, r, 0, 0,
+                            e.args[0]->span));
+      Expr(*e.args[1], r);
+      return;
+    }
+    Expr(*e.args[1], r + 1);
+    Emit(e.bop == B::kAdd ? Op::kAdd : e.bop == B::kSub ? Op::kSub : Op::kMul, r, r, r + 1, e.span);
+  }
+
+  void ExprNode(const ast::Expr& e, uint32_t r) {
     using K = ast::Expr::Kind;
     if (r + 2 >= kMaxRegisters) {
       max_reg_ = kMaxRegisters;

@@ -362,6 +362,7 @@ class AstBuilder {
     return e;
   }
 
+
   // Later stages walk expressions recursively; bound their depth here.
   void CheckDepth(const ast::Expr& root) {
     std::vector<std::pair<const ast::Expr*, int>> stack{{&root, 1}};
@@ -374,7 +375,13 @@ class AstBuilder {
                       "split it into several `when` clauses or policies");
         return;
       }
-      for (const auto& child : e->args) stack.push_back({child.get(), depth + 1});
+      for (size_t i = 0; i < e->args.size(); ++i) {
+        // The left spine of a chain that the compiler walks in a loop
+        // (`a || b || c`, `a + b`, `e.a.b`) adds no depth.
+        const ast::Expr* child = e->args[i].get();
+        bool spine = i == 0 && ast::ChainKind(*e) != 0 && ast::ChainKind(*child) == ast::ChainKind(*e);
+        stack.push_back({child, spine ? depth : depth + 1});
+      }
     }
   }
 
@@ -776,6 +783,7 @@ bool ParsedWhole(antlr4::tree::ParseTree* root) {
 ast::PolicySet ParsePolicySet(const SourceFile& source, const CompileOptions& options,
                               Diagnostics* diagnostics) {
   ast::PolicySet set;
+  size_t before = diagnostics->size();
   const std::string& text = source.text();
   if (text.size() > options.max_source_bytes) {
     diagnostics->Error("CH0002", {0, 0},
@@ -819,6 +827,7 @@ ast::PolicySet ParsePolicySet(const SourceFile& source, const CompileOptions& op
       }
       set.policies.push_back(std::move(policy));
     }
+    diagnostics->Truncate(before + options.max_errors);
   } catch (const std::exception& e) {
     diagnostics->Error("CH0100", {0, 0}, Cat("internal parser error: ", e.what()));
   } catch (...) {
