@@ -451,10 +451,22 @@ TEST(EntityStoreValues, StringsWithEscapes) {
             std::string("tab\there \"q\" \xC3\xA9 \xF0\x9F\x98\x80 nul\0end", 28));
 }
 
-TEST(EntityStoreValues, ExtensionValuesAreRejectedForNow) {
+TEST(EntityStoreValues, ExtensionValues) {
+  auto store = MustLoad(R"([{"uid": {"type": "U", "id": "a"}, "parents": [],
+    "attrs": {"ip": {"__extn": {"fn": "ip", "arg": "10.0.0.1"}},
+              "d": {"__extn": {"fn": "decimal", "args": ["1.5"]}}}}])");
+  const Value* d = Attr(*store, "U", "a", "d");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->type, Type::kDecimal);
+  EXPECT_EQ(d->i, 15000);
+  ASSERT_NE(Attr(*store, "U", "a", "ip"), nullptr);
+  EXPECT_EQ(Attr(*store, "U", "a", "ip")->type, Type::kIp);
   EXPECT_EQ(LoadError(R"([{"uid": {"type": "U", "id": "a"}, "parents": [],
-    "attrs": {"ip": {"__extn": {"fn": "ip", "arg": "10.0.0.1"}}}}])"),
-            "entities.json:2:21: extension values (`__extn`) are not supported yet");
+    "attrs": {"ip": {"__extn": {"fn": "ip"}}}}])"),
+            "entities.json:2:32: `__extn` needs one argument, as `arg`");
+  EXPECT_EQ(LoadError(R"([{"uid": {"type": "U", "id": "a"}, "parents": [],
+    "attrs": {"ip": {"__extn": {"fn": "ip", "arg": 1}}}}])"),
+            "entities.json:2:52: the argument of `__extn` must be a string");
 }
 
 TEST(EntityStoreValues, DeepNestingWithinTheLimit) {

@@ -58,8 +58,7 @@ std::string PrincipalError(std::string_view principal_json) {
   return std::string(r.status().message());
 }
 
-constexpr char kHint[] =
-    " (write it as `Type::\\\"id\\\"` or {\"type\": ..., \"id\": ...})";
+constexpr char kHint[] = "; write it as `Type::\"id\"` or as an object with `type` and `id`";
 
 // ---------------------------------------------------------------------------
 // Entity reference forms
@@ -194,8 +193,8 @@ TEST(RequestFromJson, ContextErrors) {
             "request.json:1:95: `1.5` is not an integer; only integers are values");
   EXPECT_EQ(ParseError(R"({"principal": "U::\"p\"", "action": "Action::\"a\"", "resource": "R::\"r\"", "context": {"x": 9223372036854775808}})"),
             "request.json:1:95: integer `9223372036854775808` does not fit in 64 bits");
-  EXPECT_EQ(ParseError(R"({"principal": "U::\"p\"", "action": "Action::\"a\"", "resource": "R::\"r\"", "context": {"x": {"__extn": {"fn": "ip", "arg": "1.2.3.4"}}}})"),
-            "request.json:1:95: extension values (`__extn`) are not supported yet");
+  EXPECT_EQ(ParseError(R"({"principal": "U::\"p\"", "action": "Action::\"a\"", "resource": "R::\"r\"", "context": {"x": {"__extn": {"fn": "ip", "arg": "1.2.3"}}}})").substr(0, 19),
+            "request.json:1:126:");
   EXPECT_EQ(ParseError(R"({"principal": "U::\"p\"", "action": "Action::\"a\"", "resource": "R::\"r\"", "context": null})"),
             "request.json:1:89: `context` must be a JSON object");
 }
