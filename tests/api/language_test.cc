@@ -248,3 +248,36 @@ TEST(Templates, BadLinksAreErrors) {
 
 }  // namespace
 }  // namespace charter
+
+namespace charter {
+namespace {
+
+TEST(JsonPolicies, CompileReadsCedarsJsonPolicyFormat) {
+  SourceFile source("p.json", R"({
+    "staticPolicies": {
+      "allow-alice": {"effect": "permit",
+        "principal": {"op": "==", "entity": {"type": "User", "id": "alice"}},
+        "action": {"op": "All"}, "resource": {"op": "All"}, "conditions": []}},
+    "templates": {
+      "tpl": {"effect": "permit", "principal": {"op": "==", "slot": "?principal"},
+        "action": {"op": "All"}, "resource": {"op": "All"},
+        "conditions": [{"kind": "when", "body": {"==": {"left": {"Var": "context"},
+                                                        "right": {"Value": {}}}}}]}},
+    "templateLinks": [{"templateId": "tpl", "newId": "bob-link",
+                       "values": {"?principal": {"type": "User", "id": "bob"}}}]})");
+  Diagnostics diagnostics;
+  auto bundle = Compile(source, {}, &diagnostics);
+  ASSERT_TRUE(bundle.ok()) << diagnostics.Render(source);
+  auto engine = Engine::Create(*std::move(bundle));
+  ASSERT_TRUE(engine.ok());
+  Entities none;
+  Decision d = engine->Authorize(Request::Create({"User", "bob"}, {"Action", "a"}, {"R", "r"}), none);
+  EXPECT_TRUE(d.allowed);
+  EXPECT_EQ(d.reasons, (std::vector<std::string>{"bob-link"}));
+  d = engine->Authorize(Request::Create({"User", "alice"}, {"Action", "a"}, {"R", "r"}), none);
+  EXPECT_EQ(d.reasons, (std::vector<std::string>{"allow-alice"}));
+  EXPECT_FALSE(engine->Authorize(Request::Create({"User", "eve"}, {"Action", "a"}, {"R", "r"}), none).allowed);
+}
+
+}  // namespace
+}  // namespace charter

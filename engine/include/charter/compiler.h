@@ -49,7 +49,9 @@ struct TemplateLink {
 CHARTER_API absl::StatusOr<std::vector<TemplateLink>> ParseTemplateLinks(
     std::string_view json, std::string_view source_name = "links.json");
 
-// Compiles a policy set. Every fault in the text is added to `diagnostics`
+// Compiles a policy set, written in Cedar's policy text or in Cedar's JSON
+// policy format (a JSON object: one policy, or {"staticPolicies",
+// "templates", "templateLinks"}). Every fault in the text is added to `diagnostics`
 // (which may be null); if there is any error the result is InvalidArgument
 // whose message is the first diagnostic as "file:line:col: message".
 CHARTER_API absl::StatusOr<Bundle> Compile(const SourceFile& source, const CompileOptions& options,

@@ -1,8 +1,9 @@
 // charter::Compile: parse, lower, bundle.
 #include "charter/compiler.h"
 
-#include "absl/strings/str_cat.h"
+#include <string_view>
 #include "compile/lower.h"
+#include "policy_json/policy_json.h"
 #include "syntax/parser.h"
 
 namespace charter {
@@ -17,10 +18,18 @@ absl::StatusOr<Bundle> Compile(const SourceFile& source, const std::vector<Templ
   Diagnostics local;
   Diagnostics* diags = diagnostics != nullptr ? diagnostics : &local;
   size_t before = diags->size();
-  internal::ast::PolicySet set = internal::ParsePolicySet(source, options, diags);
+  // Cedar's JSON policy format is an object; policy text never starts with `{`.
+  std::string_view text = source.text();
+  size_t first_char = text.find_first_not_of(" \t\r\n");
+  bool json = first_char != std::string_view::npos && text[first_char] == '{';
+  std::vector<TemplateLink> all_links;
+  internal::ast::PolicySet set =
+      json ? internal::ParsePolicySetJson(source, options, diags, &all_links)
+           : internal::ParsePolicySet(source, options, diags);
+  all_links.insert(all_links.end(), links.begin(), links.end());
   std::string bytes;
   if (diags->size() == before) {
-    absl::StatusOr<std::string> lowered = internal::LowerToBundle(set, links, source, diags);
+    absl::StatusOr<std::string> lowered = internal::LowerToBundle(set, all_links, source, diags);
     if (!lowered.ok()) return lowered.status();
     bytes = *std::move(lowered);
   }
