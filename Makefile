@@ -6,6 +6,7 @@
 #   make sanitize   ASan+UBSan build in its own directory, and its tests
 #   make bench      Release build of the benchmarks, and run them
 #   make fuzz       clang build of the libFuzzer targets, each run FUZZ_SECONDS
+#   make install    install the library, headers, CMake package and CLI into PREFIX
 #   make clean      remove every build directory
 #
 # Override any variable on the command line: make test BUILD_DIR=/tmp/b JOBS=8
@@ -21,6 +22,7 @@ JOBS         ?= $(shell nproc)
 BUILD_TYPE   ?= RelWithDebInfo
 GENERATOR    ?= Ninja
 FUZZ_SECONDS ?= 60
+PREFIX       ?= /usr/local
 CXX_CLANG    ?= clang++
 CMAKE        ?= cmake
 CTEST        ?= ctest
@@ -49,7 +51,7 @@ define configure
 	$(CMAKE) -S . -B $(1) $(if $(wildcard $(1)/CMakeCache.txt),,-G "$(GENERATOR)") $(2) $(CMAKE_ARGS)
 endef
 
-.PHONY: all deps configure build test demo bench sanitize fuzz clean distclean
+.PHONY: all deps configure build test demo install bench sanitize fuzz clean distclean
 
 all: build
 
@@ -67,6 +69,9 @@ test: build
 
 demo: build
 	CHARTER_BUILD_DIR=$(abspath $(BUILD_DIR)) bash examples/governance/demo.sh
+
+install: build
+	$(CMAKE) --install $(BUILD_DIR) --prefix $(PREFIX)
 
 bench: deps
 	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
@@ -89,14 +94,16 @@ fuzz: deps
 	$(call configure,$(FUZZ_DIR),-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=$(CXX_CLANG) \
 	  -DCHARTER_BUILD_FUZZERS=ON -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_BENCH=OFF -DCHARTER_SANITIZE=OFF)
 	$(CMAKE) --build $(FUZZ_DIR) -j $(JOBS) --target $(FUZZ_NAMES:%=%_fuzzer)
-	for name in $(FUZZ_NAMES); do \
+	failed=""; for name in $(FUZZ_NAMES); do \
 	  corpus=$(FUZZ_DIR)/corpus/$$name; artifacts=$(FUZZ_DIR)/artifacts/$$name; \
 	  mkdir -p "$$corpus" "$$artifacts"; \
 	  if [ -d fuzz/corpus/$$name ]; then cp -R fuzz/corpus/$$name/. "$$corpus"/; fi; \
 	  echo "== $${name}_fuzzer for $(FUZZ_SECONDS)s (corpus $$corpus, crashes in $$artifacts)"; \
 	  $(SANITIZER_ENV) $(FUZZ_DIR)/fuzz/$${name}_fuzzer -max_total_time=$(FUZZ_SECONDS) \
-	    -print_final_stats=1 -artifact_prefix="$$artifacts/" $(FUZZ_ARGS) "$$corpus"; \
-	done
+	    -print_final_stats=1 -artifact_prefix="$$artifacts/" $(FUZZ_ARGS) "$$corpus" || failed="$$failed $$name"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: failures in:$$failed (inputs under $(FUZZ_DIR)/artifacts/)" >&2; exit 1; fi; \
+	echo "fuzz: no failures in $(FUZZ_NAMES)"
 
 clean:
 	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(SANITIZE_DIR) $(FUZZ_DIR)

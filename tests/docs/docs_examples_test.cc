@@ -6,7 +6,8 @@
 //   ```cedar-error        does not compile; a first line `// expect: CH0xxx`
 //                         names the code of the first diagnostic
 //   (either may carry `// options: max_nesting=N max_source_bytes=N
-//   max_errors=N` on one of its first lines, for the CompileOptions)
+//   max_errors=N max_expression_depth=N` on one of its first lines, for the
+//   CompileOptions)
 //   ```LANG file=NAME     is also written to NAME in the document's session
 //                         directory, for its console blocks
 //   ```console            `$ COMMAND` lines run in that directory by sh, with
@@ -33,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "builtins/builtins.h"
 #include "bytecode/opcodes.h"
 #include "charter/bundle_generated.h"
 #include "charter/charter.h"
@@ -164,6 +166,8 @@ CompileOptions OptionsOf(const Block& b) {
         options.max_source_bytes = value;
       } else if (key == "max_errors") {
         options.max_errors = value;
+      } else if (key == "max_expression_depth") {
+        options.max_expression_depth = static_cast<int>(value);
       } else {
         ADD_FAILURE() << b.where() << ": unknown option `" << key << "`";
       }
@@ -273,6 +277,21 @@ TEST(DocsExamples, EveryDiagnosticIsDocumented) {
   for (const Block* b : BlocksOf("cedar-error")) examples.insert(ExpectedCode(*b));
   const std::set<std::string> without_example = {"CH0001", "CH0100", "CH0201"};
 
+  // Retired codes are listed (in a table, not as sections) under `## Retired
+  // codes`; they are never emitted again, and their numbers never reused.
+  std::set<std::string> retired;
+  size_t at = doc.find("\n## Retired codes\n");
+  ASSERT_NE(at, std::string::npos) << "docs/diagnostics.md has no `## Retired codes` section";
+  size_t end = doc.find("\n## ", at + 1);
+  std::string section = doc.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  re2::StringPiece retired_input(section);
+  while (RE2::FindAndConsume(&retired_input, R"((CH\d{4}))", &code)) retired.insert(code);
+  EXPECT_FALSE(retired.empty());
+  for (const std::string& c : retired) {
+    EXPECT_FALSE(emitted.count(c)) << c << " is listed as retired, but the compiler emits it";
+    EXPECT_FALSE(documented.count(c)) << c << " is listed as retired and also has a section";
+  }
+
   for (const std::string& c : emitted) {
     EXPECT_TRUE(documented.count(c)) << c << " is emitted but has no `### " << c
                                      << "` section in docs/diagnostics.md";
@@ -308,6 +327,103 @@ TEST(DocsExamples, DiagnosticsWithoutABlock) {
     ASSERT_FALSE(d.empty());
     EXPECT_EQ(d.items()[0].code, "CH0201");
   }
+  {  // CH0201: a set literal of 300 elements, one register each; 250 fit.
+    auto set_of = [](int n) {
+      std::string e = "[0";
+      for (int i = 1; i < n; ++i) e += Cat(", ", i);
+      return Cat("permit(principal, action, resource) when { ", e, "].isEmpty() };");
+    };
+    Diagnostics d;
+    EXPECT_FALSE(Compile(SourceFile("set.cedar", set_of(300)), {}, &d).ok());
+    ASSERT_FALSE(d.empty());
+    EXPECT_EQ(d.items()[0].code, "CH0201");
+    EXPECT_TRUE(Compile(SourceFile("set.cedar", set_of(250)), {}, nullptr).ok());
+  }
+  {  // CH0004 with the default options: a chain of 1000 method calls.
+    std::string e = "context.start";
+    for (int i = 0; i < 1000; ++i) e += ".offset(duration(\"1s\"))";
+    SourceFile source("chain.cedar",
+                      Cat("permit(principal, action, resource) when { ", e, " < context.now };"));
+    Diagnostics d;
+    EXPECT_FALSE(Compile(source, {}, &d).ok());
+    ASSERT_FALSE(d.empty());
+    EXPECT_EQ(d.items()[0].code, "CH0004");
+  }
+  {  // Long flat chains add no depth: 5,000 `||` compile with the defaults.
+    std::string e = "context.a";
+    for (int i = 0; i < 5000; ++i) e += " || context.a";
+    SourceFile source("flat.cedar", Cat("permit(principal, action, resource) when { ", e, " };"));
+    EXPECT_TRUE(Compile(source, {}, nullptr).ok());
+  }
+}
+
+// --- tables that restate a source of truth -----------------------------------
+
+std::string KindName(internal::Operand kind) {
+  using internal::Operand;
+  switch (kind) {
+    case Operand::kNone: return "—";
+    case Operand::kReg: return "reg";
+    case Operand::kVar: return "var";
+    case Operand::kFlag: return "flag";
+    case Operand::kLong: return "long";
+    case Operand::kStr: return "str";
+    case Operand::kEntity: return "entity";
+    case Operand::kTarget: return "target";
+    case Operand::kPattern: return "pattern";
+    case Operand::kShape: return "shape";
+    case Operand::kBuiltin: return "builtin";
+    case Operand::kCount: return "count";
+    case Operand::kRegs: return "regs";
+  }
+  return "?";
+}
+
+// docs/bundle.md's instruction table has a row for each entry of
+// opcodes.def, in order, with its operand kinds.
+TEST(DocsExamples, OpcodeTableFollowsOpcodesDef) {
+  std::string doc = ReadText("docs/bundle.md");
+  re2::StringPiece input(doc);
+  int number = 0;
+  std::string name, a, b, c;
+  std::vector<std::string> rows;
+  constexpr char kRow[] = R"((?m)^\| (\d+) \| `(\w+)` \| (\S+) \| (\S+) \| (\S+) \| )";
+  while (RE2::FindAndConsume(&input, kRow, &number, &name, &a, &b, &c)) {
+    rows.push_back(Cat(number, " ", name, " ", a, " ", b, " ", c));
+  }
+  std::vector<std::string> want;
+  for (int op = 0; op < internal::kNumOpcodes; ++op) {
+    const internal::OpInfo& info = internal::kOpInfo[op];
+    want.push_back(Cat(op, " ", info.name, " ", KindName(info.a), " ", KindName(info.b), " ",
+                       KindName(info.c)));
+  }
+  EXPECT_EQ(rows, want) << "docs/bundle.md's opcode table differs from opcodes.def";
+}
+
+// docs/bundle.md's builtin table (the `Call` operand) follows builtins.def,
+// and docs/language.md names every builtin.
+TEST(DocsExamples, BuiltinTableFollowsBuiltinsDef) {
+  std::string doc = ReadText("docs/bundle.md");
+  re2::StringPiece input(doc);
+  int number = 0, arity = 0;
+  std::string name, style;
+  std::vector<std::string> rows;
+  constexpr char kRow[] = R"((?m)^\| (\d+) \| `(\w+)` \| (method|function) \| (\d+) \|$)";
+  while (RE2::FindAndConsume(&input, kRow, &number, &name, &style, &arity)) {
+    rows.push_back(Cat(number, " ", name, " ", style, " ", arity));
+  }
+  std::vector<std::string> want;
+  std::string language = ReadText("docs/language.md");
+  for (uint32_t i = 0; i < internal::kNumBuiltins; ++i) {
+    const internal::BuiltinInfo& info = internal::kBuiltins[i];
+    bool method = info.style == internal::CallStyle::kMethod;
+    want.push_back(Cat(i, " ", info.name, " ", method ? "method" : "function", " ",
+                       static_cast<int>(info.arity)));
+    std::string written = Cat(method ? "." : "", info.name, "(");
+    EXPECT_NE(language.find(written), std::string::npos)
+        << "docs/language.md does not show `" << written << "`";
+  }
+  EXPECT_EQ(rows, want) << "docs/bundle.md's builtin table differs from builtins.def";
 }
 
 // --- console sessions --------------------------------------------------------
@@ -404,6 +520,18 @@ TEST(DocsExamples, ConsoleSessions) {
 
 // --- bytecode listings -------------------------------------------------------
 
+// The operands of a `kRegs` range: how many registers it covers, which the
+// count operand (MakeSet), the shape (MakeRecord) or the builtin's arity
+// (Call) says.
+uint32_t RangeLength(const internal::fb::Bundle* b, internal::Insn insn) {
+  switch (insn.op()) {
+    case internal::Op::kMakeSet: return insn.b();
+    case internal::Op::kMakeRecord: return b->record_shapes()->Get(insn.b())->keys()->size();
+    case internal::Op::kCall: return internal::kBuiltins[insn.b()].arity;
+    default: return 1;
+  }
+}
+
 std::string Disassemble(const Bundle& bundle) {
   using internal::Insn;
   using internal::kOpInfo;
@@ -447,6 +575,43 @@ std::string Disassemble(const Bundle& bundle) {
             break;
           }
           case Operand::kTarget: operands.push_back(Cat("-> ", v)); break;
+          case Operand::kPattern: {  // as written after `like`
+            std::string text = "\"";
+            for (const internal::fb::PatternElem* e : *b->patterns()->Get(v)->elems()) {
+              if (e->wildcard()) {
+                text += "*";
+                continue;
+              }
+              for (char c : e->literal()->string_view()) {
+                if (c == '"' || c == '\\' || c == '*') text.push_back('\\');
+                text.push_back(c);
+              }
+            }
+            operands.push_back(text + "\"");
+            break;
+          }
+          case Operand::kShape: {  // the keys in the literal's order
+            const internal::fb::RecordShape* shape = b->record_shapes()->Get(v);
+            std::vector<std::string> keys(shape->keys()->size());
+            for (uint32_t i = 0; i < keys.size(); ++i) {
+              keys[shape->order()->Get(i)] = b->strings()->Get(shape->keys()->Get(i))->str();
+            }
+            std::string text = "{";
+            for (size_t i = 0; i < keys.size(); ++i) text += (i > 0 ? ", " : "") + keys[i];
+            operands.push_back(text + "}");
+            break;
+          }
+          case Operand::kBuiltin:
+            operands.push_back(std::string(internal::kBuiltins[v].name));
+            break;
+          case Operand::kCount: operands.push_back(Cat(v)); break;
+          case Operand::kRegs: {  // r3..r5, r3 alone, or () for none
+            uint32_t n = RangeLength(b, insn);
+            operands.push_back(n == 0   ? "()"
+                               : n == 1 ? Cat("r", v)
+                                        : Cat("r", v, "..r", v + n - 1));
+            break;
+          }
         }
       }
       for (size_t i = 0; i < operands.size(); ++i) line += (i > 0 ? ", " : "") + operands[i];

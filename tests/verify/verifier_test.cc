@@ -121,6 +121,23 @@ TEST(Verifier, JumpsMustGoForwardInsideTheCode) {
   EXPECT_TRUE(VerifyBundle(HandMade({I(Op::kJump, 0, 0, 1), I(Op::kRet, 0, 0, 0)}), {}).ok());
 }
 
+TEST(Verifier, RegisterRangesMustFitTheRegisterFile) {
+  // MakeSet b=count c=first; Call b=builtin (Contains has arity 2).
+  EXPECT_EQ(Reject(HandMade({I(Op::kMakeSet, 0, 60000, 0), I(Op::kRet, 0, 0, 0)})),
+            "invalid bundle: policy `p`: MakeSet at pc 0: register range out of range");
+  EXPECT_EQ(Reject(HandMade({I(Op::kMakeSet, 0, 2, 3), I(Op::kRet, 0, 0, 0)})),
+            "invalid bundle: policy `p`: MakeSet at pc 0: register range out of range");
+  EXPECT_TRUE(VerifyBundle(HandMade({I(Op::kMakeSet, 0, 4, 0), I(Op::kRetBool, 0, 1, 0)}), {}).ok());
+  EXPECT_EQ(Reject(HandMade({I(Op::kCall, 0, 0, 3), I(Op::kRet, 0, 0, 0)})),
+            "invalid bundle: policy `p`: Call at pc 0: register range out of range");
+  EXPECT_EQ(Reject(HandMade({I(Op::kCall, 0, 999, 0), I(Op::kRet, 0, 0, 0)})),
+            "invalid bundle: policy `p`: Call at pc 0: unknown builtin");
+  EXPECT_EQ(Reject(HandMade({I(Op::kMakeRecord, 0, 0, 0), I(Op::kRet, 0, 0, 0)})),
+            "invalid bundle: policy `p`: MakeRecord at pc 0: record shape out of range");
+  EXPECT_EQ(Reject(HandMade({I(Op::kLike, 0, 0, 0), I(Op::kRet, 0, 0, 0)})),
+            "invalid bundle: policy `p`: Like at pc 0: pattern out of range");
+}
+
 TEST(Verifier, RejectsBadHeaderFields) {
   EXPECT_EQ(Reject(HandMade({I(Op::kRetBool, 0, 1, 0)}, 4, 99)),
             "invalid bundle: format version 99, this engine reads 1");

@@ -27,8 +27,8 @@ struct CompileOptions {
   // Nesting of brackets, braces, parentheses and `if` in one policy; deeper
   // input is a diagnostic, never a stack overflow.
   int max_nesting = 64;
-  // Depth of an expression tree, counting every operator (a chain of 500
-  // `||` is 500 deep).
+  // Depth of an expression tree. Left-leaning chains of `||`, `&&`,
+  // arithmetic or attribute access count once, however long they are.
   int max_expression_depth = 1000;
   // Compilation stops collecting diagnostics after this many.
   size_t max_errors = 100;

@@ -709,6 +709,10 @@ class AstBuilder {
           i = close;
           break;
         }
+        case '\n':
+        case '\r':
+          bad(1, "a backslash cannot end a line inside a string");
+          break;
         default:
           bad(2, Cat("invalid escape `\\", std::string(1, n), "` in a string"));
           break;

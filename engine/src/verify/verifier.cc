@@ -91,6 +91,18 @@ absl::Status VerifyPolicy(const fb::Policy* p, size_t index, const fb::Bundle* b
       absl::Status s = CheckOperand(kind, value, pc, size, regs, b);
       if (!s.ok()) return bad(Cat(info.name, " at pc ", pc, ": ", s.message().substr(16)));
     }
+    if (info.c == Operand::kRegs) {
+      // INVARIANT: the b operand (count, shape or builtin) was checked above.
+      uint64_t length = 0;
+      switch (insn.op()) {
+        case Op::kMakeSet: length = insn.b(); break;
+        case Op::kMakeRecord: length = b->record_shapes()->Get(insn.b())->keys()->size(); break;
+        default: length = kBuiltins[insn.b()].arity; break;
+      }
+      if (uint64_t{insn.c()} + length > regs) {
+        return bad(Cat(info.name, " at pc ", pc, ": register range out of range"));
+      }
+    }
   }
   Op last = Insn{code->Get(size - 1)}.op();
   if (last != Op::kRet && last != Op::kRetBool) {
