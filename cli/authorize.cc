@@ -134,6 +134,10 @@ Command AddAuthorizeCommand(CLI::App& root) {
       app->add_option("--bundle", flags->source.bundle, "Compiled bundle (from `charter build`)")
           ->type_name("FILE");
   policies->excludes(bundle);
+  app->add_option("--template-linked", flags->source.links,
+                  "Template links for --policies: [{\"template_id\", \"link_id\", \"args\": {...}}]")
+      ->type_name("FILE")
+      ->needs(policies);
   app->add_option("--entities", flags->entities, "Entities in Cedar's JSON format")
       ->type_name("FILE")
       ->required();

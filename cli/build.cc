@@ -20,11 +20,12 @@ namespace {
 
 struct BuildFlags {
   std::string policies;
+  std::string links;
   std::string output;
 };
 
 int RunBuild(const BuildFlags& flags) {
-  absl::StatusOr<Bundle> bundle = CompilePolicyFile(flags.policies);
+  absl::StatusOr<Bundle> bundle = CompilePolicyFile(flags.policies, flags.links);
   if (!bundle.ok()) return Fail(bundle.status());
   if (absl::StatusOr<Engine> engine = Engine::Create(*bundle); !engine.ok()) {
     PrintError(WithPath(flags.policies,
@@ -47,6 +48,9 @@ Command AddBuildCommand(CLI::App& root) {
   app->add_option("--policies", flags->policies, "Cedar policy file")
       ->type_name("FILE")
       ->required();
+  app->add_option("--template-linked", flags->links,
+                  "Template links: [{\"template_id\", \"link_id\", \"args\": {\"?principal\": ...}}]")
+      ->type_name("FILE");
   app->add_option("-o,--output", flags->output, "Bundle file to write")
       ->type_name("FILE")
       ->required();

@@ -21,13 +21,21 @@ absl::Status Named(const std::string& path, const absl::Status& status) {
 
 }  // namespace
 
-absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path,
+absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path, const std::string& links_path,
                                          const CompileOptions& options) {
+  std::vector<TemplateLink> links;
+  if (!links_path.empty()) {
+    absl::StatusOr<std::string> json = ReadFile(links_path, options.max_source_bytes);
+    if (!json.ok()) return json.status();
+    absl::StatusOr<std::vector<TemplateLink>> parsed = ParseTemplateLinks(*json, links_path);
+    if (!parsed.ok()) return Named(links_path, parsed.status());
+    links = *std::move(parsed);
+  }
   absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
   if (!text.ok()) return text.status();
   SourceFile source(path, *std::move(text));
   Diagnostics diagnostics;
-  absl::StatusOr<Bundle> bundle = Compile(source, options, &diagnostics);
+  absl::StatusOr<Bundle> bundle = Compile(source, links, options, &diagnostics);
 
   // One diagnostic, one line: render each on its own so that its severity
   // decides whether it is an error or a warning.
@@ -59,7 +67,7 @@ absl::StatusOr<Engine> LoadEngine(const PolicySource& source) {
     return engine;
   }
   const std::string& path = source.policies;
-  absl::StatusOr<Bundle> bundle = CompilePolicyFile(path);
+  absl::StatusOr<Bundle> bundle = CompilePolicyFile(path, source.links);
   if (!bundle.ok()) return bundle.status();
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
   if (!engine.ok()) {

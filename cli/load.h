@@ -22,11 +22,14 @@ inline constexpr size_t kMaxRequestsBytes = size_t{1} << 30;
 struct PolicySource {
   std::string policies;  // Cedar policy text, compiled on the fly
   std::string bundle;    // a bundle written by `charter build`
+  std::string links;     // template links (Cedar CLI's --template-linked JSON), with `policies`
 };
 
 // Compiles a policy file. Warnings are printed on stderr as they are found;
 // errors are returned, one diagnostic a line.
-absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path,
+// `links_path`, when not empty, names template links in the Cedar CLI's
+// `--template-linked` JSON form.
+absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path, const std::string& links_path = "",
                                          const CompileOptions& options = {});
 
 // Compiles the policies or loads the bundle, and verifies it into an Engine.
