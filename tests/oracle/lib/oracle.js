@@ -1,0 +1,159 @@
+// Cedar's own authorizer (cedar-wasm) behind the interface Charter's CLI
+// offers: a policy set in Cedar text, Cedar JSON entities, and requests,
+// answered as {decision, reasons, errors:[{policy, message}]}.
+//
+// Policy ids follow Charter's rule (and the Cedar CLI's): the i-th policy in
+// the text is `policy<i>` unless it carries `@id("...")`.
+'use strict';
+
+const path = require('path');
+
+let cedar = null;
+
+// Loads cedar-wasm from tests/oracle/node_modules; throws a readable error
+// when `make deps` has not installed it.
+function loadCedar() {
+  if (cedar !== null) return cedar;
+  const dir = path.join(__dirname, '..', 'node_modules', '@cedar-policy', 'cedar-wasm', 'nodejs');
+  try {
+    cedar = require(dir);
+  } catch (e) {
+    throw new Error(`cannot load @cedar-policy/cedar-wasm from ${dir} (run \`make deps\`): ${e.message}`);
+  }
+  return cedar;
+}
+
+function cedarVersion() { return loadCedar().getCedarVersion(); }
+
+// Splits Cedar policy text into the text of each policy (annotations
+// included), in source order. Understands `//` comments and string literals;
+// a policy ends at a `;` outside brackets. Returns null when the text does
+// not split cleanly (the caller lets Cedar report the parse error).
+function splitPolicies(text) {
+  const pieces = [];
+  let start = 0;
+  let depth = 0;
+  let i = 0;
+  let sawCode = false;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      continue;
+    }
+    if (c === '"') {
+      sawCode = true;
+      i++;
+      while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+      if (i >= text.length) return null;
+      i++;
+      continue;
+    }
+    if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') depth--;
+    else if (c === ';' && depth === 0) {
+      pieces.push(text.slice(start, i + 1));
+      start = i + 1;
+      sawCode = false;
+      i++;
+      continue;
+    }
+    if (!/\s/.test(c)) sawCode = true;
+    i++;
+  }
+  if (sawCode || depth !== 0) return null;
+  return pieces;
+}
+
+function messages(errors) {
+  return (errors || []).map((e) => e.message).join('; ') || 'unknown error';
+}
+
+let nextSetId = 0;
+
+// Parses a policy set once. Returns {ok:true, handle, ids} or
+// {ok:false, error}. Release the handle with dropPolicySet when done.
+function preparePolicySet(text) {
+  const c = loadCedar();
+  const whole = c.checkParsePolicySet({ staticPolicies: text });
+  if (whole.type !== 'success') return { ok: false, error: messages(whole.errors) };
+  const pieces = splitPolicies(text);
+  if (pieces === null) return { ok: false, error: 'cannot split the policy set into policies' };
+  const byId = {};
+  const ids = [];
+  for (let i = 0; i < pieces.length; i++) {
+    let json = c.policyToJson(pieces[i]);
+    if (json.type !== 'success') json = c.templateToJson(pieces[i]);
+    if (json.type !== 'success') return { ok: false, error: messages(json.errors) };
+    const annotations = json.json.annotations || {};
+    // `@id` without a value is the empty id, as in the Cedar CLI (cedar-wasm
+    // reports a valueless annotation as null).
+    const id = Object.prototype.hasOwnProperty.call(annotations, 'id') ? annotations.id ?? '' : `policy${i}`;
+    if (Object.prototype.hasOwnProperty.call(byId, id)) {
+      return { ok: false, error: `duplicate policy id \`${id}\`` };
+    }
+    byId[id] = pieces[i];
+    ids.push(id);
+  }
+  const handle = `charter-oracle-${process.pid}-${nextSetId++}`;
+  const r = c.preparsePolicySet(handle, { staticPolicies: byId });
+  if (r.type !== 'success') return { ok: false, error: messages(r.errors) };
+  return { ok: true, handle, ids };
+}
+
+// cedar-wasm keeps preparsed sets in a thread-local map with no delete
+// call; replacing the entry with an empty set keeps memory flat over a long
+// campaign.
+function dropPolicySet(handle) {
+  loadCedar().preparsePolicySet(handle, { staticPolicies: {} });
+}
+
+function byPolicy(a, b) { return a.policy < b.policy ? -1 : a.policy > b.policy ? 1 : 0; }
+
+// Decides one request: {principal, action, resource, context} as in the
+// requests file. Returns {decision, reasons, errors} or {error}.
+function authorize(handle, entities, request) {
+  const c = loadCedar();
+  const answer = c.statefulIsAuthorized({
+    principal: request.principal,
+    action: request.action,
+    resource: request.resource,
+    context: request.context || {},
+    preparsedPolicySetId: handle,
+    entities,
+  });
+  if (answer.type !== 'success') return { error: messages(answer.errors) };
+  const r = answer.response;
+  return {
+    decision: r.decision,
+    reasons: r.diagnostics.reason.slice().sort(),
+    errors: r.diagnostics.errors
+      .map((e) => ({ policy: e.policyId, message: e.error.message }))
+      .sort(byPolicy),
+  };
+}
+
+// Decides a batch the way `charter authorize --requests` does: every request
+// or, if any input is bad, one {error}.
+function authorizeBatch(policiesText, entities, requests) {
+  const set = preparePolicySet(policiesText);
+  if (!set.ok) return { error: set.error };
+  try {
+    const check = loadCedar().checkParseEntities({ entities });
+    if (check.type !== 'success') return { error: messages(check.errors) };
+    const answers = [];
+    for (const request of requests) {
+      const a = authorize(set.handle, entities, request);
+      if (a.error !== undefined) return { error: a.error };
+      answers.push(a);
+    }
+    return { answers };
+  } finally {
+    dropPolicySet(set.handle);
+  }
+}
+
+module.exports = {
+  loadCedar, cedarVersion, splitPolicies, preparePolicySet, dropPolicySet, authorize,
+  authorizeBatch,
+};

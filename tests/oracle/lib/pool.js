@@ -1,0 +1,100 @@
+// A pool of child processes answering batches with the oracle, so that the
+// campaign uses every core (cedar-wasm's per-request entity parsing is the
+// campaign's bottleneck).
+//
+// Processes rather than worker threads: Node 20's V8 now and then dies with
+// "Fatal error ... unreachable code" in the deoptimizer when cedar-wasm runs
+// in worker threads for long (seen after ~400 batches a worker; never in the
+// main thread). A child that dies is replaced and its batch is retried once,
+// so a crash costs a restart, not the campaign.
+'use strict';
+
+const { fork } = require('child_process');
+
+const MAX_ATTEMPTS = 2;
+
+class OraclePool {
+  constructor(size) {
+    this.workers = [];
+    this.idle = [];
+    this.queue = [];
+    this.nextId = 0;
+    this.closing = false;
+    for (let i = 0; i < size; i++) this.spawn();
+  }
+
+  spawn() {
+    const w = fork(__filename, ['--oracle-worker'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    w.job = null;
+    w.on('message', ({ id, result }) => {
+      const job = w.job;
+      w.job = null;
+      if (job === null || job.id !== id) return;
+      if (!this.closing) this.idle.push(w);
+      this.pump();
+      job.resolve(result);
+    });
+    w.on('exit', (code, signal) => {
+      this.workers = this.workers.filter((x) => x !== w);
+      this.idle = this.idle.filter((x) => x !== w);
+      const job = w.job;
+      w.job = null;
+      if (this.closing) return;
+      if (job !== null) {
+        if (job.attempts < MAX_ATTEMPTS) {
+          process.stderr.write(`oracle process died (${signal || code}); retrying its batch\n`);
+          this.queue.unshift(job);
+        } else {
+          job.resolve({ error: `oracle process died (${signal || code}) ${job.attempts} times on this batch` });
+        }
+      }
+      this.spawn();
+      this.pump();
+    });
+    this.workers.push(w);
+    this.idle.push(w);
+  }
+
+  // Resolves to oracle.authorizeBatch(policies, entities, requests).
+  authorizeBatch(policies, entities, requests) {
+    return new Promise((resolve) => {
+      this.queue.push({ id: this.nextId++, policies, entities, requests, resolve, attempts: 0 });
+      this.pump();
+    });
+  }
+
+  pump() {
+    while (this.idle.length && this.queue.length) {
+      const w = this.idle.pop();
+      const job = this.queue.shift();
+      job.attempts++;
+      w.job = job;
+      w.send({ id: job.id, policies: job.policies, entities: job.entities, requests: job.requests });
+    }
+  }
+
+  close() {
+    this.closing = true;
+    for (const w of this.workers) w.disconnect();
+    return Promise.resolve();
+  }
+}
+
+if (require.main === module && process.argv[2] === '--oracle-worker') {
+  const oracle = require('./oracle');
+  process.on('message', ({ id, policies, entities, requests }) => {
+    let result;
+    try {
+      result = oracle.authorizeBatch(policies, entities, requests);
+    } catch (e) {
+      // A wasm trap leaves the instance unusable: answer, then make way for
+      // a fresh process.
+      process.send({ id, result: { error: `oracle threw: ${e.message}` } }, () => process.exit(1));
+      return;
+    }
+    process.send({ id, result });
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+module.exports = { OraclePool };
