@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The oracle's command line: the same batch answers as
 //   charter authorize --policies F --entities F --requests F --format jsonl
+//                     [--template-linked F]
 // computed by Cedar itself (cedar-wasm). One JSON line per request; on bad
 // input one line {"error": "..."} and exit status 1.
 'use strict';
@@ -10,7 +11,7 @@ const oracle = require('./lib/oracle');
 
 function usage(message) {
   if (message) process.stderr.write(`authorize.js: ${message}\n`);
-  process.stderr.write('usage: node authorize.js --policies FILE --entities FILE --requests FILE\n');
+  process.stderr.write('usage: node authorize.js --policies FILE --entities FILE --requests FILE [--template-linked FILE]\n');
   process.exit(2);
 }
 
@@ -19,7 +20,7 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--help' || a === '-h') usage();
-    const m = /^--(policies|entities|requests|format)(?:=(.*))?$/.exec(a);
+    const m = /^--(policies|entities|requests|format|template-linked)(?:=(.*))?$/.exec(a);
     if (!m) usage(`unknown argument \`${a}\``);
     flags[m[1]] = m[2] !== undefined ? m[2] : argv[++i];
     if (flags[m[1]] === undefined) usage(`\`--${m[1]}\` needs a value`);
@@ -60,7 +61,9 @@ function main() {
   const entities = readJson(flags.entities, 'entities');
   const requests = readJson(flags.requests, 'requests');
   if (!Array.isArray(requests)) fail(`${flags.requests}: expected a JSON array of requests`);
-  const result = oracle.authorizeBatch(policies, entities, requests);
+  const links = flags['template-linked'] !== undefined ? readJson(flags['template-linked'], 'template links') : [];
+  if (!Array.isArray(links)) fail(`${flags['template-linked']}: expected a JSON array of links`);
+  const result = oracle.authorizeBatch(policies, entities, requests, links);
   if (result.error !== undefined) fail(result.error);
   process.stdout.write(result.answers.map((a) => `${JSON.stringify(a)}\n`).join(''));
 }

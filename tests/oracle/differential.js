@@ -10,7 +10,7 @@
 //   node differential.js --charter PATH --case DIR [--out DIR]
 //
 // --case compares one hand-written case (DIR/policies.cedar, entities.json,
-// requests.json, as `gen.js --out` writes them) and saves it as a reproducer
+// requests.json and optionally links.json, as `gen.js --out` writes them) and saves it as a reproducer
 // (not minimised) when the engines disagree.
 //
 // LIST is `a,b,c`, `all` or `@FILE` (default: @features.txt beside this
@@ -67,7 +67,8 @@ function parseArgs(argv) {
 
 function contentName(kind, c) {
   const h = crypto.createHash('sha256')
-    .update(JSON.stringify([c.policies, c.entities, c.requests]))
+    .update(JSON.stringify(c.links && c.links.length ? [c.policies, c.entities, c.requests, c.links]
+      : [c.policies, c.entities, c.requests]))
     .digest('hex');
   return `${kind}-${h.slice(0, 16)}.json`;
 }
@@ -77,6 +78,7 @@ function describe(verdict, charter, cedar, c) {
   lines.push(`  ${verdict.kind}: ${verdict.detail}`);
   lines.push('  policies:');
   for (const l of c.policies.trimEnd().split('\n')) lines.push(`    ${l}`);
+  if (c.links && c.links.length) lines.push(`  links: ${JSON.stringify(c.links)}`);
   lines.push(`  entities: ${JSON.stringify(c.entities)}`);
   const r = verdict.request !== undefined ? verdict.request : 0;
   if (c.requests.length === 1 || verdict.request !== undefined) {
@@ -101,6 +103,7 @@ function saveReproducer(dir, verdict, result, c, meta) {
     policies: c.policies,
     entities: c.entities,
     requests: c.requests,
+    ...(c.links && c.links.length ? { links: c.links } : {}),
     charter: result.charter,
     cedar: result.cedar,
     found: meta,
@@ -192,7 +195,7 @@ async function campaign(flags) {
     // Charter runs in a child process, Cedar in a pool process; a few
     // cases are in flight at once.
     const charterPromise = runCharter(flags.charter, files, c.requests.length);
-    const cedarPromise = pool.authorizeBatch(c.policies, c.entities, c.requests);
+    const cedarPromise = pool.authorizeBatch(c.policies, c.entities, c.requests, c.links);
     inFlight.push({ index: i, c, dir, cedarPromise, charterPromise });
     if (inFlight.length >= 2 * flags.jobs + 2) await finish(inFlight.shift());
   }
@@ -269,6 +272,7 @@ function oneCase(flags) {
   try {
     c = { policies: read('policies.cedar'), entities: JSON.parse(read('entities.json')),
       requests: JSON.parse(read('requests.json')) };
+    if (fs.existsSync(path.join(flags.case, 'links.json'))) c.links = JSON.parse(read('links.json'));
   } catch (e) {
     usage(`cannot read the case in ${flags.case}: ${e.message}`);
   }

@@ -12,13 +12,13 @@
 //   node gen.js --seed S --validate N [--features ...]
 //
 // The first form prints one case as JSON (or writes policies.cedar,
-// entities.json, requests.json into DIR); --validate generates N cases and
+// entities.json, requests.json and, with templates, links.json into DIR); --validate generates N cases and
 // checks that Cedar parses every policy set and accepts every input.
 'use strict';
 
 const { Rng } = require('./lib/rng');
 const { parseFeatures } = require('./lib/features');
-const { isIdent, policySetText } = require('./lib/print');
+const { isIdent, quote, policySetText } = require('./lib/print');
 
 const I64_MAX = (1n << 63n) - 1n;
 const I64_MIN = -(1n << 63n);
@@ -259,6 +259,48 @@ class Generator {
     const out = [];
     const usedIds = new Set();
     for (let i = 0; i < n; i++) out.push(this.policy(i, usedIds));
+    if (this.has('templates')) {
+      for (const p of out) if (r.chance(0.2)) this.makeTemplate(p);
+    }
+    return out;
+  }
+
+  // Turns a policy into a template: a slot in the principal and/or the
+  // resource scope.
+  makeTemplate(p) {
+    const r = this.rng;
+    const which = r.weighted([[2, ['principal']], [2, ['resource']], [1, ['principal', 'resource']]]);
+    for (const v of which) {
+      const op = r.weighted([[3, '=='], [3, 'in'], [this.has('is') ? 1 : 0, 'is-in']]);
+      const c = { op, slot: `?${v}` };
+      if (op === 'is-in') c.type = r.chance(0.7) ? (v === 'principal' ? 'User' : 'Task') : r.pick(ENTITY_TYPES);
+      p[v] = c;
+    }
+  }
+
+  // Links for the templates, in the Cedar CLI's --template-linked form; a
+  // slot's entity is either {type, id} or the string `Type::"id"`.
+  links(policies) {
+    const r = this.rng;
+    const out = [];
+    let k = 0;
+    policies.forEach((p, i) => {
+      const slots = ['principal', 'resource'].filter((v) => p[v].slot);
+      if (!slots.length) return;
+      const idAnn = p.annotations.find((a) => a.key === 'id');
+      const templateId = idAnn ? (idAnn.value === null ? '' : idAnn.value) : `policy${i}`;
+      const n = r.weighted([[1, 0], [3, 1], [2, 2], [1, 3]]);
+      for (let j = 0; j < n; j++) {
+        const args = {};
+        for (const v of slots) {
+          const u = v === 'principal' ? (r.chance(0.6) ? this.uidOfType(['User']) : this.uidOfType(['Group', 'Team']))
+            : this.randomUid(0.8);
+          args[`?${v}`] = r.chance(0.3) ? `${u.type}::${quote(u.id)}` : { type: u.type, id: u.id };
+        }
+        out.push({ template_id: templateId, link_id: r.chance(0.8) ? `link-${k}` : `link "${k}" é`, args });
+        k++;
+      }
+    });
     return out;
   }
 
@@ -643,7 +685,9 @@ class Generator {
     const policies = this.policies();
     const requests = this.requests();
     const comments = policies.map(() => (this.rng.chance(0.1) ? this.rng.pick(['note; with "quotes" and {braces}', 'é', '']) : null));
-    return { ast: { policies, comments }, policies: policySetText(policies, comments), entities, requests };
+    const c = { ast: { policies, comments }, policies: policySetText(policies, comments), entities, requests };
+    if (this.has('templates')) c.links = this.links(policies);
+    return c;
   }
 }
 
@@ -679,8 +723,11 @@ function main() {
     fs.writeFileSync(path.join(flags.out, 'policies.cedar'), c.policies);
     fs.writeFileSync(path.join(flags.out, 'entities.json'), `${JSON.stringify(c.entities, null, 1)}\n`);
     fs.writeFileSync(path.join(flags.out, 'requests.json'), `${JSON.stringify(c.requests, null, 1)}\n`);
+    if (c.links) fs.writeFileSync(path.join(flags.out, 'links.json'), `${JSON.stringify(c.links, null, 1)}\n`);
   } else {
-    process.stdout.write(`${JSON.stringify({ policies: c.policies, entities: c.entities, requests: c.requests }, null, 1)}\n`);
+    const out = { policies: c.policies, entities: c.entities, requests: c.requests };
+    if (c.links) out.links = c.links;
+    process.stdout.write(`${JSON.stringify(out, null, 1)}\n`);
   }
 }
 
@@ -696,7 +743,7 @@ function validate(seed, count, features) {
   for (let i = 0; i < count; i++) {
     const c = generateCase(seed, i, features);
     tally(c, coverage);
-    const result = oracle.authorizeBatch(c.policies, c.entities, c.requests);
+    const result = oracle.authorizeBatch(c.policies, c.entities, c.requests, c.links);
     if (result.error !== undefined) {
       bad++;
       if (bad <= 5) process.stderr.write(`case ${seed}/${i}: ${result.error}\n${c.policies}\n`);
@@ -746,7 +793,7 @@ function tally(c, counts) {
   };
   for (const p of c.ast.policies) {
     bump(p.effect);
-    for (const v of ['principal', 'action', 'resource']) bump(`${v} ${p[v].op}`);
+    for (const v of ['principal', 'action', 'resource']) bump(`${v} ${p[v].op}${p[v].slot ? ' ?slot' : ''}`);
     for (const cond of p.conditions) { bump(cond.kind); walk(cond.body); }
     if (p.annotations.some((a) => a.key === 'id')) bump('@id');
   }

@@ -10,7 +10,8 @@ const oracle = require('./oracle');
 
 const CHARTER_TIMEOUT_MS = 60000;
 
-// Writes the three input files of a case into dir.
+// Writes the input files of a case into dir (links.json only when the case
+// has template links).
 function writeCase(dir, c) {
   fs.mkdirSync(dir, { recursive: true });
   const files = {
@@ -21,12 +22,18 @@ function writeCase(dir, c) {
   fs.writeFileSync(files.policies, c.policies);
   fs.writeFileSync(files.entities, JSON.stringify(c.entities));
   fs.writeFileSync(files.requests, JSON.stringify(c.requests));
+  if (c.links && c.links.length) {
+    files.links = path.join(dir, 'links.json');
+    fs.writeFileSync(files.links, JSON.stringify(c.links));
+  }
   return files;
 }
 
 function charterArgs(files) {
-  return ['authorize', '--policies', files.policies, '--entities', files.entities,
+  const args = ['authorize', '--policies', files.policies, '--entities', files.entities,
     '--requests', files.requests, '--format', 'jsonl'];
+  if (files.links) args.push('--template-linked', files.links);
+  return args;
 }
 
 // Turns Charter's exit status and output into {answers} or {error}.
@@ -108,7 +115,7 @@ function compare(charter, cedar) {
 function runBoth(charterPath, dir, c) {
   const files = writeCase(dir, c);
   const charter = runCharterSync(charterPath, files, c.requests.length);
-  const cedar = oracle.authorizeBatch(c.policies, c.entities, c.requests);
+  const cedar = oracle.authorizeBatch(c.policies, c.entities, c.requests, c.links);
   return { charter, cedar, verdict: compare(charter, cedar) };
 }
 

@@ -25,7 +25,7 @@ const FEATURES = {
   decimal: 'decimal() and its methods; decimal values in data',
   datetime: 'datetime() and its methods; datetime values in data',
   duration: 'duration() and its methods; duration values in data',
-  templates: 'reserved: templates and links are not generated yet',
+  templates: 'templates with ?principal / ?resource slots, and their links (--template-linked)',
   unless: '`unless` clauses',
 };
 

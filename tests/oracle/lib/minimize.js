@@ -41,11 +41,12 @@ function withText(c) {
 // c: {ast:{policies, comments}, entities, requests}; fails(case) -> bool.
 // Returns the smallest failing case found within `budget` evaluations.
 function minimize(c, fails, { budget = 600, request } = {}) {
-  let best = withText(structuredClone({ ast: c.ast, entities: c.entities, requests: c.requests }));
+  const keep = (x) => ({ ast: x.ast, entities: x.entities, requests: x.requests, ...(x.links ? { links: x.links } : {}) });
+  let best = withText(structuredClone(keep(c)));
   let tries = 0;
   const attempt = (mutate) => {
     if (tries >= budget) return false;
-    const cand = structuredClone({ ast: best.ast, entities: best.entities, requests: best.requests });
+    const cand = structuredClone(keep(best));
     if (mutate(cand) === false) return false;
     const full = withText(cand);
     tries++;
@@ -83,6 +84,7 @@ function minimize(c, fails, { budget = 600, request } = {}) {
   while (progress && tries < budget) {
     progress = false;
     if (shrinkList((x) => x.ast.policies)) progress = true;
+    if (best.links && shrinkList((x) => x.links)) progress = true;
     if (shrinkList((x) => x.entities)) progress = true;
     for (let i = 0; i < best.entities.length; i++) {
       if (shrinkList((x) => x.entities[i].parents)) progress = true;
@@ -111,7 +113,7 @@ function minimize(c, fails, { budget = 600, request } = {}) {
       if (shrinkList((x) => x.ast.policies[i].annotations)) progress = true;
       if (shrinkList((x) => x.ast.policies[i].conditions)) progress = true;
       for (const v of ['principal', 'action', 'resource']) {
-        if (p()[v].op !== 'all' && attempt((cand) => { cand.ast.policies[i][v] = { op: 'all' }; })) progress = true;
+        if (p()[v].op !== 'all' && !p()[v].slot && attempt((cand) => { cand.ast.policies[i][v] = { op: 'all' }; })) progress = true;
       }
       // Replace an expression by one of its children, outermost first;
       // restart the walk after each success since paths shift.

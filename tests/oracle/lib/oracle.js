@@ -71,32 +71,62 @@ function messages(errors) {
 
 let nextSetId = 0;
 
-// Parses a policy set once. Returns {ok:true, handle, ids} or
-// {ok:false, error}. Release the handle with dropPolicySet when done.
-function preparePolicySet(text) {
+// An entity in a link, `{type, id}` or the string `Type::"id"` (Cedar's own
+// parser reads the string, escapes and all).
+function linkEntity(c, v) {
+  if (typeof v !== 'string') return v && v.__entity ? v.__entity : v;
+  const j = c.policyToJson(`permit(principal == ${v}, action, resource);`);
+  if (j.type !== 'success' || !j.json.principal.entity) return null;
+  const e = j.json.principal.entity;
+  return e.__entity ? e.__entity : e;
+}
+
+// Parses a policy set (and template links, in the Cedar CLI's
+// --template-linked form: [{template_id, link_id, args: {"?principal": ..}}])
+// once. Returns {ok:true, handle, ids} or {ok:false, error}. Release the
+// handle with dropPolicySet when done.
+function preparePolicySet(text, links = []) {
   const c = loadCedar();
-  const whole = c.checkParsePolicySet({ staticPolicies: text });
+  // Cedar's own parse of the whole text (templates included) reports syntax
+  // errors; the split below only assigns ids.
+  const whole = c.policySetTextToParts(text);
   if (whole.type !== 'success') return { ok: false, error: messages(whole.errors) };
   const pieces = splitPolicies(text);
   if (pieces === null) return { ok: false, error: 'cannot split the policy set into policies' };
-  const byId = {};
+  const statics = {};
+  const templates = {};
   const ids = [];
+  const seen = new Set();
   for (let i = 0; i < pieces.length; i++) {
     let json = c.policyToJson(pieces[i]);
-    if (json.type !== 'success') json = c.templateToJson(pieces[i]);
+    let into = statics;
+    if (json.type !== 'success') {
+      json = c.templateToJson(pieces[i]);
+      into = templates;
+    }
     if (json.type !== 'success') return { ok: false, error: messages(json.errors) };
     const annotations = json.json.annotations || {};
     // `@id` without a value is the empty id, as in the Cedar CLI (cedar-wasm
     // reports a valueless annotation as null).
     const id = Object.prototype.hasOwnProperty.call(annotations, 'id') ? annotations.id ?? '' : `policy${i}`;
-    if (Object.prototype.hasOwnProperty.call(byId, id)) {
-      return { ok: false, error: `duplicate policy id \`${id}\`` };
-    }
-    byId[id] = pieces[i];
+    if (seen.has(id)) return { ok: false, error: `duplicate policy id \`${id}\`` };
+    seen.add(id);
+    into[id] = pieces[i];
     ids.push(id);
   }
+  const templateLinks = [];
+  for (const l of links || []) {
+    const values = {};
+    for (const [slot, v] of Object.entries(l.args || {})) {
+      const e = linkEntity(c, v);
+      if (e === null) return { ok: false, error: `link \`${l.link_id}\`: bad entity for \`${slot}\`` };
+      values[slot] = e;
+    }
+    templateLinks.push({ templateId: l.template_id, newId: l.link_id, values });
+    ids.push(l.link_id);
+  }
   const handle = `charter-oracle-${process.pid}-${nextSetId++}`;
-  const r = c.preparsePolicySet(handle, { staticPolicies: byId });
+  const r = c.preparsePolicySet(handle, { staticPolicies: statics, templates, templateLinks });
   if (r.type !== 'success') return { ok: false, error: messages(r.errors) };
   return { ok: true, handle, ids };
 }
@@ -135,8 +165,8 @@ function authorize(handle, entities, request) {
 
 // Decides a batch the way `charter authorize --requests` does: every request
 // or, if any input is bad, one {error}.
-function authorizeBatch(policiesText, entities, requests) {
-  const set = preparePolicySet(policiesText);
+function authorizeBatch(policiesText, entities, requests, links = []) {
+  const set = preparePolicySet(policiesText, links);
   if (!set.ok) return { error: set.error };
   try {
     const check = loadCedar().checkParseEntities({ entities });

@@ -2,16 +2,19 @@
 // campaign uses every core (cedar-wasm's per-request entity parsing is the
 // campaign's bottleneck).
 //
-// Processes rather than worker threads: Node 20's V8 now and then dies with
-// "Fatal error ... unreachable code" in the deoptimizer when cedar-wasm runs
-// in worker threads for long (seen after ~400 batches a worker; never in the
-// main thread). A child that dies is replaced and its batch is retried once,
-// so a crash costs a restart, not the campaign.
+// Node 20's V8 now and then dies with "Fatal error ... unreachable code" in
+// Deoptimizer::DoComputeBuiltinContinuation after a few hundred batches in
+// one process (worker threads and child processes alike). So the children
+// run with --no-opt (no optimised JavaScript, hence no deoptimisation; the
+// work is in wasm, the cost about 5%), each is replaced after
+// RECYCLE_AFTER batches, and a child that dies anyway is replaced and its
+// batch retried once: a crash costs a restart, not the campaign.
 'use strict';
 
 const { fork } = require('child_process');
 
 const MAX_ATTEMPTS = 2;
+const RECYCLE_AFTER = 250;
 
 class OraclePool {
   constructor(size) {
@@ -24,13 +27,24 @@ class OraclePool {
   }
 
   spawn() {
-    const w = fork(__filename, ['--oracle-worker'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const w = fork(__filename, ['--oracle-worker'],
+      { execArgv: ['--no-opt'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     w.job = null;
+    w.done = 0;
+    w.retired = false;
     w.on('message', ({ id, result }) => {
       const job = w.job;
       w.job = null;
       if (job === null || job.id !== id) return;
-      if (!this.closing) this.idle.push(w);
+      w.done++;
+      if (w.done >= RECYCLE_AFTER && !this.closing) {
+        w.retired = true;
+        this.workers = this.workers.filter((x) => x !== w);
+        w.disconnect();
+        this.spawn();
+      } else if (!this.closing) {
+        this.idle.push(w);
+      }
       this.pump();
       job.resolve(result);
     });
@@ -39,7 +53,7 @@ class OraclePool {
       this.idle = this.idle.filter((x) => x !== w);
       const job = w.job;
       w.job = null;
-      if (this.closing) return;
+      if (this.closing || (w.retired && job === null)) return;
       if (job !== null) {
         if (job.attempts < MAX_ATTEMPTS) {
           process.stderr.write(`oracle process died (${signal || code}); retrying its batch\n`);
@@ -56,9 +70,9 @@ class OraclePool {
   }
 
   // Resolves to oracle.authorizeBatch(policies, entities, requests).
-  authorizeBatch(policies, entities, requests) {
+  authorizeBatch(policies, entities, requests, links) {
     return new Promise((resolve) => {
-      this.queue.push({ id: this.nextId++, policies, entities, requests, resolve, attempts: 0 });
+      this.queue.push({ id: this.nextId++, policies, entities, requests, links, resolve, attempts: 0 });
       this.pump();
     });
   }
@@ -69,7 +83,7 @@ class OraclePool {
       const job = this.queue.shift();
       job.attempts++;
       w.job = job;
-      w.send({ id: job.id, policies: job.policies, entities: job.entities, requests: job.requests });
+      w.send({ id: job.id, policies: job.policies, entities: job.entities, requests: job.requests, links: job.links });
     }
   }
 
@@ -82,10 +96,10 @@ class OraclePool {
 
 if (require.main === module && process.argv[2] === '--oracle-worker') {
   const oracle = require('./oracle');
-  process.on('message', ({ id, policies, entities, requests }) => {
+  process.on('message', ({ id, policies, entities, requests, links }) => {
     let result;
     try {
-      result = oracle.authorizeBatch(policies, entities, requests);
+      result = oracle.authorizeBatch(policies, entities, requests, links);
     } catch (e) {
       // A wasm trap leaves the instance unusable: answer, then make way for
       // a fresh process.

@@ -121,6 +121,11 @@ function expr(e, opts) {
 function exprText(e, opts = {}) { return expr(e, opts).s; }
 
 function scopeText(var_, c, opts) {
+  if (c.slot) {
+    // A template's slot: `== ?principal`, `in ?principal`, `is T in ?principal`.
+    if (c.op === 'is-in') return `${var_} is ${c.type} in ${c.slot}`;
+    return `${var_} ${c.op} ${c.slot}`;
+  }
   switch (c.op) {
     case 'all': return var_;
     case '==': return `${var_} == ${entityText(c.entity.type, c.entity.id, opts)}`;
