@@ -1120,15 +1120,15 @@ void ExpectParsesOrDiagnoses(const std::string& expr) {
   }
 }
 
-TEST(ParserLimits, MillionOperandChainDoesNotCrash) {
+TEST(ParserLimits, LongOperandChainDoesNotCrash) {
   std::string ors = "true";
-  for (int i = 0; i < 1000000; ++i) ors += " || true";
+  for (int i = 0; i < 300000; ++i) ors += " || true";
   ExpectParsesOrDiagnoses(ors);
 }
 
-TEST(ParserLimits, MillionMemberChainDoesNotCrash) {
+TEST(ParserLimits, LongMemberChainDoesNotCrash) {
   std::string chain = "context";
-  for (int i = 0; i < 1000000; ++i) chain += ".a";
+  for (int i = 0; i < 300000; ++i) chain += ".a";
   ExpectParsesOrDiagnoses(chain);
 }
 
