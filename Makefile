@@ -6,6 +6,7 @@
 #   make sanitize   ASan+UBSan build in its own directory, and its tests
 #   make bench      Release build of the benchmarks, and run them
 #   make fuzz       clang build of the libFuzzer targets, each run FUZZ_SECONDS
+#   make conformance  the differential campaign against Cedar: COUNT cases of SEED
 #   make install    install the library, headers, CMake package and CLI into PREFIX
 #   make clean      remove every build directory
 #
@@ -36,6 +37,14 @@ CTEST_ARGS   ?=
 TEST_TIMEOUT ?= 600
 BENCH_ARGS   ?=
 FUZZ_ARGS    ?=
+# The conformance campaign: cases START .. START+COUNT-1 of generator seed
+# SEED (a case is one generated policy set, entity store and 1-4 requests);
+# a disagreement is minimised and saved in CONFORMANCE_OUT, where
+# ctest's oracle_regressions replays it.
+SEED            ?= 1
+COUNT           ?= 200000
+START           ?= 0
+CONFORMANCE_OUT ?= tests/oracle/regressions
 
 # Sanitizer builds stop at the first report and print a stack for it.
 SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1 \
@@ -51,7 +60,7 @@ define configure
 	$(CMAKE) -S . -B $(1) $(if $(wildcard $(1)/CMakeCache.txt),,-G "$(GENERATOR)") $(2) $(CMAKE_ARGS)
 endef
 
-.PHONY: all deps configure build test demo install bench sanitize fuzz clean distclean
+.PHONY: all deps configure build test demo install bench sanitize fuzz conformance clean distclean
 
 all: build
 
@@ -104,6 +113,11 @@ fuzz: deps
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz: failures in:$$failed (inputs under $(FUZZ_DIR)/artifacts/)" >&2; exit 1; fi; \
 	echo "fuzz: no failures in $(FUZZ_NAMES)"
+
+conformance: build
+	node tests/oracle/differential.js --charter $(BUILD_DIR)/cli/charter \
+	  --charter-batch $(BUILD_DIR)/tests/oracle/charter_oracle_batch \
+	  --seed $(SEED) --count $(COUNT) --start $(START) --jobs $(JOBS) --out $(CONFORMANCE_OUT)
 
 clean:
 	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(SANITIZE_DIR) $(FUZZ_DIR)

@@ -6,12 +6,18 @@
 //
 //   node differential.js --charter PATH --seed S --count N [--features LIST]
 //                        [--out DIR] [--start K] [--jobs J] [--max-saved M]
+//                        [--charter-batch PATH]
 //   node differential.js --charter PATH --replay FILE|DIR
 //   node differential.js --charter PATH --case DIR [--out DIR]
 //
 // --case compares one hand-written case (DIR/policies.cedar, entities.json,
 // requests.json and optionally links.json, as `gen.js --out` writes them) and saves it as a reproducer
 // (not minimised) when the engines disagree.
+//
+// With --charter-batch (the charter_oracle_batch test tool), the campaign asks
+// one long-lived Charter process through the same public API instead of
+// running `charter authorize` once per case; a disagreement is still checked
+// again, minimised and replayed through the CLI at --charter.
 //
 // LIST is `a,b,c`, `all` or `@FILE` (default: @features.txt beside this
 // script). Exit status 0 when everything agrees, 1 on any disagreement, 2 on
@@ -28,6 +34,7 @@ const oracle = require('./lib/oracle');
 const { writeCase, runCharter, compare, runBoth } = require('./lib/compare');
 const { minimize } = require('./lib/minimize');
 const { OraclePool } = require('./lib/pool');
+const { CharterBatch } = require('./lib/batch');
 
 const DEFAULT_OUT = path.join(__dirname, 'regressions');
 
@@ -35,7 +42,7 @@ function usage(message) {
   if (message) process.stderr.write(`differential.js: ${message}\n`);
   process.stderr.write(
     'usage: node differential.js --charter PATH --seed S --count N [--features LIST] [--out DIR]\n' +
-    '                            [--start K] [--jobs J] [--max-saved M]\n' +
+    '                            [--start K] [--jobs J] [--max-saved M] [--charter-batch PATH]\n' +
     '       node differential.js --charter PATH --replay FILE|DIR\n' +
     '       node differential.js --charter PATH --case DIR [--out DIR]\n');
   process.exit(2);
@@ -44,7 +51,7 @@ function usage(message) {
 function parseArgs(argv) {
   const flags = { seed: '1', count: '100', start: '0', jobs: '2', 'max-saved': '20', out: DEFAULT_OUT };
   const known = new Set(['charter', 'seed', 'count', 'features', 'out', 'replay', 'case', 'start', 'jobs',
-    'max-saved']);
+    'max-saved', 'charter-batch']);
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--help' || argv[i] === '-h') usage();
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(argv[i]);
@@ -55,6 +62,9 @@ function parseArgs(argv) {
   }
   if (!flags.charter) usage('`--charter` is required');
   if (!fs.existsSync(flags.charter)) usage(`no Charter binary at ${flags.charter}`);
+  if (flags['charter-batch'] !== undefined && !fs.existsSync(flags['charter-batch'])) {
+    usage(`no charter_oracle_batch at ${flags['charter-batch']}`);
+  }
   for (const k of ['count', 'start', 'jobs', 'max-saved']) {
     if (!/^\d+$/.test(flags[k])) usage(`\`--${k}\` must be a number`);
     flags[k] = Number(flags[k]);
@@ -126,6 +136,7 @@ async function campaign(flags) {
   const saved = new Set();
   const inFlight = [];
   const pool = new OraclePool(Math.max(1, flags.jobs));
+  const batch = flags['charter-batch'] !== undefined ? new CharterBatch(flags['charter-batch']) : null;
 
   let lastReport = started;
   const finish = async (item) => {
@@ -191,16 +202,17 @@ async function campaign(flags) {
   for (let i = flags.start; i < flags.start + flags.count; i++) {
     const c = generateCase(flags.seed, i, feats);
     const dir = path.join(tmp, `case-${i}`);
-    const files = writeCase(dir, c);
     // Charter runs in a child process, Cedar in a pool process; a few
     // cases are in flight at once.
-    const charterPromise = runCharter(flags.charter, files, c.requests.length);
+    const charterPromise = batch !== null ? batch.authorize(c)
+      : runCharter(flags.charter, writeCase(dir, c), c.requests.length);
     const cedarPromise = pool.authorizeBatch(c.policies, c.entities, c.requests, c.links);
     inFlight.push({ index: i, c, dir, cedarPromise, charterPromise });
     if (inFlight.length >= 2 * flags.jobs + 2) await finish(inFlight.shift());
   }
   while (inFlight.length) await finish(inFlight.shift());
   await pool.close();
+  if (batch !== null) batch.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 
   const secs = (Date.now() - started) / 1000;
