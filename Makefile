@@ -105,6 +105,15 @@ fuzz: deps
 	if [ -n "$$failed" ]; then echo "fuzz: failures in:$$failed (inputs under $(FUZZ_DIR)/artifacts/)" >&2; exit 1; fi; \
 	echo "fuzz: no failures in $(FUZZ_NAMES)"
 
+# The VM against the reference interpreter on generated cases (features: all):
+#   make interp-differential SEED=7 COUNT=20000
+SEED  ?= 1
+COUNT ?= 5000
+.PHONY: interp-differential
+interp-differential: configure
+	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target interp_differential
+	node tests/interp/gen_cases.js --seed $(SEED) --count $(COUNT) | $(BUILD_DIR)/tests/interp/interp_differential -
+
 clean:
 	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(SANITIZE_DIR) $(FUZZ_DIR)
 
