@@ -119,6 +119,15 @@ conformance: build
 	  --charter-batch $(BUILD_DIR)/tests/oracle/charter_oracle_batch \
 	  --seed $(SEED) --count $(COUNT) --start $(START) --jobs $(JOBS) --out $(CONFORMANCE_OUT)
 
+# The VM against the reference interpreter on generated cases (features: all):
+#   make interp-differential SEED=7 COUNT=20000
+# (COUNT defaults to 5,000 here, not to the conformance campaign's 200,000.)
+INTERP_COUNT = $(if $(filter command line environment,$(origin COUNT)),$(COUNT),5000)
+.PHONY: interp-differential
+interp-differential: configure
+	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target interp_differential
+	node tests/interp/gen_cases.js --seed $(SEED) --count $(INTERP_COUNT) | $(BUILD_DIR)/tests/interp/interp_differential -
+
 clean:
 	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(SANITIZE_DIR) $(FUZZ_DIR)
 

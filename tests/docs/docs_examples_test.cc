@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "builtins/builtins.h"
+#include "bytecode/disasm.h"
 #include "bytecode/opcodes.h"
 #include "charter/bundle_generated.h"
 #include "charter/charter.h"
@@ -520,106 +521,8 @@ TEST(DocsExamples, ConsoleSessions) {
 
 // --- bytecode listings -------------------------------------------------------
 
-// The operands of a `kRegs` range: how many registers it covers, which the
-// count operand (MakeSet), the shape (MakeRecord) or the builtin's arity
-// (Call) says.
-uint32_t RangeLength(const internal::fb::Bundle* b, internal::Insn insn) {
-  switch (insn.op()) {
-    case internal::Op::kMakeSet: return insn.b();
-    case internal::Op::kMakeRecord: return b->record_shapes()->Get(insn.b())->keys()->size();
-    case internal::Op::kCall: return internal::kBuiltins[insn.b()].arity;
-    default: return 1;
-  }
-}
-
 std::string Disassemble(const Bundle& bundle) {
-  using internal::Insn;
-  using internal::kOpInfo;
-  using internal::Operand;
-  const internal::fb::Bundle* b = internal::fb::GetBundle(bundle.bytes().data());
-  std::string out;
-  auto quote = [](std::string_view s) {
-    std::string q = "\"";
-    for (char c : s) {
-      if (c == '"' || c == '\\') q.push_back('\\');
-      q.push_back(c);
-    }
-    return q + "\"";
-  };
-  for (const internal::fb::Policy* p : *b->policies()) {
-    out += Cat("policy ", p->id()->str(), " (",
-                    p->effect() == internal::fb::Effect::Permit ? "permit" : "forbid", ", ",
-                    p->num_registers(), " registers)\n");
-    for (uint32_t pc = 0; pc < p->code()->size(); ++pc) {
-      Insn insn{p->code()->Get(pc)};
-      const internal::OpInfo& info = kOpInfo[insn.raw_op()];
-      std::string line = Cat("  ", pc, pc < 10 ? "  " : " ", info.name);
-      line.resize(std::max<size_t>(line.size() + 1, 18), ' ');
-      std::vector<std::string> operands;
-      for (auto [kind, v] : {std::pair{info.a, insn.a()}, std::pair{info.b, insn.b()},
-                             std::pair{info.c, insn.c()}}) {
-        switch (kind) {
-          case Operand::kNone: break;
-          case Operand::kReg: operands.push_back(Cat("r", v)); break;
-          case Operand::kVar: {
-            constexpr const char* kVars[] = {"principal", "action", "resource", "context"};
-            operands.push_back(kVars[v]);
-            break;
-          }
-          case Operand::kFlag: operands.push_back(v != 0 ? "true" : "false"); break;
-          case Operand::kLong: operands.push_back(Cat(b->longs()->Get(v))); break;
-          case Operand::kStr: operands.push_back(quote(b->strings()->Get(v)->str())); break;
-          case Operand::kEntity: {
-            const internal::fb::EntityConst* e = b->entities()->Get(v);
-            operands.push_back(Cat(e->type()->str(), "::", quote(e->id()->str())));
-            break;
-          }
-          case Operand::kTarget: operands.push_back(Cat("-> ", v)); break;
-          case Operand::kPattern: {  // as written after `like`
-            std::string text = "\"";
-            for (const internal::fb::PatternElem* e : *b->patterns()->Get(v)->elems()) {
-              if (e->wildcard()) {
-                text += "*";
-                continue;
-              }
-              for (char c : e->literal()->string_view()) {
-                if (c == '"' || c == '\\' || c == '*') text.push_back('\\');
-                text.push_back(c);
-              }
-            }
-            operands.push_back(text + "\"");
-            break;
-          }
-          case Operand::kShape: {  // the keys in the literal's order
-            const internal::fb::RecordShape* shape = b->record_shapes()->Get(v);
-            std::vector<std::string> keys(shape->keys()->size());
-            for (uint32_t i = 0; i < keys.size(); ++i) {
-              keys[shape->order()->Get(i)] = b->strings()->Get(shape->keys()->Get(i))->str();
-            }
-            std::string text = "{";
-            for (size_t i = 0; i < keys.size(); ++i) text += (i > 0 ? ", " : "") + keys[i];
-            operands.push_back(text + "}");
-            break;
-          }
-          case Operand::kBuiltin:
-            operands.push_back(std::string(internal::kBuiltins[v].name));
-            break;
-          case Operand::kCount: operands.push_back(Cat(v)); break;
-          case Operand::kRegs: {  // r3..r5, r3 alone, or () for none
-            uint32_t n = RangeLength(b, insn);
-            operands.push_back(n == 0   ? "()"
-                               : n == 1 ? Cat("r", v)
-                                        : Cat("r", v, "..r", v + n - 1));
-            break;
-          }
-        }
-      }
-      for (size_t i = 0; i < operands.size(); ++i) line += (i > 0 ? ", " : "") + operands[i];
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out += line + "\n";
-    }
-  }
-  return out;
+  return internal::Disassemble(internal::fb::GetBundle(bundle.bytes().data()));
 }
 
 TEST(DocsExamples, BytecodeListings) {

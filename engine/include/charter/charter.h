@@ -1,6 +1,6 @@
 // Charter's public API in one include. Read the headers in this order:
 // diagnostics.h, compiler.h, bundle.h, entities.h, request.h, engine.h,
-// decision.h.
+// decision.h, explain.h.
 #ifndef CHARTER_CHARTER_H_
 #define CHARTER_CHARTER_H_
 
@@ -12,6 +12,7 @@
 #include "charter/diagnostics.h"
 #include "charter/engine.h"
 #include "charter/entities.h"
+#include "charter/explain.h"
 #include "charter/export.h"
 #include "charter/request.h"
 

@@ -1,0 +1,106 @@
+// The reference interpreter: evaluates the AST of a policy set directly, one
+// node at a time, with Cedar's semantics. It is the yardstick the VM is
+// checked against (tests/interp/, `make interp-differential`) and the
+// engine behind charter::Explain, whose tracing hook sees every value.
+//
+// Small and plain on purpose: no lowering, no indexing, no caching. It shares
+// only the semantic primitives with the VM: values (value/), builtins
+// (builtins/) and the entity store (entities/).
+#ifndef CHARTER_INTERP_INTERP_H_
+#define CHARTER_INTERP_INTERP_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ast/ast.h"
+#include "charter/compiler.h"
+#include "charter/decision.h"
+#include "charter/diagnostics.h"
+#include "charter/entities.h"
+#include "charter/request.h"
+#include "common/arena.h"
+#include "entities/entity_store.h"
+#include "value/value.h"
+
+namespace charter::internal::interp {
+
+// One policy as the authorizer sees it: a static policy, or a template with
+// the values one link gives its slots.
+struct Instance {
+  std::string id;
+  const ast::Policy* policy = nullptr;
+  const TemplateLink* link = nullptr;   // for a linked template
+  ast::EntityRef principal_slot;        // when policy->principal.slot
+  ast::EntityRef resource_slot;         // when policy->resource.slot
+};
+
+// A policy set read for the interpreter: the AST and its instances, in the
+// compiler's order (static policies in the order of the text, then one
+// instance per link in the links' order), so that decisions list their
+// reasons in the same order as the Engine's.
+struct PolicySet {
+  ast::PolicySet ast;
+  std::vector<TemplateLink> links;
+  std::vector<Instance> instances;  // INVARIANT: point into `ast` and `links`
+};
+
+// Parses policy text or Cedar's JSON policy format (as charter::Compile does)
+// and instantiates templates with `links`. Faults in the text go to
+// `diagnostics` and make the result InvalidArgument ("file:line:col:
+// message" of the first); a link that does not fit its template is
+// InvalidArgument too, worded as the compiler words it.
+absl::StatusOr<std::unique_ptr<PolicySet>> ReadPolicySet(const SourceFile& source,
+                                                         const std::vector<TemplateLink>& links,
+                                                         const CompileOptions& options,
+                                                         Diagnostics* diagnostics);
+
+// Sees every value the interpreter computes, after the node's children.
+class Tracer {
+ public:
+  virtual ~Tracer() = default;
+  virtual void OnValue(const ast::Expr& e, const Value& v) = 0;
+};
+
+// The request as the interpreter sees it.
+struct Env {
+  Value vars[4];  // principal, action, resource, context
+  const EntityStore* store = nullptr;
+};
+
+enum class Outcome : uint8_t { kFalse, kTrue, kError };
+
+// Which part of a policy decided it.
+enum class Part : uint8_t { kPrincipal, kAction, kResource, kCondition, kNone };
+
+struct PolicyResult {
+  Outcome outcome = Outcome::kFalse;
+  // kFalse: the scope constraint that did not match, or kCondition; kError:
+  // kCondition; kTrue: kNone.
+  Part part = Part::kNone;
+  size_t condition = 0;                 // with Part::kCondition: its index
+  std::string error;                    // with kError
+  const ast::Expr* error_at = nullptr;  // with kError: the innermost node that failed
+};
+
+struct Limits {
+  // Nesting of the evaluation (chains of one kind count once, as in the
+  // parser); deeper trees are an evaluation error, never a stack overflow.
+  int max_depth = 2000;
+};
+
+// Evaluates one policy. Values made on the way go to `scratch`.
+PolicyResult EvaluatePolicy(const Instance& policy, const Env& env, Arena* scratch,
+                            Tracer* tracer = nullptr, const Limits& limits = {});
+
+// The environment of a request against a store. `refs` receives the request's
+// entity references (the environment points at them).
+Env MakeEnv(const Request& request, const Entities& entities, EntityRef refs[3]);
+
+// Cedar's authorizer over every instance.
+Decision Authorize(const PolicySet& set, const Request& request, const Entities& entities);
+
+}  // namespace charter::internal::interp
+
+#endif  // CHARTER_INTERP_INTERP_H_

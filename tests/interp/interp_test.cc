@@ -1,0 +1,321 @@
+// The reference interpreter: expected values of each construct (Cedar's
+// semantics), agreement with the VM on the same expressions, templates, the
+// JSON policy format, long chains, and the tracing hook.
+#include "interp/interp.h"
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "charter/charter.h"
+#include "gtest/gtest.h"
+
+namespace charter::internal::interp {
+namespace {
+
+constexpr char kEntities[] = R"([
+  {"uid": {"type": "User", "id": "alice"},
+   "attrs": {"level": 3, "name": "alice@example.com", "roles": ["admin", "dev"],
+             "profile": {"team": "ml", "age": 30}, "manager": {"__entity": {"type": "User", "id": "bob"}},
+             "addr": {"__extn": {"fn": "ip", "arg": "192.168.1.7"}},
+             "limit": {"__extn": {"fn": "decimal", "arg": "12.5"}},
+             "since": {"__extn": {"fn": "datetime", "arg": "2024-05-01T10:00:00Z"}}},
+   "parents": [{"type": "Team", "id": "ml"}],
+   "tags": {"env": "prod", "tier": 2}},
+  {"uid": {"type": "Team", "id": "ml"}, "attrs": {}, "parents": [{"type": "Org", "id": "acme"}]},
+  {"uid": {"type": "NS::Task", "id": "t1"}, "attrs": {"owner": {"__entity": {"type": "User", "id": "alice"}}},
+   "parents": []}
+])";
+
+std::string Text(const Decision& d) {
+  if (!d.errors.empty()) return "error: " + d.errors[0].message;
+  return d.allowed ? "true" : "false";
+}
+
+class InterpTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto e = Entities::FromJson(kEntities);
+    ASSERT_TRUE(e.ok()) << e.status();
+    entities_ = *std::move(e);
+  }
+
+  Request Alice() const {
+    return Request::Create({"User", "alice"}, {"Action", "view"}, {"NS::Task", "t1"});
+  }
+
+  // The interpreter's outcome of `permit(principal, action, resource) when
+  // { EXPR };` for alice ("true", "false" or "error: ..."), checked to be the
+  // VM's too.
+  std::string Eval(const std::string& expr) {
+    return Decide("permit(principal, action, resource) when { " + expr + " };", {});
+  }
+
+  std::string Decide(const std::string& text, const std::vector<TemplateLink>& links) {
+    SourceFile source("t.cedar", text);
+    auto set = ReadPolicySet(source, links, {}, nullptr);
+    auto bundle = Compile(source, links, {}, nullptr);
+    EXPECT_EQ(set.ok(), bundle.ok()) << text;
+    if (!set.ok()) {
+      EXPECT_EQ(set.status().message(), bundle.status().message());
+      return "rejected: " + std::string(set.status().message());
+    }
+    auto engine = Engine::Create(*std::move(bundle));
+    EXPECT_TRUE(engine.ok());
+    Decision interp = Authorize(**set, Alice(), entities_);
+    Decision vm = engine->Authorize(Alice(), entities_);
+    EXPECT_EQ(interp.ToJson(), vm.ToJson()) << text;
+    return Text(interp);
+  }
+
+  Entities entities_;
+};
+
+TEST_F(InterpTest, Literals) {
+  EXPECT_EQ(Eval("true"), "true");
+  EXPECT_EQ(Eval("false"), "false");
+  EXPECT_EQ(Eval("1"), "error: type error: expected bool, got long");
+  EXPECT_EQ(Eval("\"a\" == \"a\""), "true");
+  EXPECT_EQ(Eval("NS::Task::\"t1\" == resource"), "true");
+}
+
+TEST_F(InterpTest, Arithmetic) {
+  EXPECT_EQ(Eval("1 + 2 * 3 == 7"), "true");
+  EXPECT_EQ(Eval("-principal.level == -3"), "true");
+  EXPECT_EQ(Eval("9223372036854775807 + 1 == 0"),
+            "error: integer overflow while attempting to add the values 9223372036854775807 and 1");
+  EXPECT_EQ(Eval("-(-9223372036854775808) == 0"),
+            "error: integer overflow while attempting to negate the value -9223372036854775808");
+  EXPECT_EQ(Eval("\"a\" * 2 == 1"), "error: type error: expected long, got string");
+  EXPECT_EQ(Eval("1 - \"a\" == 1"), "error: type error: expected long, got string");
+}
+
+TEST_F(InterpTest, Comparisons) {
+  EXPECT_EQ(Eval("1 < 2 && 2 <= 2 && 3 > 2 && 3 >= 3"), "true");
+  EXPECT_EQ(Eval("\"a\" < \"b\""), "error: type error: expected long, got string");
+  EXPECT_EQ(Eval("datetime(\"2024-01-01\") < principal.since"), "true");
+  EXPECT_EQ(Eval("duration(\"1h\") >= duration(\"60m\")"), "true");
+  EXPECT_EQ(Eval("duration(\"1h\") >= 1"), "error: type error: expected duration, got long");
+}
+
+TEST_F(InterpTest, EqualityAndSets) {
+  EXPECT_EQ(Eval("1 == \"1\""), "false");
+  EXPECT_EQ(Eval("[1, 2] == [2, 1, 1]"), "true");
+  EXPECT_EQ(Eval("{a: 1, b: [true]} == {b: [true], a: 1}"), "true");
+  EXPECT_EQ(Eval("principal.roles.contains(\"admin\")"), "true");
+  EXPECT_EQ(Eval("principal.roles.containsAll([\"admin\", \"x\"])"), "false");
+  EXPECT_EQ(Eval("principal.roles.containsAny([\"x\", \"dev\"])"), "true");
+  EXPECT_EQ(Eval("[].isEmpty()"), "true");
+  EXPECT_EQ(Eval("\"abc\".contains(\"a\")"), "error: type error: expected set, got string");
+}
+
+TEST_F(InterpTest, Logic) {
+  EXPECT_EQ(Eval("false && 1"), "false");
+  EXPECT_EQ(Eval("true || 1"), "true");
+  EXPECT_EQ(Eval("true && 1"), "error: type error: expected bool, got long");
+  EXPECT_EQ(Eval("1 && true"), "error: type error: expected bool, got long");
+  EXPECT_EQ(Eval("!(1 == 2)"), "true");
+  EXPECT_EQ(Eval("!1"), "error: type error: expected bool, got long");
+  EXPECT_EQ(Eval("if principal.level > 2 then true else 1"), "true");
+  EXPECT_EQ(Eval("if 1 then true else false"), "error: type error: expected bool, got long");
+}
+
+TEST_F(InterpTest, AttributesAndHas) {
+  EXPECT_EQ(Eval("principal.profile.team == \"ml\""), "true");
+  EXPECT_EQ(Eval("principal[\"profile\"][\"age\"] == 30"), "true");
+  EXPECT_EQ(Eval("principal.nope"), "error: `User::\"alice\"` does not have the attribute `nope`");
+  EXPECT_EQ(Eval("principal.profile.nope"), "error: record does not have the attribute `nope`");
+  EXPECT_EQ(Eval("principal.manager.level == 1"), "error: entity `User::\"bob\"` does not exist");
+  EXPECT_EQ(Eval("principal.level.x == 1"), "error: type error: expected record or entity, got long");
+  EXPECT_EQ(Eval("principal has profile.team"), "true");
+  EXPECT_EQ(Eval("principal has profile.nope"), "false");
+  EXPECT_EQ(Eval("principal has level.x"), "error: type error: expected record or entity, got long");
+  EXPECT_EQ(Eval("principal.manager has level"), "false");
+  EXPECT_EQ(Eval("1 has a"), "error: type error: expected record or entity, got long");
+  EXPECT_EQ(Eval("context has a"), "false");
+}
+
+TEST_F(InterpTest, HierarchyAndIs) {
+  EXPECT_EQ(Eval("principal in Team::\"ml\""), "true");
+  EXPECT_EQ(Eval("principal in Org::\"acme\""), "true");
+  EXPECT_EQ(Eval("principal in principal"), "true");
+  EXPECT_EQ(Eval("User::\"zed\" in User::\"zed\""), "true");
+  EXPECT_EQ(Eval("User::\"zed\" in Team::\"ml\""), "false");
+  EXPECT_EQ(Eval("principal in [Team::\"x\", Org::\"acme\"]"), "true");
+  EXPECT_EQ(Eval("principal in [Team::\"ml\", 1]"), "error: type error: expected set of entities, got long");
+  EXPECT_EQ(Eval("1 in Team::\"ml\""), "error: type error: expected entity, got long");
+  EXPECT_EQ(Eval("principal in 1"), "error: type error: expected entity or set of entities, got long");
+  EXPECT_EQ(Eval("principal is User"), "true");
+  EXPECT_EQ(Eval("resource is NS::Task"), "true");
+  EXPECT_EQ(Eval("principal is User in Org::\"acme\""), "true");
+  EXPECT_EQ(Eval("principal is Team in 1"), "false");
+  EXPECT_EQ(Eval("principal is User in 1"), "error: type error: expected entity or set of entities, got long");
+}
+
+TEST_F(InterpTest, Like) {
+  EXPECT_EQ(Eval("principal.name like \"*@example.com\""), "true");
+  EXPECT_EQ(Eval("principal.name like \"alice*\""), "true");
+  EXPECT_EQ(Eval("principal.name like \"*ice*exa*\""), "true");
+  EXPECT_EQ(Eval("principal.name like \"alice\""), "false");
+  EXPECT_EQ(Eval("\"\" like \"*\""), "true");
+  EXPECT_EQ(Eval("\"a*b\" like \"a\\*b\""), "true");
+  EXPECT_EQ(Eval("\"axb\" like \"a\\*b\""), "false");
+  EXPECT_EQ(Eval("\"aaa\" like \"*a*a*a*\""), "true");
+  EXPECT_EQ(Eval("\"aa\" like \"*a*a*a*\""), "false");
+  EXPECT_EQ(Eval("\"日本語\" like \"日*語\""), "true");
+  EXPECT_EQ(Eval("1 like \"*\""), "error: type error: expected string, got long");
+}
+
+TEST_F(InterpTest, ExtensionsAndTags) {
+  EXPECT_EQ(Eval("principal.addr.isInRange(ip(\"192.168.0.0/16\"))"), "true");
+  EXPECT_EQ(Eval("ip(\"nope\").isIpv4()").substr(0, 7), "error: ");
+  EXPECT_EQ(Eval("principal.limit.greaterThan(decimal(\"12.4999\"))"), "true");
+  EXPECT_EQ(Eval("principal.hasTag(\"env\") && principal.getTag(\"env\") == \"prod\""), "true");
+  EXPECT_EQ(Eval("principal.getTag(\"nope\") == 1"),
+            "error: `User::\"alice\"` does not have the tag `nope`");
+  EXPECT_EQ(Eval("principal.since.offset(duration(\"1d\")).toDate() == datetime(\"2024-05-02\")"),
+            "true");
+}
+
+TEST_F(InterpTest, ScopeAndConditions) {
+  EXPECT_EQ(Decide("permit(principal == User::\"alice\", action == Action::\"view\", "
+                   "resource is NS::Task in NS::Task::\"t1\");", {}),
+            "true");
+  EXPECT_EQ(Decide("permit(principal in Org::\"acme\", action in [Action::\"edit\", Action::\"view\"], "
+                   "resource);", {}),
+            "true");
+  EXPECT_EQ(Decide("permit(principal is Team, action, resource);", {}), "false");
+  // Conditions in order: a false `when` hides a later error.
+  EXPECT_EQ(Decide("permit(principal, action, resource) when { false } when { 1 };", {}), "false");
+  EXPECT_EQ(Decide("permit(principal, action, resource) unless { false } when { 1 };", {}),
+            "error: type error: expected bool, got long");
+  // A satisfied forbid wins; an erring one is skipped.
+  EXPECT_EQ(Decide("permit(principal, action, resource); forbid(principal, action, resource);", {}),
+            "false");
+  EXPECT_EQ(Decide("permit(principal, action, resource);"
+                   "forbid(principal, action, resource) when { principal.nope };", {}),
+            "error: `User::\"alice\"` does not have the attribute `nope`");
+}
+
+TEST_F(InterpTest, Templates) {
+  const std::string text =
+      "@id(\"t\") permit(principal == ?principal, action, resource in ?resource);\n"
+      "@id(\"s\") forbid(principal, action, resource) when { principal.level > 5 };\n";
+  TemplateLink yes{"t", "yes", EntityUid{"User", "alice"}, EntityUid{"NS::Task", "t1"}};
+  TemplateLink no{"t", "no", EntityUid{"User", "bob"}, EntityUid{"NS::Task", "t1"}};
+  EXPECT_EQ(Decide(text, {no}), "false");
+  EXPECT_EQ(Decide(text, {no, yes}), "true");
+  SourceFile source("t.cedar", text);
+  auto set = ReadPolicySet(source, {no, yes}, {}, nullptr);
+  ASSERT_TRUE(set.ok());
+  ASSERT_EQ((*set)->instances.size(), 3u);
+  EXPECT_EQ((*set)->instances[0].id, "s");
+  EXPECT_EQ((*set)->instances[2].id, "yes");
+  // Links that do not fit: the compiler's messages.
+  EXPECT_EQ(Decide(text, {TemplateLink{"x", "l", {}, {}}}), "rejected: link `l`: there is no template `x`");
+  EXPECT_EQ(Decide(text, {TemplateLink{"t", "s", EntityUid{"User", "a"}, EntityUid{"User", "a"}}}),
+            "rejected: link `s`: the policy id `s` is already taken");
+  EXPECT_EQ(Decide(text, {TemplateLink{"t", "l", EntityUid{"User", "a"}, {}}}),
+            "rejected: link `l`: template `t` needs a value for `?resource`");
+}
+
+TEST_F(InterpTest, JsonPolicyFormat) {
+  EXPECT_EQ(Decide(R"({"effect": "permit",
+    "principal": {"op": "==", "entity": {"type": "User", "id": "alice"}},
+    "action": {"op": "All"}, "resource": {"op": "All"},
+    "conditions": [{"kind": "when", "body": {"Value": true}}]})", {}),
+            "true");
+}
+
+TEST_F(InterpTest, SyntaxErrorsAreRejected) {
+  EXPECT_EQ(Decide("permit(principal, action, resource) when { && };", {}).substr(0, 20),
+            "rejected: t.cedar:1:");
+}
+
+// Chains far longer than any stack could recurse over.
+TEST_F(InterpTest, LongChains) {
+  std::string ors = "false";
+  for (int i = 0; i < 50000; ++i) ors += " || false";
+  EXPECT_EQ(Eval(ors + " || true"), "true");
+  std::string sum = "0";
+  for (int i = 0; i < 50000; ++i) sum += " + 1";
+  EXPECT_EQ(Eval(sum + " == 50000"), "true");
+}
+
+TEST_F(InterpTest, TracerSeesEveryValue) {
+  SourceFile source("t.cedar", "permit(principal, action, resource) when { principal.level + 1 > 3 };");
+  auto set = ReadPolicySet(source, {}, {}, nullptr);
+  ASSERT_TRUE(set.ok());
+  struct Recorder : Tracer {
+    std::vector<std::string> seen;
+    const SourceFile* source;
+    void OnValue(const ast::Expr& e, const Value& v) override {
+      seen.push_back(source->text().substr(e.span.begin, e.span.end - e.span.begin) + " = " +
+                     ToCedar(v));
+    }
+  } recorder;
+  recorder.source = &source;
+  EntityRef refs[3];
+  Request alice = Alice();
+  Env env = MakeEnv(alice, entities_, refs);
+  Arena scratch;
+  PolicyResult r = EvaluatePolicy((*set)->instances[0], env, &scratch, &recorder);
+  EXPECT_EQ(r.outcome, Outcome::kTrue);
+  EXPECT_EQ(recorder.seen, (std::vector<std::string>{
+                               "principal = User::\"alice\"", "principal.level = 3", "1 = 1",
+                               "principal.level + 1 = 4", "3 = 3", "principal.level + 1 > 3 = true"}));
+}
+
+TEST_F(InterpTest, ResultSaysWhatDecided) {
+  SourceFile source("t.cedar",
+                    "permit(principal, action == Action::\"edit\", resource);\n"
+                    "permit(principal, action, resource) when { true } unless { principal.level == 3 };\n"
+                    "permit(principal, action, resource) when { principal.profile.nope };\n");
+  auto set = ReadPolicySet(source, {}, {}, nullptr);
+  ASSERT_TRUE(set.ok());
+  EntityRef refs[3];
+  Request alice = Alice();
+  Env env = MakeEnv(alice, entities_, refs);
+  Arena scratch;
+  PolicyResult a = EvaluatePolicy((*set)->instances[0], env, &scratch);
+  EXPECT_EQ(a.outcome, Outcome::kFalse);
+  EXPECT_EQ(a.part, Part::kAction);
+  PolicyResult b = EvaluatePolicy((*set)->instances[1], env, &scratch);
+  EXPECT_EQ(b.outcome, Outcome::kFalse);
+  EXPECT_EQ(b.part, Part::kCondition);
+  EXPECT_EQ(b.condition, 1u);
+  PolicyResult c = EvaluatePolicy((*set)->instances[2], env, &scratch);
+  EXPECT_EQ(c.outcome, Outcome::kError);
+  ASSERT_NE(c.error_at, nullptr);
+  EXPECT_EQ(source.text().substr(c.error_at->span.begin, c.error_at->span.end - c.error_at->span.begin),
+            "principal.profile.nope");
+}
+
+// The governance example: every request decided alike by both.
+TEST(InterpGovernance, AgreesWithTheVm) {
+  auto read = [](const std::string& path) {
+    std::ifstream in(std::string(CHARTER_SOURCE_DIR) + "/" + path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  SourceFile source("policies.cedar", read("examples/governance/policies.cedar"));
+  auto set = ReadPolicySet(source, {}, {}, nullptr);
+  ASSERT_TRUE(set.ok()) << set.status();
+  auto bundle = Compile(source, {}, nullptr);
+  ASSERT_TRUE(bundle.ok());
+  auto engine = Engine::Create(*std::move(bundle));
+  ASSERT_TRUE(engine.ok());
+  auto entities = Entities::FromJson(read("examples/governance/entities.json"));
+  ASSERT_TRUE(entities.ok()) << entities.status();
+  auto requests = Request::ArrayFromJson(read("examples/governance/requests.json"));
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  ASSERT_GT(requests->size(), 10u);
+  for (const Request& r : *requests) {
+    EXPECT_EQ(Authorize(**set, r, *entities).ToJson(), engine->Authorize(r, *entities).ToJson());
+  }
+}
+
+}  // namespace
+}  // namespace charter::internal::interp
