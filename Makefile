@@ -5,6 +5,7 @@
 #   make test       build, then run every test under ctest
 #   make sanitize   ASan+UBSan build in its own directory, and its tests
 #   make bench      Release build of the benchmarks, and run them
+#   make bench-peer cedar-wasm and `charter bench` on the same workloads (bench/peer/)
 #   make fuzz       clang build of the libFuzzer targets, each run FUZZ_SECONDS
 #   make conformance  the differential campaign against Cedar: COUNT cases of SEED
 #   make install    install the library, headers, CMake package and CLI into PREFIX
@@ -88,6 +89,28 @@ bench: deps
 	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_benchmarks
 	for b in $(BENCH_DIR)/bench/*_bench; do \
 	  echo "== $$b"; "$$b" $(BENCH_ARGS); \
+	done
+
+# The peer benchmark (bench/peer/peer.js) in the Release directory of `make
+# bench`: for each of PEER_SETS (`governance` is examples/governance, a number
+# is a generated set of that many policies over 10,000 entities), cedar-wasm
+# for PEER_SECONDS, then `charter bench`, and their ratio.
+PEER_SETS    ?= governance 10 1000 10000
+PEER_SECONDS ?= 5
+
+.PHONY: bench-peer
+bench-peer: deps
+	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
+	  -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF)
+	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_cli charter_workload
+	for set in $(PEER_SETS); do \
+	  if [ "$$set" = governance ]; then dir=examples/governance; else \
+	    dir=$(BENCH_DIR)/workloads/$$set; mkdir -p "$$dir"; \
+	    $(BENCH_DIR)/bench/charter_workload --policies "$$set" --out "$$dir"; \
+	  fi; \
+	  echo "== $$set ($$dir)"; \
+	  node bench/peer/peer.js --charter $(BENCH_DIR)/cli/charter --policies "$$dir/policies.cedar" \
+	    --entities "$$dir/entities.json" --requests "$$dir/requests.json" --wasm-seconds $(PEER_SECONDS); \
 	done
 
 # -O1 keeps the sanitizer build quick to compile and its stacks readable.

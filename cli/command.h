@@ -20,6 +20,7 @@ struct Command {
 };
 
 Command AddAuthorizeCommand(CLI::App& root);
+Command AddBenchCommand(CLI::App& root);
 Command AddBuildCommand(CLI::App& root);
 Command AddVersionCommand(CLI::App& root);
 Command AddExplainCommand(CLI::App& root);

@@ -20,6 +20,7 @@ int Main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   std::vector<Command> commands = {
       AddAuthorizeCommand(app),
+      AddBenchCommand(app),
       AddBuildCommand(app),
       AddVersionCommand(app),
       AddExplainCommand(app),

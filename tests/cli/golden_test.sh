@@ -244,7 +244,7 @@ case_help() {
   run --help
   expect_status 0
   expect_no_stderr
-  for command in authorize build version; do
+  for command in authorize bench build version; do
     run "$command" --help
     expect_status 0
     expect_no_stderr
@@ -402,6 +402,63 @@ case_build_failure_keeps_old_bundle() {
   expect_errors
   cmp -s "$tmp/before" "$bundle" || fail "the old bundle changed"
   [[ $(find "$work" -mindepth 1 | wc -l) -eq 1 ]] || fail "build left other files behind"
+}
+
+# ---- bench ------------------------------------------------------------------
+# Timings cannot be golden: the JSON output's shape is checked by
+# bench_shape.js, the text output's lines by name; the transcript holds only
+# what is deterministic (the errors).
+
+case_bench_output_shape() {
+  local n source
+  n=$(grep -c '"description"' "$requests")
+  "$charter_bin" build --policies "$policies" -o "$tmp/governance.bundle" || fail "cannot build a bundle"
+  for source in "--policies $policies" "--bundle $tmp/governance.bundle"; do
+    # shellcheck disable=SC2086  # two words on purpose
+    capture bench $source --entities "$entities" --requests "$requests" --iterations 3 --format json
+    expect_status 0
+    expect_no_stderr
+    node tests/cli/bench_shape.js "$n" 3 <"$stdout_file" >/dev/null || fail "bad JSON shape (${source%% *})"
+    note "bench ${source%% *} --format json: $(node tests/cli/bench_shape.js "$n" 3 <"$stdout_file")"
+  done
+  capture bench --policies "$policies" --entities "$entities" --requests "$requests" --iterations 2
+  expect_status 0
+  expect_no_stderr
+  local line
+  for line in policies entities requests iterations ns/request latency load; do
+    grep -q "^$line  *[0-9a-z]" "$stdout_file" || fail "no \`$line\` line in the text output"
+  done
+  note "bench (text): $(cut -d' ' -f1 "$stdout_file" | tr '\n' ' ')"
+}
+
+case_bench_bad_input() {
+  run bench --policies "$policies" --entities "$entities"
+  expect_errors
+  run bench --entities "$entities" --requests "$requests"
+  expect_errors
+  run bench --policies "$policies" --bundle "$policies" --entities "$entities" --requests "$requests"
+  expect_errors
+  run bench --policies "$policies" --entities "$entities" --requests "$requests" --format jsonl
+  expect_errors
+  run bench --policies "$policies" --entities "$entities" --requests "$requests" --iterations 0
+  expect_errors
+  run bench --policies "$policies" --entities "$entities" --requests "$requests" --iterations many
+  expect_errors
+  run bench --policies "$policies" --entities $golden/no-such-entities.json --requests "$requests"
+  expect_errors
+  run bench --policies "$policies" --entities $golden/bad-entities.json --requests "$requests"
+  expect_errors
+  run bench --policies "$policies" --entities "$entities" --requests $golden/request-allow.json
+  expect_errors
+  echo '[]' >"$work/empty.json"
+  run bench --policies "$policies" --entities "$entities" --requests "$work/empty.json"
+  expect_errors
+  head -c 8 "$policies" >"$work/header.bundle"
+  run bench --bundle "$work/header.bundle" --entities "$entities" --requests "$requests"
+  expect_errors
+  run bench --policies $golden/bad-policy.cedar --entities $golden/bad-entities.json \
+    --requests $golden/bad-request.json
+  expect_errors 3
 }
 
 # ---------------------------------------------------------------------------
