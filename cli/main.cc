@@ -21,6 +21,7 @@ int Main(int argc, char** argv) {
   std::vector<Command> commands = {
       AddAuthorizeCommand(app),
       AddBuildCommand(app),
+      AddCheckCommand(app),
       AddVersionCommand(app),
   };
   // After the commands, so that they do not inherit it.

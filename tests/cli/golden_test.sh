@@ -404,6 +404,9 @@ case_build_failure_keeps_old_bundle() {
   [[ $(find "$work" -mindepth 1 | wc -l) -eq 1 ]] || fail "build left other files behind"
 }
 
+# The policy author's commands.
+source tests/cli/golden_authoring.sh
+
 # ---------------------------------------------------------------------------
 
 cases() { declare -F | sed -n 's/^declare -f case_//p'; }
