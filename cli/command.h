@@ -22,6 +22,7 @@ struct Command {
 Command AddAuthorizeCommand(CLI::App& root);
 Command AddBuildCommand(CLI::App& root);
 Command AddCheckCommand(CLI::App& root);
+Command AddFmtCommand(CLI::App& root);
 Command AddVersionCommand(CLI::App& root);
 
 }  // namespace charter::cli

@@ -22,6 +22,7 @@ int Main(int argc, char** argv) {
       AddAuthorizeCommand(app),
       AddBuildCommand(app),
       AddCheckCommand(app),
+      AddFmtCommand(app),
       AddVersionCommand(app),
   };
   // After the commands, so that they do not inherit it.
