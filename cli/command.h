@@ -22,6 +22,8 @@ struct Command {
 Command AddAuthorizeCommand(CLI::App& root);
 Command AddBenchCommand(CLI::App& root);
 Command AddBuildCommand(CLI::App& root);
+Command AddCheckCommand(CLI::App& root);
+Command AddFmtCommand(CLI::App& root);
 Command AddVersionCommand(CLI::App& root);
 Command AddExplainCommand(CLI::App& root);
 Command AddDisasmCommand(CLI::App& root);

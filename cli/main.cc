@@ -22,6 +22,8 @@ int Main(int argc, char** argv) {
       AddAuthorizeCommand(app),
       AddBenchCommand(app),
       AddBuildCommand(app),
+      AddCheckCommand(app),
+      AddFmtCommand(app),
       AddVersionCommand(app),
       AddExplainCommand(app),
       AddDisasmCommand(app),

@@ -461,6 +461,9 @@ case_bench_bad_input() {
   expect_errors 3
 }
 
+# The policy author's commands.
+source tests/cli/golden_authoring.sh
+
 # ---------------------------------------------------------------------------
 
 cases() { declare -F | sed -n 's/^declare -f case_//p'; }

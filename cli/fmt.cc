@@ -1,0 +1,112 @@
+// `charter fmt`: rewrite policy files in canonical layout, keeping comments.
+//
+//   charter fmt FILE...            # formatted text on stdout
+//   charter fmt --check FILE...    # list files that would change; exit 1 if any
+//   charter fmt -w FILE...         # rewrite changed files in place, atomically
+//
+// Every file is formatted before anything is written: a file that does not
+// parse is reported (one line a fault) and nothing is written or printed.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "charter/charter.h"
+#include "charter/format.h"
+#include "command.h"
+#include "common/strings.h"
+#include "files.h"
+#include "report.h"
+
+namespace charter::cli {
+namespace {
+
+struct FmtFlags {
+  std::vector<std::string> files;
+  bool check = false;
+  bool write = false;
+};
+
+struct Formatted {
+  std::string path;
+  std::string original;
+  std::string text;
+};
+
+int RunFmt(const FmtFlags& flags) {
+  FormatOptions options;
+  std::vector<Formatted> results;
+  std::string errors;
+  for (const std::string& path : flags.files) {
+    absl::StatusOr<std::string> text = ReadFile(path, options.parse.max_source_bytes);
+    if (!text.ok()) {
+      internal::CatAppend(&errors, errors.empty() ? "" : "\n", text.status().message());
+      continue;
+    }
+    SourceFile source(path, *text);
+    Diagnostics diagnostics;
+    absl::StatusOr<std::string> formatted = FormatPolicies(source, options, &diagnostics);
+    if (!formatted.ok()) {
+      bool any = false;
+      for (const Diagnostic& d : diagnostics.items()) {
+        if (d.severity != Severity::kError) continue;
+        Diagnostics one;
+        one.Add(d);
+        internal::CatAppend(&errors, errors.empty() ? "" : "\n", OneLine(one.RenderShort(source)));
+        any = true;
+      }
+      if (!any) {
+        internal::CatAppend(&errors, errors.empty() ? "" : "\n",
+                            WithPath(path, OneLine(formatted.status().message())));
+      }
+      continue;
+    }
+    results.push_back({path, *std::move(text), *std::move(formatted)});
+  }
+  if (!errors.empty()) {
+    PrintError(errors);
+    return kError;
+  }
+  if (flags.check) {
+    std::string out;
+    size_t changed = 0;
+    for (const Formatted& f : results) {
+      if (f.text == f.original) continue;
+      internal::CatAppend(&out, f.path, "\n");
+      ++changed;
+    }
+    if (!WriteStdout(out)) return kError;
+    if (changed == 0) return kOk;
+    PrintError(internal::Cat(changed, changed == 1 ? " file is" : " files are",
+                             " not formatted (`charter fmt -w` rewrites them)"));
+    return kError;
+  }
+  if (flags.write) {
+    for (const Formatted& f : results) {
+      if (f.text == f.original) continue;
+      if (absl::Status s = WriteFileAtomically(f.path, f.text); !s.ok()) return Fail(s);
+    }
+    return kOk;
+  }
+  std::string out;
+  for (const Formatted& f : results) out += f.text;
+  return WriteStdout(out) ? kOk : kError;
+}
+
+}  // namespace
+
+Command AddFmtCommand(CLI::App& root) {
+  auto flags = std::make_shared<FmtFlags>();
+  CLI::App* app = root.add_subcommand(
+      "fmt", "Format policy files in canonical layout, keeping comments");
+  app->add_option("FILE", flags->files, "Cedar policy files")
+      ->type_name("FILE...")
+      ->required();
+  CLI::Option* check =
+      app->add_flag("--check", flags->check, "List the files that are not formatted; exit 1 if any");
+  app->add_flag("-w,--write", flags->write, "Rewrite the files in place (atomically)")
+      ->excludes(check);
+  return Command{app, [flags] { return RunFmt(*flags); }};
+}
+
+}  // namespace charter::cli

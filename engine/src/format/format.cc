@@ -1,0 +1,754 @@
+// The formatter: parse the policy text into the AST, find the comments the
+// lexer skips with a small scan of its own, and print the AST through a
+// Wadler-style document (text, line breaks, groups that break as a whole,
+// indentation) laid out to the line width. Comments are emitted at the
+// first point of the output whose source position lies after them; a
+// comment forces the groups around it to break, so the layout around a
+// comment is the same on every run (which makes formatting idempotent).
+#include "charter/format.h"
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ast/ast.h"
+#include "common/strings.h"
+#include "common/utf8.h"
+#include "syntax/parser.h"
+
+namespace charter {
+namespace internal {
+namespace {
+
+// ---- the document ----------------------------------------------------------
+
+enum class DocKind : uint8_t {
+  kText,      // text, on one line
+  kLine,      // a space, or a line break when its group breaks
+  kSoftLine,  // nothing, or a line break when its group breaks
+  kComment,   // a `//` comment, always followed by a line break
+  kGroup,     // kids laid out flat if they fit, else broken
+  kIndent,    // kids with the indentation one step deeper
+  kConcat,    // kids
+};
+
+struct DocNode {
+  DocKind kind = DocKind::kConcat;
+  std::string text;
+  bool trailing = false;  // a comment that followed code on its line
+  std::vector<int> kids;
+};
+
+constexpr size_t kUnbounded = std::numeric_limits<size_t>::max() / 4;
+
+class Document {
+ public:
+  int Text(std::string s) { return Add(DocKind::kText, std::move(s), {}); }
+  int Line() { return Add(DocKind::kLine, "", {}); }
+  int SoftLine() { return Add(DocKind::kSoftLine, "", {}); }
+  int Comment(std::string text, bool trailing) {
+    int id = Add(DocKind::kComment, std::move(text), {});
+    nodes_[id].trailing = trailing;
+    return id;
+  }
+  int Group(std::vector<int> kids) { return Add(DocKind::kGroup, "", std::move(kids)); }
+  int Indent(std::vector<int> kids) { return Add(DocKind::kIndent, "", std::move(kids)); }
+  int Concat(std::vector<int> kids) { return Add(DocKind::kConcat, "", std::move(kids)); }
+
+  // Lays out `root` starting at column 0.
+  std::string Render(int root, int line_width, int indent_width);
+
+ private:
+  int Add(DocKind kind, std::string text, std::vector<int> kids) {
+    DocNode n;
+    n.kind = kind;
+    n.text = std::move(text);
+    n.kids = std::move(kids);
+    // INVARIANT: kids are created before their parent, so widths can be
+    // computed in one pass in creation order.
+    size_t w = 0;
+    switch (kind) {
+      case DocKind::kText: w = CountScalars(n.text); break;
+      case DocKind::kLine: w = 1; break;
+      case DocKind::kSoftLine: w = 0; break;
+      case DocKind::kComment: w = kUnbounded; break;
+      default:
+        for (int k : n.kids) w = std::min(kUnbounded, w + widths_[static_cast<size_t>(k)]);
+        break;
+    }
+    nodes_.push_back(std::move(n));
+    widths_.push_back(w);
+    return static_cast<int>(nodes_.size() - 1);
+  }
+
+  std::vector<DocNode> nodes_;
+  std::vector<size_t> widths_;  // flat width; kUnbounded if it holds a comment
+};
+
+std::string Document::Render(int root, int line_width, int indent_width) {
+  std::string out;
+  size_t column = 0;
+  bool line_has_content = false;
+  // A line break to `indent`. Right after another break it only moves the
+  // indentation, so that breaks never make empty lines.
+  auto new_line = [&](size_t indent) {
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    if (line_has_content) out.push_back('\n');
+    out.append(indent, ' ');
+    column = indent;
+    line_has_content = false;
+  };
+  struct Frame {
+    int node;
+    size_t indent;
+    bool flat;
+  };
+  std::vector<Frame> stack{{root, 0, false}};
+  while (!stack.empty()) {
+    Frame f = stack.back();
+    stack.pop_back();
+    const DocNode& n = nodes_[static_cast<size_t>(f.node)];
+    switch (n.kind) {
+      case DocKind::kText:
+        if (n.text.empty()) break;
+        out += n.text;
+        column += widths_[static_cast<size_t>(f.node)];
+        line_has_content = true;
+        break;
+      case DocKind::kLine:
+      case DocKind::kSoftLine:
+        if (!f.flat) {
+          new_line(f.indent);
+        } else if (n.kind == DocKind::kLine && line_has_content) {
+          out.push_back(' ');
+          ++column;
+        }
+        break;
+      case DocKind::kComment:
+        if (line_has_content) {
+          if (n.trailing) {
+            while (!out.empty() && out.back() == ' ') out.pop_back();
+            out.push_back(' ');
+          } else {
+            new_line(f.indent);
+          }
+        }
+        out += n.text;
+        line_has_content = true;
+        new_line(f.indent);
+        break;
+      case DocKind::kGroup:
+      case DocKind::kIndent:
+      case DocKind::kConcat: {
+        bool flat = f.flat;
+        size_t indent = f.indent;
+        if (n.kind == DocKind::kGroup && !flat) {
+          size_t w = widths_[static_cast<size_t>(f.node)];
+          flat = w != kUnbounded && column + w <= static_cast<size_t>(line_width);
+        }
+        if (n.kind == DocKind::kIndent) indent += static_cast<size_t>(indent_width);
+        for (size_t i = n.kids.size(); i-- > 0;) stack.push_back({n.kids[i], indent, flat});
+        break;
+      }
+    }
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == '\n')) out.pop_back();
+  return out;
+}
+
+// ---- comments --------------------------------------------------------------
+
+struct SourceComment {
+  uint32_t begin = 0;
+  uint32_t end = 0;
+  bool trailing = false;      // code before it on its line
+  bool blank_before = false;  // an empty line between it and what precedes it
+};
+
+// The `//` comments of text that parsed, in order (the lexer skips them).
+std::vector<SourceComment> FindComments(std::string_view text) {
+  std::vector<SourceComment> comments;
+  bool line_has_code = false;
+  int newlines = 0;
+  size_t i = 0;
+  while (i < text.size()) {
+    char c = text[i];
+    if (c == '"') {
+      ++i;
+      while (i < text.size() && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
+      ++i;
+      line_has_code = true;
+      newlines = 0;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      size_t end = text.find_first_of("\r\n", i);
+      if (end == std::string_view::npos) end = text.size();
+      SourceComment sc;
+      sc.begin = static_cast<uint32_t>(i);
+      sc.end = static_cast<uint32_t>(end);
+      sc.trailing = line_has_code;
+      sc.blank_before = newlines >= 2;
+      comments.push_back(sc);
+      i = end;
+      newlines = 0;
+    } else {
+      if (c == '\n') {
+        ++newlines;
+        line_has_code = false;
+      } else if (c != ' ' && c != '\t' && c != '\r' && c != '\f') {
+        line_has_code = true;
+        newlines = 0;
+      }
+      ++i;
+    }
+  }
+  return comments;
+}
+
+// ---- how names and literals are written -------------------------------------
+
+bool IsReserved(std::string_view s) {
+  return s == "true" || s == "false" || s == "if" || s == "then" || s == "else" || s == "in" ||
+         s == "like" || s == "has" || s == "is" || s == "__cedar";
+}
+
+// Whether `s` can be written as a bare attribute name or record key.
+bool IsPlainName(std::string_view s) {
+  if (s.empty() || IsReserved(s)) return false;
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (!alpha(s[0])) return false;
+  for (char c : s) {
+    if (!alpha(c) && !(c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+void AppendEscaped(std::string* out, std::string_view s, bool star) {
+  static const char kHex[] = "0123456789abcdef";
+  for (char ch : s) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    switch (ch) {
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      case '\0': out->append("\\0"); break;
+      case '*':
+        out->append(star ? "\\*" : "*");
+        break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          out->append("\\u{");
+          if (c >= 0x10) out->push_back(kHex[c >> 4]);
+          out->push_back(kHex[c & 0xf]);
+          out->push_back('}');
+        } else {
+          out->push_back(ch);
+        }
+    }
+  }
+}
+
+std::string Quote(std::string_view s) {
+  std::string out = "\"";
+  AppendEscaped(&out, s, false);
+  out.push_back('"');
+  return out;
+}
+
+std::string PatternText(const std::vector<ast::PatternElem>& pattern) {
+  std::string out = "\"";
+  for (const ast::PatternElem& p : pattern) {
+    if (p.wildcard) {
+      out.push_back('*');
+    } else {
+      AppendEscaped(&out, p.literal, true);
+    }
+  }
+  out.push_back('"');
+  return out;
+}
+
+std::string EntityText(const ast::EntityRef& e) { return Cat(e.type, "::", Quote(e.id)); }
+
+std::string NameOrString(std::string_view s) { return IsPlainName(s) ? std::string(s) : Quote(s); }
+
+// Precedence levels: a node whose level is below what its position needs
+// is parenthesized.
+enum Level : int {
+  kIfLevel = 0,
+  kOrLevel = 1,
+  kAndLevel = 2,
+  kRelationLevel = 3,
+  kAddLevel = 4,
+  kMulLevel = 5,
+  kUnaryLevel = 6,
+  kMemberLevel = 7,
+};
+
+int LevelOf(const ast::Expr& e) {
+  using K = ast::Expr::Kind;
+  switch (e.kind) {
+    case K::kIf: return kIfLevel;
+    case K::kHas:
+    case K::kLike:
+    case K::kIs: return kRelationLevel;
+    case K::kUnary: return kUnaryLevel;
+    case K::kLong: return e.i < 0 ? kUnaryLevel : kMemberLevel;
+    case K::kBinary:
+      switch (e.bop) {
+        case ast::BinaryOp::kOr: return kOrLevel;
+        case ast::BinaryOp::kAnd: return kAndLevel;
+        case ast::BinaryOp::kAdd:
+        case ast::BinaryOp::kSub: return kAddLevel;
+        case ast::BinaryOp::kMul: return kMulLevel;
+        default: return kRelationLevel;
+      }
+    default: return kMemberLevel;
+  }
+}
+
+const char* BinaryText(ast::BinaryOp op) {
+  switch (op) {
+    case ast::BinaryOp::kEq: return "==";
+    case ast::BinaryOp::kNe: return "!=";
+    case ast::BinaryOp::kLt: return "<";
+    case ast::BinaryOp::kLe: return "<=";
+    case ast::BinaryOp::kGt: return ">";
+    case ast::BinaryOp::kGe: return ">=";
+    case ast::BinaryOp::kIn: return "in";
+    case ast::BinaryOp::kAdd: return "+";
+    case ast::BinaryOp::kSub: return "-";
+    case ast::BinaryOp::kMul: return "*";
+    case ast::BinaryOp::kAnd: return "&&";
+    case ast::BinaryOp::kOr: return "||";
+  }
+  return "?";
+}
+
+// ---- the printer -------------------------------------------------------------
+
+class Printer {
+ public:
+  Printer(const SourceFile& source, const FormatOptions& options)
+      : text_(source.text()), options_(options), comments_(FindComments(source.text())) {}
+
+  std::string PrintSet(const ast::PolicySet& set) {
+    std::string out;
+    bool previous_policy = false;
+    for (const ast::Policy& p : set.policies) {
+      TopLevelComments(p.span.begin, &out, &previous_policy);
+      Separate(&out, previous_policy || BlankBefore(p.span.begin));
+      Document doc;
+      doc_ = &doc;
+      int root = Policy(p);
+      out += doc.Render(root, options_.line_width, options_.indent_width);
+      doc_ = nullptr;
+      // A comment after the `;` on the same line stays there.
+      while (next_ < comments_.size() && comments_[next_].trailing &&
+             text_.substr(p.span.end, comments_[next_].begin - p.span.end).find('\n') ==
+                 std::string_view::npos) {
+        out += " ";
+        out += CommentText(comments_[next_++]);
+      }
+      previous_policy = true;
+    }
+    TopLevelComments(static_cast<uint32_t>(text_.size()) + 1, &out, &previous_policy);
+    if (!out.empty()) out.push_back('\n');
+    return out;
+  }
+
+ private:
+  // Starts a new top-level item: a line break, and an empty line if `blank`.
+  static void Separate(std::string* out, bool blank) {
+    if (out->empty()) return;
+    out->append(blank ? "\n\n" : "\n");
+  }
+
+  // Whether an empty line precedes the code at `pos` in the source.
+  bool BlankBefore(uint32_t pos) const {
+    int newlines = 0;
+    for (size_t i = pos; i-- > 0;) {
+      char c = text_[i];
+      if (c == '\n') {
+        if (++newlines >= 2) return true;
+      } else if (c != ' ' && c != '\t' && c != '\r' && c != '\f') {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  void TopLevelComments(uint32_t before, std::string* out, bool* previous_policy) {
+    while (next_ < comments_.size() && comments_[next_].begin < before) {
+      const SourceComment& c = comments_[next_++];
+      Separate(out, *previous_policy || c.blank_before);
+      *out += CommentText(c);
+      *previous_policy = false;
+    }
+  }
+
+  std::string CommentText(const SourceComment& c) const {
+    std::string_view t = text_.substr(c.begin, c.end - c.begin);
+    while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\f')) t.remove_suffix(1);
+    return std::string(t);
+  }
+
+  // The comments before `pos` not yet emitted.
+  int Flush(uint32_t pos) {
+    std::vector<int> kids;
+    while (next_ < comments_.size() && comments_[next_].begin < pos) {
+      const SourceComment& c = comments_[next_++];
+      kids.push_back(doc_->Comment(CommentText(c), c.trailing));
+    }
+    return doc_->Concat(std::move(kids));
+  }
+
+  bool CommentBetween(uint32_t begin, uint32_t end) const {
+    for (size_t i = next_; i < comments_.size(); ++i) {
+      if (comments_[i].begin >= end) break;
+      if (comments_[i].begin >= begin) return true;
+    }
+    return false;
+  }
+
+  // The offset of the first character at or after `pos` that is neither
+  // white space nor in a comment (nor, with `closers`, a `)`).
+  uint32_t NextCode(uint32_t pos, bool closers = false) const {
+    size_t i = pos;
+    while (i < text_.size()) {
+      char c = text_[i];
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || (closers && c == ')')) {
+        ++i;
+      } else if (c == '/' && i + 1 < text_.size() && text_[i + 1] == '/') {
+        size_t end = text_.find('\n', i);
+        i = end == std::string_view::npos ? text_.size() : end;
+      } else {
+        break;
+      }
+    }
+    return static_cast<uint32_t>(i);
+  }
+
+  int T(std::string s) { return doc_->Text(std::move(s)); }
+
+  int Policy(const ast::Policy& p) {
+    std::vector<int> parts;
+    for (size_t i = 0; i < p.annotations.size(); ++i) {
+      const ast::Annotation& a = p.annotations[i];
+      parts.push_back(Flush(a.span.begin));
+      std::string_view raw = text_.substr(a.span.begin, a.span.end - a.span.begin);
+      bool has_value = raw.find('(') != std::string_view::npos;
+      parts.push_back(T(has_value ? Cat("@", a.key, "(", Quote(a.value), ")") : Cat("@", a.key)));
+      parts.push_back(Flush(i + 1 < p.annotations.size() ? p.annotations[i + 1].span.begin
+                                                         : p.effect_span.begin));
+      parts.push_back(doc_->Line());
+    }
+    parts.push_back(Flush(p.effect_span.begin));
+    parts.push_back(T(p.effect == ast::Effect::kPermit ? "permit (" : "forbid ("));
+    // The `)` closing the scope: after the resource and an optional comma.
+    uint32_t close = NextCode(p.resource.span.end);
+    if (close < text_.size() && text_[close] == ',') close = NextCode(close + 1);
+    bool plain = p.principal.kind == ast::ScopeConstraint::Kind::kAny &&
+                 p.action.kind == ast::ActionConstraint::Kind::kAny &&
+                 p.resource.kind == ast::ScopeConstraint::Kind::kAny &&
+                 !CommentBetween(p.effect_span.end, close);
+    if (plain) {
+      parts.push_back(T("principal, action, resource)"));
+    } else {
+      std::vector<int> scope;
+      scope.push_back(Flush(p.principal.span.begin));
+      scope.push_back(doc_->Line());
+      scope.push_back(T(ScopeText("principal", p.principal)));
+      scope.push_back(T(","));
+      scope.push_back(Flush(p.action.span.begin));
+      scope.push_back(doc_->Line());
+      scope.push_back(ActionDoc(p.action));
+      scope.push_back(T(","));
+      scope.push_back(Flush(p.resource.span.begin));
+      scope.push_back(doc_->Line());
+      scope.push_back(T(ScopeText("resource", p.resource)));
+      scope.push_back(Flush(close));
+      parts.push_back(doc_->Indent(std::move(scope)));
+      parts.push_back(doc_->Line());
+      parts.push_back(T(")"));
+    }
+    for (size_t i = 0; i < p.conditions.size(); ++i) {
+      const ast::Condition& c = p.conditions[i];
+      parts.push_back(doc_->Line());
+      parts.push_back(Flush(c.span.begin));
+      uint32_t open = NextCode(c.span.begin + (c.when ? 4 : 6));
+      std::vector<int> kids;
+      kids.push_back(T(c.when ? "when" : "unless"));
+      kids.push_back(Flush(open));
+      kids.push_back(doc_->Line());
+      kids.push_back(T("{"));
+      int lead = Flush(c.body->span.begin);
+      int line = doc_->Line();
+      int body = Expr(*c.body, kIfLevel);
+      kids.push_back(doc_->Indent({lead, line, body, Flush(c.span.end - 1)}));
+      kids.push_back(doc_->Line());
+      kids.push_back(T("}"));
+      if (i + 1 == p.conditions.size()) {
+        kids.push_back(Flush(p.span.end - 1));
+        kids.push_back(T(";"));
+      }
+      parts.push_back(doc_->Group(std::move(kids)));
+    }
+    if (p.conditions.empty()) {
+      parts.push_back(Flush(p.span.end - 1));
+      parts.push_back(T(";"));
+    }
+    return doc_->Concat(std::move(parts));
+  }
+
+  std::string ScopeText(const char* var, const ast::ScopeConstraint& s) {
+    std::string target = s.slot ? Cat("?", var) : EntityText(s.entity);
+    switch (s.kind) {
+      case ast::ScopeConstraint::Kind::kAny: return var;
+      case ast::ScopeConstraint::Kind::kEq: return Cat(var, " == ", target);
+      case ast::ScopeConstraint::Kind::kIn: return Cat(var, " in ", target);
+      case ast::ScopeConstraint::Kind::kIs: return Cat(var, " is ", s.type);
+      case ast::ScopeConstraint::Kind::kIsIn: return Cat(var, " is ", s.type, " in ", target);
+    }
+    return var;
+  }
+
+  int ActionDoc(const ast::ActionConstraint& a) {
+    switch (a.kind) {
+      case ast::ActionConstraint::Kind::kAny: return T("action");
+      case ast::ActionConstraint::Kind::kEq: return T(Cat("action == ", EntityText(a.entities[0])));
+      case ast::ActionConstraint::Kind::kIn: return T(Cat("action in ", EntityText(a.entities[0])));
+      case ast::ActionConstraint::Kind::kInList: {
+        int list = List(
+            "[", a.entities.size(), [&](size_t i) { return a.entities[i].span.begin; },
+            [&](size_t i) { return T(EntityText(a.entities[i])); }, "]", a.span.end - 1);
+        return doc_->Concat({T("action in "), list});
+      }
+    }
+    return T("action");
+  }
+
+  // `open item, item, ... close`, one item a line when it does not fit.
+  // Items are built in order, after the comments before them are taken.
+  int List(const char* open, size_t count, const std::function<uint32_t(size_t)>& begin,
+           const std::function<int(size_t)>& item, const char* close, uint32_t close_pos) {
+    if (count == 0) return doc_->Concat({T(open), Flush(close_pos), T(close)});
+    bool spaced = open[0] == '{';
+    std::vector<int> inner;
+    for (size_t i = 0; i < count; ++i) {
+      if (i > 0) inner.push_back(T(","));
+      inner.push_back(Flush(begin(i)));
+      inner.push_back(i == 0 && !spaced ? doc_->SoftLine() : doc_->Line());
+      inner.push_back(item(i));
+    }
+    inner.push_back(Flush(close_pos));
+    return doc_->Group({T(open), doc_->Indent(std::move(inner)),
+                        spaced ? doc_->Line() : doc_->SoftLine(), T(close)});
+  }
+
+  // The arguments args[first...] of a call, set or record.
+  int Args(const ast::Expr& e, size_t first, const char* open, const char* close) {
+    return List(
+        open, e.args.size() - first, [&](size_t i) { return e.args[first + i]->span.begin; },
+        [&](size_t i) {
+          int value = Expr(*e.args[first + i], kIfLevel);
+          if (e.kind != ast::Expr::Kind::kRecord) return value;
+          return doc_->Concat({T(Cat(NameOrString(e.keys[i]), ": ")), value});
+        },
+        close, e.span.end - 1);
+  }
+
+  int Expr(const ast::Expr& e, int min_level) {
+    int lead = Flush(e.span.begin);
+    int body = ExprBody(e);
+    if (LevelOf(e) < min_level) body = doc_->Concat({T("("), body, T(")")});
+    return doc_->Concat({lead, body});
+  }
+
+  int ExprBody(const ast::Expr& e) {
+    using K = ast::Expr::Kind;
+    switch (e.kind) {
+      case K::kBool: return T(e.b ? "true" : "false");
+      case K::kLong: return T(std::to_string(e.i));
+      case K::kString: return T(Quote(e.str));
+      case K::kEntity: return T(EntityText(e.entity));
+      case K::kSlot: return T(e.str);
+      case K::kVar:
+        switch (e.var) {
+          case ast::Var::kPrincipal: return T("principal");
+          case ast::Var::kAction: return T("action");
+          case ast::Var::kResource: return T("resource");
+          case ast::Var::kContext: return T("context");
+        }
+        return T("context");
+      case K::kAttr:
+      case K::kMethod: return Member(e);
+      case K::kHas: {
+        bool path = e.keys.size() > 1;
+        std::string keys;
+        for (const std::string& k : e.keys) {
+          if (!keys.empty()) keys += ".";
+          keys += path ? k : NameOrString(k);
+        }
+        return doc_->Concat({Expr(*e.args[0], kAddLevel), T(Cat(" has ", keys))});
+      }
+      case K::kLike:
+        return doc_->Concat({Expr(*e.args[0], kAddLevel), T(Cat(" like ", PatternText(e.pattern)))});
+      case K::kIs: {
+        std::vector<int> kids{Expr(*e.args[0], kAddLevel), T(Cat(" is ", e.str))};
+        if (e.args.size() > 1) {
+          kids.push_back(T(" in "));
+          kids.push_back(Expr(*e.args[1], kAddLevel));
+        }
+        return doc_->Concat(std::move(kids));
+      }
+      case K::kUnary: return Unary(e);
+      case K::kBinary: return Binary(e);
+      case K::kIf: {
+        int cond = Expr(*e.args[0], kIfLevel);
+        int f1 = Flush(e.args[1]->span.begin);
+        int l1 = doc_->Line();
+        int then_doc = Expr(*e.args[1], kIfLevel);
+        int f2 = Flush(e.args[2]->span.begin);
+        int l2 = doc_->Line();
+        int else_doc = Expr(*e.args[2], kIfLevel);
+        return doc_->Group({T("if "), cond,
+                            doc_->Indent({f1, l1, T("then "), then_doc, f2, l2, T("else "), else_doc})});
+      }
+      case K::kSet: return Args(e, 0, "[", "]");
+      case K::kRecord: return Args(e, 0, "{", "}");
+      case K::kCall: {
+        int name = T(e.str);
+        return doc_->Concat({name, Args(e, 0, "(", ")")});
+      }
+    }
+    return T("");
+  }
+
+  // A chain of attribute accesses and method calls, walked in a loop.
+  int Member(const ast::Expr& e) {
+    std::vector<const ast::Expr*> chain;
+    const ast::Expr* base = &e;
+    while (base->kind == ast::Expr::Kind::kAttr || base->kind == ast::Expr::Kind::kMethod) {
+      chain.push_back(base);
+      base = base->args[0].get();
+    }
+    std::vector<int> kids{Expr(*base, kMemberLevel)};
+    const ast::Expr* receiver = base;
+    for (size_t i = chain.size(); i-- > 0;) {
+      const ast::Expr* node = chain[i];
+      // Before the `.` or `[` of the suffix, past the receiver's parentheses.
+      kids.push_back(Flush(NextCode(receiver->span.end, true)));
+      if (node->kind == ast::Expr::Kind::kAttr) {
+        kids.push_back(T(IsPlainName(node->str) ? Cat(".", node->str) : Cat("[", Quote(node->str), "]")));
+      } else {
+        kids.push_back(T(Cat(".", node->str)));
+        kids.push_back(Args(*node, 1, "(", ")"));
+      }
+      receiver = node;
+    }
+    return doc_->Concat(std::move(kids));
+  }
+
+  int Unary(const ast::Expr& e) {
+    // At most four operators in a row; a negative literal's `-` counts.
+    size_t run = 0;
+    const ast::Expr* inner = &e;
+    while (run < 4 && inner->kind == ast::Expr::Kind::kUnary && inner->uop == e.uop) {
+      inner = inner->args[0].get();
+      ++run;
+    }
+    if (run == 4 && e.uop == ast::UnaryOp::kNeg && inner->kind == ast::Expr::Kind::kLong &&
+        inner->i < 0) {
+      // Step back one: the fourth `-` goes inside parentheses.
+      inner = &e;
+      for (size_t i = 0; i < 3; ++i) inner = inner->args[0].get();
+      run = 3;
+    }
+    std::string ops(run, e.uop == ast::UnaryOp::kNot ? '!' : '-');
+    int operand = 0;
+    bool literal = inner->kind == ast::Expr::Kind::kLong;
+    if (e.uop == ast::UnaryOp::kNeg && literal && inner->i >= 0) {
+      // `-5` would be the literal -5: keep the negation of 5 apart.
+      operand = doc_->Concat({Flush(inner->span.begin), T(Cat("(", inner->i, ")"))});
+    } else if (e.uop == ast::UnaryOp::kNeg && literal) {
+      operand = Expr(*inner, kUnaryLevel);
+    } else {
+      operand = Expr(*inner, kMemberLevel);
+    }
+    return doc_->Concat({T(ops), operand});
+  }
+
+  int Binary(const ast::Expr& e) {
+    ast::BinaryOp op = e.bop;
+    int level = LevelOf(e);
+    if (level == kRelationLevel) {
+      return doc_->Concat({Expr(*e.args[0], kAddLevel), T(Cat(" ", BinaryText(op), " ")),
+                           Expr(*e.args[1], kAddLevel)});
+    }
+    // A left-leaning chain of one level, walked in a loop.
+    auto same_level = [&](const ast::Expr& x) {
+      return x.kind == ast::Expr::Kind::kBinary && LevelOf(x) == level;
+    };
+    std::vector<const ast::Expr*> spine;
+    const ast::Expr* left = &e;
+    while (same_level(*left)) {
+      spine.push_back(left);
+      left = left->args[0].get();
+    }
+    bool logical = level == kOrLevel || level == kAndLevel;
+    std::vector<int> kids{Expr(*left, level)};
+    for (size_t i = spine.size(); i-- > 0;) {
+      const ast::Expr& right = *spine[i]->args[1];
+      if (logical) {
+        kids.push_back(T(Cat(" ", BinaryText(spine[i]->bop))));
+        kids.push_back(Flush(right.span.begin));
+        kids.push_back(doc_->Line());
+      } else {
+        kids.push_back(T(Cat(" ", BinaryText(spine[i]->bop), " ")));
+      }
+      kids.push_back(Expr(right, level + 1));
+    }
+    return logical ? doc_->Group(std::move(kids)) : doc_->Concat(std::move(kids));
+  }
+
+  std::string_view text_;
+  const FormatOptions& options_;
+  std::vector<SourceComment> comments_;
+  size_t next_ = 0;  // the first comment not yet emitted
+  Document* doc_ = nullptr;
+};
+
+}  // namespace
+}  // namespace internal
+
+absl::StatusOr<std::string> FormatPolicies(const SourceFile& source, const FormatOptions& options,
+                                           Diagnostics* diagnostics) {
+  Diagnostics local;
+  Diagnostics* diags = diagnostics != nullptr ? diagnostics : &local;
+  std::string_view text = source.text();
+  size_t first_char = text.find_first_not_of(" \t\r\n");
+  if (first_char != std::string_view::npos && text[first_char] == '{') {
+    return absl::InvalidArgumentError(
+        internal::Cat(source.name(), ": Cedar's JSON policy format is not formatted"));
+  }
+  size_t before = diags->size();
+  internal::ast::PolicySet set = internal::ParsePolicySet(source, options.parse, diags);
+  for (size_t i = before; i < diags->size(); ++i) {
+    if (diags->items()[i].severity != Severity::kError) continue;
+    Diagnostics first;
+    first.Add(diags->items()[i]);
+    std::string line = first.RenderShort(source);
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    return absl::InvalidArgumentError(line);
+  }
+  internal::Printer printer(source, options);
+  return printer.PrintSet(set);
+}
+
+}  // namespace charter

@@ -1,0 +1,86 @@
+# Golden cases of the policy author's commands (check, fmt, test, repl),
+# sourced by golden_test.sh, whose helpers (run, expect_*, note) they use.
+# tests/cli/CMakeLists.txt registers their `case_NAME()` functions too.
+
+# ---- check ------------------------------------------------------------------
+
+case_check_ok() {
+  run check --policies "$policies"
+  expect_status 0
+  expect_no_stderr
+}
+
+# Every diagnostic of every file at once, rendered with its underline, then
+# one summary error line per file.
+case_check_all_diagnostics() {
+  run check --policies $golden/several-faults.cedar "$policies" $golden/bad-policy.cedar
+  expect_status 1
+  [[ $(grep -c '\^' "$stderr_file") -eq 4 ]] || fail "not four underlined diagnostics"
+}
+
+case_check_bad_input() {
+  run check --policies $golden/no-such-policies.cedar
+  expect_errors
+  run check --policies "$ex"
+  expect_errors
+  run check
+  expect_errors
+  run check --policies "$policies" --frobnicate
+  expect_errors
+}
+
+case_help_authoring() {
+  local command
+  for command in check fmt; do
+    run "$command" --help
+    expect_status 0
+    expect_no_stderr
+    grep -q "^Usage: charter $command" "$stdout_file" || fail "no usage for $command"
+  done
+}
+
+# ---- fmt --------------------------------------------------------------------
+
+case_fmt_governance() {
+  run fmt "$policies"
+  expect_status 0
+  expect_no_stderr
+  cp "$stdout_file" "$tmp/once.cedar"
+  capture fmt "$tmp/once.cedar"
+  cmp -s "$tmp/once.cedar" "$stdout_file" || fail "formatting the output changes it"
+  [[ $(grep -c '^ *//' "$policies") -eq $(grep -c '^ *//' "$tmp/once.cedar") ]] ||
+    fail "comments were lost"
+}
+
+case_fmt_check_and_write() {
+  cp "$policies" "$work/policies.cedar"
+  cp $golden/request-allow.json "$work/untouched.json"
+  run fmt --check "$work/policies.cedar"
+  expect_status 1
+  run fmt -w "$work/policies.cedar"
+  expect_status 0
+  expect_no_stderr
+  [[ -s "$stdout_file" ]] && fail "fmt -w printed something"
+  capture fmt "$policies"
+  cmp -s "$stdout_file" "$work/policies.cedar" || fail "-w wrote something else than stdout shows"
+  run fmt --check "$work/policies.cedar"
+  expect_status 0
+  expect_no_stderr
+  [[ $(find "$work" -mindepth 1 | wc -l) -eq 2 ]] || fail "fmt -w left other files behind"
+}
+
+case_fmt_bad_input() {
+  cp $golden/bad-policy.cedar "$work/bad.cedar"
+  run fmt -w "$work/bad.cedar"
+  expect_errors
+  cmp -s $golden/bad-policy.cedar "$work/bad.cedar" || fail "a file that does not parse was changed"
+  rm "$work/bad.cedar"
+  run fmt $golden/several-faults.cedar "$policies"
+  expect_errors 3
+  run fmt $golden/no-such-policies.cedar
+  expect_errors
+  run fmt
+  expect_errors
+  run fmt --check -w "$policies"
+  expect_errors
+}
