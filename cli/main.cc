@@ -23,10 +23,10 @@ int Main(int argc, char** argv) {
       AddBenchCommand(app),
       AddBuildCommand(app),
       AddCheckCommand(app),
+      AddDisasmCommand(app),
+      AddExplainCommand(app),
       AddFmtCommand(app),
       AddVersionCommand(app),
-      AddExplainCommand(app),
-      AddDisasmCommand(app),
   };
   // After the commands, so that they do not inherit it.
   app.footer("Run `charter COMMAND --help` for the options of a command.");
