@@ -1,6 +1,6 @@
 // `charter disasm`: a bundle's bytecode, readable.
 //
-//   charter disasm FILE                               # a bundle from `charter build`
+//   charter disasm BUNDLE                             # a bundle from `charter build`
 //   charter disasm --policies P [--template-linked L] # compiled first
 //
 // The bundle is verified before it is read, so a corrupt one is an error,
@@ -57,7 +57,7 @@ Command AddDisasmCommand(CLI::App& root) {
   auto flags = std::make_shared<DisasmFlags>();
   CLI::App* app = root.add_subcommand("disasm", "Print the bytecode of a bundle or a policy set");
   CLI::Option* bundle =
-      app->add_option("bundle", flags->bundle, "Bundle file (from `charter build`)")->type_name("FILE");
+      app->add_option("BUNDLE", flags->bundle, "Bundle file (from `charter build`)")->type_name("FILE");
   CLI::Option* policies =
       app->add_option("--policies", flags->policies, "Cedar policy file, compiled first")
           ->type_name("FILE");
@@ -67,7 +67,7 @@ Command AddDisasmCommand(CLI::App& root) {
       ->type_name("FILE")
       ->needs(policies);
   app->callback([flags] {
-    if (flags->bundle.empty() && flags->policies.empty()) throw CLI::RequiredError("FILE or --policies");
+    if (flags->bundle.empty() && flags->policies.empty()) throw CLI::RequiredError("BUNDLE or --policies");
   });
   return Command{app, [flags] { return RunDisasm(*flags); }};
 }

@@ -463,6 +463,145 @@ case_bench_bad_input() {
 
 # The policy author's commands.
 source tests/cli/golden_authoring.sh
+# ---- explain ----------------------------------------------------------------
+
+explain_one() {  # REQUEST-FILE FORMAT
+  run explain --policies "$policies" --entities "$entities" --request-json "$1" --format "$2"
+}
+
+case_explain_allow_text() {
+  explain_one $golden/request-allow.json text
+  expect_status 0
+  expect_no_stderr
+  grep -q '^ALLOW: permitted by `members-view-team-tasks`$' "$stdout_file" || fail "no ALLOW line"
+}
+
+case_explain_forbid_text() {
+  explain_one $golden/request-forbid.json text
+  expect_status 2
+  expect_no_stderr
+  grep -q '^DENY: forbidden by `contract-approves-data-class`$' "$stdout_file" || fail "no DENY line"
+}
+
+case_explain_error_text() {
+  explain_one $golden/request-errs.json text
+  expect_status 2
+  expect_no_stderr
+  grep -q '^permit `owners-cancel-own-tasks` was skipped' "$stdout_file" || fail "the erring policy is not explained"
+}
+
+case_explain_json() {
+  explain_one $golden/request-forbid.json json
+  expect_status 2
+  expect_no_stderr
+  [[ $(wc -l <"$stdout_file") -eq 1 ]] || fail "not one line"
+  # The decision part is `authorize --format json`'s object.
+  capture authorize --policies "$policies" --entities "$entities" \
+    --request-json $golden/request-forbid.json --format json
+  local decision
+  decision=$(sed -e 's/}$//' "$stdout_file")
+  explain_one $golden/request-forbid.json json
+  [[ "$(head -c ${#decision} "$stdout_file")" == "$decision" ]] ||
+    fail "the decision differs from authorize's"
+}
+
+# Explain decides as authorize does, on every request of the example.
+case_explain_agrees_with_authorize() {
+  local n i
+  n=$(grep -c '"description"' "$requests")
+  note "explain and authorize agree on all $n requests of $requests"
+  capture authorize --policies "$policies" --entities "$entities" --requests "$requests" --format jsonl
+  cp "$stdout_file" "$tmp/authorize"
+  for ((i = 0; i < n; i++)); do
+    node -e 'const r = require(process.argv[1])[+process.argv[2]]; process.stdout.write(JSON.stringify(r));' \
+      "$root/$requests" "$i" >"$tmp/request.json" || fail "node cannot read $requests"
+    capture explain --policies "$policies" --entities "$entities" --request-json "$tmp/request.json" \
+      --format json
+    [[ $status -eq 0 || $status -eq 2 ]] || fail "request $i: exit $status"
+    local expected
+    expected=$(sed -n "$((i + 1))p" "$tmp/authorize" | sed -e 's/}$//')
+    [[ "$(head -c ${#expected} "$stdout_file")" == "$expected" ]] || fail "request $i decided differently"
+  done
+}
+
+case_explain_bad_input() {
+  run explain --policies $golden/no-such-policies.cedar --entities "$entities" \
+    --request-json $golden/request-allow.json
+  expect_errors
+  run explain --policies $golden/bad-policy.cedar --entities "$entities" \
+    --request-json $golden/request-allow.json
+  expect_errors
+  run explain --policies "$policies" --entities $golden/bad-entities.json \
+    --request-json $golden/request-allow.json
+  expect_errors
+  run explain --policies "$policies" --entities "$entities" --request-json $golden/bad-request.json
+  expect_errors
+  run explain --policies "$policies" --entities "$entities" --request-json "$requests"
+  expect_errors
+  run explain --policies $golden/bad-policy.cedar --entities $golden/bad-entities.json \
+    --request-json $golden/bad-request.json
+  expect_errors 3
+  run explain --policies "$policies" --entities "$entities"
+  expect_errors
+  run explain --policies "$policies" --entities "$entities" \
+    --request-json $golden/request-allow.json --format yaml
+  expect_errors
+  run explain --policies "$policies" --entities "$entities" \
+    --request-json $golden/request-allow.json --frobnicate
+  expect_errors
+  run explain --help
+  expect_status 0
+  expect_no_stderr
+}
+
+# ---- disasm -------------------------------------------------------------------
+
+case_disasm_policies() {
+  run disasm --policies "$policies"
+  expect_status 0
+  expect_no_stderr
+  grep -q '^policy members-submit-to-team-namespaces (permit, [0-9]* registers)$' "$stdout_file" ||
+    fail "no listing of the first policy"
+}
+
+case_disasm_bundle() {
+  local bundle="$work/governance.bundle"
+  "$charter_bin" build --policies "$policies" -o "$bundle" || fail "cannot build a bundle"
+  capture disasm --policies "$policies"
+  cp "$stdout_file" "$tmp/from-policies"
+  capture disasm "$bundle"
+  expect_status 0
+  expect_no_stderr
+  cmp -s "$tmp/from-policies" "$stdout_file" || fail "the bundle disassembles differently"
+  note "disasm of the bundle is disasm --policies (pinned by disasm_policies)"
+}
+
+case_disasm_bad_input() {
+  local good="$tmp/good.bundle" size
+  "$charter_bin" build --policies "$policies" -o "$good" || fail "cannot build a bundle"
+  size=$(wc -c <"$good")
+  head -c $((size / 2)) "$good" >"$work/truncated.bundle"
+  run disasm "$work/truncated.bundle"
+  expect_errors
+  bytes disasm 4096 >"$work/random.bundle"
+  run disasm "$work/random.bundle"
+  expect_errors
+  run disasm "$policies"
+  expect_errors
+  run disasm $golden/no-such.bundle
+  expect_errors
+  run disasm --policies $golden/bad-policy.cedar
+  expect_errors
+  run disasm
+  expect_errors
+  cp "$good" "$work/good.bundle"
+  run disasm "$work/good.bundle" --policies "$policies"
+  expect_errors
+  rm -f "$work"/*.bundle
+  run disasm --help
+  expect_status 0
+  expect_no_stderr
+}
 
 # ---------------------------------------------------------------------------
 

@@ -315,32 +315,45 @@ std::string Clip(std::string_view s, size_t max = 120) {
 //    |        ^^^^^^^^^^^^^^ false
 void Snippet(std::string* out, const SourceFile& source, Span span, std::string_view label,
              const char* mark, const Style& s) {
+  constexpr uint32_t kMaxLines = 6;
   SourceFile::Position pos = source.PositionOf(span.begin);
-  SourceFile::Position end = source.PositionOf(span.end);
-  std::string_view line = source.Line(pos.line);
-  std::string number = Cat(pos.line);
-  std::string pad(number.size(), ' ');
-  uint32_t line_len = static_cast<uint32_t>(internal::CountScalars(line));
-  uint32_t last = end.line == pos.line ? end.column : line_len + 1;
-  uint32_t width = last > pos.column ? last - pos.column : 1;
-  std::string lead;
-  uint32_t col = 1;
-  for (char c : line) {
-    if (col >= pos.column) break;
-    if ((static_cast<unsigned char>(c) & 0xC0) == 0x80) continue;
-    lead.push_back(c == '\t' ? '\t' : ' ');
-    ++col;
-  }
-  while (col < pos.column) lead.push_back(' '), ++col;
+  SourceFile::Position end = source.PositionOf(span.end > span.begin ? span.end : span.begin + 1);
+  uint32_t last_line = std::min(end.line, pos.line + kMaxLines - 1);
+  std::string pad(Cat(last_line).size(), ' ');
   CatAppend(out, pad, s.blue, "--> ", s.reset, source.name(), ":", pos.line, ":", pos.column, "\n");
   CatAppend(out, pad, " ", s.blue, "|", s.reset, "\n");
-  CatAppend(out, s.blue, number, " |", s.reset, " ", line, "\n");
-  CatAppend(out, pad, " ", s.blue, "|", s.reset, " ", lead, mark, std::string(width, '^'), " ",
-            Clip(label, 200), s.reset, "\n");
+  for (uint32_t n = pos.line; n <= last_line; ++n) {
+    std::string_view line = source.Line(n);
+    uint32_t line_len = static_cast<uint32_t>(internal::CountScalars(line));
+    // Columns [from, to) of this line are in the span; the first and the
+    // last line only in part, lines between from their first non-blank.
+    uint32_t from = n == pos.line ? pos.column
+                                  : static_cast<uint32_t>(internal::CountScalars(
+                                        line.substr(0, std::min(line.find_first_not_of(" \t"), line.size())))) + 1;
+    uint32_t to = n == end.line ? end.column : line_len + 1;
+    if (to <= from) to = from + 1;
+    std::string lead;
+    uint32_t col = 1;
+    for (char c : line) {
+      if (col >= from) break;
+      if ((static_cast<unsigned char>(c) & 0xC0) == 0x80) continue;
+      lead.push_back(c == '\t' ? '\t' : ' ');
+      ++col;
+    }
+    while (col < from) lead.push_back(' '), ++col;
+    std::string number = Cat(n);
+    number.resize(pad.size(), ' ');
+    CatAppend(out, s.blue, number, " |", s.reset, " ", line, "\n");
+    CatAppend(out, pad, " ", s.blue, "|", s.reset, " ", lead, mark, std::string(to - from, '^'));
+    if (n == last_line) CatAppend(out, " ", Clip(label, 200));
+    CatAppend(out, s.reset, "\n");
+  }
 }
 
 void Values(std::string* out, const SourceFile& source, const ExplainedCondition& c, const Style& s) {
-  std::string pad(Cat(source.PositionOf(c.where.span.begin).line).size(), ' ');
+  uint32_t first = source.PositionOf(c.where.span.begin).line;
+  uint32_t last = std::min(source.PositionOf(c.where.span.end).line, first + 5);
+  std::string pad(Cat(last).size(), ' ');
   for (const ExplainedValue& v : c.saw) {
     CatAppend(out, pad, " ", s.blue, "=", s.reset, " ", Clip(v.expression, 60), " is ", Clip(v.value),
               "\n");

@@ -1,0 +1,121 @@
+// charter::Explain: outcomes, deciding clauses and sub-conditions, the values
+// they saw, templates, errors, and agreement with Engine::Authorize.
+#include "charter/explain.h"
+
+#include <string>
+
+#include "charter/charter.h"
+#include "gtest/gtest.h"
+
+namespace charter {
+namespace {
+
+constexpr char kEntities[] = R"([
+  {"uid": {"type": "User", "id": "alice"}, "attrs": {"level": 2, "team": "ml"},
+   "parents": [{"type": "Team", "id": "ml"}]},
+  {"uid": {"type": "Task", "id": "t1"}, "attrs": {"gpus": 4}, "parents": []}
+])";
+
+class ExplainTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto e = Entities::FromJson(kEntities);
+    ASSERT_TRUE(e.ok()) << e.status();
+    entities_ = *std::move(e);
+  }
+  Explanation Why(const std::string& text, const std::vector<TemplateLink>& links = {}) {
+    SourceFile source("p.cedar", text);
+    Request r = Request::Create({"User", "alice"}, {"Action", "submit"}, {"Task", "t1"});
+    auto why = Explain(source, links, r, entities_);
+    EXPECT_TRUE(why.ok()) << why.status();
+    auto bundle = Compile(source, links, {}, nullptr);
+    EXPECT_TRUE(bundle.ok());
+    auto engine = Engine::Create(*std::move(bundle));
+    EXPECT_TRUE(engine.ok());
+    EXPECT_EQ(why->decision.ToJson(), engine->Authorize(r, entities_).ToJson());
+    return *std::move(why);
+  }
+  Entities entities_;
+};
+
+TEST_F(ExplainTest, Outcomes) {
+  Explanation e = Why(
+      "@id(\"a\") permit(principal, action == Action::\"view\", resource);\n"
+      "@id(\"b\") permit(principal in Team::\"ml\", action, resource) when { resource.gpus < 8 };\n"
+      "@id(\"c\") forbid(principal, action, resource) unless { principal.level > 1 };\n"
+      "@id(\"d\") forbid(principal, action, resource) when { principal.nope };\n");
+  EXPECT_TRUE(e.decision.allowed);
+  ASSERT_EQ(e.policies.size(), 4u);
+  EXPECT_EQ(e.policies[0].outcome, PolicyOutcome::kNotApplicable);
+  EXPECT_EQ(e.policies[0].scope, "action");
+  EXPECT_EQ(e.policies[1].outcome, PolicyOutcome::kSatisfied);
+  EXPECT_TRUE(e.policies[1].determining);
+  ASSERT_EQ(e.policies[1].conditions.size(), 1u);
+  EXPECT_EQ(e.policies[1].conditions[0].expression, "resource.gpus < 8");
+  EXPECT_EQ(e.policies[1].conditions[0].value, "true");
+  ASSERT_EQ(e.policies[1].conditions[0].saw.size(), 2u);
+  EXPECT_EQ(e.policies[1].conditions[0].saw[1].expression, "resource.gpus");
+  EXPECT_EQ(e.policies[1].conditions[0].saw[1].value, "4");
+  EXPECT_EQ(e.policies[2].outcome, PolicyOutcome::kNotSatisfied);
+  EXPECT_FALSE(e.policies[2].clause_when);
+  EXPECT_EQ(e.policies[2].clause, 0);
+  EXPECT_EQ(e.policies[2].clause_where.line, 3u);
+  EXPECT_EQ(e.policies[3].outcome, PolicyOutcome::kErrored);
+  EXPECT_EQ(e.policies[3].error, "`User::\"alice\"` does not have the attribute `nope`");
+  ASSERT_EQ(e.policies[3].conditions.size(), 1u);
+  EXPECT_EQ(e.policies[3].conditions[0].expression, "principal.nope");
+  EXPECT_EQ(e.policies[3].conditions[0].value, "error");
+}
+
+// Through `&&`, `||` and `if` to the operands that decided.
+TEST_F(ExplainTest, DecidingSubConditions) {
+  Explanation e = Why(
+      "permit(principal, action, resource) when { true && (principal.level > 5 || resource.gpus > 5) };\n"
+      "permit(principal, action, resource) when { false || principal.team == \"x\" && 1 == 1 };\n"
+      "permit(principal, action, resource) when { if principal.level == 2 then resource.gpus == 1 else true };\n");
+  ASSERT_EQ(e.policies.size(), 3u);
+  auto exprs = [](const PolicyExplanation& p) {
+    std::vector<std::string> out;
+    for (const ExplainedCondition& c : p.conditions) out.push_back(c.expression + " = " + c.value);
+    return out;
+  };
+  EXPECT_EQ(exprs(e.policies[0]),
+            (std::vector<std::string>{"principal.level > 5 = false", "resource.gpus > 5 = false"}));
+  EXPECT_EQ(exprs(e.policies[1]),
+            (std::vector<std::string>{"false = false", "principal.team == \"x\" = false"}));
+  EXPECT_EQ(exprs(e.policies[2]),
+            (std::vector<std::string>{"principal.level == 2 = true", "resource.gpus == 1 = false"}));
+}
+
+TEST_F(ExplainTest, TemplatesAndText) {
+  std::string text = "@id(\"t\") permit(principal == ?principal, action, resource);\n";
+  Explanation e = Why(text, {TemplateLink{"t", "alice-link", EntityUid{"User", "alice"}, {}},
+                             TemplateLink{"t", "bob-link", EntityUid{"User", "bob"}, {}}});
+  ASSERT_EQ(e.policies.size(), 2u);
+  EXPECT_EQ(e.policies[0].template_id, "t");
+  EXPECT_EQ(e.policies[0].outcome, PolicyOutcome::kSatisfied);
+  EXPECT_EQ(e.policies[1].outcome, PolicyOutcome::kNotApplicable);
+  SourceFile source("p.cedar", text);
+  std::string out = e.ToText(source);
+  EXPECT_NE(out.find("ALLOW: permitted by `alice-link`"), std::string::npos) << out;
+  EXPECT_NE(out.find("(linked from template `t`)"), std::string::npos) << out;
+  EXPECT_NE(out.find("bob-link: `principal == ?principal`"), std::string::npos) << out;
+  EXPECT_EQ(e.ToJson().rfind("{\"decision\":\"allow\",\"reasons\":[\"alice-link\"],\"errors\":[],"
+                             "\"policies\":[{\"id\":\"alice-link\",\"effect\":\"permit\",\"template\":\"t\"",
+                             0),
+            0u)
+      << e.ToJson();
+  EXPECT_NE(e.ToText(source, true).find("\x1b["), std::string::npos);
+}
+
+TEST_F(ExplainTest, BadPolicyText) {
+  SourceFile source("p.cedar", "permit(principal, action, resource) when { && };");
+  Request r = Request::Create({"User", "alice"}, {"Action", "submit"}, {"Task", "t1"});
+  auto why = Explain(source, {}, r, entities_);
+  ASSERT_FALSE(why.ok());
+  EXPECT_EQ(why.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(why.status().message()).substr(0, 8), "p.cedar:");
+}
+
+}  // namespace
+}  // namespace charter
