@@ -7,11 +7,16 @@
 //   BM_Compile/N                  compile N policies of policy text into a bundle
 //   BM_EntitiesFromJson/N         build the store of N entities from Cedar JSON (bytes/s)
 // Each decision benchmark cycles through its requests, so the figure is the
-// mean over the whole batch, with the entity store already built.
+// mean over the whole batch, with the entity store already built. They also
+// report `allocs_per_decision`: this binary replaces the global operator new
+// to count heap allocations (the target is zero in the steady state).
 #include <unistd.h>
 
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -24,6 +29,23 @@
 #include "bench/gen/workload.h"
 #include "benchmark/benchmark.h"
 #include "charter/charter.h"
+
+namespace {
+std::atomic<uint64_t> g_allocations{0};
+}  // namespace
+
+// Counting replacements of the global allocation functions (the aligned and
+// nothrow forms forward to these in libstdc++).
+void* operator new(size_t size) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](size_t size) { return operator new(size); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+void operator delete[](void* p, size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -118,13 +140,18 @@ void Decide(benchmark::State& state, const Inputs& in) {
   const size_t n = in.requests.size();
   size_t i = 0;
   size_t allowed = 0;
+  uint64_t allocations_before = g_allocations.load(std::memory_order_relaxed);
   for (auto _ : state) {
     charter::Decision decision = in.engine->Authorize(in.requests[i], *in.entities);
     allowed += decision.allowed ? 1 : 0;
     benchmark::DoNotOptimize(decision);
     if (++i == n) i = 0;
   }
+  uint64_t allocations = g_allocations.load(std::memory_order_relaxed) - allocations_before;
   state.SetItemsProcessed(state.iterations());
+  state.counters["allocs_per_decision"] =
+      state.iterations() ? static_cast<double>(allocations) / static_cast<double>(state.iterations())
+                         : 0;
   state.counters["requests"] = static_cast<double>(n);
   state.counters["policies"] = static_cast<double>(in.engine->policy_count());
   state.counters["allow_share"] =

@@ -36,6 +36,7 @@ function count(path, want) {
 }
 
 positive('ns_per_request');
+positive('cpu_ns_per_request');
 count('requests', requests);
 count('iterations', iterations);
 for (const k of ['min', 'median', 'max']) positive(`pass_ns_per_request.${k}`);
