@@ -23,6 +23,7 @@ Command AddAuthorizeCommand(CLI::App& root);
 Command AddBuildCommand(CLI::App& root);
 Command AddCheckCommand(CLI::App& root);
 Command AddFmtCommand(CLI::App& root);
+Command AddTestCommand(CLI::App& root);
 Command AddVersionCommand(CLI::App& root);
 
 }  // namespace charter::cli

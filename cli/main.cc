@@ -23,6 +23,7 @@ int Main(int argc, char** argv) {
       AddBuildCommand(app),
       AddCheckCommand(app),
       AddFmtCommand(app),
+      AddTestCommand(app),
       AddVersionCommand(app),
   };
   // After the commands, so that they do not inherit it.
