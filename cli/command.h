@@ -24,6 +24,7 @@ Command AddBuildCommand(CLI::App& root);
 Command AddCheckCommand(CLI::App& root);
 Command AddFmtCommand(CLI::App& root);
 Command AddTestCommand(CLI::App& root);
+Command AddReplCommand(CLI::App& root);
 Command AddVersionCommand(CLI::App& root);
 
 }  // namespace charter::cli

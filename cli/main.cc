@@ -24,6 +24,7 @@ int Main(int argc, char** argv) {
       AddCheckCommand(app),
       AddFmtCommand(app),
       AddTestCommand(app),
+      AddReplCommand(app),
       AddVersionCommand(app),
   };
   // After the commands, so that they do not inherit it.

@@ -31,7 +31,7 @@ case_check_bad_input() {
 
 case_help_authoring() {
   local command
-  for command in check fmt test; do
+  for command in check fmt test repl; do
     run "$command" --help
     expect_status 0
     expect_no_stderr
@@ -110,4 +110,20 @@ case_test_bad_input() {
   expect_status 1
   run test
   expect_errors
+}
+
+# ---- repl -------------------------------------------------------------------
+
+# The REPL reading a script from a pipe (the terminal is tests/cli/repl_pty_test.sh).
+case_repl_pipe() {
+  status=0
+  "$charter_bin" repl <$golden/repl-session.txt >"$stdout_file" 2>"$stderr_file" || status=$?
+  {
+    echo "\$ charter repl < $golden/repl-session.txt"
+    section stdout "$stdout_file"
+    section stderr "$stderr_file"
+    echo "--- exit $status"
+  } >>"$transcript"
+  expect_status 0
+  expect_no_stderr
 }
