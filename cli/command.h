@@ -24,6 +24,8 @@ Command AddBenchCommand(CLI::App& root);
 Command AddBuildCommand(CLI::App& root);
 Command AddCheckCommand(CLI::App& root);
 Command AddFmtCommand(CLI::App& root);
+Command AddTestCommand(CLI::App& root);
+Command AddReplCommand(CLI::App& root);
 Command AddVersionCommand(CLI::App& root);
 Command AddExplainCommand(CLI::App& root);
 Command AddDisasmCommand(CLI::App& root);

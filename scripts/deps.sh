@@ -19,6 +19,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev             # tests and benchmarks
   clang libclang-rt-14-dev                               # libFuzzer and sanitizer runtimes
   nodejs npm                                             # the Cedar oracle (tests only)
+  tmux                                                   # drives the REPL on a terminal (tests only)
 )
 
 check_only=0

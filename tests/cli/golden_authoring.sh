@@ -31,7 +31,7 @@ case_check_bad_input() {
 
 case_help_authoring() {
   local command
-  for command in check fmt; do
+  for command in check fmt test repl; do
     run "$command" --help
     expect_status 0
     expect_no_stderr
@@ -83,4 +83,47 @@ case_fmt_bad_input() {
   expect_errors
   run fmt --check -w "$policies"
   expect_errors
+}
+
+# ---- test -------------------------------------------------------------------
+
+case_test_governance() {
+  run test "$ex" --coverage
+  expect_status 0
+  expect_no_stderr
+  grep -q '^coverage: .*: \([0-9]*\) of \1 policies exercised$' "$stdout_file" ||
+    fail "not full policy coverage"
+}
+
+case_test_failure() {
+  run test $golden/failing.test.json --coverage
+  expect_status 1
+  grep -q '^1 passed, 1 failed$' "$stdout_file" || fail "no summary"
+}
+
+case_test_bad_input() {
+  run test $golden/bad.test.json
+  expect_status 1
+  run test $golden/no-such.test.json
+  expect_status 1
+  run test "$policies"
+  expect_status 1
+  run test
+  expect_errors
+}
+
+# ---- repl -------------------------------------------------------------------
+
+# The REPL reading a script from a pipe (the terminal is tests/cli/repl_pty_test.sh).
+case_repl_pipe() {
+  status=0
+  "$charter_bin" repl <$golden/repl-session.txt >"$stdout_file" 2>"$stderr_file" || status=$?
+  {
+    echo "\$ charter repl < $golden/repl-session.txt"
+    section stdout "$stdout_file"
+    section stderr "$stderr_file"
+    echo "--- exit $status"
+  } >>"$transcript"
+  expect_status 0
+  expect_no_stderr
 }
