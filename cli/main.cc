@@ -26,8 +26,8 @@ int Main(int argc, char** argv) {
       AddDisasmCommand(app),
       AddExplainCommand(app),
       AddFmtCommand(app),
-      AddTestCommand(app),
       AddReplCommand(app),
+      AddTestCommand(app),
       AddVersionCommand(app),
   };
   // After the commands, so that they do not inherit it.
