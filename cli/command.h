@@ -22,6 +22,8 @@ struct Command {
 Command AddAuthorizeCommand(CLI::App& root);
 Command AddBuildCommand(CLI::App& root);
 Command AddVersionCommand(CLI::App& root);
+Command AddScheduleCommand(CLI::App& root);
+Command AddSimulateCommand(CLI::App& root);
 
 }  // namespace charter::cli
 

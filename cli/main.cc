@@ -22,6 +22,8 @@ int Main(int argc, char** argv) {
       AddAuthorizeCommand(app),
       AddBuildCommand(app),
       AddVersionCommand(app),
+      AddScheduleCommand(app),
+      AddSimulateCommand(app),
   };
   // After the commands, so that they do not inherit it.
   app.footer("Run `charter COMMAND --help` for the options of a command.");

@@ -244,7 +244,7 @@ case_help() {
   run --help
   expect_status 0
   expect_no_stderr
-  for command in authorize build version; do
+  for command in authorize build version schedule simulate; do
     run "$command" --help
     expect_status 0
     expect_no_stderr
@@ -402,6 +402,44 @@ case_build_failure_keeps_old_bundle() {
   expect_errors
   cmp -s "$tmp/before" "$bundle" || fail "the old bundle changed"
   [[ $(find "$work" -mindepth 1 | wc -l) -eq 1 ]] || fail "build left other files behind"
+}
+
+# ---- scheduling ------------------------------------------------------------
+
+case_schedule_text() {
+  run schedule --state $golden/schedule-state.json
+  expect_status 0
+  expect_no_stderr
+}
+
+case_schedule_json() {
+  run schedule --state $golden/schedule-state.json --format json
+  expect_status 0
+  expect_no_stderr
+  [[ $(wc -l <"$stdout_file") -eq 1 ]] || fail "not one line"
+}
+
+case_simulate_until_stable() {
+  run simulate --state $golden/schedule-state.json
+  expect_status 0
+  expect_no_stderr
+  run simulate --state $golden/schedule-state.json --cycles 2
+  expect_status 0
+  expect_no_stderr
+}
+
+case_schedule_bad_state() {
+  run schedule --state $golden/bad-schedule-state.json
+  expect_errors
+  grep -q 'bad-schedule-state.json:[0-9]*:[0-9]*: ' "$stderr_file" || fail "no line:col"
+  run schedule --state $golden/no-such-state.json
+  expect_errors
+  run schedule --state $golden/bad-entities.json
+  expect_errors
+  run simulate --state $golden/schedule-state.json --cycles 0
+  expect_errors
+  run schedule
+  expect_errors
 }
 
 # ---------------------------------------------------------------------------

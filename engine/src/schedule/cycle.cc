@@ -276,24 +276,20 @@ Mode Cycle::FitsResourceQuota(const Wl& p, int fr, int64_t assumed, int64_t requ
     a->exceeds_max = false;
     const int64_t nominal = tree_.nominal(node, fr);
     const int64_t used = tree_.usage(node, fr);
-    const int64_t own = std::max<int64_t>(0, SatSub(nominal, used));
     std::string text = Cat("`", Cq(cq).name, "` needs ", Q(fr, val), " ", FrText(fr), "; nominal ",
-                           Q(fr, nominal), ", used ", Q(fr, used));
+                           Q(fr, nominal), ", used ", Q(fr, used), ", available ", Q(fr, available));
     if (tree_.parent(node) < 0) {
-      CatAppend(&text, ", available ", Q(fr, available), ", no cohort to borrow from");
+      CatAppend(&text, " (no cohort to borrow from)");
     } else {
       const int root = tree_.root(node);
       const int64_t idle = std::max<int64_t>(0, SatSub(tree_.subtree(root, fr), tree_.usage(root, fr)));
-      const int64_t borrowable = std::max<int64_t>(0, SatSub(available, own));
-      CatAppend(&text, ", borrowable ", Q(fr, borrowable));
+      CatAppend(&text, " (cohort `", state_.cohorts[root].name, "` has ", Q(fr, idle), " idle");
       const int64_t b = tree_.borrowing_limit(node, fr);
-      const int64_t borrowed = std::max<int64_t>(0, SatSub(used, nominal));
-      const int64_t room = std::max<int64_t>(0, SatSub(b, borrowed));
-      if (b != kUnset && room < idle) {
-        CatAppend(&text, " because its borrowing limit is ", Q(fr, b), " and it already borrows ", Q(fr, borrowed));
-      } else {
-        CatAppend(&text, " because cohort `", state_.cohorts[root].name, "` has ", Q(fr, idle), " idle");
+      if (b != kUnset) {
+        CatAppend(&text, "; borrowing limit ", Q(fr, b), ", borrowed ",
+                  Q(fr, std::max<int64_t>(0, SatSub(used, nominal))));
       }
+      text.push_back(')');
     }
     a->reason = std::move(text);
   }
