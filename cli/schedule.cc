@@ -23,6 +23,7 @@ struct ScheduleFlags {
   std::string scenario;
   std::string format = "text";
   int cycles = 0;  // simulate: 0 = until stable (at most 1000)
+  bool hyperpod = false;
 };
 
 absl::StatusOr<schedule::State> LoadStateFile(const ScheduleFlags& flags) {
@@ -31,7 +32,7 @@ absl::StatusOr<schedule::State> LoadStateFile(const ScheduleFlags& flags) {
   schedule::LoadOptions options;
   options.source_name = flags.state;
   options.scenario = flags.scenario;
-  return schedule::LoadState(*text, options);
+  return flags.hyperpod ? schedule::LoadHyperPodState(*text, options) : schedule::LoadState(*text, options);
 }
 
 int RunSchedule(const ScheduleFlags& flags) {
@@ -86,6 +87,8 @@ void AddCommonFlags(CLI::App* app, ScheduleFlags* flags) {
       ->required();
   app->add_option("--scenario", flags->scenario, "The scenario to load from a file of scenarios")
       ->type_name("ID");
+  app->add_flag("--hyperpod", flags->hyperpod,
+                "The file holds HyperPod task governance objects (ComputeQuotas, ClusterSchedulerConfig)");
   app->add_option("--format", flags->format, "Output: text (default) or json")
       ->type_name("FORMAT")
       ->check(CLI::IsMember({"text", "json"}));
