@@ -1,3 +1,5 @@
+# Writes scenarios/rules.json (run from tests/schedule). Each scenario: one rule of docs/scheduling.md,
+# its state, the expected outcome and the arithmetic that gives it.
 import json
 def q(n, b=None, l=None):
     return {"nominal": n, "borrowing_limit": b, "lending_limit": l}
@@ -161,6 +163,23 @@ S.append(sc("fair-sharing-preempt-larger-share", "Fair sharing: a borrowing pree
   [adm("a1", "team-a", 4, reserved=-30), adm("a2", "team-a", 4, reserved=-20), adm("a3", "team-a", 2, reserved=-10), adm("b0", "team-b", 2, reserved=-40)],
   [pend("b1", "team-b", 4)],
   E([], [P("a2", "InCohortFairSharing")], [N("b1", "waiting_for_preemption", "active")]), fair=True))
+S.append(sc("lower-or-newer-equal-priority", "LowerOrNewerEqualPriority preempts an equal-priority workload created later",
+  "team-a nominal 10, used 8 by w-new (created -5); w-old (created -50, same priority) needs 6 > 2: the policy allows equal priority when the victim is newer, so w-new is preempted InClusterQueue.",
+  [cq("team-a", None, rg(D(10)), within="LowerOrNewerEqualPriority")], [adm("w-new", "team-a", 8, created=-5)], [pend("w-old", "team-a", 6, created=-50)],
+  E([], [P("w-new", "InClusterQueue")], [N("w-old", "waiting_for_preemption", "active")])))
+HIER = [{"name": "root", "parent": None, "resource_groups": [], "fair_weight": 1},
+        {"name": "left", "parent": "root", "resource_groups": [], "fair_weight": 1},
+        {"name": "right", "parent": "root", "resource_groups": [], "fair_weight": 1}]
+S.append(sc("hierarchical-reclaim", "In a cohort tree, quota lent across subtrees is reclaimed from the borrowing subtree",
+  "root > left (team-a 4, team-b 4), right (team-c 4): team-c uses 6 + 4 = 10 of the tree's 12. team-a needs 4 <= nominal, only 2 free; team-a's request fits its own quota (hierarchical advantage), so team-c's newest workload c2 (4) is taken: 12 - 6 = 6 >= 4.",
+  [cq("team-a", "left", rg(D(4)), reclaim="Any"), cq("team-b", "left", rg(D(4))), cq("team-c", "right", rg(D(4)))],
+  [adm("c1", "team-c", 6, reserved=-30), adm("c2", "team-c", 4, reserved=-20)], [pend("a1", "team-a", 4)],
+  E([], [P("c2", "InCohortReclamation")], [N("a1", "waiting_for_preemption", "active")]), cohorts=HIER))
+S.append(sc("hierarchical-borrowing-level", "The nearer the quota, the earlier the entry: borrowing levels are subtree heights",
+  "same tree, nothing admitted: a1 (priority 9) needs 10, more than subtree left holds (8), so it borrows from root (level 2); b1 (priority 0) needs 6, which left can give (level 1). b1 goes first and is admitted; then 12 - 6 = 6 < 10 and a1 is skipped.",
+  [cq("team-a", "left", rg(D(4))), cq("team-b", "left", rg(D(4))), cq("team-c", "right", rg(D(4)))],
+  [], [pend("a1", "team-a", 10, prio=9), pend("b1", "team-b", 6)],
+  E([A("b1", borrowing=True)], [], [N("a1", "skipped_no_longer_fits", "active")]), cohorts=HIER))
 json.dump({"format": "policy-engine-scheduling-scenarios/v1", "units": "cpu in cores; times in seconds relative to the cycle", "scenarios": S},
           open("scenarios/rules.json", "w"), indent=1)
 print(len(S))
