@@ -29,6 +29,8 @@ Command AddReplCommand(CLI::App& root);
 Command AddVersionCommand(CLI::App& root);
 Command AddExplainCommand(CLI::App& root);
 Command AddDisasmCommand(CLI::App& root);
+Command AddScheduleCommand(CLI::App& root);
+Command AddSimulateCommand(CLI::App& root);
 
 }  // namespace charter::cli
 

@@ -27,6 +27,8 @@ int Main(int argc, char** argv) {
       AddExplainCommand(app),
       AddFmtCommand(app),
       AddReplCommand(app),
+      AddScheduleCommand(app),
+      AddSimulateCommand(app),
       AddTestCommand(app),
       AddVersionCommand(app),
   };

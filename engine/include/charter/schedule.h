@@ -1,0 +1,285 @@
+// Scheduling: Kueue-compatible quota admission, borrowing, lending and
+// preemption for team allocations. Authorization decides whether a task may be
+// submitted; scheduling decides when it gets capacity.
+//
+// A State is the cluster at the start of one scheduling cycle: resource
+// flavors, a tree of cohorts, cluster queues (one per team) with their quota,
+// the workloads holding quota and the workloads waiting. RunCycle runs one
+// Kueue scheduling cycle over it and says which pending workloads are
+// admitted, which admitted ones are preempted and why, and why each other head
+// stays pending, in words and numbers:
+//
+//   absl::StatusOr<charter::schedule::State> state =
+//       charter::schedule::LoadState(json_text, "state.json");
+//   absl::StatusOr<charter::schedule::CycleResult> r = charter::schedule::RunCycle(*state);
+//   for (const auto& a : r->admitted) use(a.name, a.borrowing, a.message);
+//
+// Names appear once, in the State's tables; everything else refers to them by
+// index, so a cycle compares integers, never strings. Quantities are integers
+// in Kueue's units: milli-units for `cpu`, whole units (rounded up) for every
+// other resource. docs/scheduling.md describes the JSON format and the
+// semantics with worked examples.
+#ifndef CHARTER_SCHEDULE_H_
+#define CHARTER_SCHEDULE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "charter/export.h"
+
+namespace charter::schedule {
+
+// An amount of one resource; see the header comment for the units.
+using Quantity = int64_t;
+
+enum class QueueingStrategy : uint8_t { kBestEffortFIFO, kStrictFIFO };
+
+// Which workloads a preemptor may evict (Kueue's PreemptionPolicy).
+enum class PreemptionPolicy : uint8_t {
+  kNever,
+  kLowerPriority,
+  kLowerOrNewerEqualPriority,
+  kAny,
+};
+
+enum class FungibilityPolicy : uint8_t { kMayStopSearch, kTryNextFlavor };
+enum class FungibilityPreference : uint8_t {
+  kUnset,  // same as kBorrowingOverPreemption
+  kBorrowingOverPreemption,
+  kPreemptionOverBorrowing,
+};
+
+enum class FairSharingStrategy : uint8_t { kLessThanOrEqualToFinalShare, kLessThanInitialShare };
+
+// The quota of one resource in one flavor.
+struct ResourceQuota {
+  int resource = 0;  // index into State::resources
+  Quantity nominal = 0;
+  std::optional<Quantity> borrowing_limit;  // unset: unlimited
+  std::optional<Quantity> lending_limit;    // unset: lends everything
+};
+
+struct FlavorQuotas {
+  int flavor = 0;  // index into State::flavors
+  std::vector<ResourceQuota> resources;
+};
+
+// Resources that always get the same flavor, and the flavors in try order.
+struct ResourceGroup {
+  std::vector<int> covered_resources;
+  std::vector<FlavorQuotas> flavors;
+};
+
+struct Preemption {
+  PreemptionPolicy within_cluster_queue = PreemptionPolicy::kNever;
+  PreemptionPolicy reclaim_within_cohort = PreemptionPolicy::kNever;
+  // kNever or kLowerPriority (Kueue's borrowWithinCohort.policy).
+  PreemptionPolicy borrow_within_cohort = PreemptionPolicy::kNever;
+  std::optional<int64_t> max_priority_threshold;
+};
+
+struct FlavorFungibility {
+  FungibilityPolicy when_can_borrow = FungibilityPolicy::kMayStopSearch;
+  FungibilityPolicy when_can_preempt = FungibilityPolicy::kTryNextFlavor;
+  FungibilityPreference preference = FungibilityPreference::kUnset;
+};
+
+struct Cohort {
+  std::string name;
+  int parent = -1;  // index into State::cohorts; -1 for a root
+  std::vector<ResourceGroup> resource_groups;  // the cohort's own quota
+  double fair_weight = 1.0;
+};
+
+struct ClusterQueue {
+  std::string name;
+  int cohort = -1;  // index into State::cohorts; -1: no cohort
+  QueueingStrategy queueing_strategy = QueueingStrategy::kBestEffortFIFO;
+  std::vector<ResourceGroup> resource_groups;
+  Preemption preemption;
+  FlavorFungibility flavor_fungibility;
+  double fair_weight = 1.0;
+};
+
+struct PriorityClass {
+  std::string name;
+  int64_t value = 0;
+};
+
+struct Request {
+  int resource = 0;
+  Quantity per_pod = 0;
+  int flavor = -1;  // admitted workloads: the assigned flavor
+};
+
+struct PodSet {
+  std::string name;
+  int64_t count = 1;
+  std::vector<Request> requests;  // per pod; usage is count × per_pod
+};
+
+// Times are seconds relative to the cycle (negative: before it).
+struct Workload {
+  std::string name;
+  std::string uid;  // the last tie-breaker; the name unless set
+  int cluster_queue = 0;
+  int64_t priority = 0;
+  // Unset is Kueue's zero time, which sorts before every set time.
+  std::optional<double> created_at;
+  // Admitted workloads: when quota was reserved (unset: now).
+  std::optional<double> quota_reserved_at;
+  std::vector<PodSet> pod_sets;
+  // Pending workloads, between cycles of a simulation: parked in the
+  // queue's inadmissible set (BestEffortFIFO) until capacity is freed.
+  bool inadmissible = false;
+  // Pending workloads: issued preemptions in an earlier cycle and stays at
+  // the head of a BestEffortFIFO queue until it is admitted.
+  bool preempting = false;
+};
+
+struct EngineConfig {
+  bool fair_sharing = false;
+  std::vector<FairSharingStrategy> fair_sharing_strategies = {
+      FairSharingStrategy::kLessThanOrEqualToFinalShare, FairSharingStrategy::kLessThanInitialShare};
+};
+
+struct State {
+  EngineConfig engine;
+  std::vector<std::string> flavors;    // resource flavors
+  std::vector<std::string> resources;  // resource names seen anywhere
+  std::vector<Cohort> cohorts;
+  std::vector<ClusterQueue> cluster_queues;
+  std::vector<PriorityClass> priority_classes;
+  std::vector<Workload> admitted;
+  std::vector<Workload> pending;
+  // Seconds since the first cycle of a simulation; 0 for a loaded state.
+  double now = 0;
+};
+
+struct LoadOptions {
+  std::string source_name = "state.json";  // prefixes every error message
+  // For a file of scenarios ({"scenarios": [...]}): the `id` to load. Empty
+  // picks the only scenario and is an error when there are several.
+  std::string scenario;
+  size_t max_input_bytes = size_t{1} << 30;
+};
+
+// Reads the state JSON of docs/scheduling.md: one state object, one scenario
+// (a state plus `expected`, which is ignored), or a file of scenarios.
+// Malformed JSON, unknown fields, queues, cohorts, flavors or priority
+// classes, duplicate names, cohort cycles, negative or malformed quantities
+// and lending limits above the nominal quota are InvalidArgument errors
+// reading "SOURCE:LINE:COL: message" that name the object at fault.
+CHARTER_API absl::StatusOr<State> LoadState(std::string_view json, const LoadOptions& options = {});
+
+// Reads HyperPod task governance objects as the SageMaker API returns them
+// (DescribeComputeQuota / DescribeClusterSchedulerConfig output, or the
+// Create requests) and translates them into a State; docs/scheduling.md gives
+// the mapping. The document is {"ClusterSchedulerConfig": {...},
+// "ComputeQuotas": [...], "InstanceTypes": {...}, "Workloads": {...}}.
+CHARTER_API absl::StatusOr<State> LoadHyperPodState(std::string_view json,
+                                                    const LoadOptions& options = {});
+
+// --- the outcome of a cycle --------------------------------------------------
+
+// Why an admitted workload was preempted (Kueue's `Preempted` reason).
+enum class PreemptionReason : uint8_t {
+  kInClusterQueue,
+  kInCohortReclamation,
+  kInCohortReclaimWhileBorrowing,
+  kInCohortFairSharing,
+};
+
+// Why a head stays pending.
+enum class PendingState : uint8_t {
+  kWaitingForPreemption,  // it issued the evictions in `preempted`
+  kNoFit,                 // no flavor fits, even by preempting
+  kNoFitExceedsMaxQuota,  // it asks for more than the queue can ever reach
+  kNoFitNoCandidates,     // it needs preemption, and no victim set works
+  kSkippedNoLongerFits,   // fitted at nomination, not after earlier entries
+  kDeferredFit,           // fits once other preemptions of this cycle finish
+};
+
+struct PodSetFlavors {
+  std::string pod_set;
+  std::vector<std::pair<std::string, std::string>> flavors;  // resource -> flavor
+};
+
+struct Admitted {
+  std::string name;
+  std::string cluster_queue;
+  std::vector<PodSetFlavors> flavors;
+  bool borrowing = false;
+  std::string message;
+};
+
+struct Preempted {
+  std::string name;
+  std::string cluster_queue;
+  PreemptionReason reason = PreemptionReason::kInClusterQueue;
+  std::string preemptor;
+  std::string message;
+};
+
+struct NotAdmitted {
+  std::string name;
+  std::string cluster_queue;
+  PendingState state = PendingState::kNoFit;
+  bool inadmissible = false;  // queue_state: parked until capacity frees up
+  std::string message;
+};
+
+// A pending workload that was not a head this cycle.
+struct Queued {
+  std::string name;
+  std::string cluster_queue;
+  std::string message;
+};
+
+struct CycleResult {
+  std::vector<Admitted> admitted;       // in processing order
+  std::vector<Preempted> preempted;     // in processing order
+  std::vector<NotAdmitted> not_admitted;
+  std::vector<Queued> queued;
+
+  // {"admitted":[{"name","cluster_queue","flavors":{pod set:{resource:flavor}},
+  //   "borrowing","message"}],"preempted":[{"name","cluster_queue","reason",
+  //   "preemptor","message"}],"not_admitted":[{"name","cluster_queue","state",
+  //   "queue_state","message"}],"queued":[{"name","cluster_queue","message"}]}
+  std::string ToJson() const;
+  // One line per workload, for people.
+  std::string ToText() const;
+};
+
+CHARTER_API std::string_view ReasonName(PreemptionReason reason);  // "InClusterQueue", ...
+CHARTER_API std::string_view StateName(PendingState state);        // "no_fit", ...
+
+struct CycleOptions {
+  // Upper bound on flavor-assignment and preemption work per head, a guard
+  // against hostile states: a head past it is reported as no_fit.
+  size_t max_candidates_per_head = 1'000'000;
+};
+
+// One scheduling cycle. Fails only on a State that LoadState would refuse.
+CHARTER_API absl::StatusOr<CycleResult> RunCycle(const State& state,
+                                                 const CycleOptions& options = {});
+
+// The state after a cycle: admitted workloads hold quota from `state.now`,
+// preempted ones leave it and wait again, heads that cannot be admitted in a
+// BestEffortFIFO queue are parked until a preemption frees capacity in their
+// cohort tree, and a head waiting for its victims stays at the head. `now`
+// advances by one second.
+CHARTER_API absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result);
+
+// True when a cycle changes nothing: nothing admitted, nothing preempted, and
+// no head newly parked.
+CHARTER_API bool IsStable(const State& before, const CycleResult& result);
+
+}  // namespace charter::schedule
+
+#endif  // CHARTER_SCHEDULE_H_

@@ -1,0 +1,216 @@
+// The outcome of a cycle as JSON and as text, and applying it to a state
+// for multi-cycle simulation.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "charter/schedule.h"
+#include "common/strings.h"
+#include "json/json.h"
+
+namespace charter::schedule {
+namespace {
+
+using internal::Cat;
+using internal::CatAppend;
+using internal::json::AppendQuoted;
+
+void Field(std::string* out, std::string_view key, std::string_view value, bool first = false) {
+  if (!first) out->push_back(',');
+  AppendQuoted(out, key);
+  out->push_back(':');
+  AppendQuoted(out, value);
+}
+
+}  // namespace
+
+std::string CycleResult::ToJson() const {
+  std::string out = "{\"admitted\":[";
+  for (size_t i = 0; i < admitted.size(); ++i) {
+    const Admitted& a = admitted[i];
+    if (i > 0) out.push_back(',');
+    out.push_back('{');
+    Field(&out, "name", a.name, true);
+    Field(&out, "cluster_queue", a.cluster_queue);
+    out += ",\"flavors\":{";
+    for (size_t s = 0; s < a.flavors.size(); ++s) {
+      if (s > 0) out.push_back(',');
+      AppendQuoted(&out, a.flavors[s].pod_set);
+      out += ":{";
+      for (size_t r = 0; r < a.flavors[s].flavors.size(); ++r) {
+        Field(&out, a.flavors[s].flavors[r].first, a.flavors[s].flavors[r].second, r == 0);
+      }
+      out.push_back('}');
+    }
+    out += "},\"borrowing\":";
+    out += a.borrowing ? "true" : "false";
+    Field(&out, "message", a.message);
+    out.push_back('}');
+  }
+  out += "],\"preempted\":[";
+  for (size_t i = 0; i < preempted.size(); ++i) {
+    const Preempted& p = preempted[i];
+    if (i > 0) out.push_back(',');
+    out.push_back('{');
+    Field(&out, "name", p.name, true);
+    Field(&out, "cluster_queue", p.cluster_queue);
+    Field(&out, "reason", ReasonName(p.reason));
+    Field(&out, "preemptor", p.preemptor);
+    Field(&out, "message", p.message);
+    out.push_back('}');
+  }
+  out += "],\"not_admitted\":[";
+  for (size_t i = 0; i < not_admitted.size(); ++i) {
+    const NotAdmitted& n = not_admitted[i];
+    if (i > 0) out.push_back(',');
+    out.push_back('{');
+    Field(&out, "name", n.name, true);
+    Field(&out, "cluster_queue", n.cluster_queue);
+    Field(&out, "state", StateName(n.state));
+    Field(&out, "queue_state", n.inadmissible ? "inadmissible" : "active");
+    Field(&out, "message", n.message);
+    out.push_back('}');
+  }
+  out += "],\"queued\":[";
+  for (size_t i = 0; i < queued.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    out.push_back('{');
+    Field(&out, "name", queued[i].name, true);
+    Field(&out, "cluster_queue", queued[i].cluster_queue);
+    Field(&out, "message", queued[i].message);
+    out.push_back('}');
+  }
+  out += "]}";
+  return out;
+}
+
+std::string CycleResult::ToText() const {
+  std::string out;
+  for (const Admitted& a : admitted) {
+    std::string flavors;
+    for (const PodSetFlavors& f : a.flavors) {
+      for (const auto& [res, flavor] : f.flavors) {
+        CatAppend(&flavors, flavors.empty() ? "" : " ", f.pod_set, ".", res, "=", flavor);
+      }
+    }
+    CatAppend(&out, "ADMIT    ", a.name, " (", a.cluster_queue, ") ", flavors, a.borrowing ? " borrowing" : "",
+              "\n         ", a.message, "\n");
+  }
+  for (const Preempted& p : preempted) {
+    CatAppend(&out, "PREEMPT  ", p.name, " (", p.cluster_queue, ") ", ReasonName(p.reason), "\n         ",
+              p.message, "\n");
+  }
+  for (const NotAdmitted& n : not_admitted) {
+    CatAppend(&out, "PENDING  ", n.name, " (", n.cluster_queue, ") ", StateName(n.state),
+              n.inadmissible ? ", inadmissible" : "", "\n         ", n.message, "\n");
+  }
+  for (const Queued& q : queued) {
+    CatAppend(&out, "QUEUED   ", q.name, " (", q.cluster_queue, ") ", q.message, "\n");
+  }
+  if (out.empty()) out = "nothing to schedule\n";
+  return out;
+}
+
+absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result) {
+  State next = state;
+  absl::flat_hash_map<std::string, size_t> pending, admitted;
+  for (size_t i = 0; i < next.pending.size(); ++i) pending.emplace(next.pending[i].name, i);
+  for (size_t i = 0; i < next.admitted.size(); ++i) admitted.emplace(next.admitted[i].name, i);
+  absl::flat_hash_map<std::string, int> flavor_index;
+  for (size_t f = 0; f < next.flavors.size(); ++f) flavor_index.emplace(next.flavors[f], static_cast<int>(f));
+  std::vector<bool> leave_pending(next.pending.size(), false), leave_admitted(next.admitted.size(), false);
+  std::vector<Workload> to_admitted, to_pending;
+  // Cohort trees where a preemption frees capacity: parked workloads there
+  // become active again.
+  std::vector<bool> freed_root(next.cohorts.size() + next.cluster_queues.size(), false);
+  auto root_key = [&](int cq) {
+    int c = next.cluster_queues[cq].cohort;
+    if (c < 0) return static_cast<int>(next.cohorts.size()) + cq;
+    while (next.cohorts[c].parent >= 0) c = next.cohorts[c].parent;
+    return c;
+  };
+  for (const Admitted& a : result.admitted) {
+    auto it = pending.find(a.name);
+    if (it == pending.end()) return absl::InvalidArgumentError(Cat("admitted workload `", a.name, "` is not pending"));
+    Workload w = next.pending[it->second];
+    leave_pending[it->second] = true;
+    for (size_t s = 0; s < w.pod_sets.size() && s < a.flavors.size(); ++s) {
+      for (Request& r : w.pod_sets[s].requests) {
+        for (const auto& [res, flavor] : a.flavors[s].flavors) {
+          if (res == next.resources[r.resource]) r.flavor = flavor_index.at(flavor);
+        }
+      }
+      // The `pods` resource is counted when the queue covers it.
+      for (const auto& [res, flavor] : a.flavors[s].flavors) {
+        if (res != "pods") continue;
+        bool has = std::any_of(w.pod_sets[s].requests.begin(), w.pod_sets[s].requests.end(),
+                               [&](const Request& r) { return next.resources[r.resource] == "pods"; });
+        if (!has) {
+          int pods = static_cast<int>(std::find(next.resources.begin(), next.resources.end(), "pods") -
+                                      next.resources.begin());
+          w.pod_sets[s].requests.push_back(Request{pods, 1, flavor_index.at(flavor)});
+        }
+      }
+    }
+    w.quota_reserved_at = state.now;
+    w.inadmissible = false;
+    w.preempting = false;
+    to_admitted.push_back(std::move(w));
+  }
+  for (const Preempted& p : result.preempted) {
+    auto it = admitted.find(p.name);
+    if (it == admitted.end()) return absl::InvalidArgumentError(Cat("preempted workload `", p.name, "` is not admitted"));
+    if (leave_admitted[it->second]) continue;
+    leave_admitted[it->second] = true;
+    Workload w = next.admitted[it->second];
+    freed_root[root_key(w.cluster_queue)] = true;
+    w.quota_reserved_at.reset();
+    for (PodSet& ps : w.pod_sets) {
+      for (Request& r : ps.requests) r.flavor = -1;
+      ps.requests.erase(std::remove_if(ps.requests.begin(), ps.requests.end(),
+                                       [&](const Request& r) { return next.resources[r.resource] == "pods"; }),
+                        ps.requests.end());
+    }
+    to_pending.push_back(std::move(w));
+  }
+  for (const NotAdmitted& n : result.not_admitted) {
+    auto it = pending.find(n.name);
+    if (it == pending.end()) continue;
+    Workload& w = next.pending[it->second];
+    w.inadmissible = n.inadmissible;
+    w.preempting = n.state == PendingState::kWaitingForPreemption;
+  }
+  std::vector<Workload> admitted_list, pending_list;
+  for (size_t i = 0; i < next.admitted.size(); ++i) {
+    if (!leave_admitted[i]) admitted_list.push_back(std::move(next.admitted[i]));
+  }
+  for (Workload& w : to_admitted) admitted_list.push_back(std::move(w));
+  for (size_t i = 0; i < next.pending.size(); ++i) {
+    if (!leave_pending[i]) pending_list.push_back(std::move(next.pending[i]));
+  }
+  for (Workload& w : to_pending) pending_list.push_back(std::move(w));
+  for (Workload& w : pending_list) {
+    if (w.inadmissible && freed_root[root_key(w.cluster_queue)]) w.inadmissible = false;
+  }
+  next.admitted = std::move(admitted_list);
+  next.pending = std::move(pending_list);
+  next.now = state.now + 1;
+  return next;
+}
+
+bool IsStable(const State& before, const CycleResult& result) {
+  if (!result.admitted.empty() || !result.preempted.empty()) return false;
+  for (const NotAdmitted& n : result.not_admitted) {
+    for (const Workload& w : before.pending) {
+      if (w.name != n.name) continue;
+      if (n.inadmissible && !w.inadmissible) return false;
+      if ((n.state == PendingState::kWaitingForPreemption) != w.preempting) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace charter::schedule

@@ -1,0 +1,114 @@
+// The quota tree of one scheduling cycle: every cohort and cluster queue is a
+// node with, per flavor-resource (FR), its own quota, the quota of its
+// subtree and its usage, kept as dense integer arrays. The formulas are
+// Kueue's (pkg/cache/scheduler/resource_node.go), restated in
+// docs/scheduling.md:
+//
+//   localQuota(n)     = lendingLimit set ? max(0, subtree(n) - lendingLimit) : 0
+//   LocalAvailable(n) = max(0, localQuota(n) - usage(n))
+//   subtree(cohort)   = nominal + Σ children (subtree(child) - localQuota(child))
+//   usage(cohort)     = Σ children max(0, usage(child) - localQuota(child))
+//   available(root)   = subtree - usage
+//   available(n)      = LocalAvailable(n) + min(available(parent),
+//                         borrowingLimit set ? stored - usedInParent + borrowingLimit : ∞)
+#ifndef CHARTER_ENGINE_SRC_SCHEDULE_TREE_H_
+#define CHARTER_ENGINE_SRC_SCHEDULE_TREE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "charter/schedule.h"
+
+namespace charter::internal::schedule {
+
+inline constexpr int64_t kUnset = INT64_MIN;  // a borrowing or lending limit that is not set
+
+struct FrAmount {
+  int fr;
+  int64_t v;
+};
+
+// Dominant resource share of a node (Kueue's DRS, fair_sharing.go).
+struct Drs {
+  double weight = 1.0;
+  double ratio = 0;  // borrowed × 1000 / lendable, the largest over resources
+  bool borrowing = false;
+  std::vector<int> borrowed_frs;
+  bool IsZero() const { return ratio == 0; }
+  bool ZeroWeightBorrows() const { return weight == 0 && !IsZero(); }
+  double Share() const;
+  bool BorrowingOn(const std::vector<FrAmount>& requested) const;
+  static Drs Negative() {
+    Drs d;
+    d.ratio = -1;
+    return d;
+  }
+};
+int CompareDrs(const Drs& a, const Drs& b);
+
+class Tree {
+ public:
+  // Nodes: cohorts are 0..C-1, cluster queue q is C+q.
+  explicit Tree(const ::charter::schedule::State& state);
+
+  int num_resources() const { return num_resources_; }
+  int num_frs() const { return num_frs_; }
+  int fr(int flavor, int resource) const { return flavor * num_resources_ + resource; }
+  int flavor_of(int fr) const { return fr / num_resources_; }
+  int resource_of(int fr) const { return fr % num_resources_; }
+  int cq_node(int cq) const { return num_cohorts_ + cq; }
+  bool is_cq(int node) const { return node >= num_cohorts_; }
+  int parent(int node) const { return parent_[node]; }
+  int root(int node) const;
+  int height(int cohort) const { return height_[cohort]; }
+  const std::vector<int>& child_cohorts(int node) const { return child_cohorts_[node]; }
+  const std::vector<int>& child_cqs(int node) const { return child_cqs_[node]; }
+
+  int64_t nominal(int node, int fr) const { return nominal_[At(node, fr)]; }
+  int64_t borrowing_limit(int node, int fr) const { return blimit_[At(node, fr)]; }
+  int64_t lending_limit(int node, int fr) const { return llimit_[At(node, fr)]; }
+  int64_t subtree(int node, int fr) const { return subtree_[At(node, fr)]; }
+  int64_t usage(int node, int fr) const { return usage_[At(node, fr)]; }
+  bool has(int node, int fr) const { return has_[At(node, fr)] != 0; }
+
+  int64_t LocalQuota(int node, int fr) const;
+  int64_t LocalAvailable(int node, int fr) const;
+  int64_t AvailableRaw(int node, int fr) const;  // may be negative
+  int64_t Available(int node, int fr) const;     // max(0, AvailableRaw)
+  int64_t PotentialAvailable(int node, int fr) const;
+  bool BorrowingWith(int node, int fr, int64_t v) const;
+  bool Borrowing(int node, int fr) const { return BorrowingWith(node, fr, 0); }
+  bool WithinNominal(int node, const std::vector<int>& frs) const;
+  // Kueue's FindHeightOfLowestSubtreeThatFits: {borrowing level, may
+  // reclaim in the hierarchy}.
+  std::pair<int, bool> LowestSubtreeThatFits(int cq_node, int fr, int64_t v) const;
+
+  void AddUsage(int node, int fr, int64_t v);
+  void RemoveUsage(int node, int fr, int64_t v);
+  void Add(int cq_node, const std::vector<FrAmount>& usage) {
+    for (const FrAmount& u : usage) AddUsage(cq_node, u.fr, u.v);
+  }
+  void Remove(int cq_node, const std::vector<FrAmount>& usage) {
+    for (const FrAmount& u : usage) RemoveUsage(cq_node, u.fr, u.v);
+  }
+
+  Drs DominantResourceShare(int node) const;
+
+ private:
+  size_t At(int node, int fr) const { return static_cast<size_t>(node) * num_frs_ + fr; }
+  void Accumulate(int node);
+
+  int num_cohorts_ = 0;
+  int num_resources_ = 1;
+  int num_frs_ = 1;
+  std::vector<int> parent_, height_;
+  std::vector<std::vector<int>> child_cohorts_, child_cqs_;
+  std::vector<double> weight_;
+  std::vector<int64_t> nominal_, blimit_, llimit_, subtree_, usage_;
+  std::vector<uint8_t> has_;
+  std::vector<int64_t> lendable_;  // node × resource: Σ potentialAvailable(parent) over the root's FRs
+};
+
+}  // namespace charter::internal::schedule
+
+#endif  // CHARTER_ENGINE_SRC_SCHEDULE_TREE_H_

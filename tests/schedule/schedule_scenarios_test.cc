@@ -1,0 +1,136 @@
+// Runs every scenario in tests/schedule/scenarios/*.json (the format of
+// docs/scheduling.md: a state plus `expected`) through one cycle and compares
+// the outcome with `expected`: the admitted workloads with their flavors and
+// borrowing, the preempted ones with their reasons, and each head left
+// pending with its state (and queue state where the scenario gives one).
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "charter/schedule.h"
+#include "gtest/gtest.h"
+#include "json/json.h"
+
+namespace charter::schedule {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = internal::json;
+
+std::string Read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string Str(const json::Value* v) {
+  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+// "name flavors borrowing" lines, sorted, for a readable diff.
+std::string FlavorsText(const json::Value* flavors) {
+  std::vector<std::string> parts;
+  if (flavors != nullptr) {
+    for (size_t p = 0; p < flavors->size(); ++p) {
+      const json::Value& m = flavors->member(p);
+      for (size_t r = 0; r < m.size(); ++r) {
+        parts.push_back(std::string(flavors->key(p)) + "." + std::string(m.key(r)) + "=" + Str(&m.member(r)));
+      }
+    }
+  }
+  std::sort(parts.begin(), parts.end());
+  std::string out;
+  for (const std::string& s : parts) out += s + " ";
+  return out;
+}
+
+void CheckScenario(const fs::path& file, const std::string& text, const json::Value& scenario) {
+  const std::string id = Str(scenario.Find("id"));
+  SCOPED_TRACE(file.filename().string() + ": " + id + ": " + Str(scenario.Find("explanation")));
+  ASSERT_FALSE(Str(scenario.Find("explanation")).empty()) << "every scenario explains its arithmetic";
+  LoadOptions options;
+  options.source_name = file.filename().string();
+  options.scenario = id;
+  absl::StatusOr<State> state = LoadState(text, options);
+  ASSERT_TRUE(state.ok()) << state.status();
+  absl::StatusOr<CycleResult> result = RunCycle(*state);
+  ASSERT_TRUE(result.ok()) << result.status();
+  const json::Value* expected = scenario.Find("expected");
+  ASSERT_NE(expected, nullptr);
+
+  std::multiset<std::string> want, got;
+  if (const json::Value* a = expected->Find("admitted")) {
+    for (size_t i = 0; i < a->size(); ++i) {
+      const json::Value& e = a->at(i);
+      const json::Value* b = e.Find("borrowing");
+      want.insert("admit " + Str(e.Find("name")) + " " + FlavorsText(e.Find("flavors")) +
+                  (b != nullptr && b->as_bool() ? "borrowing" : ""));
+    }
+  }
+  for (const Admitted& a : result->admitted) {
+    std::vector<std::string> parts;
+    for (const PodSetFlavors& f : a.flavors) {
+      for (const auto& [res, flavor] : f.flavors) parts.push_back(f.pod_set + "." + res + "=" + flavor);
+    }
+    std::sort(parts.begin(), parts.end());
+    std::string flavors;
+    for (const std::string& s : parts) flavors += s + " ";
+    got.insert("admit " + a.name + " " + flavors + (a.borrowing ? "borrowing" : ""));
+  }
+  if (const json::Value* p = expected->Find("preempted")) {
+    for (size_t i = 0; i < p->size(); ++i) {
+      want.insert("preempt " + Str(p->at(i).Find("name")) + " " + Str(p->at(i).Find("reason")));
+    }
+  }
+  for (const Preempted& p : result->preempted) got.insert("preempt " + p.name + " " + std::string(ReasonName(p.reason)));
+  std::map<std::string, std::string> queue_states;
+  if (const json::Value* n = expected->Find("not_admitted")) {
+    for (size_t i = 0; i < n->size(); ++i) {
+      const json::Value& e = n->at(i);
+      want.insert("pending " + Str(e.Find("name")) + " " + Str(e.Find("state")));
+      std::string qs = Str(e.Find("queue_state"));
+      if (!qs.empty()) queue_states[Str(e.Find("name"))] = qs;
+    }
+  }
+  for (const NotAdmitted& n : result->not_admitted) {
+    got.insert("pending " + n.name + " " + std::string(StateName(n.state)));
+    auto it = queue_states.find(n.name);
+    if (it != queue_states.end()) {
+      EXPECT_EQ(it->second, n.inadmissible ? "inadmissible" : "active") << n.name << ": " << n.message;
+    }
+  }
+  EXPECT_EQ(want, got) << "outcome:\n" << result->ToText();
+  // Every entry explains itself in words.
+  for (const Admitted& a : result->admitted) EXPECT_FALSE(a.message.empty());
+  for (const Preempted& p : result->preempted) EXPECT_FALSE(p.message.empty());
+  for (const NotAdmitted& n : result->not_admitted) EXPECT_FALSE(n.message.empty());
+  // The JSON output parses.
+  EXPECT_TRUE(json::Parse(result->ToJson()).ok());
+}
+
+TEST(ScheduleScenarios, AllFiles) {
+  const fs::path dir = fs::path(CHARTER_SOURCE_DIR) / "tests/schedule/scenarios";
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    const std::string text = Read(entry.path());
+    absl::StatusOr<json::Document> doc = json::Parse(text);
+    ASSERT_TRUE(doc.ok()) << entry.path() << ": " << doc.status();
+    const json::Value* scenarios = doc->root().Find("scenarios");
+    ASSERT_NE(scenarios, nullptr) << entry.path();
+    for (size_t i = 0; i < scenarios->size(); ++i) {
+      CheckScenario(entry.path(), text, scenarios->at(i));
+      ++count;
+    }
+  }
+  EXPECT_GE(count, 20);
+}
+
+}  // namespace
+}  // namespace charter::schedule
