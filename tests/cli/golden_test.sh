@@ -244,8 +244,7 @@ case_help() {
   run --help
   expect_status 0
   expect_no_stderr
-  for command in authorize bench build version; do
-  for command in authorize build version schedule simulate; do
+  for command in authorize bench build check disasm explain fmt repl schedule simulate test version; do
     run "$command" --help
     expect_status 0
     expect_no_stderr
@@ -551,26 +550,6 @@ case_explain_bad_input() {
     --request-json $golden/request-allow.json --frobnicate
   expect_errors
   run explain --help
-# ---- scheduling ------------------------------------------------------------
-
-case_schedule_text() {
-  run schedule --state $golden/schedule-state.json
-  expect_status 0
-  expect_no_stderr
-}
-
-case_schedule_json() {
-  run schedule --state $golden/schedule-state.json --format json
-  expect_status 0
-  expect_no_stderr
-  [[ $(wc -l <"$stdout_file") -eq 1 ]] || fail "not one line"
-}
-
-case_simulate_until_stable() {
-  run simulate --state $golden/schedule-state.json
-  expect_status 0
-  expect_no_stderr
-  run simulate --state $golden/schedule-state.json --cycles 2
   expect_status 0
   expect_no_stderr
 }
@@ -622,6 +601,32 @@ case_disasm_bad_input() {
   run disasm --help
   expect_status 0
   expect_no_stderr
+}
+
+# ---- scheduling ------------------------------------------------------------
+
+case_schedule_text() {
+  run schedule --state $golden/schedule-state.json
+  expect_status 0
+  expect_no_stderr
+}
+
+case_schedule_json() {
+  run schedule --state $golden/schedule-state.json --format json
+  expect_status 0
+  expect_no_stderr
+  [[ $(wc -l <"$stdout_file") -eq 1 ]] || fail "not one line"
+}
+
+case_simulate_until_stable() {
+  run simulate --state $golden/schedule-state.json
+  expect_status 0
+  expect_no_stderr
+  run simulate --state $golden/schedule-state.json --cycles 2
+  expect_status 0
+  expect_no_stderr
+}
+
 case_schedule_bad_state() {
   run schedule --state $golden/bad-schedule-state.json
   expect_errors
