@@ -54,6 +54,7 @@ Program::Program(Bundle bundle, const fb::Bundle* root) : bundle_(std::move(bund
       policies_.push_back(pc);
     }
   }
+  scope_index_.Build(*this);
 }
 
 }  // namespace internal
@@ -89,11 +90,23 @@ Decision Engine::Authorize(const Request& request, const Entities& entities) con
   env.vars[3] = data.context;
   env.store = &store;
 
+  internal::ScopeKeys keys;
+  for (int i = 0; i < 3; ++i) {
+    keys.refs[i] = &refs[i];
+    keys.hashes[i] = data.key_hashes[i];
+  }
+  const internal::ScopeIndex& index = program_->scope_index();
+  internal::ScopeScratch index_scratch;
+  std::vector<uint32_t> candidates;
+  index.Candidates(keys, store, &index_scratch, &candidates);
+
   internal::Arena scratch;
   Decision decision;
   std::vector<std::string> permits;
   std::vector<std::string> forbids;
-  for (const internal::PolicyCode& p : program_->policies()) {
+  for (uint32_t c : candidates) {
+    if (index.FailsEq(c, keys)) continue;
+    const internal::PolicyCode& p = program_->policies()[c];
     internal::EvalResult r = internal::Evaluate(*program_, p, env, &scratch);
     switch (r.outcome) {
       case internal::Outcome::kTrue:

@@ -20,6 +20,7 @@ const EntityRef* EntityStore::Intern(std::string_view type, std::string_view id)
   ref->id = arena_.CopyString(id);
   ref->uid = uid;
   refs_.push_back(ref);
+  key_hashes_.push_back(EntityKeyHash(ref->type, ref->id));
   index_.emplace(Key{ref->type, ref->id}, uid);
   return ref;
 }
@@ -33,6 +34,16 @@ bool EntityStore::HasAncestor(uint32_t uid, uint32_t ancestor) const {
   const EntityData* d = data(uid);
   if (d == nullptr) return false;
   return std::binary_search(d->ancestors, d->ancestors + d->num_ancestors, ancestor);
+}
+
+bool EntityStore::Ancestors(uint32_t uid, size_t limit, AncestorScratch* scratch,
+                            std::vector<uint32_t>* out) const {
+  out->clear();
+  const EntityData* d = data(uid);
+  if (d == nullptr) return true;
+  if (d->num_ancestors > limit) return false;
+  out->assign(d->ancestors, d->ancestors + d->num_ancestors);
+  return true;
 }
 
 namespace {

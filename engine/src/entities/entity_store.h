@@ -13,12 +13,29 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "absl/status/statusor.h"
 #include "charter/entities.h"
 #include "common/arena.h"
 #include "value/value.h"
 
 namespace charter::internal {
+
+// A hash of an entity's (type, id), the same for every store and program in
+// one process: the scope index keys policies by it, and a store keeps it for
+// each uid so that a request's ancestors are looked up without hashing
+// strings.
+inline uint64_t EntityKeyHash(std::string_view type, std::string_view id) {
+  return absl::Hash<std::pair<std::string_view, std::string_view>>{}(std::make_pair(type, id));
+}
+inline uint64_t TypeKeyHash(std::string_view type) { return absl::Hash<std::string_view>{}(type); }
+
+// Reusable memory for walking the hierarchy (kept by an evaluation context).
+struct AncestorScratch {
+  std::vector<uint32_t> mark;  // uid -> stamp of the last walk that reached it
+  uint32_t stamp = 0;
+  std::vector<uint32_t> stack;
+};
 
 struct EntityData {
   Value attrs;  // a record
@@ -43,6 +60,13 @@ class EntityStore {
   }
   // Whether `ancestor` is a transitive parent of `uid` (not reflexive).
   bool HasAncestor(uint32_t uid, uint32_t ancestor) const;
+  // Writes the transitive ancestors of `uid` to *out (in no particular
+  // order), unless there are more than `limit`: then returns false and *out
+  // holds some of them.
+  bool Ancestors(uint32_t uid, size_t limit, AncestorScratch* scratch,
+                 std::vector<uint32_t>* out) const;
+  // EntityKeyHash of the uid's type and id.
+  uint64_t key_hash(uint32_t uid) const { return key_hashes_[uid]; }
   size_t size() const { return entities_.size(); }
   size_t num_uids() const { return refs_.size(); }
 
@@ -59,6 +83,7 @@ class EntityStore {
 
   Arena arena_;
   std::vector<const EntityRef*> refs_;
+  std::vector<uint64_t> key_hashes_;  // uid -> EntityKeyHash
   absl::flat_hash_map<Key, uint32_t> index_;
   std::vector<int32_t> data_index_;  // uid -> entities_ index, or -1
   std::vector<EntityData> entities_;
