@@ -12,6 +12,7 @@
 #include "charter/diagnostics.h"
 #include "charter/engine.h"
 #include "charter/entities.h"
+#include "charter/eval_context.h"
 #include "charter/export.h"
 #include "charter/request.h"
 
