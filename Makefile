@@ -4,6 +4,7 @@
 #   make demo       build, then run the governance example end to end
 #   make test       build, then run every test under ctest
 #   make sanitize   ASan+UBSan build in its own directory, and its tests
+#   make tsan       ThreadSanitizer build of the engine-swap test, and run it
 #   make bench      Release build of the benchmarks, and run them
 #   make fuzz       clang build of the libFuzzer targets, each run FUZZ_SECONDS
 #   make install    install the library, headers, CMake package and CLI into PREFIX
@@ -17,6 +18,7 @@ SHELL := /bin/bash
 BUILD_DIR    ?= build
 BENCH_DIR    ?= build-bench
 SANITIZE_DIR ?= build-sanitize
+TSAN_DIR     ?= build-tsan
 FUZZ_DIR     ?= build-fuzz
 JOBS         ?= $(shell nproc)
 BUILD_TYPE   ?= RelWithDebInfo
@@ -51,7 +53,7 @@ define configure
 	$(CMAKE) -S . -B $(1) $(if $(wildcard $(1)/CMakeCache.txt),,-G "$(GENERATOR)") $(2) $(CMAKE_ARGS)
 endef
 
-.PHONY: all deps configure build test demo install bench sanitize fuzz clean distclean
+.PHONY: all deps configure build test demo install bench sanitize tsan fuzz clean distclean
 
 all: build
 
@@ -88,6 +90,14 @@ sanitize: deps
 	$(CMAKE) --build $(SANITIZE_DIR) -j $(JOBS)
 	$(SANITIZER_ENV) $(CTEST) --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS) --timeout $(TEST_TIMEOUT) $(CTEST_ARGS)
 
+# ThreadSanitizer: only the EngineHandle swap test, in its own build directory.
+tsan: deps
+	$(call configure,$(TSAN_DIR),-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG='-O1 -g' \
+	  -DCMAKE_CXX_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
+	  -DCHARTER_BUILD_TESTS=ON -DCHARTER_BUILD_BENCH=OFF -DCHARTER_BUILD_FUZZERS=OFF)
+	$(CMAKE) --build $(TSAN_DIR) -j $(JOBS) --target engine_handle_test
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_DIR)/tests/engine_handle_test
+
 # Each fuzzer runs on a copy of its seed corpus, so that what it finds stays in
 # $(FUZZ_DIR)/corpus/ and fuzz/corpus/ changes only when someone copies a case in.
 fuzz: deps
@@ -106,7 +116,7 @@ fuzz: deps
 	echo "fuzz: no failures in $(FUZZ_NAMES)"
 
 clean:
-	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(SANITIZE_DIR) $(FUZZ_DIR)
+	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(SANITIZE_DIR) $(FUZZ_DIR) $(TSAN_DIR)
 
 # Also drops the oracle's npm packages, which make deps puts back.
 distclean: clean

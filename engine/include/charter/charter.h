@@ -11,6 +11,7 @@
 #include "charter/decision.h"
 #include "charter/diagnostics.h"
 #include "charter/engine.h"
+#include "charter/engine_handle.h"
 #include "charter/entities.h"
 #include "charter/eval_context.h"
 #include "charter/export.h"

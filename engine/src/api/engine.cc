@@ -14,6 +14,9 @@ namespace internal {
 // What an EvalContext keeps between calls.
 struct EvalScratch {
   EntityRef refs[3];
+  // The program the views below point into, kept alive with the context
+  // (an EngineHandle may drop the engine meanwhile).
+  std::shared_ptr<const Program> program;
   Arena arena;
   ScopeScratch index;
   std::vector<uint32_t> candidates;
@@ -94,6 +97,7 @@ bool Engine::Authorize(const Request& request, const Entities& entities,
   using internal::Value;
   if (context->scratch_ == nullptr) context->scratch_ = std::make_unique<internal::EvalScratch>();
   internal::EvalScratch& s = *context->scratch_;
+  if (s.program != program_) s.program = program_;  // no atomic operation in the steady state
   const internal::EntityStore& store = entities.store();
   const internal::RequestData& data = request.data();
   // The request's entities, resolved against this store once.
