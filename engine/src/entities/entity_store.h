@@ -1,8 +1,13 @@
 // The entity store: every entity of a request's world, built once from JSON
 // and read by any number of concurrent evaluations. Each entity reference it
 // knows (entities with data, their parents, entities named in attributes)
-// has a uid index; the transitive ancestors of each entity are precomputed
-// as a sorted array of uid indices, so `in` is a binary search.
+// has a uid index. `in` is answered without walking the hierarchy by
+// interval labels (Agrawal, Borgida and Jagadish's compressed closure): a
+// depth-first post-order numbering of the child graph, and for each uid the
+// sorted, disjoint intervals of numbers of its descendants. A tree needs
+// one interval an entity (a 100,000-deep chain: 100,000 intervals, where a
+// full ancestor list would need 5 billion entries); a DAG needs more, never
+// more than its closure, and at most EntitiesOptions::max_ancestor_intervals.
 #ifndef CHARTER_ENTITIES_ENTITY_STORE_H_
 #define CHARTER_ENTITIES_ENTITY_STORE_H_
 
@@ -40,8 +45,6 @@ struct AncestorScratch {
 struct EntityData {
   Value attrs;  // a record
   Value tags;   // a record
-  const uint32_t* ancestors = nullptr;  // sorted uid indices, without the entity itself
-  uint32_t num_ancestors = 0;
 };
 
 class EntityStore {
@@ -87,6 +90,12 @@ class EntityStore {
   absl::flat_hash_map<Key, uint32_t> index_;
   std::vector<int32_t> data_index_;  // uid -> entities_ index, or -1
   std::vector<EntityData> entities_;
+  // The hierarchy, by uid: parents (CSR), post-order number, descendant intervals (CSR).
+  std::vector<uint32_t> parent_begin_;  // num_uids + 1
+  std::vector<uint32_t> parents_;
+  std::vector<uint32_t> post_;
+  std::vector<uint32_t> interval_begin_;  // num_uids + 1
+  std::vector<std::pair<uint32_t, uint32_t>> intervals_;  // [lo, hi] of post numbers
 };
 
 }  // namespace charter::internal
