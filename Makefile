@@ -4,6 +4,7 @@
 #   make demo       build, then run the governance example end to end
 #   make test       build, then run every test under ctest
 #   make sanitize   ASan+UBSan build in its own directory, and its tests
+#   make tsan       ThreadSanitizer build of the engine-swap test, and run it
 #   make bench      Release build of the benchmarks, and run them
 #   make bench-peer cedar-wasm and `charter bench` on the same workloads (bench/peer/)
 #   make fuzz       clang build of the libFuzzer targets, each run FUZZ_SECONDS
@@ -19,6 +20,7 @@ SHELL := /bin/bash
 BUILD_DIR    ?= build
 BENCH_DIR    ?= build-bench
 SANITIZE_DIR ?= build-sanitize
+TSAN_DIR     ?= build-tsan
 FUZZ_DIR     ?= build-fuzz
 JOBS         ?= $(shell nproc)
 BUILD_TYPE   ?= RelWithDebInfo
@@ -61,7 +63,7 @@ define configure
 	$(CMAKE) -S . -B $(1) $(if $(wildcard $(1)/CMakeCache.txt),,-G "$(GENERATOR)") $(2) $(CMAKE_ARGS)
 endef
 
-.PHONY: all deps configure build test demo install bench sanitize fuzz conformance clean distclean
+.PHONY: all deps configure build test demo install bench sanitize tsan fuzz conformance clean distclean
 
 all: build
 
@@ -120,6 +122,14 @@ sanitize: deps
 	$(CMAKE) --build $(SANITIZE_DIR) -j $(JOBS)
 	$(SANITIZER_ENV) $(CTEST) --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS) --timeout $(TEST_TIMEOUT) $(CTEST_ARGS)
 
+# ThreadSanitizer: only the EngineHandle swap test, in its own build directory.
+tsan: deps
+	$(call configure,$(TSAN_DIR),-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG='-O1 -g' \
+	  -DCMAKE_CXX_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
+	  -DCHARTER_BUILD_TESTS=ON -DCHARTER_BUILD_BENCH=OFF -DCHARTER_BUILD_FUZZERS=OFF)
+	$(CMAKE) --build $(TSAN_DIR) -j $(JOBS) --target engine_handle_test
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_DIR)/tests/engine_handle_test
+
 # Each fuzzer runs on a copy of its seed corpus, so that what it finds stays in
 # $(FUZZ_DIR)/corpus/ and fuzz/corpus/ changes only when someone copies a case in.
 fuzz: deps
@@ -152,7 +162,7 @@ interp-differential: configure
 	node tests/interp/gen_cases.js --seed $(SEED) --count $(INTERP_COUNT) | $(BUILD_DIR)/tests/interp/interp_differential -
 
 clean:
-	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(SANITIZE_DIR) $(FUZZ_DIR)
+	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(SANITIZE_DIR) $(FUZZ_DIR) $(TSAN_DIR)
 
 # Also drops the oracle's npm packages, which make deps puts back.
 distclean: clean

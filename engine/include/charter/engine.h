@@ -16,6 +16,7 @@
 #include "charter/bundle.h"
 #include "charter/decision.h"
 #include "charter/entities.h"
+#include "charter/eval_context.h"
 #include "charter/export.h"
 #include "charter/request.h"
 
@@ -41,6 +42,10 @@ class CHARTER_API Engine {
   static absl::StatusOr<Engine> Create(Bundle bundle, const VerifyOptions& options = {});
 
   Decision Authorize(const Request& request, const Entities& entities) const;
+  // The same decision, written to `context` (read it there); returns
+  // whether the request is allowed. Once the context has grown to the
+  // policy set, the call allocates nothing.
+  bool Authorize(const Request& request, const Entities& entities, EvalContext* context) const;
 
   size_t policy_count() const;
   // Policy ids in policy-set order.

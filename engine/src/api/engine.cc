@@ -11,6 +11,22 @@
 namespace charter {
 namespace internal {
 
+// What an EvalContext keeps between calls.
+struct EvalScratch {
+  EntityRef refs[3];
+  // The program the views below point into, kept alive with the context
+  // (an EngineHandle may drop the engine meanwhile).
+  std::shared_ptr<const Program> program;
+  Arena arena;
+  ScopeScratch index;
+  std::vector<uint32_t> candidates;
+  std::vector<std::string_view> permits, forbids, error_policies;
+  std::vector<std::string> messages;  // grows; error i's message is messages[i]
+  std::vector<PolicyErrorView> errors;
+  bool allowed = false;
+  size_t evaluated = 0;
+};
+
 Program::Program(Bundle bundle, const fb::Bundle* root) : bundle_(std::move(bundle)), root_(root) {
   if (root_->strings() != nullptr) {
     for (const flatbuffers::String* s : *root_->strings()) {
@@ -54,6 +70,7 @@ Program::Program(Bundle bundle, const fb::Bundle* root) : bundle_(std::move(bund
       policies_.push_back(pc);
     }
   }
+  scope_index_.Build(*this);
 }
 
 }  // namespace internal
@@ -74,46 +91,101 @@ std::vector<std::string> Engine::policy_ids() const {
   return ids;
 }
 
-Decision Engine::Authorize(const Request& request, const Entities& entities) const {
+bool Engine::Authorize(const Request& request, const Entities& entities,
+                       EvalContext* context) const {
   using internal::EntityRef;
   using internal::Value;
+  if (context->scratch_ == nullptr) context->scratch_ = std::make_unique<internal::EvalScratch>();
+  internal::EvalScratch& s = *context->scratch_;
+  if (s.program != program_) s.program = program_;  // no atomic operation in the steady state
   const internal::EntityStore& store = entities.store();
   const internal::RequestData& data = request.data();
   // The request's entities, resolved against this store once.
-  EntityRef refs[3] = {data.principal_ref, data.action_ref, data.resource_ref};
+  EntityRef* refs = s.refs;
+  refs[0] = data.principal_ref;
+  refs[1] = data.action_ref;
+  refs[2] = data.resource_ref;
   internal::Environment env;
+  internal::ScopeKeys keys;
   for (int i = 0; i < 3; ++i) {
     refs[i].uid = store.Find(refs[i].type, refs[i].id);
     env.vars[i] = Value::Entity(&refs[i]);
+    keys.refs[i] = &refs[i];
+    keys.hashes[i] = data.key_hashes[i];
   }
   env.vars[3] = data.context;
   env.store = &store;
 
-  internal::Arena scratch;
-  Decision decision;
-  std::vector<std::string> permits;
-  std::vector<std::string> forbids;
-  for (const internal::PolicyCode& p : program_->policies()) {
-    internal::EvalResult r = internal::Evaluate(*program_, p, env, &scratch);
-    switch (r.outcome) {
+  const internal::ScopeIndex& index = program_->scope_index();
+  index.Candidates(keys, store, &s.index, &s.candidates);
+  s.arena.Reset();
+  s.permits.clear();
+  s.forbids.clear();
+  s.error_policies.clear();
+  s.evaluated = 0;
+  const std::vector<internal::PolicyCode>& policies = program_->policies();
+  for (uint32_t c : s.candidates) {
+    if (index.FailsEq(c, keys)) continue;
+    const internal::PolicyCode& p = policies[c];
+    ++s.evaluated;
+    size_t e = s.error_policies.size();
+    if (e == s.messages.size()) s.messages.emplace_back();
+    uint32_t error_pc = 0;
+    switch (internal::Run(*program_, p, env, &s.arena, &s.messages[e], &error_pc)) {
       case internal::Outcome::kTrue:
-        (p.forbid ? forbids : permits).emplace_back(p.id);
+        (p.forbid ? s.forbids : s.permits).push_back(p.id);
         break;
       case internal::Outcome::kFalse:
         break;
       case internal::Outcome::kError:
-        decision.errors.push_back(PolicyError{std::string(p.id), std::move(r.error)});
+        s.error_policies.push_back(p.id);
         break;
     }
   }
-  if (!forbids.empty()) {
-    decision.allowed = false;
-    decision.reasons = std::move(forbids);
-  } else {
-    decision.allowed = !permits.empty();
-    decision.reasons = std::move(permits);
+  // INVARIANT: the messages no longer move, so views of them hold.
+  s.errors.clear();
+  for (size_t i = 0; i < s.error_policies.size(); ++i) {
+    s.errors.push_back(PolicyErrorView{s.error_policies[i], s.messages[i]});
   }
-  return decision;
+  s.allowed = s.forbids.empty() && !s.permits.empty();
+  return s.allowed;
+}
+
+Decision Engine::Authorize(const Request& request, const Entities& entities) const {
+  EvalContext context;
+  Authorize(request, entities, &context);
+  return context.ToDecision();
+}
+
+EvalContext::EvalContext() = default;
+EvalContext::~EvalContext() = default;
+EvalContext::EvalContext(EvalContext&&) noexcept = default;
+EvalContext& EvalContext::operator=(EvalContext&&) noexcept = default;
+
+bool EvalContext::allowed() const { return scratch_ != nullptr && scratch_->allowed; }
+
+std::span<const std::string_view> EvalContext::reasons() const {
+  if (scratch_ == nullptr) return {};
+  return scratch_->forbids.empty() ? scratch_->permits : scratch_->forbids;
+}
+
+std::span<const PolicyErrorView> EvalContext::errors() const {
+  if (scratch_ == nullptr) return {};
+  return scratch_->errors;
+}
+
+size_t EvalContext::policies_evaluated() const {
+  return scratch_ == nullptr ? 0 : scratch_->evaluated;
+}
+
+Decision EvalContext::ToDecision() const {
+  Decision d;
+  d.allowed = allowed();
+  for (std::string_view id : reasons()) d.reasons.emplace_back(id);
+  for (const PolicyErrorView& e : errors()) {
+    d.errors.push_back(PolicyError{std::string(e.policy_id), std::string(e.message)});
+  }
+  return d;
 }
 
 }  // namespace charter

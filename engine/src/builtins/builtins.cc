@@ -9,13 +9,13 @@
 namespace charter::internal {
 namespace {
 
-std::string TypeError(std::string_view expected, const Value& got) {
-  return Cat("type error: expected ", expected, ", got ", TypeName(got.type));
+void TypeError(std::string* error, std::string_view expected, const Value& got) {
+  CatAppend(error, "type error: expected ", expected, ", got ", TypeName(got.type));
 }
 
 bool Expect(const Value& v, Type t, std::string* error) {
   if (v.type == t) return true;
-  *error = TypeError(TypeName(t), v);
+  TypeError(error, TypeName(t), v);
   return false;
 }
 
@@ -108,12 +108,15 @@ bool CallBuiltin(Builtin id, const Value* args, const CallContext& ctx, Value* o
         return true;
       }
       if (data == nullptr) {
-        *error = Cat("entity `", EntityToCedar(self.entity->type, self.entity->id), "` does not exist");
+        error->append("entity `");
+        AppendEntityToCedar(error, self.entity->type, self.entity->id);
+        error->append("` does not exist");
         return false;
       }
       if (tag == nullptr) {
-        *error = Cat("`", EntityToCedar(self.entity->type, self.entity->id),
-                     "` does not have the tag `", args[1].string(), "`");
+        error->push_back('`');
+        AppendEntityToCedar(error, self.entity->type, self.entity->id);
+        CatAppend(error, "` does not have the tag `", args[1].string(), "`");
         return false;
       }
       *out = *tag;

@@ -29,6 +29,7 @@ class Arena {
       size_t block = size + align > kBlockSize ? size + align : kBlockSize;
       blocks_.push_back(std::make_unique<std::byte[]>(block));
       capacity_ = block;
+      reserved_ += block;
       uintptr_t base = reinterpret_cast<uintptr_t>(blocks_.back().get());
       pos = ((base + align - 1) & ~(uintptr_t{align} - 1)) - base;
     }
@@ -61,12 +62,28 @@ class Arena {
 
   size_t bytes_allocated() const { return bytes_; }
 
+  // Forgets every allocation, keeping memory for the next round: after a
+  // round that needed several blocks, one block as large as all of them.
+  // (An evaluation context resets its arena between requests.)
+  void Reset() {
+    if (blocks_.size() > 1) {
+      size_t total = reserved_;
+      blocks_.clear();
+      blocks_.push_back(std::make_unique<std::byte[]>(total));
+      capacity_ = total;
+      reserved_ = total;
+    }
+    used_ = 0;
+    bytes_ = 0;
+  }
+
  private:
   static constexpr size_t kBlockSize = 64 * 1024;
   std::vector<std::unique_ptr<std::byte[]>> blocks_;
   size_t capacity_ = 0;
   size_t used_ = 0;
   size_t bytes_ = 0;
+  size_t reserved_ = 0;  // the sum of the blocks' sizes
 };
 
 }  // namespace charter::internal

@@ -20,6 +20,7 @@ const EntityRef* EntityStore::Intern(std::string_view type, std::string_view id)
   ref->id = arena_.CopyString(id);
   ref->uid = uid;
   refs_.push_back(ref);
+  key_hashes_.push_back(EntityKeyHash(ref->type, ref->id));
   index_.emplace(Key{ref->type, ref->id}, uid);
   return ref;
 }
@@ -30,9 +31,44 @@ uint32_t EntityStore::Find(std::string_view type, std::string_view id) const {
 }
 
 bool EntityStore::HasAncestor(uint32_t uid, uint32_t ancestor) const {
-  const EntityData* d = data(uid);
-  if (d == nullptr) return false;
-  return std::binary_search(d->ancestors, d->ancestors + d->num_ancestors, ancestor);
+  if (uid == ancestor || uid >= post_.size() || ancestor >= post_.size()) return false;
+  uint32_t x = post_[uid];
+  const std::pair<uint32_t, uint32_t>* begin = intervals_.data() + interval_begin_[ancestor];
+  const std::pair<uint32_t, uint32_t>* end = intervals_.data() + interval_begin_[ancestor + 1];
+  // The last interval starting at or before x.
+  const auto* it = std::upper_bound(begin, end, x,
+                                    [](uint32_t v, const std::pair<uint32_t, uint32_t>& iv) {
+                                      return v < iv.first;
+                                    });
+  return it != begin && x <= (it - 1)->second;
+}
+
+bool EntityStore::Ancestors(uint32_t uid, size_t limit, AncestorScratch* scratch,
+                            std::vector<uint32_t>* out) const {
+  out->clear();
+  if (uid >= post_.size()) return true;
+  if (scratch->mark.size() < post_.size()) scratch->mark.resize(post_.size(), 0);
+  if (++scratch->stamp == 0) {  // wrapped: forget every old mark
+    std::fill(scratch->mark.begin(), scratch->mark.end(), 0);
+    scratch->stamp = 1;
+  }
+  uint32_t stamp = scratch->stamp;
+  std::vector<uint32_t>& stack = scratch->stack;
+  stack.clear();
+  stack.push_back(uid);
+  while (!stack.empty()) {
+    uint32_t u = stack.back();
+    stack.pop_back();
+    for (uint32_t k = parent_begin_[u]; k < parent_begin_[u + 1]; ++k) {
+      uint32_t p = parents_[k];
+      if (scratch->mark[p] == stamp) continue;
+      scratch->mark[p] = stamp;
+      if (out->size() == limit) return false;
+      out->push_back(p);
+      stack.push_back(p);
+    }
+  }
+  return true;
 }
 
 namespace {
@@ -133,13 +169,12 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
     parsed.push_back(std::move(p));
   }
 
-  // Transitive closure of the parent relation, in post-order with an explicit
-  // stack; meeting an entity that is still open means a cycle.
+  // Cycles, found by a depth-first walk up the parent relation with an
+  // explicit stack; meeting an entity that is still open means a cycle.
   size_t num_uids = store->refs_.size();
   first.resize(num_uids, -1);
   enum : uint8_t { kNew, kOpen, kDone };
   std::vector<uint8_t> state(num_uids, kNew);
-  std::vector<std::vector<uint32_t>> closure(num_uids);
   for (size_t root_uid = 0; root_uid < num_uids; ++root_uid) {
     if (state[root_uid] != kNew || first[root_uid] < 0) continue;
     std::vector<std::pair<uint32_t, size_t>> stack{{static_cast<uint32_t>(root_uid), 0}};
@@ -160,19 +195,103 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
         }
         continue;
       }
-      std::vector<uint32_t> all;
-      if (parents != nullptr) {
-        for (uint32_t p : *parents) {
-          all.push_back(p);
-          all.insert(all.end(), closure[p].begin(), closure[p].end());
-        }
-      }
-      std::sort(all.begin(), all.end());
-      all.erase(std::unique(all.begin(), all.end()), all.end());
-      closure[u] = std::move(all);
       state[u] = kDone;
       stack.pop_back();
     }
+  }
+
+  // Parents and children as CSR arrays.
+  std::vector<uint32_t>& parent_begin = store->parent_begin_;
+  parent_begin.assign(num_uids + 1, 0);
+  std::vector<uint32_t> child_begin(num_uids + 1, 0);
+  for (const Parsed& p : parsed) {
+    parent_begin[p.uid + 1] = static_cast<uint32_t>(p.parents.size());
+    for (uint32_t q : p.parents) ++child_begin[q + 1];
+  }
+  for (size_t u = 0; u < num_uids; ++u) {
+    parent_begin[u + 1] += parent_begin[u];
+    child_begin[u + 1] += child_begin[u];
+  }
+  store->parents_.resize(parent_begin[num_uids]);
+  std::vector<uint32_t> children(child_begin[num_uids]);
+  std::vector<uint32_t> fill(child_begin.begin(), child_begin.end() - 1);
+  for (const Parsed& p : parsed) {
+    std::copy(p.parents.begin(), p.parents.end(), store->parents_.begin() + parent_begin[p.uid]);
+    for (uint32_t q : p.parents) children[fill[q]++] = p.uid;
+  }
+
+  // Post-order numbers over the child graph, from the uids without parents
+  // (every uid is reached: the hierarchy is acyclic). A uid's subtree in
+  // this walk is the interval [low, post].
+  std::vector<uint32_t>& post = store->post_;
+  post.assign(num_uids, kNoUid);
+  std::vector<uint32_t> low(num_uids, 0);
+  std::vector<uint32_t> order;  // uids in post order
+  order.reserve(num_uids);
+  {
+    std::vector<std::pair<uint32_t, uint32_t>> stack;
+    std::vector<uint8_t> seen(num_uids, 0);
+    for (uint32_t r = 0; r < num_uids; ++r) {
+      if (parent_begin[r + 1] != parent_begin[r] || seen[r]) continue;
+      seen[r] = 1;
+      low[r] = static_cast<uint32_t>(order.size());
+      stack.push_back({r, child_begin[r]});
+      while (!stack.empty()) {
+        auto& [u, next] = stack.back();
+        if (next < child_begin[u + 1]) {
+          uint32_t c = children[next++];
+          if (!seen[c]) {
+            seen[c] = 1;
+            low[c] = static_cast<uint32_t>(order.size());
+            stack.push_back({c, child_begin[c]});
+          }
+          continue;
+        }
+        post[u] = static_cast<uint32_t>(order.size());
+        order.push_back(u);
+        stack.pop_back();
+      }
+    }
+  }
+
+  // Each uid's descendant intervals: its own subtree's, merged with its
+  // children's (which come earlier in post order).
+  std::vector<uint32_t> iv_at(num_uids, 0), iv_len(num_uids, 0);
+  std::vector<std::pair<uint32_t, uint32_t>> all;
+  std::vector<std::pair<uint32_t, uint32_t>> pending;
+  for (uint32_t u : order) {
+    pending.clear();
+    pending.push_back({low[u], post[u]});
+    for (uint32_t k = child_begin[u]; k < child_begin[u + 1]; ++k) {
+      uint32_t c = children[k];
+      pending.insert(pending.end(), all.begin() + iv_at[c], all.begin() + iv_at[c] + iv_len[c]);
+    }
+    std::sort(pending.begin(), pending.end());
+    iv_at[u] = static_cast<uint32_t>(all.size());
+    for (const auto& iv : pending) {
+      if (all.size() > iv_at[u] && iv.first <= all.back().second + 1) {
+        all.back().second = std::max(all.back().second, iv.second);
+      } else {
+        all.push_back(iv);
+      }
+    }
+    iv_len[u] = static_cast<uint32_t>(all.size() - iv_at[u]);
+    if (all.size() > options.max_ancestor_intervals) {
+      return absl::InvalidArgumentError(
+          Cat(source_name, ": the entity hierarchy needs more than ", options.max_ancestor_intervals,
+              " ancestor intervals (EntitiesOptions::max_ancestor_intervals); it has too many "
+              "entities with several parents"));
+    }
+  }
+  // Store them by uid.
+  store->interval_begin_.assign(num_uids + 1, 0);
+  for (size_t u = 0; u < num_uids; ++u) {
+    store->interval_begin_[u + 1] = store->interval_begin_[u] + iv_len[u];
+  }
+  store->intervals_.resize(all.size());
+  for (size_t u = 0; u < num_uids; ++u) {
+    std::copy(all.begin() + iv_at[u], all.begin() + iv_at[u] + iv_len[u],
+              store->intervals_.begin() + store->interval_begin_[u]);
   }
 
   store->data_index_.assign(num_uids, -1);
@@ -181,11 +300,6 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
     EntityData d;
     d.attrs = p.attrs;
     d.tags = p.tags;
-    const std::vector<uint32_t>& anc = closure[p.uid];
-    uint32_t* a = store->arena_.AllocateArray<uint32_t>(anc.size());
-    std::copy(anc.begin(), anc.end(), a);
-    d.ancestors = a;
-    d.num_ancestors = static_cast<uint32_t>(anc.size());
     store->data_index_[p.uid] = static_cast<int32_t>(store->entities_.size());
     store->entities_.push_back(d);
   }

@@ -1,8 +1,13 @@
 // The entity store: every entity of a request's world, built once from JSON
 // and read by any number of concurrent evaluations. Each entity reference it
 // knows (entities with data, their parents, entities named in attributes)
-// has a uid index; the transitive ancestors of each entity are precomputed
-// as a sorted array of uid indices, so `in` is a binary search.
+// has a uid index. `in` is answered without walking the hierarchy by
+// interval labels (Agrawal, Borgida and Jagadish's compressed closure): a
+// depth-first post-order numbering of the child graph, and for each uid the
+// sorted, disjoint intervals of numbers of its descendants. A tree needs
+// one interval an entity (a 100,000-deep chain: 100,000 intervals, where a
+// full ancestor list would need 5 billion entries); a DAG needs more, never
+// more than its closure, and at most EntitiesOptions::max_ancestor_intervals.
 #ifndef CHARTER_ENTITIES_ENTITY_STORE_H_
 #define CHARTER_ENTITIES_ENTITY_STORE_H_
 
@@ -13,6 +18,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "absl/status/statusor.h"
 #include "charter/entities.h"
 #include "common/arena.h"
@@ -20,11 +26,25 @@
 
 namespace charter::internal {
 
+// A hash of an entity's (type, id), the same for every store and program in
+// one process: the scope index keys policies by it, and a store keeps it for
+// each uid so that a request's ancestors are looked up without hashing
+// strings.
+inline uint64_t EntityKeyHash(std::string_view type, std::string_view id) {
+  return absl::Hash<std::pair<std::string_view, std::string_view>>{}(std::make_pair(type, id));
+}
+inline uint64_t TypeKeyHash(std::string_view type) { return absl::Hash<std::string_view>{}(type); }
+
+// Reusable memory for walking the hierarchy (kept by an evaluation context).
+struct AncestorScratch {
+  std::vector<uint32_t> mark;  // uid -> stamp of the last walk that reached it
+  uint32_t stamp = 0;
+  std::vector<uint32_t> stack;
+};
+
 struct EntityData {
   Value attrs;  // a record
   Value tags;   // a record
-  const uint32_t* ancestors = nullptr;  // sorted uid indices, without the entity itself
-  uint32_t num_ancestors = 0;
 };
 
 class EntityStore {
@@ -43,6 +63,13 @@ class EntityStore {
   }
   // Whether `ancestor` is a transitive parent of `uid` (not reflexive).
   bool HasAncestor(uint32_t uid, uint32_t ancestor) const;
+  // Writes the transitive ancestors of `uid` to *out (in no particular
+  // order), unless there are more than `limit`: then returns false and *out
+  // holds some of them.
+  bool Ancestors(uint32_t uid, size_t limit, AncestorScratch* scratch,
+                 std::vector<uint32_t>* out) const;
+  // EntityKeyHash of the uid's type and id.
+  uint64_t key_hash(uint32_t uid) const { return key_hashes_[uid]; }
   size_t size() const { return entities_.size(); }
   size_t num_uids() const { return refs_.size(); }
 
@@ -59,9 +86,16 @@ class EntityStore {
 
   Arena arena_;
   std::vector<const EntityRef*> refs_;
+  std::vector<uint64_t> key_hashes_;  // uid -> EntityKeyHash
   absl::flat_hash_map<Key, uint32_t> index_;
   std::vector<int32_t> data_index_;  // uid -> entities_ index, or -1
   std::vector<EntityData> entities_;
+  // The hierarchy, by uid: parents (CSR), post-order number, descendant intervals (CSR).
+  std::vector<uint32_t> parent_begin_;  // num_uids + 1
+  std::vector<uint32_t> parents_;
+  std::vector<uint32_t> post_;
+  std::vector<uint32_t> interval_begin_;  // num_uids + 1
+  std::vector<std::pair<uint32_t, uint32_t>> intervals_;  // [lo, hi] of post numbers
 };
 
 }  // namespace charter::internal

@@ -4,6 +4,7 @@
 
 #include "charter/entities.h"
 #include "common/arena.h"
+#include "entities/entity_store.h"
 #include "value/value.h"
 
 namespace charter::internal {
@@ -18,11 +19,16 @@ struct RequestData {
   // INVARIANT: these view the strings above; RequestData never moves.
   EntityRef principal_ref, action_ref, resource_ref;
   Value context = Value::Record(nullptr, 0);
+  // EntityKeyHash of principal, action and resource (for the scope index).
+  uint64_t key_hashes[3] = {0, 0, 0};
 
   void Bind() {
     principal_ref = {principal.type, principal.id, kNoUid};
     action_ref = {action.type, action.id, kNoUid};
     resource_ref = {resource.type, resource.id, kNoUid};
+    key_hashes[0] = EntityKeyHash(principal.type, principal.id);
+    key_hashes[1] = EntityKeyHash(action.type, action.id);
+    key_hashes[2] = EntityKeyHash(resource.type, resource.id);
   }
 };
 

@@ -140,6 +140,12 @@ std::string ToCedar(const Value& v) {
   return out;
 }
 
+void AppendEntityToCedar(std::string* out, std::string_view type, std::string_view id) {
+  out->append(type);
+  out->append("::");
+  AppendQuotedCedar(out, id);
+}
+
 std::string EntityToCedar(std::string_view type, std::string_view id) {
   std::string out(type);
   out += "::";

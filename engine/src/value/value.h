@@ -120,6 +120,7 @@ std::string_view TypeName(Type t);
 // Cedar's text form of a value (entities as `Type::"id"`).
 std::string ToCedar(const Value& v);
 std::string EntityToCedar(std::string_view type, std::string_view id);
+void AppendEntityToCedar(std::string* out, std::string_view type, std::string_view id);
 
 }  // namespace charter::internal
 

@@ -10,6 +10,7 @@
 #include "charter/bundle.h"
 #include "charter/bundle_generated.h"
 #include "value/value.h"
+#include "vm/scope_index.h"
 
 namespace charter::internal {
 
@@ -45,6 +46,7 @@ class Program {
   const EntityRef* entity(uint32_t k) const { return &entities_[k]; }
   const std::vector<PatternPart>& pattern(uint32_t k) const { return patterns_[k]; }
   const RecordShapeView& shape(uint32_t k) const { return shapes_[k]; }
+  const ScopeIndex& scope_index() const { return scope_index_; }
 
  private:
   Bundle bundle_;
@@ -55,6 +57,7 @@ class Program {
   std::vector<EntityRef> entities_;
   std::vector<std::vector<PatternPart>> patterns_;
   std::vector<RecordShapeView> shapes_;
+  ScopeIndex scope_index_;  // built last, from the tables above
 };
 
 }  // namespace charter::internal

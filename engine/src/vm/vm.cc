@@ -27,8 +27,10 @@ uint32_t Resolve(const EntityRef* e, const EntityStore* store) {
   return e->uid != kNoUid ? e->uid : store->Find(e->type, e->id);
 }
 
-std::string TypeError(std::string_view expected, const Value& got) {
-  return Cat("type error: expected ", expected, ", got ", TypeName(got.type));
+// Errors are appended to a buffer the caller keeps, so that a steady
+// stream of erring requests allocates nothing once the buffer has grown.
+void TypeError(std::string* error, std::string_view expected, const Value& got) {
+  CatAppend(error, "type error: expected ", expected, ", got ", TypeName(got.type));
 }
 
 // `a in b` for two entities: reflexive, then the precomputed ancestors.
@@ -45,11 +47,11 @@ bool EntityIn(const EntityRef* a, const EntityRef* b, const EntityStore* store) 
 bool Comparable(const Value& a, const Value& b, std::string* error) {
   bool ordered = a.type == Type::kLong || a.type == Type::kDatetime || a.type == Type::kDuration;
   if (!ordered) {
-    *error = TypeError("long", a);
+    TypeError(error, "long", a);
     return false;
   }
   if (b.type != a.type) {
-    *error = TypeError(TypeName(a.type), b);
+    TypeError(error, TypeName(a.type), b);
     return false;
   }
   return true;
@@ -57,11 +59,11 @@ bool Comparable(const Value& a, const Value& b, std::string* error) {
 
 bool Arith(Op op, const Value& a, const Value& b, Value* out, std::string* error) {
   if (a.type != Type::kLong) {
-    *error = TypeError("long", a);
+    TypeError(error, "long", a);
     return false;
   }
   if (b.type != Type::kLong) {
-    *error = TypeError("long", b);
+    TypeError(error, "long", b);
     return false;
   }
   int64_t r;
@@ -73,7 +75,7 @@ bool Arith(Op op, const Value& a, const Value& b, Value* out, std::string* error
     default: overflow = __builtin_mul_overflow(a.i, b.i, &r), verb = "multiply"; break;
   }
   if (overflow) {
-    *error = Cat("integer overflow while attempting to ", verb, " the values ", a.i, " and ", b.i);
+    CatAppend(error, "integer overflow while attempting to ", verb, " the values ", a.i, " and ", b.i);
     return false;
   }
   *out = Value::Long(r);
@@ -109,13 +111,20 @@ bool MatchPattern(std::string_view s, const std::vector<PatternPart>& parts) {
 
 EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Environment& env,
                     Arena* scratch) {
+  EvalResult result;
+  result.outcome = Run(program, policy, env, scratch, &result.error, &result.error_pc);
+  return result;
+}
+
+Outcome Run(const Program& program, const PolicyCode& policy, const Environment& env,
+            Arena* scratch, std::string* error, uint32_t* error_pc) {
+  error->clear();
   Value regs[kMaxRegisters];
   for (uint32_t i = 0; i < policy.num_registers; ++i) regs[i] = Value::Bool(false);
   const uint64_t* const code = policy.code;
   const EntityStore* const store = env.store;
   uint32_t pc = 0;
   Insn insn{0};
-  EvalResult result;
 
 #ifdef CHARTER_COMPUTED_GOTO
   static const void* const kDispatch[] = {
@@ -165,25 +174,27 @@ EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Envi
     if (base.type == Type::kRecord) {
       found = FindField(base, name);
       if (found == nullptr) {
-        result.error = Cat("record does not have the attribute `", name, "`");
+        CatAppend(error, "record does not have the attribute `", name, "`");
         goto error;
       }
     } else if (base.type == Type::kEntity) {
       uint32_t uid = Resolve(base.entity, store);
       const EntityData* data = uid == kNoUid ? nullptr : store->data(uid);
       if (data == nullptr) {
-        result.error = Cat("entity `", EntityToCedar(base.entity->type, base.entity->id),
-                                    "` does not exist");
+        error->append("entity `");
+        AppendEntityToCedar(error, base.entity->type, base.entity->id);
+        error->append("` does not exist");
         goto error;
       }
       found = FindField(data->attrs, name);
       if (found == nullptr) {
-        result.error = Cat("`", EntityToCedar(base.entity->type, base.entity->id),
-                                    "` does not have the attribute `", name, "`");
+        error->push_back('`');
+        AppendEntityToCedar(error, base.entity->type, base.entity->id);
+        CatAppend(error, "` does not have the attribute `", name, "`");
         goto error;
       }
     } else {
-      result.error = TypeError("record or entity", base);
+      TypeError(error, "record or entity", base);
       goto error;
     }
     regs[insn.a()] = *found;
@@ -200,7 +211,7 @@ EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Envi
       const EntityData* data = uid == kNoUid ? nullptr : store->data(uid);
       has = data != nullptr && FindField(data->attrs, name) != nullptr;
     } else {
-      result.error = TypeError("record or entity", base);
+      TypeError(error, "record or entity", base);
       goto error;
     }
     regs[insn.a()] = Value::Bool(has);
@@ -213,7 +224,7 @@ EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Envi
   CASE(Not) {
     const Value& v = regs[insn.b()];
     if (v.type != Type::kBool) {
-      result.error = TypeError("bool", v);
+      TypeError(error, "bool", v);
       goto error;
     }
     regs[insn.a()] = Value::Bool(!v.b);
@@ -223,7 +234,7 @@ EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Envi
     const Value& lhs = regs[insn.b()];
     const Value& rhs = regs[insn.c()];
     if (lhs.type != Type::kEntity) {
-      result.error = TypeError("entity", lhs);
+      TypeError(error, "entity", lhs);
       goto error;
     }
     bool in = false;
@@ -233,7 +244,7 @@ EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Envi
       // Every element is type-checked before the answer, as in Cedar.
       for (uint32_t i = 0; i < rhs.size; ++i) {
         if (rhs.elements[i].type != Type::kEntity) {
-          result.error = TypeError("set of entities", rhs.elements[i]);
+          TypeError(error, "set of entities", rhs.elements[i]);
           goto error;
         }
       }
@@ -241,7 +252,7 @@ EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Envi
         in = EntityIn(lhs.entity, rhs.elements[i].entity, store);
       }
     } else {
-      result.error = TypeError("entity or set of entities", rhs);
+      TypeError(error, "entity or set of entities", rhs);
       goto error;
     }
     regs[insn.a()] = Value::Bool(in);
@@ -249,7 +260,7 @@ EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Envi
   }
   CASE(CheckBool) {
     if (regs[insn.a()].type != Type::kBool) {
-      result.error = TypeError("bool", regs[insn.a()]);
+      TypeError(error, "bool", regs[insn.a()]);
       goto error;
     }
     NEXT();
@@ -257,7 +268,7 @@ EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Envi
   CASE(JumpIfFalse) {
     const Value& v = regs[insn.a()];
     if (v.type != Type::kBool) {
-      result.error = TypeError("bool", v);
+      TypeError(error, "bool", v);
       goto error;
     }
     if (!v.b) pc = insn.c();
@@ -266,7 +277,7 @@ EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Envi
   CASE(JumpIfTrue) {
     const Value& v = regs[insn.a()];
     if (v.type != Type::kBool) {
-      result.error = TypeError("bool", v);
+      TypeError(error, "bool", v);
       goto error;
     }
     if (v.b) pc = insn.c();
@@ -279,74 +290,72 @@ EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Envi
   CASE(Ret) {
     const Value& v = regs[insn.a()];
     if (v.type != Type::kBool) {
-      result.error = TypeError("bool", v);
+      TypeError(error, "bool", v);
       goto error;
     }
-    result.outcome = v.b ? Outcome::kTrue : Outcome::kFalse;
-    return result;
+    return v.b ? Outcome::kTrue : Outcome::kFalse;
   }
   CASE(RetBool) {
-    result.outcome = insn.b() != 0 ? Outcome::kTrue : Outcome::kFalse;
-    return result;
+    return insn.b() != 0 ? Outcome::kTrue : Outcome::kFalse;
   }
 
   CASE(Neg) {
     const Value& v = regs[insn.b()];
     if (v.type != Type::kLong) {
-      result.error = TypeError("long", v);
+      TypeError(error, "long", v);
       goto error;
     }
     if (v.i == INT64_MIN) {
-      result.error = Cat("integer overflow while attempting to negate the value ", v.i);
+      CatAppend(error, "integer overflow while attempting to negate the value ", v.i);
       goto error;
     }
     regs[insn.a()] = Value::Long(-v.i);
     NEXT();
   }
   CASE(Add) {
-    if (!Arith(Op::kAdd, regs[insn.b()], regs[insn.c()], &regs[insn.a()], &result.error)) goto error;
+    if (!Arith(Op::kAdd, regs[insn.b()], regs[insn.c()], &regs[insn.a()], error)) goto error;
     NEXT();
   }
   CASE(Sub) {
-    if (!Arith(Op::kSub, regs[insn.b()], regs[insn.c()], &regs[insn.a()], &result.error)) goto error;
+    if (!Arith(Op::kSub, regs[insn.b()], regs[insn.c()], &regs[insn.a()], error)) goto error;
     NEXT();
   }
   CASE(Mul) {
-    if (!Arith(Op::kMul, regs[insn.b()], regs[insn.c()], &regs[insn.a()], &result.error)) goto error;
+    if (!Arith(Op::kMul, regs[insn.b()], regs[insn.c()], &regs[insn.a()], error)) goto error;
     NEXT();
   }
   CASE(Lt) {
     const Value& l = regs[insn.b()];
     const Value& r = regs[insn.c()];
-    if (!Comparable(l, r, &result.error)) goto error;
+    if (!Comparable(l, r, error)) goto error;
     regs[insn.a()] = Value::Bool(l.i < r.i);
     NEXT();
   }
   CASE(Le) {
     const Value& l = regs[insn.b()];
     const Value& r = regs[insn.c()];
-    if (!Comparable(l, r, &result.error)) goto error;
+    if (!Comparable(l, r, error)) goto error;
     regs[insn.a()] = Value::Bool(l.i <= r.i);
     NEXT();
   }
   CASE(Gt) {
     const Value& l = regs[insn.b()];
     const Value& r = regs[insn.c()];
-    if (!Comparable(l, r, &result.error)) goto error;
+    if (!Comparable(l, r, error)) goto error;
     regs[insn.a()] = Value::Bool(l.i > r.i);
     NEXT();
   }
   CASE(Ge) {
     const Value& l = regs[insn.b()];
     const Value& r = regs[insn.c()];
-    if (!Comparable(l, r, &result.error)) goto error;
+    if (!Comparable(l, r, error)) goto error;
     regs[insn.a()] = Value::Bool(l.i >= r.i);
     NEXT();
   }
   CASE(Is) {
     const Value& v = regs[insn.b()];
     if (v.type != Type::kEntity) {
-      result.error = TypeError("entity", v);
+      TypeError(error, "entity", v);
       goto error;
     }
     regs[insn.a()] = Value::Bool(v.entity->type == program.string_view(insn.c()));
@@ -355,7 +364,7 @@ EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Envi
   CASE(Like) {
     const Value& v = regs[insn.b()];
     if (v.type != Type::kString) {
-      result.error = TypeError("string", v);
+      TypeError(error, "string", v);
       goto error;
     }
     regs[insn.a()] = Value::Bool(MatchPattern(v.string(), program.pattern(insn.c())));
@@ -388,7 +397,7 @@ EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Envi
   CASE(Call) {
     CallContext ctx{store, scratch};
     Value out;
-    if (!CallBuiltin(static_cast<Builtin>(insn.b()), &regs[insn.c()], ctx, &out, &result.error)) {
+    if (!CallBuiltin(static_cast<Builtin>(insn.b()), &regs[insn.c()], ctx, &out, error)) {
       goto error;
     }
     regs[insn.a()] = out;
@@ -403,9 +412,8 @@ EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Envi
 #undef NEXT
 
 error:
-  result.outcome = Outcome::kError;
-  result.error_pc = pc - 1;
-  return result;
+  *error_pc = pc - 1;
+  return Outcome::kError;
 }
 
 }  // namespace charter::internal

@@ -32,6 +32,11 @@ struct EvalResult {
 EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Environment& env,
                     Arena* scratch);
 
+// The same, writing an error's message to *error (cleared first; its
+// capacity is reused) and its pc to *error_pc.
+Outcome Run(const Program& program, const PolicyCode& policy, const Environment& env,
+            Arena* scratch, std::string* error, uint32_t* error_pc);
+
 // Cedar's `like`: `*` matches any sequence of characters; anchored at both ends.
 bool MatchPattern(std::string_view s, const std::vector<PatternPart>& pattern);
 

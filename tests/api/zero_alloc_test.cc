@@ -1,0 +1,101 @@
+// Steady-state evaluation allocates nothing: this binary replaces the global
+// operator new and delete with counting ones, warms an EvalContext up on the
+// governance example's requests, then decides them all again and again and
+// expects no allocation at all. It also checks that the context's decisions
+// are those of the allocating Authorize.
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <new>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "charter/charter.h"
+#include "gtest/gtest.h"
+
+namespace {
+std::atomic<long> g_allocations{0};
+}  // namespace
+
+void* operator new(std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  std::abort();
+}
+void* operator new[](std::size_t n) { return operator new(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return std::malloc(n == 0 ? 1 : n);
+}
+void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+namespace charter {
+namespace {
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Governance {
+  Engine engine;
+  Entities entities;
+  std::vector<Request> requests;
+};
+
+Governance Load() {
+  std::string dir = std::string(CHARTER_SOURCE_DIR) + "/examples/governance/";
+  std::string text = Read(dir + "policies.cedar");
+  SourceFile source("policies.cedar", text);
+  Diagnostics diagnostics;
+  absl::StatusOr<Bundle> bundle = Compile(source, {}, &diagnostics);
+  EXPECT_TRUE(bundle.ok()) << diagnostics.Render(source);
+  absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
+  EXPECT_TRUE(engine.ok()) << engine.status();
+  absl::StatusOr<Entities> entities = Entities::FromJson(Read(dir + "entities.json"));
+  EXPECT_TRUE(entities.ok()) << entities.status();
+  absl::StatusOr<std::vector<Request>> requests = Request::ArrayFromJson(Read(dir + "requests.json"));
+  EXPECT_TRUE(requests.ok()) << requests.status();
+  return Governance{*std::move(engine), *std::move(entities), *std::move(requests)};
+}
+
+TEST(ZeroAllocations, SteadyStateAuthorizeAllocatesNothing) {
+  Governance g = Load();
+  ASSERT_GT(g.requests.size(), 5u);
+  EvalContext context;
+  size_t errors = 0;
+  for (const Request& r : g.requests) {
+    g.engine.Authorize(r, g.entities, &context);
+    EXPECT_EQ(context.ToDecision().ToJson(), g.engine.Authorize(r, g.entities).ToJson());
+    errors += context.errors().size();
+  }
+  EXPECT_GT(errors, 0u) << "the example is meant to include a policy that errs";
+  for (int warm = 0; warm < 2; ++warm) {
+    for (const Request& r : g.requests) g.engine.Authorize(r, g.entities, &context);
+  }
+  long before = g_allocations.load();
+  size_t allowed = 0;
+  for (int round = 0; round < 100; ++round) {
+    for (const Request& r : g.requests) allowed += g.engine.Authorize(r, g.entities, &context);
+  }
+  long after = g_allocations.load();
+  EXPECT_EQ(after - before, 0) << "allocations in " << 100 * g.requests.size() << " decisions";
+  EXPECT_GT(allowed, 0u);
+}
+
+TEST(ZeroAllocations, TheCounterCounts) {
+  long before = g_allocations.load();
+  std::vector<int>* v = new std::vector<int>(100);
+  delete v;
+  EXPECT_GE(g_allocations.load() - before, 2);
+}
+
+}  // namespace
+}  // namespace charter
