@@ -260,7 +260,7 @@ class Resolver {
   TypeRef Primitive(std::string_view n) {
     if (n == "Long") return Type::Of(Type::Kind::kLong);
     if (n == "String") return Type::Of(Type::Kind::kString);
-    if (n == "Bool" || n == "Boolean") return Type::Of(Type::Kind::kBool);
+    if (n == "Bool") return Type::Of(Type::Kind::kBool);
     if (IsExtension(n)) return Type::Extension(std::string(n));
     return nullptr;
   }
