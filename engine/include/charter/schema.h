@@ -34,9 +34,7 @@
 #include "absl/status/statusor.h"
 #include "charter/compiler.h"
 #include "charter/diagnostics.h"
-#include "charter/entities.h"
 #include "charter/export.h"
-#include "charter/request.h"
 
 namespace charter {
 
@@ -83,20 +81,6 @@ class CHARTER_API Schema {
 // "file:line:col: message".
 CHARTER_API absl::Status Validate(const Schema& schema, const SourceFile& policies,
                                   const CompileOptions& options, Diagnostics* diagnostics);
-
-// Entities read with a schema: attribute values are checked against the
-// declared types (and may be written in their plain form: `"10.0.0.1"` for an
-// `ipaddr`, `{"type": "User", "id": "a"}` for an entity), parents must be of
-// declared parent types, and actions' entities come from the schema. Errors
-// are InvalidArgument "SOURCE_NAME:LINE:COL: message".
-CHARTER_API absl::StatusOr<Entities> EntitiesFromJson(const Schema& schema, std::string_view json,
-                                                      std::string_view source_name = "entities.json",
-                                                      const EntitiesOptions& options = {});
-
-// Checks a request against the schema: the action is declared, the principal
-// and resource have types it applies to, and the context has the declared
-// shape. InvalidArgument with a message naming the fault otherwise.
-CHARTER_API absl::Status ValidateRequest(const Schema& schema, const Request& request);
 
 }  // namespace charter
 

@@ -553,7 +553,7 @@ class Checker {
           if (t1 == nullptr || t2 == nullptr) return Fail();
           TypeRef lub = Lub(t1, t2);
           if (lub == nullptr) {
-            Incompatible(e.span, {t1, t2}, "the branches of `if`");
+            Incompatible(e.span, {t1, t2}, "`if ... then ... else`");
             return Fail();
           }
           return Ok(lub, Intersect(c2, c1));

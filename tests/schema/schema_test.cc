@@ -1,0 +1,120 @@
+// Schema reading (Cedar text and JSON), writing (both directions, round
+// trips), and every schema diagnostic with its code, message and underline.
+#include <string>
+
+#include "charter/schema.h"
+#include "gtest/gtest.h"
+
+namespace charter {
+namespace {
+
+constexpr char kText[] = R"(// A schema with every construct.
+type Profile = { dept: String, "cost center"?: Long };
+@doc("people")
+entity User in [Team] = { level: Long, manager?: User, profile: Profile, addr: ipaddr } tags String;
+entity Team, Org;
+entity Color enum ["red", "green"];
+action read;
+action view, "list all" in [read] appliesTo {
+  principal: [User, Team],
+  resource: Team,
+  context: { mfa: Bool, at?: datetime }
+};
+namespace Acme {
+  entity Doc in [Team] { owner: User, labels: Set<String> };
+  action approve in [Action::"read"] appliesTo { principal: User, resource: Doc };
+}
+)";
+
+absl::StatusOr<Schema> Parse(const std::string& text, Diagnostics* d) {
+  return Schema::Parse(SourceFile("s.cedarschema", text), {}, d);
+}
+
+TEST(Schema, ReadsEveryConstruct) {
+  Diagnostics d;
+  absl::StatusOr<Schema> s = Parse(kText, &d);
+  ASSERT_TRUE(s.ok()) << d.Render(SourceFile("s.cedarschema", kText));
+  EXPECT_EQ(s->EntityTypes(),
+            (std::vector<std::string>{"Acme::Doc", "Color", "Org", "Team", "User"}));
+  std::vector<EntityUid> actions = s->Actions();
+  ASSERT_EQ(actions.size(), 4u);
+  EXPECT_EQ(actions[0].type, "Acme::Action");
+  EXPECT_EQ(actions[0].id, "approve");
+}
+
+TEST(Schema, RoundTripsThroughBothFormats) {
+  absl::StatusOr<Schema> s = Parse(kText, nullptr);
+  ASSERT_TRUE(s.ok());
+  std::string json = s->ToJson();
+  Diagnostics d;
+  absl::StatusOr<Schema> from_json = Parse(json, &d);
+  ASSERT_TRUE(from_json.ok()) << json << d.Render(SourceFile("j", json));
+  EXPECT_EQ(from_json->EntityTypes(), s->EntityTypes());
+  EXPECT_EQ(from_json->ToJson(), json);
+  std::string text = s->ToCedar();
+  absl::StatusOr<Schema> from_text = Parse(text, &d);
+  ASSERT_TRUE(from_text.ok()) << text;
+  EXPECT_EQ(from_text->ToCedar(), text);
+  EXPECT_EQ(from_text->ToJson(), json);
+  EXPECT_NE(json.find("\"memberOfTypes\": [\"Team\"]"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"enum\": [\"red\", \"green\"]"), std::string::npos) << json;
+  EXPECT_NE(text.find("entity Color enum [\"red\", \"green\"];"), std::string::npos) << text;
+  EXPECT_NE(text.find("@doc(\"people\")"), std::string::npos) << text;
+}
+
+struct Case {
+  const char* text;
+  const char* code;
+  const char* message;
+  const char* underlined;
+};
+
+TEST(Schema, EveryDiagnostic) {
+  const Case cases[] = {
+      {"entity User {", "CH0401", "unexpected the end of the schema", "{"},
+      {"entity User = { a: Long } junk;", "CH0401", "unexpected `junk`", "junk"},
+      {"entity \"User\";", "CH0401", "unexpected a string", "\"User\""},
+      {"entity User { a: \"x }", "CH0402", "unterminated string literal", "\"x }"},
+      {"entity User { \"a\\q\": Long };", "CH0402", "invalid escape `\\q` in a string", "\\q"},
+      {"entity User # ;", "CH0402", "unexpected character `#`", "#"},
+      {"entity User;\nentity User;", "CH0403", "entity type `User` is declared twice", "User"},
+      {"entity User { a: Long, a: String };", "CH0403", "attribute `a` is declared twice", "a"},
+      {"entity User { a: Lng };", "CH0404", "undeclared type `Lng`", "Lng"},
+      {"entity User in [Grp];", "CH0405", "undeclared entity type `Grp` in `in`", "Grp"},
+      {"action view in [read];", "CH0406", "undeclared action `Action::\"read\"` in `in`", "read"},
+      {"type A = B;\ntype B = A;", "CH0407", "common type `A` refers to itself", "A"},
+      {"type Long = String;", "CH0408", "`Long` is reserved and cannot be a common type name", "Long"},
+      {"type T = Long;\nentity User = T;", "CH0409", "the shape of an entity type must be a record, not `Long`", "T"},
+      {"{\"\": {\"entityTypes\": {}, \"actions\": {}, \"bogus\": 1}}", "CH0410",
+       "unknown field `bogus` in a namespace", "\"bogus\""},
+      {"{\"\": {\"entityTypes\": {}, \"actions\": {}}", "CH0411", "", nullptr},
+  };
+  for (const Case& c : cases) {
+    Diagnostics d;
+    absl::StatusOr<Schema> s = Parse(c.text, &d);
+    EXPECT_FALSE(s.ok()) << c.text;
+    ASSERT_FALSE(d.empty()) << c.text;
+    const Diagnostic& x = d.items()[0];
+    EXPECT_EQ(x.code, c.code) << c.text << "\n" << x.message;
+    if (*c.message != '\0') EXPECT_EQ(x.message, c.message) << c.text;
+    if (c.underlined != nullptr) {
+      EXPECT_EQ(std::string(c.text).substr(x.span.begin, x.span.end - x.span.begin), c.underlined)
+          << c.text;
+    }
+  }
+}
+
+TEST(Schema, NestingLimit) {
+  std::string deep = "entity User { a: ";
+  for (int i = 0; i < 100; ++i) deep += "Set<";
+  deep += "Long";
+  for (int i = 0; i < 100; ++i) deep += ">";
+  deep += " };";
+  Diagnostics d;
+  EXPECT_FALSE(Parse(deep, &d).ok());
+  ASSERT_FALSE(d.empty());
+  EXPECT_EQ(d.items()[0].code, "CH0412");
+}
+
+}  // namespace
+}  // namespace charter
