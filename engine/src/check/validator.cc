@@ -1101,6 +1101,7 @@ class PolicyValidator {
     if (too_deep) {
       diags_->Error("CH0519", p.span, "policy is too deeply nested to validate",
                     "split its conditions into several policies");
+      warnings_.clear();
       return;
     }
     std::unique_ptr<Expr> conds;
@@ -1144,6 +1145,8 @@ class PolicyValidator {
       any_error = any_error || d.severity == Severity::kError;
       diags_->Add(std::move(d));
     }
+    for (Diagnostic& w : warnings_) diags_->Add(std::move(w));
+    warnings_.clear();
     if (all_false) {
       diags_->Add(Diagnostic{Severity::kWarning, "CH0531", p.effect_span,
                              "policy is impossible: it is false for every request the schema allows",
@@ -1288,13 +1291,14 @@ class PolicyValidator {
                             [&](const std::string& t) { return resources.count(t) != 0; });
       if (pm && rm) return;
     }
-    diags_->Add(Diagnostic{Severity::kWarning, "CH0530", p.span,
+    warnings_.push_back(Diagnostic{Severity::kWarning, "CH0530", p.span,
                            "no action in the schema applies to this policy's scope",
                            "check the principal and resource types against each action's `appliesTo`"});
   }
 
   const SchemaModel& schema_;
   Diagnostics* diags_;
+  std::vector<Diagnostic> warnings_;  // reported after the policy's errors
 };
 
 }  // namespace
