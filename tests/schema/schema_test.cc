@@ -118,3 +118,56 @@ TEST(Schema, NestingLimit) {
 
 }  // namespace
 }  // namespace charter
+
+namespace charter {
+namespace {
+
+constexpr char kModel[] = R"(
+entity Team;
+entity User in [Team] { level: Long, manager?: User };
+entity Doc in [Team] { owner: User };
+action view appliesTo { principal: User, resource: Doc, context: { mfa: Bool } };
+)";
+
+TEST(SchemaData, EntitiesAndRequestsConform) {
+  absl::StatusOr<Schema> schema = Schema::Parse(SourceFile("m", kModel), {}, nullptr);
+  ASSERT_TRUE(schema.ok());
+  absl::StatusOr<Entities> good = Entities::FromJson(R"([
+    {"uid": {"type": "User", "id": "a"}, "attrs": {"level": 1}, "parents": [{"type": "Team", "id": "t"}]},
+    {"uid": {"type": "Doc", "id": "d"}, "attrs": {"owner": {"__entity": {"type": "User", "id": "a"}}}, "parents": []}])");
+  ASSERT_TRUE(good.ok()) << good.status();
+  EXPECT_TRUE(ValidateEntities(*schema, *good).ok());
+  const std::pair<const char*, const char*> bad[] = {
+      {R"([{"uid": {"type": "User", "id": "a"}, "attrs": {}, "parents": []}])",
+       "entity User::\"a\": `attrs` lacks the required attribute `level`"},
+      {R"([{"uid": {"type": "User", "id": "a"}, "attrs": {"level": "x"}, "parents": []}])",
+       "entity User::\"a\": `attrs.level` should be `Long` but is a string"},
+      {R"([{"uid": {"type": "User", "id": "a"}, "attrs": {"level": 1, "x": 1}, "parents": []}])",
+       "entity User::\"a\": `attrs` has the undeclared attribute `x`"},
+      {R"([{"uid": {"type": "Doc", "id": "d"}, "attrs": {"owner": {"__entity": {"type": "User", "id": "a"}}}, "parents": [{"type": "User", "id": "a"}]}])",
+       "entity Doc::\"d\": `Doc` cannot be a member of `User::\"a\"`"},
+      {R"([{"uid": {"type": "Ghost", "id": "g"}, "attrs": {}, "parents": []}])",
+       "entity Ghost::\"g\": undeclared entity type `Ghost`"},
+  };
+  for (const auto& [json, message] : bad) {
+    absl::StatusOr<Entities> e = Entities::FromJson(json);
+    ASSERT_TRUE(e.ok()) << e.status();
+    absl::Status s = ValidateEntities(*schema, *e);
+    EXPECT_EQ(std::string(s.message()), message) << json;
+  }
+  absl::StatusOr<Request> ok = Request::FromJson(
+      R"({"principal": "User::\"a\"", "action": "Action::\"view\"", "resource": "Doc::\"d\"", "context": {"mfa": true}})");
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_TRUE(ValidateRequest(*schema, *ok).ok());
+  absl::StatusOr<Request> wrong = Request::FromJson(
+      R"({"principal": "Doc::\"d\"", "action": "Action::\"view\"", "resource": "Doc::\"d\"", "context": {"mfa": true}})");
+  EXPECT_EQ(std::string(ValidateRequest(*schema, *wrong).message()),
+            "request: action `Action::\"view\"` does not apply to principals of type `Doc`");
+  absl::StatusOr<Request> ctx = Request::FromJson(
+      R"({"principal": "User::\"a\"", "action": "Action::\"view\"", "resource": "Doc::\"d\"", "context": {}})");
+  EXPECT_EQ(std::string(ValidateRequest(*schema, *ctx).message()),
+            "request: `context` lacks the required attribute `mfa`");
+}
+
+}  // namespace
+}  // namespace charter

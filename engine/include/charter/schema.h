@@ -34,7 +34,9 @@
 #include "absl/status/statusor.h"
 #include "charter/compiler.h"
 #include "charter/diagnostics.h"
+#include "charter/entities.h"
 #include "charter/export.h"
+#include "charter/request.h"
 
 namespace charter {
 
@@ -81,6 +83,19 @@ class CHARTER_API Schema {
 // "file:line:col: message".
 CHARTER_API absl::Status Validate(const Schema& schema, const SourceFile& policies,
                                   const CompileOptions& options, Diagnostics* diagnostics);
+
+// Checks entities against the schema: every entity's type is declared, its
+// attributes and tags have the declared types (required attributes present,
+// no undeclared ones), its ancestors are of types it may be a member of, and
+// an enumerated type's ids are among its values. InvalidArgument naming the
+// first fault otherwise. (Values are checked after Cedar's JSON parsing;
+// schema-directed parsing of plain forms is not done yet.)
+CHARTER_API absl::Status ValidateEntities(const Schema& schema, const Entities& entities);
+
+// Checks a request against the schema: the action is declared, the principal
+// and resource have types it applies to, and the context has the declared
+// shape. InvalidArgument naming the fault otherwise.
+CHARTER_API absl::Status ValidateRequest(const Schema& schema, const Request& request);
 
 }  // namespace charter
 

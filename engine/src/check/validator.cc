@@ -25,13 +25,13 @@ namespace {
 using ast::BinaryOp;
 using ast::Expr;
 using ast::UnaryOp;
-using Kind = Type::Kind;
+using Kind = SchemaType::Kind;
 
 constexpr int kMaxCheckDepth = 5000;
 
 // --- the type lattice ---------------------------------------------------------
 
-bool Subtype(const Type& a, const Type& b, bool strict);
+bool Subtype(const SchemaType& a, const SchemaType& b, bool strict);
 
 bool AttrsSubtype(const std::map<std::string, AttrType>& a, const std::map<std::string, AttrType>& b,
                   bool strict) {
@@ -53,7 +53,7 @@ bool SameKeys(const std::map<std::string, AttrType>& a, const std::map<std::stri
   return true;
 }
 
-bool Subtype(const Type& a, const Type& b, bool strict) {
+bool Subtype(const SchemaType& a, const SchemaType& b, bool strict) {
   if (a.kind == Kind::kNever) return true;
   if (a.is_bool() && b.is_bool()) {
     if (b.kind == Kind::kBool) return true;
@@ -85,11 +85,11 @@ bool Subtype(const Type& a, const Type& b, bool strict) {
 TypeRef Lub(const TypeRef& a, const TypeRef& b) {
   if (Subtype(*a, *b, true)) return b;
   if (Subtype(*b, *a, true)) return a;
-  if (a->is_bool() && b->is_bool()) return Type::Of(Kind::kBool);
+  if (a->is_bool() && b->is_bool()) return SchemaType::Of(Kind::kBool);
   if (a->kind == Kind::kSet && b->kind == Kind::kSet) {
-    if (a->elem == nullptr || b->elem == nullptr) return Type::SetOf(nullptr);
+    if (a->elem == nullptr || b->elem == nullptr) return SchemaType::SetOf(nullptr);
     TypeRef e = Lub(a->elem, b->elem);
-    return e == nullptr ? nullptr : Type::SetOf(e);
+    return e == nullptr ? nullptr : SchemaType::SetOf(e);
   }
   if (a->kind == Kind::kRecord && b->kind == Kind::kRecord) {
     if (!SameKeys(a->attrs, b->attrs)) return nullptr;
@@ -101,7 +101,7 @@ TypeRef Lub(const TypeRef& a, const TypeRef& b) {
       if (t == nullptr) return nullptr;
       attrs[k] = AttrType{t, ta.required};
     }
-    return Type::Record(std::move(attrs), a->open || b->open);
+    return SchemaType::Record(std::move(attrs), a->open || b->open);
   }
   return nullptr;
 }
@@ -392,7 +392,7 @@ class Checker {
   }
 
  private:
-  static std::string ExpectedName(const Type& t) {
+  static std::string ExpectedName(const SchemaType& t) {
     switch (t.kind) {
       case Kind::kAnyEntity: return "entity";
       case Kind::kSet:
@@ -429,15 +429,15 @@ class Checker {
     return r;
   }
 
-  static TypeRef Bool() { return Type::Of(Kind::kBool); }
-  static TypeRef Singleton(bool v) { return Type::Of(v ? Kind::kTrue : Kind::kFalse); }
-  static TypeRef Long() { return Type::Of(Kind::kLong); }
-  static TypeRef String() { return Type::Of(Kind::kString); }
-  static TypeRef AnyEntity() { return Type::Of(Kind::kAnyEntity); }
-  static TypeRef AnySet() { return Type::SetOf(nullptr); }
-  static TypeRef AnyRecord() { return Type::Record({}, true); }
+  static TypeRef Bool() { return SchemaType::Of(Kind::kBool); }
+  static TypeRef Singleton(bool v) { return SchemaType::Of(v ? Kind::kTrue : Kind::kFalse); }
+  static TypeRef Long() { return SchemaType::Of(Kind::kLong); }
+  static TypeRef String() { return SchemaType::Of(Kind::kString); }
+  static TypeRef AnyEntity() { return SchemaType::Of(Kind::kAnyEntity); }
+  static TypeRef AnySet() { return SchemaType::SetOf(nullptr); }
+  static TypeRef AnyRecord() { return SchemaType::Record({}, true); }
 
-  const std::map<std::string, AttrType>* AttrsOf(const Type& t) const {
+  const std::map<std::string, AttrType>* AttrsOf(const SchemaType& t) const {
     static const std::map<std::string, AttrType> kNone;
     if (t.kind == Kind::kRecord) return &t.attrs;
     if (t.kind == Kind::kEntity) {
@@ -447,7 +447,7 @@ class Checker {
     return nullptr;
   }
 
-  bool MayHaveAttr(const Type& t, const std::string& attr) const {
+  bool MayHaveAttr(const SchemaType& t, const std::string& attr) const {
     switch (t.kind) {
       case Kind::kNever:
       case Kind::kAnyEntity: return true;
@@ -497,25 +497,25 @@ class Checker {
       case Expr::Kind::kEntity: {
         if (IsActionType(e.entity.type)) {
           if (schema_.FindAction({e.entity.type, e.entity.id}) != nullptr) {
-            return Ok(Type::Entity(e.entity.type));
+            return Ok(SchemaType::Entity(e.entity.type));
           }
           return Fail();
         }
-        if (schema_.FindEntityType(e.entity.type) != nullptr) return Ok(Type::Entity(e.entity.type));
+        if (schema_.FindEntityType(e.entity.type) != nullptr) return Ok(SchemaType::Entity(e.entity.type));
         return Fail();
       }
       case Expr::Kind::kVar:
         switch (e.var) {
-          case ast::Var::kPrincipal: return Ok(Type::Entity(env_.principal));
-          case ast::Var::kAction: return Ok(Type::Entity(env_.action.type));
-          case ast::Var::kResource: return Ok(Type::Entity(env_.resource));
+          case ast::Var::kPrincipal: return Ok(SchemaType::Entity(env_.principal));
+          case ast::Var::kAction: return Ok(SchemaType::Entity(env_.action.type));
+          case ast::Var::kResource: return Ok(SchemaType::Entity(env_.resource));
           case ast::Var::kContext: return Ok(env_.context);
         }
         return Fail();
       case Expr::Kind::kSlot: {
         const std::optional<std::string>& s =
             e.str == "?principal" ? env_.principal_slot : env_.resource_slot;
-        return Ok(s.has_value() ? Type::Entity(*s) : AnyEntity());
+        return Ok(s.has_value() ? SchemaType::Entity(*s) : AnyEntity());
       }
       case Expr::Kind::kIf: return CheckIf(prior, e);
       case Expr::Kind::kBinary: return CheckBinary(prior, e);
@@ -655,7 +655,7 @@ class Checker {
     return Fail();
   }
 
-  static bool Comparable(const Type& t) {
+  static bool Comparable(const SchemaType& t) {
     return t.kind == Kind::kLong ||
            (t.kind == Kind::kExtension && (t.name == "datetime" || t.name == "duration"));
   }
@@ -704,7 +704,7 @@ class Checker {
 
   Answer CheckIn(const Caps& prior, const Expr& e, const Expr& a, const Expr& b) {
     Answer l = Expect(prior, a, AnyEntity());
-    Answer r = Expect(prior, b, {Type::SetOf(AnyEntity()), AnyEntity()});
+    Answer r = Expect(prior, b, {SchemaType::SetOf(AnyEntity()), AnyEntity()});
     bool both = l.ok && r.ok;
     return Then(l, [&](const TypeRef& tl, const Caps&) {
       return Then(r, [&](const TypeRef& tr, const Caps&) {
@@ -859,7 +859,7 @@ class Checker {
         if (a.type == nullptr) return Fail();
         types.push_back(a.type);
       }
-      TypeRef lub = Type::Of(Kind::kNever);
+      TypeRef lub = SchemaType::Of(Kind::kNever);
       for (const TypeRef& t : types) {
         lub = Lub(lub, t);
         if (lub == nullptr) {
@@ -867,7 +867,7 @@ class Checker {
           return Fail();
         }
       }
-      return Ok(Type::SetOf(lub));
+      return Ok(SchemaType::SetOf(lub));
     }();
     if (!all_ok) r.ok = false;
     return r;
@@ -886,20 +886,20 @@ class Checker {
       }
     }
     if (!typed) return Fail();
-    Answer r = Ok(Type::Record(std::move(attrs)));
+    Answer r = Ok(SchemaType::Record(std::move(attrs)));
     r.ok = ok;
     return r;
   }
 
   static const ExtFn* FindExt(std::string_view name) {
     static const auto* table = [] {
-      auto ip = Type::Extension("ipaddr");
-      auto dec = Type::Extension("decimal");
-      auto dt = Type::Extension("datetime");
-      auto dur = Type::Extension("duration");
-      auto b = Type::Of(Kind::kBool);
-      auto l = Type::Of(Kind::kLong);
-      auto s = Type::Of(Kind::kString);
+      auto ip = SchemaType::Extension("ipaddr");
+      auto dec = SchemaType::Extension("decimal");
+      auto dt = SchemaType::Extension("datetime");
+      auto dur = SchemaType::Extension("duration");
+      auto b = SchemaType::Of(Kind::kBool);
+      auto l = SchemaType::Of(Kind::kLong);
+      auto s = SchemaType::Of(Kind::kString);
       return new std::vector<ExtFn>{
           {"ip", {s}, ip, true},
           {"isIpv4", {ip}, b, false},
@@ -1007,7 +1007,7 @@ class Checker {
     return r;
   }
 
-  std::vector<TypeRef> TagTypes(const Type& t) const {
+  std::vector<TypeRef> TagTypes(const SchemaType& t) const {
     std::vector<TypeRef> out;
     if (t.kind == Kind::kEntity) {
       const EntityTypeInfo* info = schema_.FindEntityType(t.name);
@@ -1046,7 +1046,7 @@ class Checker {
                 "declare them with `tags TYPE` in the schema");
           return Fail();
         }
-        TypeRef lub = Type::Of(Kind::kNever);
+        TypeRef lub = SchemaType::Of(Kind::kNever);
         for (const TypeRef& tt : tags) {
           lub = Lub(lub, tt);
           if (lub == nullptr) {
@@ -1130,7 +1130,7 @@ class PolicyValidator {
             for (const std::optional<std::string>& rs : SlotLinks(p.resource, resource)) {
               Env env{principal, key, resource, action.context, ps, rs};
               Checker checker(schema_, env, &errors);
-              Answer a = checker.Expect(Caps{}, *cond, Type::Of(Kind::kBool));
+              Answer a = checker.Expect(Caps{}, *cond, SchemaType::Of(Kind::kBool));
               if (!IsSingleton(a.type, false)) all_false = false;
             }
           }

@@ -18,46 +18,46 @@ using schema::Namespace;
 using schema::SchemaAst;
 using schema::TypeExpr;
 
-TypeRef Type::Of(Kind k) {
-  auto t = std::make_shared<Type>();
+TypeRef SchemaType::Of(Kind k) {
+  auto t = std::make_shared<SchemaType>();
   t->kind = k;
   return t;
 }
-TypeRef Type::Entity(std::string name) {
-  auto t = std::make_shared<Type>();
+TypeRef SchemaType::Entity(std::string name) {
+  auto t = std::make_shared<SchemaType>();
   t->kind = Kind::kEntity;
   t->name = std::move(name);
   return t;
 }
-TypeRef Type::Extension(std::string name) {
-  auto t = std::make_shared<Type>();
+TypeRef SchemaType::Extension(std::string name) {
+  auto t = std::make_shared<SchemaType>();
   t->kind = Kind::kExtension;
   t->name = std::move(name);
   return t;
 }
-TypeRef Type::SetOf(TypeRef elem) {
-  auto t = std::make_shared<Type>();
+TypeRef SchemaType::SetOf(TypeRef elem) {
+  auto t = std::make_shared<SchemaType>();
   t->kind = Kind::kSet;
   t->elem = std::move(elem);
   return t;
 }
-TypeRef Type::Record(std::map<std::string, AttrType> attrs, bool open) {
-  auto t = std::make_shared<Type>();
+TypeRef SchemaType::Record(std::map<std::string, AttrType> attrs, bool open) {
+  auto t = std::make_shared<SchemaType>();
   t->kind = Kind::kRecord;
   t->attrs = std::move(attrs);
   t->open = open;
   return t;
 }
 
-bool TypeEquals(const Type& a, const Type& b) {
+bool TypeEquals(const SchemaType& a, const SchemaType& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
-    case Type::Kind::kEntity:
-    case Type::Kind::kExtension: return a.name == b.name;
-    case Type::Kind::kSet:
+    case SchemaType::Kind::kEntity:
+    case SchemaType::Kind::kExtension: return a.name == b.name;
+    case SchemaType::Kind::kSet:
       if (a.elem == nullptr || b.elem == nullptr) return a.elem == b.elem;
       return TypeEquals(*a.elem, *b.elem);
-    case Type::Kind::kRecord: {
+    case SchemaType::Kind::kRecord: {
       if (a.open != b.open || a.attrs.size() != b.attrs.size()) return false;
       auto i = a.attrs.begin();
       auto j = b.attrs.begin();
@@ -73,20 +73,20 @@ bool TypeEquals(const Type& a, const Type& b) {
   }
 }
 
-std::string TypeName(const Type& t) {
+std::string TypeName(const SchemaType& t) {
   switch (t.kind) {
-    case Type::Kind::kNever: return "__cedar::internal::Never";
-    case Type::Kind::kBool: return "Bool";
-    case Type::Kind::kTrue: return "__cedar::internal::True";
-    case Type::Kind::kFalse: return "__cedar::internal::False";
-    case Type::Kind::kLong: return "Long";
-    case Type::Kind::kString: return "String";
-    case Type::Kind::kEntity: return t.name;
-    case Type::Kind::kAnyEntity: return "__cedar::internal::AnyEntity";
-    case Type::Kind::kExtension: return t.name;
-    case Type::Kind::kSet:
+    case SchemaType::Kind::kNever: return "__cedar::internal::Never";
+    case SchemaType::Kind::kBool: return "Bool";
+    case SchemaType::Kind::kTrue: return "__cedar::internal::True";
+    case SchemaType::Kind::kFalse: return "__cedar::internal::False";
+    case SchemaType::Kind::kLong: return "Long";
+    case SchemaType::Kind::kString: return "String";
+    case SchemaType::Kind::kEntity: return t.name;
+    case SchemaType::Kind::kAnyEntity: return "__cedar::internal::AnyEntity";
+    case SchemaType::Kind::kExtension: return t.name;
+    case SchemaType::Kind::kSet:
       return t.elem == nullptr ? "Set<__cedar::internal::Any>" : Cat("Set<", TypeName(*t.elem), ">");
-    case Type::Kind::kRecord: {
+    case SchemaType::Kind::kRecord: {
       std::string out = "{";
       bool first = true;
       for (const auto& [k, a] : t.attrs) {
@@ -247,7 +247,7 @@ class Resolver {
     if (e.resolved != nullptr) return e.resolved;
     if (e.in_progress) {
       Error("CH0407", e.decl->span, Cat("common type `", qualified, "` refers to itself"));
-      e.resolved = Type::Of(Type::Kind::kNever);
+      e.resolved = SchemaType::Of(SchemaType::Kind::kNever);
       return e.resolved;
     }
     e.in_progress = true;
@@ -258,18 +258,18 @@ class Resolver {
   }
 
   TypeRef Primitive(std::string_view n) {
-    if (n == "Long") return Type::Of(Type::Kind::kLong);
-    if (n == "String") return Type::Of(Type::Kind::kString);
-    if (n == "Bool") return Type::Of(Type::Kind::kBool);
-    if (IsExtension(n)) return Type::Extension(std::string(n));
+    if (n == "Long") return SchemaType::Of(SchemaType::Kind::kLong);
+    if (n == "String") return SchemaType::Of(SchemaType::Kind::kString);
+    if (n == "Bool") return SchemaType::Of(SchemaType::Kind::kBool);
+    if (IsExtension(n)) return SchemaType::Extension(std::string(n));
     return nullptr;
   }
 
   TypeRef ResolveType(const std::string& ns, const TypeExpr& t, int depth) {
     switch (t.kind) {
       case TypeExpr::Kind::kSet:
-        return Type::SetOf(t.elem != nullptr ? ResolveType(ns, *t.elem, depth + 1)
-                                             : Type::Of(Type::Kind::kNever));
+        return SchemaType::SetOf(t.elem != nullptr ? ResolveType(ns, *t.elem, depth + 1)
+                                             : SchemaType::Of(SchemaType::Kind::kNever));
       case TypeExpr::Kind::kRecord: {
         std::map<std::string, AttrType> attrs;
         for (const schema::AttrDecl& a : t.attrs) {
@@ -279,7 +279,7 @@ class Resolver {
           }
           attrs[a.name] = AttrType{ResolveType(ns, a.type, depth + 1), a.required};
         }
-        return Type::Record(std::move(attrs), t.additional_attributes);
+        return SchemaType::Record(std::move(attrs), t.additional_attributes);
       }
       case TypeExpr::Kind::kName: break;
     }
@@ -290,16 +290,16 @@ class Resolver {
         if (!IsExtension(n)) {
           Error("CH0404", t.span, Cat("unknown extension type `", n, "`"),
                 "the extension types are `ipaddr`, `decimal`, `datetime` and `duration`");
-          return Type::Of(Type::Kind::kNever);
+          return SchemaType::Of(SchemaType::Kind::kNever);
         }
-        return Type::Extension(n);
+        return SchemaType::Extension(n);
       case TypeExpr::Hint::kEntity: {
         std::string e = FindEntity(ns, n);
         if (e.empty()) {
           Error("CH0404", t.span, Cat("undeclared entity type `", n, "`"));
-          return Type::Of(Type::Kind::kNever);
+          return SchemaType::Of(SchemaType::Kind::kNever);
         }
-        return Type::Entity(e);
+        return SchemaType::Entity(e);
       }
       case TypeExpr::Hint::kAny: break;
     }
@@ -307,7 +307,7 @@ class Resolver {
       TypeRef p = Primitive(std::string_view(n).substr(9));
       if (p != nullptr) return p;
       Error("CH0404", t.span, Cat("unknown type `", n, "`"));
-      return Type::Of(Type::Kind::kNever);
+      return SchemaType::Of(SchemaType::Kind::kNever);
     }
     // Common type, then entity type, in this namespace and then in the empty
     // one; then the primitives and extension types.
@@ -315,7 +315,7 @@ class Resolver {
     if (!ns.empty() && n.find("::") == std::string::npos) candidates.push_back(n);
     for (const std::string& c : candidates) {
       if (commons_.count(c) != 0) return ResolveCommon(c);
-      if (model_->entity_types.count(c) != 0) return Type::Entity(c);
+      if (model_->entity_types.count(c) != 0) return SchemaType::Entity(c);
     }
     if (n.find("::") == std::string::npos) {
       TypeRef p = Primitive(n);
@@ -323,11 +323,11 @@ class Resolver {
     } else if (commons_.count(n) != 0) {
       return ResolveCommon(n);
     } else if (model_->entity_types.count(n) != 0) {
-      return Type::Entity(n);
+      return SchemaType::Entity(n);
     }
     Error("CH0404", t.span, Cat("undeclared type `", n, "`"),
           "declare it as an entity type or with `type NAME = ...;`");
-    return Type::Of(Type::Kind::kNever);
+    return SchemaType::Of(SchemaType::Kind::kNever);
   }
 
   void ResolveEntity(const Namespace& ns, const EntityDecl& d) {
@@ -340,8 +340,8 @@ class Resolver {
     bool open = false;
     if (d.shape.has_value()) {
       TypeRef shape = ResolveType(ns.name, *d.shape, 0);
-      if (shape->kind != Type::Kind::kRecord) {
-        if (shape->kind != Type::Kind::kNever) {
+      if (shape->kind != SchemaType::Kind::kRecord) {
+        if (shape->kind != SchemaType::Kind::kNever) {
           Error("CH0409", d.shape->span, Cat("the shape of an entity type must be a record, not `",
                                              TypeName(*shape), "`"));
         }
@@ -389,11 +389,11 @@ class Resolver {
         resources.push_back(p);
       }
     }
-    TypeRef context = Type::Record({});
+    TypeRef context = SchemaType::Record({});
     if (d.context.has_value()) {
       TypeRef c = ResolveType(ns.name, *d.context, 0);
-      if (c->kind != Type::Kind::kRecord) {
-        if (c->kind != Type::Kind::kNever) {
+      if (c->kind != SchemaType::Kind::kRecord) {
+        if (c->kind != SchemaType::Kind::kNever) {
           Error("CH0409", d.context->span,
                 Cat("the context of an action must be a record, not `", TypeName(*c), "`"));
         }

@@ -16,15 +16,15 @@
 
 namespace charter::internal {
 
-struct Type;
-using TypeRef = std::shared_ptr<const Type>;
+struct SchemaType;
+using TypeRef = std::shared_ptr<const SchemaType>;
 
 struct AttrType {
   TypeRef type;
   bool required = true;
 };
 
-struct Type {
+struct SchemaType {
   enum class Kind : uint8_t {
     kNever,      // no value; a subtype of everything
     kBool,       // true or false
@@ -53,9 +53,9 @@ struct Type {
   bool is_bool() const { return kind == Kind::kBool || kind == Kind::kTrue || kind == Kind::kFalse; }
 };
 
-bool TypeEquals(const Type& a, const Type& b);
+bool TypeEquals(const SchemaType& a, const SchemaType& b);
 // Cedar's display of a type: `Long`, `Set<String>`, `User`, `{a: Long, b?: Bool}`.
-std::string TypeName(const Type& t);
+std::string TypeName(const SchemaType& t);
 
 struct EntityTypeInfo {
   std::string name;
