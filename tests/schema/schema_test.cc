@@ -171,3 +171,35 @@ TEST(SchemaData, EntitiesAndRequestsConform) {
 
 }  // namespace
 }  // namespace charter
+
+#include <fstream>
+#include <sstream>
+
+namespace charter {
+namespace {
+
+std::string ReadRepoFile(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The standard governance model reads, round-trips, and its rules validate
+// cleanly against it (cedar-wasm agrees; see docs/model.md).
+TEST(Stdlib, GovernanceModelAndRulesValidate) {
+  std::string text = ReadRepoFile("stdlib/governance.cedarschema");
+  ASSERT_FALSE(text.empty()) << "run from the repository root";
+  SourceFile source("stdlib/governance.cedarschema", text);
+  Diagnostics d;
+  absl::StatusOr<Schema> schema = Schema::Parse(source, {}, &d);
+  ASSERT_TRUE(schema.ok()) << d.Render(source);
+  EXPECT_TRUE(Schema::Parse(SourceFile("json", schema->ToJson()), {}, nullptr).ok());
+  SourceFile rules("stdlib/governance.cedar", ReadRepoFile("stdlib/governance.cedar"));
+  Diagnostics v;
+  EXPECT_TRUE(Validate(*schema, rules, {}, &v).ok()) << v.Render(rules);
+  EXPECT_TRUE(v.empty()) << v.Render(rules);
+}
+
+}  // namespace
+}  // namespace charter
