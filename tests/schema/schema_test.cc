@@ -60,6 +60,10 @@ TEST(Schema, RoundTripsThroughBothFormats) {
   EXPECT_NE(json.find("\"enum\": [\"red\", \"green\"]"), std::string::npos) << json;
   EXPECT_NE(text.find("entity Color enum [\"red\", \"green\"];"), std::string::npos) << text;
   EXPECT_NE(text.find("@doc(\"people\")"), std::string::npos) << text;
+  // Reserved words are quoted when written back as attribute names.
+  absl::StatusOr<Schema> reserved = Parse("entity User { \"if\": Bool, \"in\"?: Long };", nullptr);
+  ASSERT_TRUE(reserved.ok());
+  EXPECT_NE(reserved->ToCedar().find("\"if\": Bool"), std::string::npos) << reserved->ToCedar();
 }
 
 struct Case {
@@ -76,6 +80,7 @@ TEST(Schema, EveryDiagnostic) {
       {"entity \"User\";", "CH0401", "unexpected a string", "\"User\""},
       {"entity User { a: \"x }", "CH0402", "unterminated string literal", "\"x }"},
       {"entity User { \"a\\q\": Long };", "CH0402", "invalid escape `\\q` in a string", "\\q"},
+      {"entity User { if: Bool };", "CH0401", "`if` is a reserved identifier", "if"},
       {"entity User # ;", "CH0402", "unexpected character `#`", "#"},
       {"entity User;\nentity User;", "CH0403", "entity type `User` is declared twice", "User"},
       {"entity User { a: Long, a: String };", "CH0403", "attribute `a` is declared twice", "a"},

@@ -47,8 +47,13 @@ std::string QuoteCedar(std::string_view s) {
 namespace {
 
 // Keywords of the schema grammar that a bare attribute name could be taken for.
+bool IsReservedWord(std::string_view s) {
+  return s == "true" || s == "false" || s == "if" || s == "then" || s == "else" || s == "in" ||
+         s == "is" || s == "like" || s == "has" || s.rfind("__cedar", 0) == 0;
+}
+
 std::string Key(std::string_view s) {
-  return IsCedarIdent(s) ? std::string(s) : QuoteCedar(s);
+  return IsCedarIdent(s) && !IsReservedWord(s) ? std::string(s) : QuoteCedar(s);
 }
 
 void Indent(std::string* out, int n) { out->append(static_cast<size_t>(n) * 2, ' '); }

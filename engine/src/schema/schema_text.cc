@@ -308,6 +308,10 @@ class Parser {
     Advance();
     return true;
   }
+  static bool IsReserved(std::string_view s) {
+    return s == "true" || s == "false" || s == "if" || s == "then" || s == "else" || s == "in" ||
+           s == "is" || s == "like" || s == "has" || s.rfind("__cedar", 0) == 0;
+  }
   bool IsWord(std::string_view w) const { return tok_.kind == Tok::kIdent && tok_.text == w; }
 
   bool Enter() {
@@ -627,7 +631,13 @@ class Parser {
         AttrDecl a;
         a.annotations = Annotations();
         if (!ok_) break;
+        bool bare = tok_.kind == Tok::kIdent;
         if (!Name(&a.name, &a.span)) break;
+        if (bare && IsReserved(a.name)) {
+          Fail("CH0401", a.span, Cat("`", a.name, "` is a reserved identifier"),
+               Cat("write it as a string: `\"", a.name, "\"`"));
+          break;
+        }
         if (tok_.kind == Tok::kQuestion) {
           a.required = false;
           Advance();
