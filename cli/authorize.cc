@@ -17,6 +17,8 @@
 #include "absl/strings/str_join.h"
 #include "charter/charter.h"
 #include "command.h"
+#include "charter/schema.h"
+#include "files.h"
 #include "load.h"
 #include "report.h"
 
@@ -29,6 +31,7 @@ struct AuthorizeFlags {
   std::string request_json;
   std::string requests;
   std::string format = "text";
+  std::string schema;  // --schema: validate the entities and requests against it
 };
 
 // One line of batch text output:
@@ -90,6 +93,48 @@ int RunBatch(const AuthorizeFlags& flags, const Engine& engine, const Entities& 
   return WriteStdout(out) ? kOk : kError;
 }
 
+// With --schema: the schema reads, and the entities and every request
+// conform to it. Prints every fault.
+bool CheckAgainstSchema(const AuthorizeFlags& flags, const Entities& entities,
+                        const std::optional<absl::StatusOr<Request>>& request,
+                        const std::optional<absl::StatusOr<std::vector<Request>>>& requests) {
+  absl::StatusOr<std::string> text = ReadFile(flags.schema, size_t{16} << 20);
+  if (!text.ok()) {
+    Fail(text.status());
+    return false;
+  }
+  SourceFile source(flags.schema, *std::move(text));
+  Diagnostics diagnostics;
+  absl::StatusOr<Schema> schema = Schema::Parse(source, {}, &diagnostics);
+  if (!schema.ok()) {
+    for (const Diagnostic& d : diagnostics.items()) {
+      Diagnostics one;
+      one.Add(d);
+      PrintError(OneLine(one.RenderShort(source)));
+    }
+    return false;
+  }
+  bool ok = true;
+  absl::Status s = ValidateEntities(*schema, entities);
+  if (!s.ok()) {
+    PrintError(WithPath(flags.entities, s.message()));
+    ok = false;
+  }
+  std::vector<const Request*> all;
+  if (request.has_value()) all.push_back(&**request);
+  if (requests.has_value()) {
+    for (const Request& r : **requests) all.push_back(&r);
+  }
+  for (const Request* r : all) {
+    s = ValidateRequest(*schema, *r);
+    if (!s.ok()) {
+      PrintError(WithPath(flags.request_json.empty() ? flags.requests : flags.request_json, s.message()));
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 int RunAuthorize(const AuthorizeFlags& flags) {
   // Load every input even after one fails, so that all faults are reported
   // at once.
@@ -113,6 +158,7 @@ int RunAuthorize(const AuthorizeFlags& flags) {
     }
   }
   if (failed) return kError;
+  if (!flags.schema.empty() && !CheckAgainstSchema(flags, *entities, request, requests)) return kError;
   if (request.has_value()) return RunSingle(flags, *engine, *entities, **request);
   return RunBatch(flags, *engine, *entities, **requests);
 }
@@ -138,6 +184,9 @@ Command AddAuthorizeCommand(CLI::App& root) {
                   "Template links for --policies: [{\"template_id\", \"link_id\", \"args\": {...}}]")
       ->type_name("FILE")
       ->needs(policies);
+  app->add_option("--schema", flags->schema,
+                  "Schema (Cedar schema text or JSON) to check the entities and requests against")
+      ->type_name("FILE");
   app->add_option("--entities", flags->entities, "Entities in Cedar's JSON format")
       ->type_name("FILE")
       ->required();

@@ -1,0 +1,102 @@
+// Schemas and validation: the typed model that policies, entities and
+// requests are checked against before anything ships.
+//
+// A schema is written in Cedar's schema text or in Cedar's JSON schema
+// format; either can be printed in the other:
+//
+//   charter::SourceFile text("model.cedarschema", R"(
+//     namespace Org {
+//       entity Team;
+//       entity User in [Team] { level: Long, manager?: User };
+//       entity Task { owner: User, labels: Set<String> } tags String;
+//       action view appliesTo { principal: User, resource: Task, context: { mfa: Bool } };
+//     })");
+//   charter::Diagnostics diagnostics;
+//   absl::StatusOr<charter::Schema> schema = charter::Schema::Parse(text, {}, &diagnostics);
+//   std::string json = schema->ToJson();
+//
+// Validate() type-checks a policy set against the schema with the rules of
+// Cedar's validator in strict mode: every entity type, action and attribute
+// must exist, operands must have the right types, optional attributes need a
+// `has` guard, and so on. Each fault is a diagnostic (codes CH05xx) with the
+// span of the offending expression; a policy that can never apply is a
+// warning.
+#ifndef CHARTER_SCHEMA_H_
+#define CHARTER_SCHEMA_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "charter/compiler.h"
+#include "charter/diagnostics.h"
+#include "charter/entities.h"
+#include "charter/export.h"
+#include "charter/request.h"
+
+namespace charter {
+
+namespace internal {
+struct SchemaData;
+}  // namespace internal
+
+struct SchemaOptions {
+  size_t max_source_bytes = size_t{16} << 20;
+  // Nesting of records, sets and namespaces; deeper input is a diagnostic.
+  int max_nesting = 64;
+  // Reading stops collecting diagnostics after this many.
+  size_t max_errors = 100;
+};
+
+class CHARTER_API Schema {
+ public:
+  // Reads a schema in Cedar's schema text or, when the text starts with `{`,
+  // in Cedar's JSON schema format. Faults (codes CH04xx) go to `diagnostics`
+  // (which may be null); if there is any, the result is InvalidArgument
+  // with the first one as "file:line:col: message".
+  static absl::StatusOr<Schema> Parse(const SourceFile& source, const SchemaOptions& options,
+                                      Diagnostics* diagnostics);
+
+  // The schema in Cedar's schema text, and in Cedar's JSON schema format.
+  std::string ToCedar() const;
+  std::string ToJson() const;
+
+  // Every entity type (with namespaces, "NS::User") and every action, sorted.
+  std::vector<std::string> EntityTypes() const;
+  std::vector<EntityUid> Actions() const;
+
+  const internal::SchemaData& data() const { return *data_; }
+
+ private:
+  explicit Schema(std::shared_ptr<const internal::SchemaData> data);
+  std::shared_ptr<const internal::SchemaData> data_;
+};
+
+// Validates a policy set (Cedar text or JSON policy format) against a schema
+// in Cedar's strict mode. Syntax faults are reported as Compile() reports
+// them; validation faults get codes CH05xx. Returns OK when there is no error
+// (warnings may be present), else InvalidArgument with the first error as
+// "file:line:col: message".
+CHARTER_API absl::Status Validate(const Schema& schema, const SourceFile& policies,
+                                  const CompileOptions& options, Diagnostics* diagnostics);
+
+// Checks entities against the schema: every entity's type is declared, its
+// attributes and tags have the declared types (required attributes present,
+// no undeclared ones), its ancestors are of types it may be a member of, and
+// an enumerated type's ids are among its values. InvalidArgument naming the
+// first fault otherwise. (Values are checked after Cedar's JSON parsing;
+// schema-directed parsing of plain forms is not done yet.)
+CHARTER_API absl::Status ValidateEntities(const Schema& schema, const Entities& entities);
+
+// Checks a request against the schema: the action is declared, the principal
+// and resource have types it applies to, and the context has the declared
+// shape. InvalidArgument naming the fault otherwise.
+CHARTER_API absl::Status ValidateRequest(const Schema& schema, const Request& request);
+
+}  // namespace charter
+
+#endif  // CHARTER_SCHEMA_H_

@@ -1,0 +1,100 @@
+// charter::Schema and charter::Validate: read, resolve, print, validate.
+#include "charter/schema.h"
+
+#include <string_view>
+
+#include "check/validator.h"
+#include "common/strings.h"
+#include "common/utf8.h"
+#include "policy_json/policy_json.h"
+#include "schema/schema_model.h"
+#include "schema/schema_parse.h"
+#include "syntax/parser.h"
+
+namespace charter {
+
+namespace {
+
+absl::Status FirstError(const SourceFile& source, const Diagnostics& diags, size_t before) {
+  for (size_t i = before; i < diags.size(); ++i) {
+    if (diags.items()[i].severity != Severity::kError) continue;
+    Diagnostics first;
+    first.Add(diags.items()[i]);
+    std::string line = first.RenderShort(source);
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    return absl::InvalidArgumentError(line);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Schema::Schema(std::shared_ptr<const internal::SchemaData> data) : data_(std::move(data)) {}
+
+absl::StatusOr<Schema> Schema::Parse(const SourceFile& source, const SchemaOptions& options,
+                                     Diagnostics* diagnostics) {
+  Diagnostics local;
+  Diagnostics* diags = diagnostics != nullptr ? diagnostics : &local;
+  size_t before = diags->size();
+  std::string_view text = source.text();
+  if (text.size() > options.max_source_bytes) {
+    diags->Error("CH0412", Span{0, 0},
+                 internal::Cat("schema is ", text.size(), " bytes, more than the limit of ",
+                               options.max_source_bytes));
+    return FirstError(source, *diags, before);
+  }
+  size_t bad = internal::FindInvalidUtf8(text);
+  if (bad != std::string_view::npos) {
+    diags->Error("CH0402", Span{static_cast<uint32_t>(bad), static_cast<uint32_t>(bad + 1)},
+                 "schema text is not valid UTF-8");
+    return FirstError(source, *diags, before);
+  }
+  size_t first_char = text.find_first_not_of(" \t\r\n");
+  bool json = first_char != std::string_view::npos && text[first_char] == '{';
+  auto data = std::make_shared<internal::SchemaData>();
+  data->source_name = source.name();
+  data->ast = json ? internal::schema::ParseSchemaJson(source, options, diags)
+                   : internal::schema::ParseSchemaText(source, options, diags);
+  if (diags->size() == before) internal::Resolve(data->ast, &data->model, diags);
+  if (diags->size() > before) {
+    diags->Truncate(before + options.max_errors);
+    return FirstError(source, *diags, before);
+  }
+  return Schema(std::move(data));
+}
+
+std::string Schema::ToCedar() const { return internal::schema::PrintSchemaText(data_->ast); }
+std::string Schema::ToJson() const { return internal::schema::PrintSchemaJson(data_->ast); }
+
+std::vector<std::string> Schema::EntityTypes() const {
+  std::vector<std::string> out;
+  for (const auto& [name, info] : data_->model.entity_types) out.push_back(name);
+  return out;
+}
+
+std::vector<EntityUid> Schema::Actions() const {
+  std::vector<EntityUid> out;
+  for (const auto& [key, info] : data_->model.actions) out.push_back(EntityUid{key.type, key.id});
+  return out;
+}
+
+absl::Status Validate(const Schema& schema, const SourceFile& policies,
+                      const CompileOptions& options, Diagnostics* diagnostics) {
+  Diagnostics local;
+  Diagnostics* diags = diagnostics != nullptr ? diagnostics : &local;
+  size_t before = diags->size();
+  std::string_view text = policies.text();
+  size_t first_char = text.find_first_not_of(" \t\r\n");
+  bool json = first_char != std::string_view::npos && text[first_char] == '{';
+  std::vector<TemplateLink> links;
+  internal::ast::PolicySet set = json
+                                     ? internal::ParsePolicySetJson(policies, options, diags, &links)
+                                     : internal::ParsePolicySet(policies, options, diags);
+  if (diags->size() == before) {
+    internal::ValidatePolicySet(schema.data().model, set, diags);
+  }
+  diags->Truncate(before + options.max_errors);
+  return FirstError(policies, *diags, before);
+}
+
+}  // namespace charter

@@ -1,0 +1,1311 @@
+// The strict validator. Each policy's scope and conditions become one
+// condition, `principal-scope && (action-scope && (resource-scope &&
+// conditions))`, as in Cedar, and that condition is type-checked for every
+// request environment the schema declares. The type system is Cedar's:
+// singleton `True`/`False` types let `&&`, `||` and `if` skip what cannot run,
+// and a capability set (which `has` and `hasTag` tests are known to hold) is
+// carried through `&&`, `||` and `if` so that optional attributes and tags
+// may be read only where a test guards them.
+#include "check/validator.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "builtins/extensions.h"
+#include "common/strings.h"
+
+namespace charter::internal {
+namespace {
+
+using ast::BinaryOp;
+using ast::Expr;
+using ast::UnaryOp;
+using Kind = SchemaType::Kind;
+
+constexpr int kMaxCheckDepth = 5000;
+
+// --- the type lattice ---------------------------------------------------------
+
+bool Subtype(const SchemaType& a, const SchemaType& b, bool strict);
+
+bool AttrsSubtype(const std::map<std::string, AttrType>& a, const std::map<std::string, AttrType>& b,
+                  bool strict) {
+  for (const auto& [k, tb] : b) {
+    auto it = a.find(k);
+    if (it == a.end()) return false;
+    const AttrType& ta = it->second;
+    bool qualifier = strict ? ta.required == tb.required : (ta.required || !tb.required);
+    if (!qualifier || !Subtype(*ta.type, *tb.type, strict)) return false;
+  }
+  return true;
+}
+
+bool SameKeys(const std::map<std::string, AttrType>& a, const std::map<std::string, AttrType>& b) {
+  if (a.size() != b.size()) return false;
+  for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j) {
+    if (i->first != j->first) return false;
+  }
+  return true;
+}
+
+bool Subtype(const SchemaType& a, const SchemaType& b, bool strict) {
+  if (a.kind == Kind::kNever) return true;
+  if (a.is_bool() && b.is_bool()) {
+    if (b.kind == Kind::kBool) return true;
+    return a.kind == b.kind;
+  }
+  switch (a.kind) {
+    case Kind::kLong:
+    case Kind::kString: return a.kind == b.kind;
+    case Kind::kSet:
+      if (b.kind != Kind::kSet) return false;
+      if (b.elem == nullptr) return true;
+      if (a.elem == nullptr) return false;
+      return Subtype(*a.elem, *b.elem, strict);
+    case Kind::kRecord:
+      if (b.kind != Kind::kRecord) return false;
+      if (a.open && !b.open) return false;
+      if (b.open && !strict && AttrsSubtype(a.attrs, b.attrs, strict)) return true;
+      return SameKeys(a.attrs, b.attrs) && AttrsSubtype(a.attrs, b.attrs, strict);
+    case Kind::kEntity:
+      if (b.kind == Kind::kEntity) return a.name == b.name;
+      return b.kind == Kind::kAnyEntity && !strict;
+    case Kind::kAnyEntity: return b.kind == Kind::kAnyEntity;
+    case Kind::kExtension: return b.kind == Kind::kExtension && a.name == b.name;
+    default: return false;
+  }
+}
+
+// Cedar's strict least upper bound; nullptr when there is none.
+TypeRef Lub(const TypeRef& a, const TypeRef& b) {
+  if (Subtype(*a, *b, true)) return b;
+  if (Subtype(*b, *a, true)) return a;
+  if (a->is_bool() && b->is_bool()) return SchemaType::Of(Kind::kBool);
+  if (a->kind == Kind::kSet && b->kind == Kind::kSet) {
+    if (a->elem == nullptr || b->elem == nullptr) return SchemaType::SetOf(nullptr);
+    TypeRef e = Lub(a->elem, b->elem);
+    return e == nullptr ? nullptr : SchemaType::SetOf(e);
+  }
+  if (a->kind == Kind::kRecord && b->kind == Kind::kRecord) {
+    if (!SameKeys(a->attrs, b->attrs)) return nullptr;
+    std::map<std::string, AttrType> attrs;
+    for (const auto& [k, ta] : a->attrs) {
+      const AttrType& tb = b->attrs.at(k);
+      if (ta.required != tb.required) return nullptr;
+      TypeRef t = Lub(ta.type, tb.type);
+      if (t == nullptr) return nullptr;
+      attrs[k] = AttrType{t, ta.required};
+    }
+    return SchemaType::Record(std::move(attrs), a->open || b->open);
+  }
+  return nullptr;
+}
+
+bool IsSingleton(const TypeRef& t, bool value) {
+  return t != nullptr && t->kind == (value ? Kind::kTrue : Kind::kFalse);
+}
+
+// --- capabilities ---------------------------------------------------------------
+
+// A structural key of an expression (spans ignored), for capabilities.
+void KeyOf(const Expr& e, std::string* out) {
+  CatAppend(out, "(", static_cast<int>(e.kind), " ");
+  switch (e.kind) {
+    case Expr::Kind::kBool: out->append(e.b ? "t" : "f"); break;
+    case Expr::Kind::kLong: CatAppend(out, e.i); break;
+    case Expr::Kind::kString:
+    case Expr::Kind::kSlot:
+    case Expr::Kind::kAttr:
+    case Expr::Kind::kMethod:
+    case Expr::Kind::kCall:
+    case Expr::Kind::kIs: CatAppend(out, e.str.size(), ":", e.str); break;
+    case Expr::Kind::kEntity:
+      CatAppend(out, e.entity.type.size(), ":", e.entity.type, e.entity.id.size(), ":", e.entity.id);
+      break;
+    case Expr::Kind::kVar: CatAppend(out, static_cast<int>(e.var)); break;
+    case Expr::Kind::kUnary: CatAppend(out, static_cast<int>(e.uop)); break;
+    case Expr::Kind::kBinary: CatAppend(out, static_cast<int>(e.bop)); break;
+    case Expr::Kind::kLike:
+      for (const ast::PatternElem& p : e.pattern) {
+        CatAppend(out, p.wildcard ? "*" : "l", p.literal.size(), ":", p.literal);
+      }
+      break;
+    default: break;
+  }
+  for (const std::string& k : e.keys) CatAppend(out, " ", k.size(), ":", k);
+  for (const auto& a : e.args) KeyOf(*a, out);
+  out->append(")");
+}
+
+std::string AttrCap(const Expr& on, const std::string& attr) {
+  std::string k = "a";
+  KeyOf(on, &k);
+  CatAppend(&k, attr.size(), ":", attr);
+  return k;
+}
+std::string TagCap(const Expr& on, const Expr& tag) {
+  std::string k = "t";
+  KeyOf(on, &k);
+  KeyOf(tag, &k);
+  return k;
+}
+
+using Caps = std::set<std::string>;
+
+Caps Union(const Caps& a, const Caps& b) {
+  Caps out = a;
+  out.insert(b.begin(), b.end());
+  return out;
+}
+Caps Intersect(const Caps& a, const Caps& b) {
+  Caps out;
+  for (const std::string& k : a) {
+    if (b.count(k) != 0) out.insert(k);
+  }
+  return out;
+}
+
+// --- the desugared condition ----------------------------------------------------
+
+std::unique_ptr<Expr> NewNode(Expr::Kind kind, Span span) {
+  auto e = std::make_unique<Expr>();
+  e->kind = kind;
+  e->span = span;
+  return e;
+}
+
+std::unique_ptr<Expr> Binary(BinaryOp op, std::unique_ptr<Expr> a, std::unique_ptr<Expr> b, Span span) {
+  auto e = NewNode(Expr::Kind::kBinary, span);
+  e->bop = op;
+  e->args.push_back(std::move(a));
+  e->args.push_back(std::move(b));
+  return e;
+}
+
+std::unique_ptr<Expr> Clone(const Expr& e) {
+  auto c = NewNode(e.kind, e.span);
+  c->b = e.b;
+  c->i = e.i;
+  c->str = e.str;
+  c->entity = e.entity;
+  c->var = e.var;
+  c->bop = e.bop;
+  c->uop = e.uop;
+  c->keys = e.keys;
+  c->pattern = e.pattern;
+  for (const auto& a : e.args) c->args.push_back(Clone(*a));
+  return c;
+}
+
+// The form Cedar's checker sees: `e has a.b` is `e has a && e.a has b`;
+// `a != b` is `!(a == b)`; `e is T in x` is `e is T && e in x`.
+std::unique_ptr<Expr> Desugar(const Expr& e, int depth, bool* too_deep) {
+  if (depth > kMaxCheckDepth) {
+    *too_deep = true;
+    return NewNode(Expr::Kind::kBool, e.span);
+  }
+  if (e.kind == Expr::Kind::kHas && e.keys.size() > 1) {
+    std::unique_ptr<Expr> base = Desugar(*e.args[0], depth + 1, too_deep);
+    std::unique_ptr<Expr> result;
+    for (size_t i = 0; i < e.keys.size(); ++i) {
+      auto test = NewNode(Expr::Kind::kHas, e.span);
+      test->str = e.keys[i];
+      test->args.push_back(Clone(*base));
+      result = result == nullptr ? std::move(test)
+                                 : Binary(BinaryOp::kAnd, std::move(result), std::move(test), e.span);
+      auto next = NewNode(Expr::Kind::kAttr, e.span);
+      next->str = e.keys[i];
+      next->args.push_back(std::move(base));
+      base = std::move(next);
+    }
+    return result;
+  }
+  auto c = NewNode(e.kind, e.span);
+  c->b = e.b;
+  c->i = e.i;
+  c->str = e.kind == Expr::Kind::kHas && !e.keys.empty() ? e.keys[0] : e.str;
+  c->entity = e.entity;
+  c->var = e.var;
+  c->bop = e.bop;
+  c->uop = e.uop;
+  if (e.kind == Expr::Kind::kRecord) c->keys = e.keys;
+  c->pattern = e.pattern;
+  for (const auto& a : e.args) c->args.push_back(Desugar(*a, depth + 1, too_deep));
+  if (c->kind == Expr::Kind::kBinary && c->bop == BinaryOp::kNe) {
+    c->bop = BinaryOp::kEq;
+    auto n = NewNode(Expr::Kind::kUnary, e.span);
+    n->uop = UnaryOp::kNot;
+    n->args.push_back(std::move(c));
+    return n;
+  }
+  if (c->kind == Expr::Kind::kIs && c->args.size() == 2) {
+    std::unique_ptr<Expr> in_rhs = std::move(c->args[1]);
+    c->args.pop_back();
+    std::unique_ptr<Expr> lhs = Clone(*c->args[0]);
+    return Binary(BinaryOp::kAnd, std::move(c), Binary(BinaryOp::kIn, std::move(lhs), std::move(in_rhs), e.span),
+                  e.span);
+  }
+  return c;
+}
+
+std::unique_ptr<Expr> VarNode(ast::Var v, Span span) {
+  auto e = NewNode(Expr::Kind::kVar, span);
+  e->var = v;
+  return e;
+}
+
+std::unique_ptr<Expr> EntityNode(const ast::EntityRef& r) {
+  auto e = NewNode(Expr::Kind::kEntity, r.span);
+  e->entity = r;
+  return e;
+}
+
+std::unique_ptr<Expr> ScopeExpr(const ast::ScopeConstraint& c, ast::Var v) {
+  using SK = ast::ScopeConstraint::Kind;
+  auto target = [&]() -> std::unique_ptr<Expr> {
+    if (c.slot) {
+      auto s = NewNode(Expr::Kind::kSlot, c.span);
+      s->str = v == ast::Var::kPrincipal ? "?principal" : "?resource";
+      return s;
+    }
+    return EntityNode(c.entity);
+  };
+  switch (c.kind) {
+    case SK::kAny: {
+      auto t = NewNode(Expr::Kind::kBool, c.span);
+      t->b = true;
+      return t;
+    }
+    case SK::kEq: return Binary(BinaryOp::kEq, VarNode(v, c.span), target(), c.span);
+    case SK::kIn: return Binary(BinaryOp::kIn, VarNode(v, c.span), target(), c.span);
+    case SK::kIs: {
+      auto is = NewNode(Expr::Kind::kIs, c.span);
+      is->str = c.type;
+      is->args.push_back(VarNode(v, c.span));
+      return is;
+    }
+    case SK::kIsIn: {
+      auto is = NewNode(Expr::Kind::kIs, c.span);
+      is->str = c.type;
+      is->args.push_back(VarNode(v, c.span));
+      return Binary(BinaryOp::kAnd, std::move(is),
+                    Binary(BinaryOp::kIn, VarNode(v, c.span), target(), c.span), c.span);
+    }
+  }
+  return nullptr;
+}
+
+std::unique_ptr<Expr> ActionExpr(const ast::ActionConstraint& c) {
+  using AK = ast::ActionConstraint::Kind;
+  switch (c.kind) {
+    case AK::kAny: {
+      auto t = NewNode(Expr::Kind::kBool, c.span);
+      t->b = true;
+      return t;
+    }
+    case AK::kEq:
+      return Binary(BinaryOp::kEq, VarNode(ast::Var::kAction, c.span), EntityNode(c.entities[0]), c.span);
+    case AK::kIn:
+    case AK::kInList: {
+      auto set = NewNode(Expr::Kind::kSet, c.span);
+      for (const ast::EntityRef& r : c.entities) set->args.push_back(EntityNode(r));
+      return Binary(BinaryOp::kIn, VarNode(ast::Var::kAction, c.span), std::move(set), c.span);
+    }
+  }
+  return nullptr;
+}
+
+// --- the checker ---------------------------------------------------------------
+
+struct Env {
+  std::string principal;
+  ActionKey action;
+  std::string resource;
+  TypeRef context;
+  std::optional<std::string> principal_slot;
+  std::optional<std::string> resource_slot;
+};
+
+struct Answer {
+  TypeRef type;  // null: no type could be given
+  bool ok = true;
+  Caps caps;
+};
+
+Answer Fail(TypeRef t = nullptr) { return Answer{std::move(t), false, {}}; }
+Answer Ok(TypeRef t, Caps caps = {}) { return Answer{std::move(t), true, std::move(caps)}; }
+
+std::string Quote(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+std::string Uid(const ast::EntityRef& r) { return Cat(r.type, "::", Quote(r.id)); }
+
+struct ExtFn {
+  const char* name;
+  std::vector<TypeRef> args;
+  TypeRef ret;
+  bool constructor;
+};
+
+class Checker {
+ public:
+  Checker(const SchemaModel& schema, const Env& env, std::vector<Diagnostic>* errors)
+      : schema_(schema), env_(env), errors_(errors) {}
+
+  Answer Check(const Caps& prior, const Expr& e) {
+    if (++depth_ > kMaxCheckDepth) {
+      --depth_;
+      return Fail();
+    }
+    Answer a = CheckInner(prior, e);
+    --depth_;
+    return a;
+  }
+
+  Answer Expect(const Caps& prior, const Expr& e, const std::vector<TypeRef>& expected) {
+    Answer a = Check(prior, e);
+    if (a.type == nullptr) return Fail();
+    for (const TypeRef& t : expected) {
+      if (Subtype(*a.type, *t, false)) return a;
+    }
+    std::string want;
+    for (size_t i = 0; i < expected.size(); ++i) {
+      CatAppend(&want, i == 0 ? "" : i + 1 == expected.size() ? " or " : ", ", "`",
+                ExpectedName(*expected[i]), "`");
+    }
+    Error("CH0510", e.span, Cat("expected ", want, ", found `", TypeName(*a.type), "`"));
+    return Fail();
+  }
+  Answer Expect(const Caps& prior, const Expr& e, TypeRef expected) {
+    return Expect(prior, e, std::vector<TypeRef>{std::move(expected)});
+  }
+
+ private:
+  static std::string ExpectedName(const SchemaType& t) {
+    switch (t.kind) {
+      case Kind::kAnyEntity: return "entity";
+      case Kind::kSet:
+        if (t.elem == nullptr) return "set";
+        return Cat("Set<", ExpectedName(*t.elem), ">");
+      case Kind::kRecord:
+        if (t.open && t.attrs.empty()) return "record";
+        return TypeName(t);
+      default: return TypeName(t);
+    }
+  }
+
+  void Error(const char* code, Span span, std::string message, std::string help = "") {
+    errors_->push_back(Diagnostic{Severity::kError, code, span, std::move(message), std::move(help)});
+  }
+
+  void Incompatible(Span span, const std::vector<TypeRef>& types, std::string_view context) {
+    std::string names;
+    for (size_t i = 0; i < types.size(); ++i) {
+      CatAppend(&names, i == 0 ? "" : i + 1 == types.size() ? " and " : ", ", "`",
+                TypeName(*types[i]), "`");
+    }
+    Error("CH0511", span, Cat(context, " has incompatible types ", names),
+          "in strict mode both sides must have the same type; entity types must be equal and "
+          "records must have the same attributes");
+  }
+
+  // Then: f runs whether or not `a` succeeded; a failure stays a failure and
+  // passes no capabilities on.
+  template <typename F>
+  Answer Then(const Answer& a, F f) {
+    Answer r = f(a.type, a.ok ? a.caps : Caps{});
+    if (!a.ok) r.ok = false;
+    return r;
+  }
+
+  static TypeRef Bool() { return SchemaType::Of(Kind::kBool); }
+  static TypeRef Singleton(bool v) { return SchemaType::Of(v ? Kind::kTrue : Kind::kFalse); }
+  static TypeRef Long() { return SchemaType::Of(Kind::kLong); }
+  static TypeRef String() { return SchemaType::Of(Kind::kString); }
+  static TypeRef AnyEntity() { return SchemaType::Of(Kind::kAnyEntity); }
+  static TypeRef AnySet() { return SchemaType::SetOf(nullptr); }
+  static TypeRef AnyRecord() { return SchemaType::Record({}, true); }
+
+  const std::map<std::string, AttrType>* AttrsOf(const SchemaType& t) const {
+    static const std::map<std::string, AttrType> kNone;
+    if (t.kind == Kind::kRecord) return &t.attrs;
+    if (t.kind == Kind::kEntity) {
+      const EntityTypeInfo* info = schema_.FindEntityType(t.name);
+      return info == nullptr ? &kNone : &info->attrs;
+    }
+    return nullptr;
+  }
+
+  bool MayHaveAttr(const SchemaType& t, const std::string& attr) const {
+    switch (t.kind) {
+      case Kind::kNever:
+      case Kind::kAnyEntity: return true;
+      case Kind::kEntity: {
+        if (IsActionType(t.name)) return false;
+        const EntityTypeInfo* info = schema_.FindEntityType(t.name);
+        if (info == nullptr || info->open_attrs) return true;
+        return info->attrs.count(attr) != 0;
+      }
+      case Kind::kRecord: return t.open || t.attrs.count(attr) != 0;
+      default: return false;
+    }
+  }
+
+  // The entity uid of a literal, or of `action` in this environment.
+  std::optional<ast::EntityRef> EuidOf(const Expr& e) const {
+    if (e.kind == Expr::Kind::kEntity) return e.entity;
+    if (e.kind == Expr::Kind::kVar && e.var == ast::Var::kAction) {
+      return ast::EntityRef{env_.action.type, env_.action.id, e.span};
+    }
+    return std::nullopt;
+  }
+  bool IsLiteral(const Expr& e) const {
+    return e.kind == Expr::Kind::kBool || e.kind == Expr::Kind::kLong ||
+           e.kind == Expr::Kind::kString || e.kind == Expr::Kind::kEntity ||
+           (e.kind == Expr::Kind::kVar && e.var == ast::Var::kAction);
+  }
+  static bool SameLiteral(const Expr& a, const Expr& b, const std::optional<ast::EntityRef>& ea,
+                          const std::optional<ast::EntityRef>& eb) {
+    if (ea.has_value() || eb.has_value()) {
+      return ea.has_value() && eb.has_value() && ea->type == eb->type && ea->id == eb->id;
+    }
+    if (a.kind != b.kind) return false;
+    switch (a.kind) {
+      case Expr::Kind::kBool: return a.b == b.b;
+      case Expr::Kind::kLong: return a.i == b.i;
+      case Expr::Kind::kString: return a.str == b.str;
+      default: return false;
+    }
+  }
+
+  Answer CheckInner(const Caps& prior, const Expr& e) {
+    switch (e.kind) {
+      case Expr::Kind::kBool: return Ok(Singleton(e.b));
+      case Expr::Kind::kLong: return Ok(Long());
+      case Expr::Kind::kString: return Ok(String());
+      case Expr::Kind::kEntity: {
+        if (IsActionType(e.entity.type)) {
+          if (schema_.FindAction({e.entity.type, e.entity.id}) != nullptr) {
+            return Ok(SchemaType::Entity(e.entity.type));
+          }
+          return Fail();
+        }
+        if (schema_.FindEntityType(e.entity.type) != nullptr) return Ok(SchemaType::Entity(e.entity.type));
+        return Fail();
+      }
+      case Expr::Kind::kVar:
+        switch (e.var) {
+          case ast::Var::kPrincipal: return Ok(SchemaType::Entity(env_.principal));
+          case ast::Var::kAction: return Ok(SchemaType::Entity(env_.action.type));
+          case ast::Var::kResource: return Ok(SchemaType::Entity(env_.resource));
+          case ast::Var::kContext: return Ok(env_.context);
+        }
+        return Fail();
+      case Expr::Kind::kSlot: {
+        const std::optional<std::string>& s =
+            e.str == "?principal" ? env_.principal_slot : env_.resource_slot;
+        return Ok(s.has_value() ? SchemaType::Entity(*s) : AnyEntity());
+      }
+      case Expr::Kind::kIf: return CheckIf(prior, e);
+      case Expr::Kind::kBinary: return CheckBinary(prior, e);
+      case Expr::Kind::kUnary: return CheckUnary(prior, e);
+      case Expr::Kind::kAttr: return CheckGetAttr(prior, e);
+      case Expr::Kind::kHas: return CheckHas(prior, e);
+      case Expr::Kind::kLike:
+        return Then(Expect(prior, *e.args[0], String()),
+                    [&](const TypeRef&, const Caps&) { return Ok(Bool()); });
+      case Expr::Kind::kIs: return CheckIs(prior, e);
+      case Expr::Kind::kSet: return CheckSet(prior, e);
+      case Expr::Kind::kRecord: return CheckRecord(prior, e);
+      case Expr::Kind::kMethod:
+      case Expr::Kind::kCall: return CheckCall(prior, e);
+    }
+    return Fail();
+  }
+
+  Answer CheckIf(const Caps& prior, const Expr& e) {
+    Answer test = Expect(prior, *e.args[0], Bool());
+    return Then(test, [&](const TypeRef& tt, const Caps& tcaps) {
+      if (IsSingleton(tt, true)) {
+        Answer then = Check(Union(prior, tcaps), *e.args[1]);
+        return Then(then, [&](const TypeRef& t, const Caps& c) { return Ok(t, Union(c, tcaps)); });
+      }
+      if (IsSingleton(tt, false)) {
+        Answer other = Check(prior, *e.args[2]);
+        return Then(other, [&](const TypeRef& t, const Caps& c) { return Ok(t, c); });
+      }
+      Answer then = Check(Union(prior, tcaps), *e.args[1]);
+      if (then.ok) then.caps = Union(then.caps, tcaps);
+      Answer other = Check(prior, *e.args[2]);
+      return Then(then, [&](const TypeRef& t1, const Caps& c1) {
+        return Then(other, [&](const TypeRef& t2, const Caps& c2) {
+          if (t1 == nullptr || t2 == nullptr) return Fail();
+          TypeRef lub = Lub(t1, t2);
+          if (lub == nullptr) {
+            Incompatible(e.span, {t1, t2}, "`if ... then ... else`");
+            return Fail();
+          }
+          return Ok(lub, Intersect(c2, c1));
+        });
+      });
+    });
+  }
+
+  Answer CheckAnd(const Caps& prior, const Expr& e) {
+    Answer left = Expect(prior, *e.args[0], Bool());
+    return Then(left, [&](const TypeRef& tl, const Caps& cl) {
+      if (IsSingleton(tl, false)) return Ok(tl);
+      Answer right = Expect(Union(prior, cl), *e.args[1], Bool());
+      return Then(right, [&](const TypeRef& tr, const Caps& cr) {
+        if (tl == nullptr || tr == nullptr) return Fail(Bool());
+        if (IsSingleton(tr, false)) return Ok(Singleton(false));
+        if (IsSingleton(tr, true)) return Ok(tl, Union(cl, cr));
+        if (IsSingleton(tl, true)) return Ok(tr, cr);
+        return Ok(Bool(), Union(cl, cr));
+      });
+    });
+  }
+
+  Answer CheckOr(const Caps& prior, const Expr& e) {
+    Answer left = Expect(prior, *e.args[0], Bool());
+    return Then(left, [&](const TypeRef& tl, const Caps& cl) {
+      if (IsSingleton(tl, true)) return Ok(tl, cl);
+      Answer right = Expect(prior, *e.args[1], Bool());
+      return Then(right, [&](const TypeRef& tr, const Caps& cr) {
+        if (tl == nullptr || tr == nullptr) return Fail(Bool());
+        if (IsSingleton(tr, true)) return Ok(Singleton(true), cr);
+        if (IsSingleton(tr, false)) return Ok(tl, cl);
+        if (IsSingleton(tl, false)) return Ok(tr, cr);
+        return Ok(Bool(), Intersect(cr, cl));
+      });
+    });
+  }
+
+  Answer StrictEquality(Span span, TypeRef result, const TypeRef& lhs, const TypeRef& rhs,
+                        std::string_view context) {
+    if (result->kind == Kind::kTrue || result->kind == Kind::kFalse) return Ok(result);
+    if (lhs != nullptr && rhs != nullptr && Lub(lhs, rhs) == nullptr) {
+      Incompatible(span, {lhs, rhs}, context);
+      return Fail(result);
+    }
+    return Ok(result);
+  }
+
+  Answer CheckBinary(const Caps& prior, const Expr& e) {
+    const Expr& a = *e.args[0];
+    const Expr& b = *e.args[1];
+    switch (e.bop) {
+      case BinaryOp::kAnd: return CheckAnd(prior, e);
+      case BinaryOp::kOr: return CheckOr(prior, e);
+      case BinaryOp::kEq:
+      case BinaryOp::kNe: {
+        Answer l = Check(prior, a);
+        Answer r = Check(prior, b);
+        return Then(l, [&](const TypeRef& tl, const Caps&) {
+          return Then(r, [&](const TypeRef& tr, const Caps&) {
+            TypeRef eq;
+            if (tl != nullptr && tr != nullptr && tl->kind == Kind::kEntity &&
+                tr->kind == Kind::kEntity && tl->name != tr->name) {
+              eq = Singleton(false);
+            } else if (IsLiteral(a) && IsLiteral(b)) {
+              eq = Singleton(SameLiteral(a, b, EuidOf(a), EuidOf(b)));
+            } else {
+              eq = Bool();
+            }
+            return StrictEquality(e.span, eq, tl, tr, "`==`");
+          });
+        });
+      }
+      case BinaryOp::kLt:
+      case BinaryOp::kLe:
+      case BinaryOp::kGt:
+      case BinaryOp::kGe: {
+        // `a > b` is `b < a` to Cedar.
+        bool swap = e.bop == BinaryOp::kGt || e.bop == BinaryOp::kGe;
+        const Expr& x = swap ? b : a;
+        const Expr& y = swap ? a : b;
+        Answer l = Check(prior, x);
+        return Then(l, [&](const TypeRef& t1, const Caps&) {
+          Answer r = Check(prior, y);
+          return Then(r, [&](const TypeRef& t2, const Caps&) { return Compare(x, t1, y, t2); });
+        });
+      }
+      case BinaryOp::kAdd:
+      case BinaryOp::kSub:
+      case BinaryOp::kMul: {
+        Answer l = Expect(prior, a, Long());
+        return Then(l, [&](const TypeRef&, const Caps&) {
+          Answer r = Expect(prior, b, Long());
+          return Then(r, [&](const TypeRef&, const Caps&) { return Ok(Long()); });
+        });
+      }
+      case BinaryOp::kIn: return CheckIn(prior, e, a, b);
+    }
+    return Fail();
+  }
+
+  static bool Comparable(const SchemaType& t) {
+    return t.kind == Kind::kLong ||
+           (t.kind == Kind::kExtension && (t.name == "datetime" || t.name == "duration"));
+  }
+
+  Answer Compare(const Expr& x, const TypeRef& t1, const Expr& y, const TypeRef& t2) {
+    if (t1 == nullptr || t2 == nullptr) return Fail(Bool());
+    static const char* kWant = "`datetime`, `duration` or `Long`";
+    auto wrong = [&](const Expr& at, const TypeRef& found, std::string want) {
+      Error("CH0510", at.span, Cat("expected ", want, ", found `", TypeName(*found), "`"));
+    };
+    if (t1->kind == Kind::kNever && t2->kind == Kind::kNever) return Fail(Bool());
+    if (t1->kind == Kind::kNever || t2->kind == Kind::kNever) {
+      const TypeRef& other = t1->kind == Kind::kNever ? t2 : t1;
+      if (Comparable(*other)) return Ok(Bool());
+      wrong(t1->kind == Kind::kNever ? y : x, other, kWant);
+      return Fail(Bool());
+    }
+    if (TypeEquals(*t1, *t2) && Comparable(*t1)) return Ok(Bool());
+    if (t1->kind == Kind::kLong) {
+      wrong(y, t2, "`Long`");
+    } else if (t2->kind == Kind::kLong) {
+      wrong(x, t1, "`Long`");
+    } else if (Comparable(*t1)) {
+      wrong(y, t2, Cat("`", TypeName(*t1), "`"));
+    } else if (Comparable(*t2)) {
+      wrong(x, t1, Cat("`", TypeName(*t2), "`"));
+    } else {
+      wrong(x, t1, kWant);
+      wrong(y, t2, kWant);
+    }
+    return Fail(Bool());
+  }
+
+  bool AnyDescendantOf(const std::string& lhs, const std::string& rhs) const {
+    if (lhs == rhs) return true;
+    const EntityTypeInfo* r = schema_.FindEntityType(rhs);
+    if (r != nullptr && r->descendants.count(lhs) != 0) return true;
+    for (const auto& [key, info] : schema_.actions) {
+      if (key.type != rhs) continue;
+      for (const ActionKey& d : info.descendants) {
+        if (d.type == lhs) return true;
+      }
+    }
+    return false;
+  }
+
+  Answer CheckIn(const Caps& prior, const Expr& e, const Expr& a, const Expr& b) {
+    Answer l = Expect(prior, a, AnyEntity());
+    Answer r = Expect(prior, b, {SchemaType::SetOf(AnyEntity()), AnyEntity()});
+    bool both = l.ok && r.ok;
+    return Then(l, [&](const TypeRef& tl, const Caps&) {
+      return Then(r, [&](const TypeRef& tr, const Caps&) {
+        if (!both) return Fail(Bool());
+        std::optional<ast::EntityRef> lhs = EuidOf(a);
+        std::optional<std::vector<ast::EntityRef>> rhs;
+        if (std::optional<ast::EntityRef> one = EuidOf(b)) {
+          rhs = std::vector<ast::EntityRef>{*one};
+        } else if (b.kind == Expr::Kind::kSet) {
+          std::vector<ast::EntityRef> all;
+          bool every = true;
+          for (const auto& x : b.args) {
+            std::optional<ast::EntityRef> u = EuidOf(*x);
+            if (!u.has_value()) {
+              every = false;
+              break;
+            }
+            all.push_back(*u);
+          }
+          if (every) rhs = std::move(all);
+        }
+        if (lhs.has_value() && rhs.has_value() && IsActionType(lhs->type)) {
+          std::vector<ActionKey> actions;
+          for (const ast::EntityRef& u : *rhs) {
+            if (IsActionType(u.type)) actions.push_back({u.type, u.id});
+          }
+          if (actions.empty()) return Ok(Singleton(false));
+          bool found = false;
+          ActionKey lk{lhs->type, lhs->id};
+          for (const ActionKey& k : actions) {
+            const ActionInfo* info = schema_.FindAction(k);
+            if (info == nullptr) return Fail(Bool());
+            if (k == lk || info->descendants.count(lk) != 0) found = true;
+          }
+          return Ok(Singleton(found));
+        }
+        const std::string* le = tl != nullptr && tl->kind == Kind::kEntity ? &tl->name : nullptr;
+        const std::string* re = nullptr;
+        if (tr != nullptr && tr->kind == Kind::kEntity) re = &tr->name;
+        if (tr != nullptr && tr->kind == Kind::kSet && tr->elem != nullptr &&
+            tr->elem->kind == Kind::kEntity) {
+          re = &tr->elem->name;
+        }
+        if (le != nullptr && re != nullptr && !AnyDescendantOf(*le, *re)) return Ok(Singleton(false));
+        return Ok(Bool());
+      });
+    });
+  }
+
+  Answer CheckUnary(const Caps& prior, const Expr& e) {
+    if (e.uop == UnaryOp::kNot) {
+      Answer a = Expect(prior, *e.args[0], Bool());
+      return Then(a, [&](const TypeRef& t, const Caps&) {
+        if (t == nullptr) return Fail(Bool());
+        if (IsSingleton(t, true)) return Ok(Singleton(false));
+        if (IsSingleton(t, false)) return Ok(Singleton(true));
+        return Ok(Bool());
+      });
+    }
+    Answer a = Expect(prior, *e.args[0], Long());
+    return Then(a, [&](const TypeRef&, const Caps&) { return Ok(Long()); });
+  }
+
+  Answer CheckGetAttr(const Caps& prior, const Expr& e) {
+    const Expr& on = *e.args[0];
+    Answer a = Expect(prior, on, {AnyEntity(), AnyRecord()});
+    return Then(a, [&](const TypeRef& t, const Caps&) {
+      if (t == nullptr) return Fail();
+      const std::map<std::string, AttrType>* attrs = AttrsOf(*t);
+      const AttrType* found = nullptr;
+      if (attrs != nullptr) {
+        auto it = attrs->find(e.str);
+        if (it != attrs->end()) found = &it->second;
+      }
+      if (found != nullptr) {
+        if (found->required || prior.count(AttrCap(on, e.str)) != 0) return Ok(found->type);
+        Error("CH0513", e.span,
+              Cat("attribute `", e.str, "` of `", TypeName(*t), "` is optional and may be absent here"),
+              Cat("test for it first: `... has ", e.str, " && ...`"));
+        return Fail(found->type);
+      }
+      std::string help;
+      if (attrs != nullptr && !attrs->empty()) {
+        std::string best;
+        size_t best_d = 3;
+        for (const auto& [k, v] : *attrs) {
+          size_t d = EditDistance(k, e.str);
+          if (d < best_d) best_d = d, best = k;
+        }
+        if (!best.empty()) help = Cat("did you mean `", best, "`?");
+      }
+      Error("CH0512", e.span, Cat("`", TypeName(*t), "` has no attribute `", e.str, "`"), help);
+      return Fail();
+    });
+  }
+
+  static size_t EditDistance(const std::string& a, const std::string& b) {
+    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      cur[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1] ? 1 : 0)});
+      }
+      std::swap(prev, cur);
+    }
+    return prev[b.size()];
+  }
+
+  Answer CheckHas(const Caps& prior, const Expr& e) {
+    const Expr& on = *e.args[0];
+    Answer a = Expect(prior, on, {AnyEntity(), AnyRecord()});
+    return Then(a, [&](const TypeRef& t, const Caps&) {
+      if (t == nullptr) return Fail(Bool());
+      const std::map<std::string, AttrType>* attrs =
+          t->kind == Kind::kAnyEntity ? nullptr : AttrsOf(*t);
+      const AttrType* found = nullptr;
+      if (attrs != nullptr) {
+        auto it = attrs->find(e.str);
+        if (it != attrs->end()) found = &it->second;
+      }
+      std::string cap = AttrCap(on, e.str);
+      if (found != nullptr) {
+        bool known = prior.count(cap) != 0 || (found->required && t->kind == Kind::kRecord);
+        return Ok(known ? Singleton(true) : Bool(), Caps{cap});
+      }
+      return Ok(MayHaveAttr(*t, e.str) ? Bool() : Singleton(false));
+    });
+  }
+
+  Answer CheckIs(const Caps& prior, const Expr& e) {
+    Answer a = Expect(prior, *e.args[0], AnyEntity());
+    return Then(a, [&](const TypeRef& t, const Caps&) {
+      if (t == nullptr) return Fail(Bool());
+      if (t->kind == Kind::kEntity) return Ok(Singleton(t->name == e.str));
+      return Ok(Bool());
+    });
+  }
+
+  Answer CheckSet(const Caps& prior, const Expr& e) {
+    std::vector<Answer> elems;
+    for (const auto& x : e.args) elems.push_back(Check(prior, *x));
+    bool all_ok = std::all_of(elems.begin(), elems.end(), [](const Answer& a) { return a.ok; });
+    Answer r = [&]() -> Answer {
+      if (e.args.empty()) {
+        Error("CH0514", e.span, "empty set literals are forbidden in policies",
+              "an empty set has no element type; compare with a set that has elements, or use `.isEmpty()`");
+        return Fail();
+      }
+      std::vector<TypeRef> types;
+      for (const Answer& a : elems) {
+        if (a.type == nullptr) return Fail();
+        types.push_back(a.type);
+      }
+      TypeRef lub = SchemaType::Of(Kind::kNever);
+      for (const TypeRef& t : types) {
+        lub = Lub(lub, t);
+        if (lub == nullptr) {
+          Incompatible(e.span, types, "the set literal");
+          return Fail();
+        }
+      }
+      return Ok(SchemaType::SetOf(lub));
+    }();
+    if (!all_ok) r.ok = false;
+    return r;
+  }
+
+  Answer CheckRecord(const Caps& prior, const Expr& e) {
+    std::map<std::string, AttrType> attrs;
+    bool ok = true, typed = true;
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      Answer a = Check(prior, *e.args[i]);
+      ok = ok && a.ok;
+      if (a.type == nullptr) {
+        typed = false;
+      } else {
+        attrs[e.keys[i]] = AttrType{a.type, true};
+      }
+    }
+    if (!typed) return Fail();
+    Answer r = Ok(SchemaType::Record(std::move(attrs)));
+    r.ok = ok;
+    return r;
+  }
+
+  static const ExtFn* FindExt(std::string_view name) {
+    static const auto* table = [] {
+      auto ip = SchemaType::Extension("ipaddr");
+      auto dec = SchemaType::Extension("decimal");
+      auto dt = SchemaType::Extension("datetime");
+      auto dur = SchemaType::Extension("duration");
+      auto b = SchemaType::Of(Kind::kBool);
+      auto l = SchemaType::Of(Kind::kLong);
+      auto s = SchemaType::Of(Kind::kString);
+      return new std::vector<ExtFn>{
+          {"ip", {s}, ip, true},
+          {"isIpv4", {ip}, b, false},
+          {"isIpv6", {ip}, b, false},
+          {"isLoopback", {ip}, b, false},
+          {"isMulticast", {ip}, b, false},
+          {"isInRange", {ip, ip}, b, false},
+          {"decimal", {s}, dec, true},
+          {"lessThan", {dec, dec}, b, false},
+          {"lessThanOrEqual", {dec, dec}, b, false},
+          {"greaterThan", {dec, dec}, b, false},
+          {"greaterThanOrEqual", {dec, dec}, b, false},
+          {"datetime", {s}, dt, true},
+          {"duration", {s}, dur, true},
+          {"offset", {dt, dur}, dt, false},
+          {"durationSince", {dt, dt}, dur, false},
+          {"toDate", {dt}, dt, false},
+          {"toTime", {dt}, dur, false},
+          {"toDays", {dur}, l, false},
+          {"toHours", {dur}, l, false},
+          {"toMinutes", {dur}, l, false},
+          {"toSeconds", {dur}, l, false},
+          {"toMilliseconds", {dur}, l, false},
+      };
+    }();
+    for (const ExtFn& f : *table) {
+      if (name == f.name) return &f;
+    }
+    return nullptr;
+  }
+
+  static bool ParsesAs(std::string_view fn, std::string_view s, std::string* error) {
+    if (fn == "ip") {
+      ext::IpAddr a;
+      return ext::ParseIp(s, &a, error);
+    }
+    int64_t v = 0;
+    if (fn == "decimal") return ext::ParseDecimal(s, &v, error);
+    if (fn == "datetime") return ext::ParseDatetime(s, &v, error);
+    return ext::ParseDuration(s, &v, error);
+  }
+
+  Answer CheckCall(const Caps& prior, const Expr& e) {
+    const std::string& m = e.str;
+    const std::vector<std::unique_ptr<Expr>>& args = e.args;
+    if (e.kind == Expr::Kind::kMethod) {
+      if (m == "contains") {
+        Answer s = Expect(prior, *args[0], AnySet());
+        return Then(s, [&](const TypeRef& ts, const Caps&) {
+          Answer x = Check(prior, *args[1]);
+          return Then(x, [&](const TypeRef& tx, const Caps&) {
+            TypeRef elem = ts != nullptr && ts->kind == Kind::kSet ? ts->elem : nullptr;
+            return StrictEquality(e.span, Bool(), elem, tx, "`contains`");
+          });
+        });
+      }
+      if (m == "containsAll" || m == "containsAny") {
+        Answer s = Expect(prior, *args[0], AnySet());
+        return Then(s, [&](const TypeRef& t1, const Caps&) {
+          Answer x = Expect(prior, *args[1], AnySet());
+          return Then(x, [&](const TypeRef& t2, const Caps&) {
+            return StrictEquality(e.span, Bool(), t1, t2, Cat("`", m, "`"));
+          });
+        });
+      }
+      if (m == "isEmpty") {
+        Answer s = Expect(prior, *args[0], AnySet());
+        return Then(s, [&](const TypeRef&, const Caps&) { return Ok(Bool()); });
+      }
+      if (m == "hasTag" || m == "getTag") return CheckTag(prior, e, m == "getTag");
+    }
+    const ExtFn* f = FindExt(m);
+    if (f == nullptr || args.size() != f->args.size()) {
+      for (const auto& a : args) Check(prior, *a);
+      return Fail();
+    }
+    bool failed = false;
+    if (f->constructor) {
+      const Expr& arg = *args[0];
+      if (arg.kind == Expr::Kind::kString) {
+        std::string error;
+        if (!ParsesAs(m, arg.str, &error)) {
+          Error("CH0516", e.span, Cat("`", m, "(", Quote(arg.str), ")` is not a valid `",
+                                      TypeName(*f->ret), "`"),
+                error);
+          failed = true;
+        }
+      }
+      if (!IsLiteral(arg) || arg.kind == Expr::Kind::kVar) {
+        Error("CH0515", e.span,
+              Cat("the argument of `", m, "` must be a string literal in a validated policy"),
+              "the validator checks extension values when they are written as literals");
+        failed = true;
+      }
+    }
+    if (failed) {
+      for (const auto& a : args) Check(prior, *a);
+      return Fail(f->ret);
+    }
+    std::vector<Answer> typed;
+    for (size_t i = 0; i < args.size(); ++i) typed.push_back(Expect(prior, *args[i], f->args[i]));
+    bool ok = std::all_of(typed.begin(), typed.end(), [](const Answer& a) { return a.ok; });
+    Answer r = Ok(f->ret);
+    r.ok = ok;
+    return r;
+  }
+
+  std::vector<TypeRef> TagTypes(const SchemaType& t) const {
+    std::vector<TypeRef> out;
+    if (t.kind == Kind::kEntity) {
+      const EntityTypeInfo* info = schema_.FindEntityType(t.name);
+      if (info != nullptr && info->tags != nullptr) out.push_back(info->tags);
+    } else if (t.kind == Kind::kAnyEntity) {
+      for (const auto& [n, info] : schema_.entity_types) {
+        if (info.tags != nullptr) out.push_back(info.tags);
+      }
+    }
+    return out;
+  }
+
+  Answer CheckTag(const Caps& prior, const Expr& e, bool get) {
+    const Expr& on = *e.args[0];
+    const Expr& key = *e.args[1];
+    Answer a = Expect(prior, on, AnyEntity());
+    return Then(a, [&](const TypeRef& t, const Caps&) {
+      Answer k = Expect(prior, key, String());
+      return Then(k, [&](const TypeRef&, const Caps&) {
+        if (t == nullptr) return Fail(get ? nullptr : Bool());
+        std::vector<TypeRef> tags = TagTypes(*t);
+        std::string cap = TagCap(on, key);
+        bool known = prior.count(cap) != 0;
+        if (!get) {
+          if (tags.empty()) return Ok(Singleton(false), Caps{cap});
+          return Ok(known ? Singleton(true) : Bool(), Caps{cap});
+        }
+        if (!known) {
+          Error("CH0517", e.span,
+                Cat("the tag may be absent from this `", TypeName(*t), "`"),
+                "test for it first: `e.hasTag(k) && e.getTag(k) ...`");
+          return Fail();
+        }
+        if (tags.empty()) {
+          Error("CH0518", e.span, Cat("entity type `", TypeName(*t), "` has no tags"),
+                "declare them with `tags TYPE` in the schema");
+          return Fail();
+        }
+        TypeRef lub = SchemaType::Of(Kind::kNever);
+        for (const TypeRef& tt : tags) {
+          lub = Lub(lub, tt);
+          if (lub == nullptr) {
+            Incompatible(e.span, tags, "`getTag`");
+            return Fail();
+          }
+        }
+        return Ok(lub);
+      });
+    });
+  }
+
+  const SchemaModel& schema_;
+  const Env& env_;
+  std::vector<Diagnostic>* errors_;
+  int depth_ = 0;
+};
+
+// --- the policy-level checks ----------------------------------------------------
+
+void CollectEntities(const Expr& e, std::vector<const ast::EntityRef*>* refs,
+                     std::vector<std::pair<std::string, Span>>* types) {
+  std::vector<const Expr*> stack{&e};
+  while (!stack.empty()) {
+    const Expr* x = stack.back();
+    stack.pop_back();
+    if (x->kind == Expr::Kind::kEntity) refs->push_back(&x->entity);
+    if (x->kind == Expr::Kind::kIs) types->emplace_back(x->str, x->span);
+    for (const auto& a : x->args) stack.push_back(a.get());
+  }
+}
+
+class PolicyValidator {
+ public:
+  PolicyValidator(const SchemaModel& schema, Diagnostics* diags) : schema_(schema), diags_(diags) {}
+
+  void Run(const ast::Policy& p) {
+    std::vector<Diagnostic> errors;
+    CheckNames(p, &errors);
+    bool too_deep = false;
+    std::vector<std::unique_ptr<Expr>> parts;
+    for (const ast::Condition& c : p.conditions) {
+      std::unique_ptr<Expr> body = Desugar(*c.body, 0, &too_deep);
+      if (!c.when) {
+        auto n = NewNode(Expr::Kind::kUnary, c.span);
+        n->uop = UnaryOp::kNot;
+        n->args.push_back(std::move(body));
+        body = std::move(n);
+      }
+      parts.push_back(std::move(body));
+    }
+    if (too_deep) {
+      diags_->Error("CH0519", p.span, "policy is too deeply nested to validate",
+                    "split its conditions into several policies");
+      warnings_.clear();
+      return;
+    }
+    std::unique_ptr<Expr> conds;
+    for (auto& part : parts) {
+      conds = conds == nullptr ? std::move(part)
+                               : Binary(BinaryOp::kAnd, std::move(conds), std::move(part), p.span);
+    }
+    if (conds == nullptr) {
+      conds = NewNode(Expr::Kind::kBool, p.span);
+      conds->b = true;
+    }
+    std::unique_ptr<Expr> cond = Binary(
+        BinaryOp::kAnd, ScopeExpr(p.principal, ast::Var::kPrincipal),
+        Binary(BinaryOp::kAnd, ActionExpr(p.action),
+               Binary(BinaryOp::kAnd, ScopeExpr(p.resource, ast::Var::kResource), std::move(conds),
+                      p.span),
+               p.span),
+        p.span);
+
+    bool all_false = true;
+    for (const auto& [key, action] : schema_.actions) {
+      if (!action.applies) continue;
+      for (const std::string& principal : action.principals) {
+        for (const std::string& resource : action.resources) {
+          for (const std::optional<std::string>& ps : SlotLinks(p.principal, principal)) {
+            for (const std::optional<std::string>& rs : SlotLinks(p.resource, resource)) {
+              Env env{principal, key, resource, action.context, ps, rs};
+              Checker checker(schema_, env, &errors);
+              Answer a = checker.Expect(Caps{}, *cond, SchemaType::Of(Kind::kBool));
+              if (!IsSingleton(a.type, false)) all_false = false;
+            }
+          }
+        }
+      }
+    }
+    // Cedar reports each distinct error once, however many environments found it.
+    std::set<std::tuple<std::string, uint32_t, uint32_t, std::string>> seen;
+    bool any_error = false;
+    for (Diagnostic& d : errors) {
+      if (!seen.insert({d.code, d.span.begin, d.span.end, d.message}).second) continue;
+      any_error = any_error || d.severity == Severity::kError;
+      diags_->Add(std::move(d));
+    }
+    for (Diagnostic& w : warnings_) diags_->Add(std::move(w));
+    warnings_.clear();
+    if (all_false) {
+      diags_->Add(Diagnostic{Severity::kWarning, "CH0531", p.effect_span,
+                             "policy is impossible: it is false for every request the schema allows",
+                             ""});
+    }
+  }
+
+ private:
+  // The entity types a slot may be linked to, as Cedar enumerates them.
+  std::vector<std::optional<std::string>> SlotLinks(const ast::ScopeConstraint& c,
+                                                    const std::string& var) const {
+    using SK = ast::ScopeConstraint::Kind;
+    if (!c.slot) return {std::nullopt};
+    if (c.kind == SK::kEq) return {var};
+    std::vector<std::optional<std::string>> out;
+    for (const auto& [name, info] : schema_.entity_types) {
+      if (info.descendants.count(var) != 0) out.emplace_back(name);
+    }
+    out.emplace_back(var);
+    return out;
+  }
+
+  void CheckNames(const ast::Policy& p, std::vector<Diagnostic>* errors) {
+    std::vector<const ast::EntityRef*> refs;
+    std::vector<std::pair<std::string, Span>> types;
+    for (const ast::ScopeConstraint* c : {&p.principal, &p.resource}) {
+      if (!c->slot && (c->kind == ast::ScopeConstraint::Kind::kEq ||
+                       c->kind == ast::ScopeConstraint::Kind::kIn ||
+                       c->kind == ast::ScopeConstraint::Kind::kIsIn)) {
+        refs.push_back(&c->entity);
+      }
+      if (c->kind == ast::ScopeConstraint::Kind::kIs || c->kind == ast::ScopeConstraint::Kind::kIsIn) {
+        types.emplace_back(c->type, c->span);
+      }
+    }
+    for (const ast::EntityRef& r : p.action.entities) refs.push_back(&r);
+    for (const ast::Condition& c : p.conditions) CollectEntities(*c.body, &refs, &types);
+    auto unknown_type = [&](const std::string& type, Span span) {
+      if (IsActionType(type) || schema_.FindEntityType(type) != nullptr) return;
+      errors->push_back(Diagnostic{Severity::kError, "CH0501", span,
+                                   Cat("unknown entity type `", type, "`"), Suggest(type)});
+    };
+    for (const ast::EntityRef* r : refs) {
+      unknown_type(r->type, r->span);
+      if (IsActionType(r->type)) {
+        if (schema_.FindAction({r->type, r->id}) == nullptr) {
+          errors->push_back(Diagnostic{Severity::kError, "CH0502", r->span,
+                                       Cat("unknown action `", Uid(*r), "`"), ""});
+        }
+        continue;
+      }
+      const EntityTypeInfo* info = schema_.FindEntityType(r->type);
+      if (info != nullptr && info->is_enum &&
+          std::find(info->choices.begin(), info->choices.end(), r->id) == info->choices.end()) {
+        std::string choices;
+        for (size_t i = 0; i < info->choices.size(); ++i) {
+          CatAppend(&choices, i > 0 ? ", " : "", Quote(info->choices[i]));
+        }
+        errors->push_back(Diagnostic{Severity::kError, "CH0503", r->span,
+                                     Cat("`", Uid(*r), "` is not one of the values of enumerated type `",
+                                         r->type, "`"),
+                                     Cat("the values are ", choices)});
+      }
+    }
+    for (const auto& [type, span] : types) unknown_type(type, span);
+    CheckApplication(p);
+  }
+
+  std::string Suggest(const std::string& type) const {
+    for (const auto& [name, info] : schema_.entity_types) {
+      size_t colon = name.rfind("::");
+      std::string base = colon == std::string::npos ? name : name.substr(colon + 2);
+      if (base == type) return Cat("did you mean `", name, "`?");
+    }
+    return "";
+  }
+
+  std::set<std::string> TypesFor(const ast::ScopeConstraint& c) const {
+    using SK = ast::ScopeConstraint::Kind;
+    std::set<std::string> out;
+    auto in = [&](const std::string& t) {
+      std::set<std::string> s{t};
+      if (const EntityTypeInfo* info = schema_.FindEntityType(t)) {
+        s.insert(info->descendants.begin(), info->descendants.end());
+      }
+      return s;
+    };
+    switch (c.kind) {
+      case SK::kAny:
+        for (const auto& [n, i] : schema_.entity_types) out.insert(n);
+        return out;
+      case SK::kEq:
+      case SK::kIn:
+        if (c.slot) {
+          for (const auto& [n, i] : schema_.entity_types) out.insert(n);
+          return out;
+        }
+        return c.kind == SK::kEq ? std::set<std::string>{c.entity.type} : in(c.entity.type);
+      case SK::kIs:
+        if (schema_.FindEntityType(c.type) != nullptr) out.insert(c.type);
+        return out;
+      case SK::kIsIn:
+        if (c.slot) {
+          if (schema_.FindEntityType(c.type) != nullptr) out.insert(c.type);
+          return out;
+        }
+        if (in(c.entity.type).count(c.type) != 0) out.insert(c.type);
+        return out;
+    }
+    return out;
+  }
+
+  void CheckApplication(const ast::Policy& p) {
+    std::vector<const ActionInfo*> actions;
+    using AK = ast::ActionConstraint::Kind;
+    if (p.action.kind == AK::kAny) {
+      for (const auto& [k, a] : schema_.actions) actions.push_back(&a);
+    } else if (p.action.kind == AK::kEq) {
+      if (const ActionInfo* a = schema_.FindAction({p.action.entities[0].type, p.action.entities[0].id})) {
+        actions.push_back(a);
+      }
+    } else {
+      std::vector<const ActionInfo*> found;
+      bool all = true;
+      for (const ast::EntityRef& r : p.action.entities) {
+        const ActionInfo* a = schema_.FindAction({r.type, r.id});
+        if (a == nullptr) {
+          all = false;
+          break;
+        }
+        found.push_back(a);
+        for (const ActionKey& d : a->descendants) found.push_back(schema_.FindAction(d));
+      }
+      if (all) actions = found;
+    }
+    std::set<std::string> principals = TypesFor(p.principal);
+    std::set<std::string> resources = TypesFor(p.resource);
+    for (const ActionInfo* a : actions) {
+      bool pm = std::any_of(a->principals.begin(), a->principals.end(),
+                            [&](const std::string& t) { return principals.count(t) != 0; });
+      bool rm = std::any_of(a->resources.begin(), a->resources.end(),
+                            [&](const std::string& t) { return resources.count(t) != 0; });
+      if (pm && rm) return;
+    }
+    warnings_.push_back(Diagnostic{Severity::kWarning, "CH0530", p.span,
+                           "no action in the schema applies to this policy's scope",
+                           "check the principal and resource types against each action's `appliesTo`"});
+  }
+
+  const SchemaModel& schema_;
+  Diagnostics* diags_;
+  std::vector<Diagnostic> warnings_;  // reported after the policy's errors
+};
+
+}  // namespace
+
+void ValidatePolicySet(const SchemaModel& schema, const ast::PolicySet& set, Diagnostics* diagnostics) {
+  PolicyValidator v(schema, diagnostics);
+  for (const ast::Policy& p : set.policies) v.Run(p);
+}
+
+}  // namespace charter::internal

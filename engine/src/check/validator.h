@@ -1,0 +1,21 @@
+// Strict validation of a policy set against a schema, with the rules and
+// results of Cedar's validator in strict mode.
+#ifndef CHARTER_CHECK_VALIDATOR_H_
+#define CHARTER_CHECK_VALIDATOR_H_
+
+#include "ast/ast.h"
+#include "charter/diagnostics.h"
+#include "schema/schema_model.h"
+
+namespace charter::internal {
+
+// Adds an error (CH0501 to CH0519) for every fault and a warning (CH0530,
+// CH0531) for every policy that cannot apply to any request the schema
+// allows. Each policy is type-checked once for every (principal type,
+// action, resource type) the schema declares, as Cedar does.
+void ValidatePolicySet(const SchemaModel& schema, const ast::PolicySet& set,
+                       Diagnostics* diagnostics);
+
+}  // namespace charter::internal
+
+#endif  // CHARTER_CHECK_VALIDATOR_H_
