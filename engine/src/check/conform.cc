@@ -125,8 +125,8 @@ absl::Status ValidateEntities(const Schema& schema, const Entities& entities) {
         if (!e.empty()) return absl::InvalidArgumentError(Cat("entity ", name, ": ", e));
       }
     }
-    for (uint32_t i = 0; i < d->num_ancestors; ++i) {
-      const internal::EntityRef& a = store.ref(d->ancestors[i]);
+    for (uint32_t parent : store.parents(uid)) {
+      const internal::EntityRef& a = store.ref(parent);
       const internal::EntityTypeInfo* ai = m.FindEntityType(std::string(a.type));
       if (ai == nullptr || ai->descendants.count(type) == 0) {
         return absl::InvalidArgumentError(Cat("entity ", name, ": `", type, "` cannot be a member of `",

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <span>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -68,6 +69,10 @@ class EntityStore {
   // holds some of them.
   bool Ancestors(uint32_t uid, size_t limit, AncestorScratch* scratch,
                  std::vector<uint32_t>* out) const;
+  // The direct parents of `uid`, as its entity JSON names them (deduplicated).
+  std::span<const uint32_t> parents(uint32_t uid) const {
+    return {parents_.data() + parent_begin_[uid], parent_begin_[uid + 1] - parent_begin_[uid]};
+  }
   // EntityKeyHash of the uid's type and id.
   uint64_t key_hash(uint32_t uid) const { return key_hashes_[uid]; }
   size_t size() const { return entities_.size(); }
