@@ -173,17 +173,7 @@ Command AddAuthorizeCommand(CLI::App& root) {
       "Exit status: 0 allow, 2 deny (one request); 0 when every request was decided (a batch); "
       "1 on any error.");
 
-  CLI::Option* policies =
-      app->add_option("--policies", flags->source.policies, "Cedar policy file")
-          ->type_name("FILE");
-  CLI::Option* bundle =
-      app->add_option("--bundle", flags->source.bundle, "Compiled bundle (from `charter build`)")
-          ->type_name("FILE");
-  policies->excludes(bundle);
-  app->add_option("--template-linked", flags->source.links,
-                  "Template links for --policies: [{\"template_id\", \"link_id\", \"args\": {...}}]")
-      ->type_name("FILE")
-      ->needs(policies);
+  AddPolicySourceOptions(app, &flags->source);
   app->add_option("--schema", flags->schema,
                   "Schema (Cedar schema text or JSON) to check the entities and requests against")
       ->type_name("FILE");
@@ -205,9 +195,7 @@ Command AddAuthorizeCommand(CLI::App& root) {
 
   // Checked while parsing, so that they are reported like CLI11's own errors.
   app->callback([flags] {
-    if (flags->source.policies.empty() && flags->source.bundle.empty()) {
-      throw CLI::RequiredError("--policies or --bundle");
-    }
+    RequirePolicySource(flags->source);
     if (flags->request_json.empty() && flags->requests.empty()) {
       throw CLI::RequiredError("--request-json or --requests");
     }

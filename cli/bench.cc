@@ -290,17 +290,7 @@ Command AddBenchCommand(CLI::App& root) {
       "Loads everything once, warms up with one pass over the requests, then times N passes "
       "(evaluation only). Exit status 0, or 1 on any error.");
 
-  CLI::Option* policies =
-      app->add_option("--policies", flags->source.policies, "Cedar policy file")
-          ->type_name("FILE");
-  CLI::Option* bundle =
-      app->add_option("--bundle", flags->source.bundle, "Compiled bundle (from `charter build`)")
-          ->type_name("FILE");
-  policies->excludes(bundle);
-  app->add_option("--template-linked", flags->source.links,
-                  "Template links for --policies: [{\"template_id\", \"link_id\", \"args\": {...}}]")
-      ->type_name("FILE")
-      ->needs(policies);
+  AddPolicySourceOptions(app, &flags->source);
   app->add_option("--entities", flags->entities, "Entities in Cedar's JSON format")
       ->type_name("FILE")
       ->required();
@@ -317,9 +307,7 @@ Command AddBenchCommand(CLI::App& root) {
       ->check(CLI::IsMember({"text", "json"}));
 
   app->callback([flags] {
-    if (flags->source.policies.empty() && flags->source.bundle.empty()) {
-      throw CLI::RequiredError("--policies or --bundle");
-    }
+    RequirePolicySource(flags->source);
   });
   return Command{app, [flags] { return RunBench(*flags); }};
 }

@@ -21,6 +21,25 @@ absl::Status Named(const std::string& path, const absl::Status& status) {
 
 }  // namespace
 
+void AddPolicySourceOptions(CLI::App* app, PolicySource* source) {
+  CLI::Option* policies =
+      app->add_option("--policies", source->policies, "Cedar policy file")->type_name("FILE");
+  CLI::Option* bundle =
+      app->add_option("--bundle", source->bundle, "Compiled bundle (from `charter build`)")
+          ->type_name("FILE");
+  policies->excludes(bundle);
+  app->add_option("--template-linked", source->links,
+                  "Template links for --policies: [{\"template_id\", \"link_id\", \"args\": {...}}]")
+      ->type_name("FILE")
+      ->needs(policies);
+}
+
+void RequirePolicySource(const PolicySource& source) {
+  if (source.policies.empty() && source.bundle.empty()) {
+    throw CLI::RequiredError("--policies or --bundle");
+  }
+}
+
 absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path, const std::string& links_path,
                                          const CompileOptions& options) {
   std::vector<TemplateLink> links;

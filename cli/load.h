@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
 #include "charter/charter.h"
 
@@ -24,6 +25,14 @@ struct PolicySource {
   std::string bundle;    // a bundle written by `charter build`
   std::string links;     // template links (Cedar CLI's --template-linked JSON), with `policies`
 };
+
+// Adds --policies, --bundle (excluding each other) and --template-linked
+// (with --policies) to `app`, filling *source.
+void AddPolicySourceOptions(CLI::App* app, PolicySource* source);
+
+// For an app callback: throws CLI::RequiredError unless --policies or
+// --bundle was given, so that it is reported like CLI11's own errors.
+void RequirePolicySource(const PolicySource& source);
 
 // Compiles a policy file. Warnings are printed on stderr as they are found;
 // errors are returned, one diagnostic a line.
