@@ -139,10 +139,11 @@ TEST(ScopeIndex, NeverDropsAPolicyThatCouldApply) {
         env.vars[3] = Value::Record(nullptr, 0);
         env.store = &store;
         Arena arena;
+        std::string error;
         for (uint32_t i = 0; i < w.program->policies().size(); ++i) {
-          EvalResult result = Evaluate(*w.program, w.program->policies()[i], env, &arena);
+          Outcome outcome = internal::Run(*w.program, w.program->policies()[i], env, &arena, &error);
           bool listed = std::find(candidates.begin(), candidates.end(), i) != candidates.end();
-          if (result.outcome != Outcome::kFalse) {
+          if (outcome != Outcome::kFalse) {
             EXPECT_TRUE(listed) << "policy " << i << " for " << p.id << " " << a.id << " " << r.id;
             ++checked;
           }

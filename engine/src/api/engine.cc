@@ -130,8 +130,7 @@ bool Engine::Authorize(const Request& request, const Entities& entities,
     ++s.evaluated;
     size_t e = s.error_policies.size();
     if (e == s.messages.size()) s.messages.emplace_back();
-    uint32_t error_pc = 0;
-    switch (internal::Run(*program_, p, env, &s.arena, &s.messages[e], &error_pc)) {
+    switch (internal::Run(*program_, p, env, &s.arena, &s.messages[e])) {
       case internal::Outcome::kTrue:
         (p.forbid ? s.forbids : s.permits).push_back(p.id);
         break;

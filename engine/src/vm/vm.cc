@@ -109,15 +109,8 @@ bool MatchPattern(std::string_view s, const std::vector<PatternPart>& parts) {
   return s.size() - pos >= last.size() && s.substr(s.size() - last.size()) == last;
 }
 
-EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Environment& env,
-                    Arena* scratch) {
-  EvalResult result;
-  result.outcome = Run(program, policy, env, scratch, &result.error, &result.error_pc);
-  return result;
-}
-
 Outcome Run(const Program& program, const PolicyCode& policy, const Environment& env,
-            Arena* scratch, std::string* error, uint32_t* error_pc) {
+            Arena* scratch, std::string* error) {
   error->clear();
   Value regs[kMaxRegisters];
   for (uint32_t i = 0; i < policy.num_registers; ++i) regs[i] = Value::Bool(false);
@@ -412,7 +405,6 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
 #undef NEXT
 
 error:
-  *error_pc = pc - 1;
   return Outcome::kError;
 }
 

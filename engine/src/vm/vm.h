@@ -20,22 +20,13 @@ struct Environment {
 
 enum class Outcome : uint8_t { kFalse, kTrue, kError };
 
-struct EvalResult {
-  Outcome outcome = Outcome::kFalse;
-  std::string error;  // set when outcome is kError
-  uint32_t error_pc = 0;
-};
-
 // Runs `policy` (from `program`, already verified). Total: the code only
 // jumps forward, so it ends after at most policy.size instructions.
-// Values made during evaluation (sets, records) go to `scratch`.
-EvalResult Evaluate(const Program& program, const PolicyCode& policy, const Environment& env,
-                    Arena* scratch);
-
-// The same, writing an error's message to *error (cleared first; its
-// capacity is reused) and its pc to *error_pc.
+// Values made during evaluation (sets, records) go to `scratch`. On kError
+// the message is in *error (cleared first; its capacity is reused, so a
+// steady stream of erring requests allocates nothing once it has grown).
 Outcome Run(const Program& program, const PolicyCode& policy, const Environment& env,
-            Arena* scratch, std::string* error, uint32_t* error_pc);
+            Arena* scratch, std::string* error);
 
 // Cedar's `like`: `*` matches any sequence of characters; anchored at both ends.
 bool MatchPattern(std::string_view s, const std::vector<PatternPart>& pattern);
