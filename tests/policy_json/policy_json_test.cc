@@ -29,24 +29,6 @@ using ast::Expr;
 // Records and annotations print sorted (their order has no meaning), and
 // `action in [A]` prints as `action in A` (Cedar writes the one as the other).
 
-const char* OpName(ast::BinaryOp op) {
-  switch (op) {
-    case ast::BinaryOp::kEq: return "==";
-    case ast::BinaryOp::kNe: return "!=";
-    case ast::BinaryOp::kLt: return "<";
-    case ast::BinaryOp::kLe: return "<=";
-    case ast::BinaryOp::kGt: return ">";
-    case ast::BinaryOp::kGe: return ">=";
-    case ast::BinaryOp::kIn: return "in";
-    case ast::BinaryOp::kAdd: return "+";
-    case ast::BinaryOp::kSub: return "-";
-    case ast::BinaryOp::kMul: return "*";
-    case ast::BinaryOp::kAnd: return "&&";
-    case ast::BinaryOp::kOr: return "||";
-  }
-  return "?";
-}
-
 std::string Quote(const std::string& s) {
   std::string out;
   json::AppendQuoted(&out, s);
@@ -81,7 +63,7 @@ std::string Show(const Expr& e) {
     }
     case Expr::Kind::kUnary:
       return std::string("(") + (e.uop == ast::UnaryOp::kNot ? "!" : "neg") + args(0) + ")";
-    case Expr::Kind::kBinary: return std::string("(") + OpName(e.bop) + args(0) + ")";
+    case Expr::Kind::kBinary: return "(" + std::string(ast::BinaryOpText(e.bop)) + args(0) + ")";
     case Expr::Kind::kIf: return "(if" + args(0) + ")";
     case Expr::Kind::kLike: {
       std::string p;

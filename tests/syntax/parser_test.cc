@@ -46,24 +46,6 @@ struct Parse {
   ast::PolicySet set;
 };
 
-const char* OpName(ast::BinaryOp op) {
-  switch (op) {
-    case ast::BinaryOp::kEq: return "==";
-    case ast::BinaryOp::kNe: return "!=";
-    case ast::BinaryOp::kLt: return "<";
-    case ast::BinaryOp::kLe: return "<=";
-    case ast::BinaryOp::kGt: return ">";
-    case ast::BinaryOp::kGe: return ">=";
-    case ast::BinaryOp::kIn: return "in";
-    case ast::BinaryOp::kAdd: return "+";
-    case ast::BinaryOp::kSub: return "-";
-    case ast::BinaryOp::kMul: return "*";
-    case ast::BinaryOp::kAnd: return "&&";
-    case ast::BinaryOp::kOr: return "||";
-  }
-  return "?";
-}
-
 // An S-expression of the tree, so that tests state structure in one line.
 std::string Show(const Expr& e) {
   auto args = [&](size_t from) {
@@ -93,7 +75,7 @@ std::string Show(const Expr& e) {
     }
     case Expr::Kind::kUnary:
       return std::string("(") + (e.uop == ast::UnaryOp::kNot ? "!" : "neg") + args(0) + ")";
-    case Expr::Kind::kBinary: return std::string("(") + OpName(e.bop) + args(0) + ")";
+    case Expr::Kind::kBinary: return "(" + std::string(ast::BinaryOpText(e.bop)) + args(0) + ")";
     case Expr::Kind::kIf: return "(if" + args(0) + ")";
     case Expr::Kind::kLike: {
       std::string p;

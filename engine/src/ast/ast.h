@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "charter/diagnostics.h"
@@ -22,6 +23,25 @@ enum class BinaryOp : uint8_t {
   kAnd, kOr,                          // short-circuit
 };
 enum class UnaryOp : uint8_t { kNot, kNeg };
+
+// The operator as Cedar's text spells it.
+constexpr std::string_view BinaryOpText(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kEq: return "==";
+    case BinaryOp::kNe: return "!=";
+    case BinaryOp::kLt: return "<";
+    case BinaryOp::kLe: return "<=";
+    case BinaryOp::kGt: return ">";
+    case BinaryOp::kGe: return ">=";
+    case BinaryOp::kIn: return "in";
+    case BinaryOp::kAdd: return "+";
+    case BinaryOp::kSub: return "-";
+    case BinaryOp::kMul: return "*";
+    case BinaryOp::kAnd: return "&&";
+    case BinaryOp::kOr: return "||";
+  }
+  return "?";
+}
 
 struct EntityRef {
   std::string type;  // with namespaces: "NS::User"

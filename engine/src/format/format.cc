@@ -312,24 +312,6 @@ int LevelOf(const ast::Expr& e) {
   }
 }
 
-const char* BinaryText(ast::BinaryOp op) {
-  switch (op) {
-    case ast::BinaryOp::kEq: return "==";
-    case ast::BinaryOp::kNe: return "!=";
-    case ast::BinaryOp::kLt: return "<";
-    case ast::BinaryOp::kLe: return "<=";
-    case ast::BinaryOp::kGt: return ">";
-    case ast::BinaryOp::kGe: return ">=";
-    case ast::BinaryOp::kIn: return "in";
-    case ast::BinaryOp::kAdd: return "+";
-    case ast::BinaryOp::kSub: return "-";
-    case ast::BinaryOp::kMul: return "*";
-    case ast::BinaryOp::kAnd: return "&&";
-    case ast::BinaryOp::kOr: return "||";
-  }
-  return "?";
-}
-
 // ---- the printer -------------------------------------------------------------
 
 class Printer {
@@ -688,7 +670,7 @@ class Printer {
     ast::BinaryOp op = e.bop;
     int level = LevelOf(e);
     if (level == kRelationLevel) {
-      return doc_->Concat({Expr(*e.args[0], kAddLevel), T(Cat(" ", BinaryText(op), " ")),
+      return doc_->Concat({Expr(*e.args[0], kAddLevel), T(Cat(" ", ast::BinaryOpText(op), " ")),
                            Expr(*e.args[1], kAddLevel)});
     }
     // A left-leaning chain of one level, walked in a loop.
@@ -706,11 +688,11 @@ class Printer {
     for (size_t i = spine.size(); i-- > 0;) {
       const ast::Expr& right = *spine[i]->args[1];
       if (logical) {
-        kids.push_back(T(Cat(" ", BinaryText(spine[i]->bop))));
+        kids.push_back(T(Cat(" ", ast::BinaryOpText(spine[i]->bop))));
         kids.push_back(Flush(right.span.begin));
         kids.push_back(doc_->Line());
       } else {
-        kids.push_back(T(Cat(" ", BinaryText(spine[i]->bop), " ")));
+        kids.push_back(T(Cat(" ", ast::BinaryOpText(spine[i]->bop), " ")));
       }
       kids.push_back(Expr(right, level + 1));
     }
