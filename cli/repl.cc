@@ -106,6 +106,16 @@ char** Complete(const char* text, int /*start*/, int /*end*/) {
   return rl_completion_matches(text, CompleteWord);
 }
 
+constexpr int kHistoryLines = 1000;
+
+// Writes the history beside the file and renames it into place, so that a
+// session killed mid-write leaves the old history whole.
+void SaveHistory(const std::string& path) {
+  std::string tmp = Cat(path, ".tmp.", getpid());
+  if (write_history(tmp.c_str()) == 0 && std::rename(tmp.c_str(), path.c_str()) == 0) return;
+  std::remove(tmp.c_str());
+}
+
 class Session {
  public:
   explicit Session(const ReplFlags& flags) : policies_path_(flags.policies), entities_path_(flags.entities) {}
@@ -137,7 +147,7 @@ class Session {
         Out(policies_text_.back() == '\n' ? policies_text_ : policies_text_ + "\n");
       }
     } else if (line == ":entities") {
-      Out(entities_path_.empty() ? "no entities loaded\n"
+      Out(entities_ == nullptr ? "no entities loaded\n"
                                  : Cat(entities_->size(), " entities from ", entities_path_, "\n"));
     } else if (line == ":schema") {
       Out("schemas are not supported yet\n");
@@ -325,6 +335,7 @@ int RunRepl(const ReplFlags& flags) {
   if (const char* home = std::getenv("HOME"); home != nullptr) history = Cat(home, "/.charter_history");
   if (const char* h = std::getenv("CHARTER_HISTORY"); h != nullptr) history = h;
   if (!history.empty()) read_history(history.c_str());
+  stifle_history(kHistoryLines);
   std::string pending;  // multi-line input: a line ending in `\` continues
   for (;;) {
     char* raw = readline(pending.empty() ? "charter> " : "     ... ");
@@ -340,7 +351,7 @@ int RunRepl(const ReplFlags& flags) {
     pending.clear();
     if (!line.empty()) {
       add_history(line.c_str());
-      if (!history.empty()) write_history(history.c_str());
+      if (!history.empty()) SaveHistory(history);
     }
     if (!session.Line(line)) break;
   }

@@ -127,3 +127,19 @@ case_repl_pipe() {
   expect_status 0
   expect_no_stderr
 }
+
+# Entities that fail to load leave the REPL without entities, not with a
+# dangling store: `:entities` says so and the session goes on.
+case_repl_bad_entities() {
+  status=0
+  printf ':entities\n:policies\n' |
+    "$charter_bin" repl --entities $golden/bad-entities.json >"$stdout_file" 2>"$stderr_file" || status=$?
+  {
+    echo "\$ printf ':entities\\n:policies\\n' | charter repl --entities $golden/bad-entities.json"
+    section stdout "$stdout_file"
+    section stderr "$stderr_file"
+    echo "--- exit $status"
+  } >>"$transcript"
+  expect_status 0
+  grep -q '^no entities loaded$' "$stdout_file" || fail "no 'no entities loaded' line"
+}
