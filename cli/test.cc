@@ -25,7 +25,6 @@
 #include "files.h"
 #include "common/status_macros.h"
 #include "json/json.h"
-#include "syntax/parser.h"
 #include "load.h"
 #include "report.h"
 
@@ -75,10 +74,20 @@ std::string Resolve(const std::string& test_file, std::string_view path) {
   return (std::filesystem::path(test_file).parent_path() / p).lexically_normal().string();
 }
 
-std::vector<std::string> Strings(const json::Value* v) {
+// An expected `reasons` or `errors` list: an array of policy ids, nothing
+// else (a misspelt shape must not pass as an empty list).
+absl::StatusOr<std::vector<std::string>> PolicyIds(const std::string& path, size_t case_number,
+                                                   std::string_view key, const json::Value& v) {
   std::vector<std::string> out;
-  if (v == nullptr) return out;
-  for (size_t i = 0; i < v->size(); ++i) out.emplace_back(v->at(i).as_string());
+  bool ok = v.is_array();
+  for (size_t i = 0; ok && i < v.size(); ++i) {
+    ok = v.at(i).is_string();
+    if (ok) out.emplace_back(v.at(i).as_string());
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(
+        Cat(path, ": case ", case_number, ": \"", key, "\" must be an array of policy ids"));
+  }
   return out;
 }
 
@@ -92,7 +101,8 @@ struct Totals {
   size_t passed = 0;
   size_t failed = 0;
   bool broken = false;
-  // policy file -> its policy ids (in order) and those exercised
+  // policy file -> its policy ids (in order, as the engine has them) and
+  // those exercised
   std::map<std::string, std::vector<std::string>> policies;
   std::map<std::string, std::set<std::string>> exercised;
 };
@@ -125,7 +135,7 @@ absl::Status RunFile(const std::string& path, Totals* totals, std::string* out) 
     store = *std::move(inline_store);
   }
   std::set<std::string>& exercised = totals->exercised[policy_path];
-  totals->policies.emplace(policy_path, std::vector<std::string>());
+  totals->policies.emplace(policy_path, engine.policy_ids());
   for (size_t i = 0; i < cases->size(); ++i) {
     const json::Value& c = cases->at(i);
     const json::Value* name = c.Find("name");
@@ -151,13 +161,13 @@ absl::Status RunFile(const std::string& path, Totals* totals, std::string* out) 
       CatAppend(&diff, "    -decision: ", decision->as_string(), "\n    +decision: ", got, "\n");
     }
     if (const json::Value* reasons = c.Find("reasons"); reasons != nullptr) {
-      std::vector<std::string> want = Strings(reasons);
+      ASSIGN_OR_RETURN(std::vector<std::string> want, PolicyIds(path, i + 1, "reasons", *reasons));
       if (want != d.reasons) {
         CatAppend(&diff, "    -reasons: ", List(want), "\n    +reasons: ", List(d.reasons), "\n");
       }
     }
     if (const json::Value* errors = c.Find("errors"); errors != nullptr) {
-      std::vector<std::string> want = Strings(errors);
+      ASSIGN_OR_RETURN(std::vector<std::string> want, PolicyIds(path, i + 1, "errors", *errors));
       if (want != errs) {
         CatAppend(&diff, "    -errors: ", List(want), "\n    +errors: ", List(errs), "\n");
       }
@@ -193,20 +203,6 @@ std::vector<std::string> TestFiles(const std::vector<std::string>& paths) {
   return files;
 }
 
-// The ids of the policies (not templates) of a policy file that compiled.
-std::vector<std::string> IdsOf(const std::string& policy_path) {
-  std::vector<std::string> ids;
-  absl::StatusOr<std::string> text = ReadFile(policy_path, CompileOptions().max_source_bytes);
-  if (!text.ok()) return ids;
-  SourceFile source(policy_path, *std::move(text));
-  Diagnostics diagnostics;
-  internal::ast::PolicySet set = internal::ParsePolicySet(source, {}, &diagnostics);
-  for (const internal::ast::Policy& p : set.policies) {
-    if (!p.is_template()) ids.push_back(p.id);
-  }
-  return ids;
-}
-
 int RunTest(const TestFlags& flags) {
   std::vector<std::string> files = TestFiles(flags.paths);
   if (files.empty()) {
@@ -226,7 +222,7 @@ int RunTest(const TestFlags& flags) {
   std::string summary;
   if (flags.coverage) {
     for (const auto& [policy_path, exercised] : totals.exercised) {
-      std::vector<std::string> ids = IdsOf(policy_path);
+      const std::vector<std::string>& ids = totals.policies[policy_path];
       std::vector<std::string> missed;
       for (const std::string& id : ids) {
         if (exercised.count(id) == 0) missed.push_back(id);

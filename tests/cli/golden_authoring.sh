@@ -104,6 +104,9 @@ case_test_failure() {
 case_test_bad_input() {
   run test $golden/bad.test.json
   expect_status 1
+  run test $golden/bad-reasons.test.json
+  expect_status 1
+  grep -q '"reasons" must be an array of policy ids' "$stderr_file" || fail "a non-array reasons list passed"
   run test $golden/no-such.test.json
   expect_status 1
   run test "$policies"
