@@ -7,8 +7,8 @@
 // the help line), colour only on a terminal. A file without errors prints
 // "FILE: ok" on stdout. Exit 1 if any file has an error or cannot be read.
 //
-// Validation against a schema slots in as one more stage of CheckFile once
-// schemas exist (issue 4): its diagnostics join the same list.
+// Validation against a schema (charter::Validate, issue 4) is to slot in as
+// one more stage of CheckFile: its diagnostics join the same list.
 #include <unistd.h>
 
 #include <cstdio>

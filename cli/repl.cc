@@ -150,7 +150,7 @@ class Session {
       Out(entities_ == nullptr ? "no entities loaded\n"
                                  : Cat(entities_->size(), " entities from ", entities_path_, "\n"));
     } else if (line == ":schema") {
-      Out("schemas are not supported yet\n");
+      Out("the REPL does not load schemas yet\n");
     } else if (line.rfind(":context", 0) == 0) {
       std::string json = Trim(line.substr(8));
       if (json.empty()) {

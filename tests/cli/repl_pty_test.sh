@@ -39,7 +39,7 @@ keys 'viewT' Tab
 keys 'Task::"vision-tr' Tab Enter
 wait_for 'ALLOW  reasons: members-view-team-tasks'
 keys ':sch' Tab Enter
-wait_for 'schemas are not supported yet'
+wait_for 'the REPL does not load schemas yet'
 keys ':quit' Enter
 sleep 0.3
 # (libedit writes spaces as \040.)
