@@ -136,8 +136,10 @@ int Main(int argc, char** argv) {
             << " requests, " << t.evaluations << " policy evaluations; " << t.allow << " allow, "
             << t.deny << " deny (" << t.forbidden << " by a forbid), " << t.errors
             << " policy errors; " << t.mismatches << " disagreements\n";
-  if (t.cases == 0) {
-    std::cerr << "interp_differential: no cases\n";
+  if (t.cases == 0 || t.requests == 0) {
+    // Nothing compared is not agreement: a generator that makes only
+    // rejected cases or empty batches must fail the test.
+    std::cerr << "interp_differential: no request was decided by both\n";
     return 1;
   }
   return ok && t.mismatches == 0 ? 0 : 1;
