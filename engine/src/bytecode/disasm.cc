@@ -9,6 +9,7 @@
 #include "builtins/builtins.h"
 #include "bytecode/opcodes.h"
 #include "common/strings.h"
+#include "value/value.h"
 
 namespace charter::internal {
 namespace {
@@ -30,12 +31,9 @@ uint32_t RangeLength(const fb::Bundle* b, Insn insn) {
 std::string Disassemble(const fb::Bundle* b) {
   std::string out;
   auto quote = [](std::string_view s) {
-    std::string q = "\"";
-    for (char c : s) {
-      if (c == '"' || c == '\\') q.push_back('\\');
-      q.push_back(c);
-    }
-    return q + "\"";
+    std::string q;
+    AppendQuotedCedar(&q, s);
+    return q;
   };
   if (b->policies() == nullptr) return out;
   for (const fb::Policy* p : *b->policies()) {

@@ -19,6 +19,7 @@
 #include "common/strings.h"
 #include "common/utf8.h"
 #include "syntax/parser.h"
+#include "value/value.h"
 
 namespace charter {
 namespace internal {
@@ -226,37 +227,9 @@ bool IsPlainName(std::string_view s) {
   return true;
 }
 
-void AppendEscaped(std::string* out, std::string_view s, bool star) {
-  static const char kHex[] = "0123456789abcdef";
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      case '\0': out->append("\\0"); break;
-      case '*':
-        out->append(star ? "\\*" : "*");
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          out->append("\\u{");
-          if (c >= 0x10) out->push_back(kHex[c >> 4]);
-          out->push_back(kHex[c & 0xf]);
-          out->push_back('}');
-        } else {
-          out->push_back(ch);
-        }
-    }
-  }
-}
-
 std::string Quote(std::string_view s) {
-  std::string out = "\"";
-  AppendEscaped(&out, s, false);
-  out.push_back('"');
+  std::string out;
+  AppendQuotedCedar(&out, s);
   return out;
 }
 
@@ -266,14 +239,14 @@ std::string PatternText(const std::vector<ast::PatternElem>& pattern) {
     if (p.wildcard) {
       out.push_back('*');
     } else {
-      AppendEscaped(&out, p.literal, true);
+      AppendCedarEscaped(&out, p.literal, /*escape_star=*/true);
     }
   }
   out.push_back('"');
   return out;
 }
 
-std::string EntityText(const ast::EntityRef& e) { return Cat(e.type, "::", Quote(e.id)); }
+std::string EntityText(const ast::EntityRef& e) { return EntityToCedar(e.type, e.id); }
 
 std::string NameOrString(std::string_view s) { return IsPlainName(s) ? std::string(s) : Quote(s); }
 

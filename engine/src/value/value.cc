@@ -80,28 +80,38 @@ std::string_view TypeName(Type t) {
   return "?";
 }
 
-namespace {
-void AppendQuotedCedar(std::string* out, std::string_view s) {
-  out->push_back('"');
-  for (char c : s) {
-    switch (c) {
-      case '"': *out += "\\\""; break;
-      case '\\': *out += "\\\\"; break;
-      case '\n': *out += "\\n"; break;
-      case '\r': *out += "\\r"; break;
-      case '\t': *out += "\\t"; break;
-      case '\0': *out += "\\0"; break;
+void AppendCedarEscaped(std::string* out, std::string_view s, bool escape_star) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (char ch : s) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    switch (ch) {
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      case '\0': out->append("\\0"); break;
+      case '*': out->append(escape_star ? "\\*" : "*"); break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          CatAppend(out, "\\u{", absl::Hex(static_cast<unsigned char>(c)), "}");
+        if (c < 0x20 || c == 0x7f) {
+          out->append("\\u{");
+          if (c >= 0x10) out->push_back(kHex[c >> 4]);
+          out->push_back(kHex[c & 0xf]);
+          out->push_back('}');
         } else {
-          out->push_back(c);
+          out->push_back(ch);
         }
     }
   }
+}
+
+void AppendQuotedCedar(std::string* out, std::string_view s) {
+  out->push_back('"');
+  AppendCedarEscaped(out, s);
   out->push_back('"');
 }
 
+namespace {
 void Append(std::string* out, const Value& v) {
   switch (v.type) {
     case Type::kBool: *out += v.b ? "true" : "false"; break;

@@ -120,6 +120,11 @@ std::string_view TypeName(Type t);
 // Cedar's text form of a value (entities as `Type::"id"`).
 std::string ToCedar(const Value& v);
 std::string EntityToCedar(std::string_view type, std::string_view id);
+// A string's characters as a Cedar string literal writes them (quotes,
+// backslashes and control characters escaped; `*` too with escape_star, as
+// in a `like` pattern), without the quotes; and with them.
+void AppendCedarEscaped(std::string* out, std::string_view s, bool escape_star = false);
+void AppendQuotedCedar(std::string* out, std::string_view s);
 void AppendEntityToCedar(std::string* out, std::string_view type, std::string_view id);
 
 }  // namespace charter::internal
