@@ -76,40 +76,6 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes) 
   return text;
 }
 
-absl::Status WriteFileAtomically(const std::string& path, const std::string& data) {
-  auto failed = [&](const char* what) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": ", what, ": ", std::strerror(errno)));
-  };
-  mode_t mode = 0644;
-  struct stat st;
-  if (stat(path.c_str(), &st) == 0) mode = st.st_mode & 07777;
-  std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  Fd fd(open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
-  if (fd.get() < 0) return failed("cannot write");
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = write(fd.get(), data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      absl::Status s = failed("cannot write");
-      unlink(tmp.c_str());
-      return s;
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (fchmod(fd.get(), mode) != 0 || fsync(fd.get()) != 0) {
-    absl::Status s = failed("cannot write");
-    unlink(tmp.c_str());
-    return s;
-  }
-  if (rename(tmp.c_str(), path.c_str()) != 0) {
-    absl::Status s = failed("cannot rename into place");
-    unlink(tmp.c_str());
-    return s;
-  }
-  return absl::OkStatus();
-}
-
 absl::Status CheckReadable(const std::string& path) {
   Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   absl::StatusOr<struct stat> st = OpenAndStat(path, fd);

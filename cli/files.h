@@ -20,10 +20,6 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes);
 // unreadable file is reported the same way as for every other input.
 absl::Status CheckReadable(const std::string& path);
 
-// Replaces the file's contents atomically: writes a temporary file beside it
-// (with the old file's permissions) and renames it into place, so that
-// `path` is either the old file or the whole new one.
-absl::Status WriteFileAtomically(const std::string& path, const std::string& data);
 
 }  // namespace charter::cli
 

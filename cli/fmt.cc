@@ -15,6 +15,7 @@
 #include "charter/format.h"
 #include "command.h"
 #include "common/strings.h"
+#include "common/files.h"
 #include "files.h"
 #include "report.h"
 
@@ -84,7 +85,7 @@ int RunFmt(const FmtFlags& flags) {
   if (flags.write) {
     for (const Formatted& f : results) {
       if (f.text == f.original) continue;
-      if (absl::Status s = WriteFileAtomically(f.path, f.text); !s.ok()) return Fail(s);
+      if (absl::Status s = internal::WriteFileAtomically(f.path, f.text); !s.ok()) return Fail(s);
     }
     return kOk;
   }

@@ -28,8 +28,10 @@ class CHARTER_API Bundle {
 
   std::string_view bytes() const;
 
-  // Writes the bundle to a temporary file beside `path` and renames it into
-  // place, so that `path` is either the old file or the whole new one.
+  // Writes the bundle to a temporary file beside `path` (beside the file a
+  // symlink names), syncs it and renames it into place, so that `path` is
+  // either the old file or the whole new one; an existing file keeps its
+  // permissions.
   absl::Status WriteFile(const std::string& path) const;
 
  private:

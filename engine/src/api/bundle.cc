@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/files.h"
 #include "common/strings.h"
 
 namespace charter {
@@ -87,45 +88,7 @@ absl::StatusOr<Bundle> Bundle::FromFile(const std::string& path, size_t max_byte
 }
 
 absl::Status Bundle::WriteFile(const std::string& path) const {
-  std::string tmp = Cat(path, ".tmp.", getpid());
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Errno(path, "cannot write");
-  std::string_view data = bytes();
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      absl::Status s = Errno(path, "cannot write");
-      close(fd);
-      unlink(tmp.c_str());
-      return s;
-    }
-    done += static_cast<size_t>(n);
-  }
-  bool synced = fsync(fd) == 0;
-  int sync_errno = errno;
-  bool closed = close(fd) == 0;
-  if (!synced || !closed) {
-    if (!synced) errno = sync_errno;
-    absl::Status s = Errno(path, "cannot write");
-    unlink(tmp.c_str());
-    return s;
-  }
-  if (rename(tmp.c_str(), path.c_str()) != 0) {
-    absl::Status s = Errno(path, "cannot rename into place");
-    unlink(tmp.c_str());
-    return s;
-  }
-  // Make the rename itself durable.
-  size_t slash = path.find_last_of('/');
-  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    fsync(dfd);
-    close(dfd);
-  }
-  return absl::OkStatus();
+  return internal::WriteFileAtomically(path, bytes());
 }
 
 }  // namespace charter
