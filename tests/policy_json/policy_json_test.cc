@@ -46,14 +46,7 @@ std::string Show(const Expr& e) {
     case Expr::Kind::kLong: return std::to_string(e.i);
     case Expr::Kind::kString: return Quote(e.str);
     case Expr::Kind::kEntity: return e.entity.type + "::" + Quote(e.entity.id);
-    case Expr::Kind::kVar:
-      switch (e.var) {
-        case ast::Var::kPrincipal: return "principal";
-        case ast::Var::kAction: return "action";
-        case ast::Var::kResource: return "resource";
-        case ast::Var::kContext: return "context";
-      }
-      return "?var";
+    case Expr::Kind::kVar: return std::string(ast::VarText(e.var));
     case Expr::Kind::kSlot: return "(slot " + e.str + ")";
     case Expr::Kind::kAttr: return "(. " + Show(*e.args[0]) + " " + Quote(e.str) + ")";
     case Expr::Kind::kHas: {

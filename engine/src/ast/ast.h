@@ -24,6 +24,17 @@ enum class BinaryOp : uint8_t {
 };
 enum class UnaryOp : uint8_t { kNot, kNeg };
 
+// The variable's name in Cedar's text.
+constexpr std::string_view VarText(Var v) {
+  switch (v) {
+    case Var::kPrincipal: return "principal";
+    case Var::kAction: return "action";
+    case Var::kResource: return "resource";
+    case Var::kContext: return "context";
+  }
+  return "context";
+}
+
 // The operator as Cedar's text spells it.
 constexpr std::string_view BinaryOpText(BinaryOp op) {
   switch (op) {

@@ -533,14 +533,7 @@ class Printer {
       case K::kString: return T(Quote(e.str));
       case K::kEntity: return T(EntityText(e.entity));
       case K::kSlot: return T(e.str);
-      case K::kVar:
-        switch (e.var) {
-          case ast::Var::kPrincipal: return T("principal");
-          case ast::Var::kAction: return T("action");
-          case ast::Var::kResource: return T("resource");
-          case ast::Var::kContext: return T("context");
-        }
-        return T("context");
+      case K::kVar: return T(std::string(ast::VarText(e.var)));
       case K::kAttr:
       case K::kMethod: return Member(e);
       case K::kHas: {
