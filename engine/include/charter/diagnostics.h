@@ -73,6 +73,10 @@ class CHARTER_API Diagnostics {
   std::string Render(const SourceFile& source, bool color = false) const;
   // Only the first line of each diagnostic: "file:line:col: message".
   std::string RenderShort(const SourceFile& source) const;
+  // RenderShort's line, without the newline, for the first error (not
+  // warning) at index `from` or later; empty when there is none. What a
+  // failing Compile or Schema::Parse puts in its status message.
+  std::string FirstErrorLine(const SourceFile& source, size_t from = 0) const;
 
  private:
   std::vector<Diagnostic> items_;

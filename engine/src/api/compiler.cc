@@ -35,11 +35,7 @@ absl::StatusOr<Bundle> Compile(const SourceFile& source, const std::vector<Templ
   }
   if (diags->size() > before) {
     diags->Truncate(before + options.max_errors);
-    Diagnostics first;
-    first.Add(diags->items()[before]);
-    std::string line = first.RenderShort(source);
-    if (!line.empty() && line.back() == '\n') line.pop_back();
-    return absl::InvalidArgumentError(line);
+    return absl::InvalidArgumentError(diags->FirstErrorLine(source, before));
   }
   return Bundle::FromBytes(std::move(bytes));
 }

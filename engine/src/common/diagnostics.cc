@@ -103,4 +103,11 @@ std::string Diagnostics::RenderShort(const SourceFile& source) const {
   return out;
 }
 
+std::string Diagnostics::FirstErrorLine(const SourceFile& source, size_t from) const {
+  for (size_t i = from; i < items_.size(); ++i) {
+    if (items_[i].severity == Severity::kError) return Header(source, items_[i], false);
+  }
+  return "";
+}
+
 }  // namespace charter

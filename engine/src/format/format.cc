@@ -687,13 +687,8 @@ absl::StatusOr<std::string> FormatPolicies(const SourceFile& source, const Forma
   }
   size_t before = diags->size();
   internal::ast::PolicySet set = internal::ParsePolicySet(source, options.parse, diags);
-  for (size_t i = before; i < diags->size(); ++i) {
-    if (diags->items()[i].severity != Severity::kError) continue;
-    Diagnostics first;
-    first.Add(diags->items()[i]);
-    std::string line = first.RenderShort(source);
-    if (!line.empty() && line.back() == '\n') line.pop_back();
-    return absl::InvalidArgumentError(line);
+  if (std::string error = diags->FirstErrorLine(source, before); !error.empty()) {
+    return absl::InvalidArgumentError(error);
   }
   internal::Printer printer(source, options);
   return printer.PrintSet(set);

@@ -474,13 +474,7 @@ absl::StatusOr<std::unique_ptr<PolicySet>> ReadPolicySet(const SourceFile& sourc
   } else {
     set->ast = ParsePolicySet(source, options, diags);
   }
-  if (diags->size() > before) {
-    Diagnostics one;
-    one.Add(diags->items()[before]);
-    std::string line = one.RenderShort(source);
-    if (!line.empty() && line.back() == '\n') line.pop_back();
-    return absl::InvalidArgumentError(line);
-  }
+  if (diags->size() > before) return absl::InvalidArgumentError(diags->FirstErrorLine(source, before));
   set->links.insert(set->links.end(), links.begin(), links.end());
 
   absl::flat_hash_set<std::string> ids;
