@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,18 +45,14 @@ int RunExplain(const ExplainFlags& flags) {
   // policies are compiled too: whatever `authorize` refuses, explain refuses.
   CompileOptions options;
   absl::StatusOr<std::string> text = ReadFile(flags.policies, options.max_source_bytes);
-  absl::Status policies_status = text.status();
-  std::vector<TemplateLink> links;
-  if (text.ok()) {
-    absl::StatusOr<Bundle> bundle = CompilePolicyFile(flags.policies, flags.links, options);
-    policies_status = bundle.status();
-    if (bundle.ok() && !flags.links.empty()) {
-      absl::StatusOr<std::string> json = ReadFile(flags.links, options.max_source_bytes);
-      absl::StatusOr<std::vector<TemplateLink>> parsed =
-          json.ok() ? ParseTemplateLinks(*json, flags.links) : json.status();
-      policies_status = parsed.status();
-      if (parsed.ok()) links = *std::move(parsed);
-    }
+  absl::StatusOr<std::vector<TemplateLink>> links =
+      LoadTemplateLinks(flags.links, options.max_source_bytes);
+  absl::Status policies_status = !text.ok() ? text.status() : links.status();
+  std::optional<SourceFile> source;
+  if (policies_status.ok()) {
+    // The text explained is the text compiled: one read of each file.
+    source.emplace(flags.policies, *std::move(text));
+    policies_status = CompilePolicySource(*source, *links, options).status();
   }
   absl::StatusOr<Entities> entities = LoadEntities(flags.entities);
   absl::StatusOr<Request> request = LoadRequest(flags.request_json);
@@ -67,15 +64,14 @@ int RunExplain(const ExplainFlags& flags) {
     }
   }
   if (failed) return kError;
-  SourceFile source(flags.policies, *std::move(text));
   ExplainOptions explain_options;
   explain_options.compile = options;
-  absl::StatusOr<Explanation> why = Explain(source, links, *request, *entities, explain_options);
+  absl::StatusOr<Explanation> why = Explain(*source, *links, *request, *entities, explain_options);
   if (!why.ok()) {
     PrintError(WithPath(flags.policies, OneLine(why.status().message())));
     return kError;
   }
-  std::string out = flags.format == "json" ? why->ToJson() + "\n" : why->ToText(source, ColorOnStdout());
+  std::string out = flags.format == "json" ? why->ToJson() + "\n" : why->ToText(*source, ColorOnStdout());
   if (!WriteStdout(out)) return kError;
   return why->decision.allowed ? kAllow : kDeny;
 }

@@ -40,19 +40,19 @@ void RequirePolicySource(const PolicySource& source) {
   }
 }
 
-absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path, const std::string& links_path,
-                                         const CompileOptions& options) {
-  std::vector<TemplateLink> links;
-  if (!links_path.empty()) {
-    absl::StatusOr<std::string> json = ReadFile(links_path, options.max_source_bytes);
-    if (!json.ok()) return json.status();
-    absl::StatusOr<std::vector<TemplateLink>> parsed = ParseTemplateLinks(*json, links_path);
-    if (!parsed.ok()) return Named(links_path, parsed.status());
-    links = *std::move(parsed);
-  }
-  absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
-  if (!text.ok()) return text.status();
-  SourceFile source(path, *std::move(text));
+absl::StatusOr<std::vector<TemplateLink>> LoadTemplateLinks(const std::string& path,
+                                                            size_t max_bytes) {
+  if (path.empty()) return std::vector<TemplateLink>();
+  absl::StatusOr<std::string> json = ReadFile(path, max_bytes);
+  if (!json.ok()) return json.status();
+  absl::StatusOr<std::vector<TemplateLink>> parsed = ParseTemplateLinks(*json, path);
+  if (!parsed.ok()) return Named(path, parsed.status());
+  return parsed;
+}
+
+absl::StatusOr<Bundle> CompilePolicySource(const SourceFile& source,
+                                           const std::vector<TemplateLink>& links,
+                                           const CompileOptions& options) {
   Diagnostics diagnostics;
   absl::StatusOr<Bundle> bundle = Compile(source, links, options, &diagnostics);
 
@@ -70,8 +70,18 @@ absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path, const std::str
     }
   }
   if (bundle.ok()) return bundle;
-  if (errors.empty()) return Named(path, bundle.status());
+  if (errors.empty()) return Named(std::string(source.name()), bundle.status());
   return absl::Status(bundle.status().code(), errors);
+}
+
+absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path, const std::string& links_path,
+                                         const CompileOptions& options) {
+  absl::StatusOr<std::vector<TemplateLink>> links =
+      LoadTemplateLinks(links_path, options.max_source_bytes);
+  if (!links.ok()) return links.status();
+  absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
+  if (!text.ok()) return text.status();
+  return CompilePolicySource(SourceFile(path, *std::move(text)), *links, options);
 }
 
 absl::StatusOr<Engine> LoadEngine(const PolicySource& source) {

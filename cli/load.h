@@ -34,8 +34,18 @@ void AddPolicySourceOptions(CLI::App* app, PolicySource* source);
 // --bundle was given, so that it is reported like CLI11's own errors.
 void RequirePolicySource(const PolicySource& source);
 
-// Compiles a policy file. Warnings are printed on stderr as they are found;
-// errors are returned, one diagnostic a line.
+// Reads template links in the Cedar CLI's `--template-linked` JSON form
+// (none for an empty path).
+absl::StatusOr<std::vector<TemplateLink>> LoadTemplateLinks(const std::string& path,
+                                                            size_t max_bytes);
+
+// Compiles policy text already read. Warnings are printed on stderr as they
+// are found; errors are returned, one diagnostic a line.
+absl::StatusOr<Bundle> CompilePolicySource(const SourceFile& source,
+                                           const std::vector<TemplateLink>& links,
+                                           const CompileOptions& options = {});
+
+// Reads and compiles a policy file, as CompilePolicySource.
 // `links_path`, when not empty, names template links in the Cedar CLI's
 // `--template-linked` JSON form.
 absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path, const std::string& links_path = "",
