@@ -161,12 +161,19 @@ struct State {
   double now = 0;
 };
 
+// The quota tree keeps, per node (cohort or cluster queue), one cell for each
+// flavor × resource pair; every resource name a request mentions is a
+// resource. A state whose tree would hold more cells than this is refused.
+inline constexpr uint64_t kDefaultMaxQuotaCells = uint64_t{1} << 24;
+
 struct LoadOptions {
   std::string source_name = "state.json";  // prefixes every error message
   // For a file of scenarios ({"scenarios": [...]}): the `id` to load. Empty
   // picks the only scenario and is an error when there are several.
   std::string scenario;
   size_t max_input_bytes = size_t{1} << 30;
+  // (cohorts + cluster queues) × flavors × resources, each count at least 1.
+  uint64_t max_quota_cells = kDefaultMaxQuotaCells;
 };
 
 // Reads the state JSON of docs/scheduling.md: one state object, one scenario
@@ -263,6 +270,8 @@ struct CycleOptions {
   // Upper bound on flavor-assignment and preemption work per head, a guard
   // against hostile states: a head past it is reported as no_fit.
   size_t max_candidates_per_head = 1'000'000;
+  // As LoadOptions::max_quota_cells: RunCycle refuses a larger state.
+  uint64_t max_quota_cells = kDefaultMaxQuotaCells;
 };
 
 // One scheduling cycle. Fails only on a State that LoadState would refuse.

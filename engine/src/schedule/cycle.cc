@@ -1155,7 +1155,7 @@ CycleResult Cycle::Run() {
   return out;
 }
 
-absl::Status Validate(const State& s) {
+absl::Status Validate(const State& s, const CycleOptions& options) {
   const int flavors = static_cast<int>(s.flavors.size());
   const int resources = static_cast<int>(s.resources.size());
   const int cohorts = static_cast<int>(s.cohorts.size());
@@ -1181,10 +1181,12 @@ absl::Status Validate(const State& s) {
     if (cohort.parent < -1 || cohort.parent >= cohorts || !groups_ok(cohort.resource_groups)) {
       return absl::InvalidArgumentError(Cat("cohort `", cohort.name, "` refers to an unknown cohort, flavor or resource"));
     }
-    int at = c;
-    for (int steps = 0; at >= 0; ++steps, at = s.cohorts[at].parent) {
-      if (steps > cohorts) return absl::InvalidArgumentError(Cat("cohort `", cohort.name, "` is in a cycle of parents"));
-    }
+  }
+  if (int c = internal::schedule::CohortInCycle(s.cohorts); c >= 0) {
+    return absl::InvalidArgumentError(Cat("cohort `", s.cohorts[c].name, "` is in a cycle of parents"));
+  }
+  if (std::string error = internal::schedule::QuotaCellsError(s, options.max_quota_cells); !error.empty()) {
+    return absl::InvalidArgumentError(error);
   }
   for (const ClusterQueue& cq : s.cluster_queues) {
     if (cq.cohort < -1 || cq.cohort >= cohorts || !groups_ok(cq.resource_groups)) {
@@ -1231,7 +1233,7 @@ std::string_view StateName(PendingState state) {
 }
 
 absl::StatusOr<CycleResult> RunCycle(const State& state, const CycleOptions& options) {
-  absl::Status valid = Validate(state);
+  absl::Status valid = Validate(state, options);
   if (!valid.ok()) return valid;
   Cycle cycle(state, options);
   return cycle.Run();

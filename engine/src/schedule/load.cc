@@ -15,6 +15,7 @@
 #include "common/strings.h"
 #include "json/json.h"
 #include "schedule/quantity.h"
+#include "schedule/tree.h"
 
 namespace charter::schedule {
 namespace {
@@ -231,6 +232,10 @@ absl::Status Loader::LoadRoot(const json::Value& root) {
   RETURN_IF_ERROR(LoadWorkloads(admitted, true));
   ASSIGN_OR_RETURN(const json::Value* pending, OptArray(root, "pending", "the state"));
   RETURN_IF_ERROR(LoadWorkloads(pending, false));
+  if (std::string error = internal::schedule::QuotaCellsError(state_, options_.max_quota_cells);
+      !error.empty()) {
+    return Fail(root.offset(), error);
+  }
   return absl::OkStatus();
 }
 
@@ -344,24 +349,13 @@ absl::Status Loader::LoadCohorts(const json::Value& v) {
     }
     RETURN_IF_ERROR(LoadResourceGroups(c, what, &cohort.resource_groups));
   }
-  // Cycles: walk up from every cohort; a walk longer than the number of
-  // cohorts has met one.
-  for (size_t i = 0; i < state_.cohorts.size(); ++i) {
-    int at = static_cast<int>(i);
-    for (size_t steps = 0; at >= 0; ++steps) {
-      if (steps > state_.cohorts.size()) {
-        std::string path = state_.cohorts[i].name;
-        int walk = state_.cohorts[i].parent;
-        for (size_t k = 0; k < state_.cohorts.size() + 1 && walk >= 0; ++k) {
-          internal::CatAppend(&path, " -> ", state_.cohorts[walk].name);
-          if (walk == static_cast<int>(i)) break;
-          walk = state_.cohorts[walk].parent;
-        }
-        return Fail(v.at(i).offset(), Cat("cohort `", state_.cohorts[i].name,
-                                          "` is in a cycle of parents: ", path));
-      }
-      at = state_.cohorts[at].parent;
+  if (int c = internal::schedule::CohortInCycle(state_.cohorts); c >= 0) {
+    std::string path = state_.cohorts[c].name;
+    for (int walk = state_.cohorts[c].parent;; walk = state_.cohorts[walk].parent) {
+      internal::CatAppend(&path, " -> ", state_.cohorts[walk].name);
+      if (walk == c) break;
     }
+    return Fail(v.at(c).offset(), Cat("cohort `", state_.cohorts[c].name, "` is in a cycle of parents: ", path));
   }
   return absl::OkStatus();
 }

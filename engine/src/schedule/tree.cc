@@ -6,12 +6,14 @@
 #include <cmath>
 #include <limits>
 
+#include "common/strings.h"
 #include "schedule/quantity.h"
 
 namespace charter::internal::schedule {
 
 using ::charter::schedule::ResourceGroup;
 using ::charter::schedule::State;
+using ::charter::internal::Cat;
 
 double Drs::Share() const {
   if (IsZero()) return 0;
@@ -36,13 +38,52 @@ int CompareDrs(const Drs& a, const Drs& b) {
   return cmp(a.Share(), b.Share());
 }
 
+uint64_t QuotaCells(const State& state) {
+  const uint64_t nodes = uint64_t{state.cohorts.size()} + state.cluster_queues.size();
+  const uint64_t flavors = std::max<uint64_t>(1, state.flavors.size());
+  const uint64_t resources = std::max<uint64_t>(1, state.resources.size());
+  uint64_t cells = 0;
+  if (__builtin_mul_overflow(nodes, flavors, &cells) || __builtin_mul_overflow(cells, resources, &cells)) {
+    return UINT64_MAX;
+  }
+  return cells;
+}
+
+std::string QuotaCellsError(const State& state, uint64_t max_cells) {
+  const uint64_t cells = QuotaCells(state);
+  if (cells <= max_cells) return {};
+  return Cat("the quota tree would need ", state.cohorts.size(), " cohorts + ", state.cluster_queues.size(),
+             " cluster queues × ", state.flavors.size(), " flavors × ", state.resources.size(), " resources = ",
+             cells == UINT64_MAX ? std::string("more than 2^64") : Cat(cells), " quota cells, above the limit of ",
+             max_cells, " (every requested resource name is a resource)");
+}
+
+int CohortInCycle(const std::vector<::charter::schedule::Cohort>& cohorts) {
+  // 0: not seen; 1: on the current walk; 2: known to reach a root.
+  std::vector<uint8_t> mark(cohorts.size(), 0);
+  std::vector<int> walk;
+  for (size_t i = 0; i < cohorts.size(); ++i) {
+    walk.clear();
+    int at = static_cast<int>(i);
+    while (at >= 0 && mark[at] == 0) {
+      mark[at] = 1;
+      walk.push_back(at);
+      at = cohorts[at].parent;
+    }
+    if (at >= 0 && mark[at] == 1) return at;
+    for (int n : walk) mark[n] = 2;
+  }
+  return -1;
+}
+
 Tree::Tree(const State& state) {
   num_cohorts_ = static_cast<int>(state.cohorts.size());
   num_resources_ = std::max<int>(1, static_cast<int>(state.resources.size()));
   num_frs_ = std::max<int>(1, static_cast<int>(state.flavors.size())) * num_resources_;
   const int nodes = num_cohorts_ + static_cast<int>(state.cluster_queues.size());
-  const size_t cells = static_cast<size_t>(nodes) * num_frs_;
+  const size_t cells = static_cast<size_t>(nodes) * static_cast<size_t>(num_frs_);
   parent_.assign(nodes, -1);
+  root_.assign(nodes, -1);
   height_.assign(nodes, 0);
   child_cohorts_.resize(nodes);
   child_cqs_.resize(nodes);
@@ -86,6 +127,7 @@ Tree::Tree(const State& state) {
   for (int n = 0; n < nodes; ++n) {
     for (int f = 0; f < num_frs_; ++f) subtree_[At(n, f)] = nominal_[At(n, f)];
   }
+  // `order` lists every cohort, parents before children.
   std::vector<int> order;
   for (int c = 0; c < num_cohorts_; ++c) {
     if (parent_[c] >= 0) continue;
@@ -97,6 +139,8 @@ Tree::Tree(const State& state) {
       for (int k : child_cohorts_[n]) stack.push_back(k);
     }
   }
+  for (int n : order) root_[n] = parent_[n] < 0 ? n : root_[parent_[n]];
+  for (int n = num_cohorts_; n < nodes; ++n) root_[n] = parent_[n] < 0 ? n : root_[parent_[n]];
   for (auto it = order.rbegin(); it != order.rend(); ++it) Accumulate(*it);
   // Heights: a cohort with children has height ≥ 1; one more than its
   // highest child cohort.
@@ -106,6 +150,27 @@ Tree::Tree(const State& state) {
     for (int k : child_cohorts_[n]) h = std::max(h, height_[k] + 1);
     height_[n] = h;
   }
+  // Potential availability, parents before children (static: it depends on
+  // quota only):
+  //   potential(root) = subtree(root)
+  //   potential(n)    = min(localQuota(n) + potential(parent),
+  //                         borrowingLimit set ? subtree(n) + borrowingLimit : ∞)
+  potential_.assign(cells, 0);
+  auto potential = [&](int n) {
+    const int p = parent_[n];
+    for (int f = 0; f < num_frs_; ++f) {
+      if (p < 0) {
+        potential_[At(n, f)] = subtree(n, f);
+        continue;
+      }
+      int64_t avail = SatAdd(LocalQuota(n, f), potential_[At(p, f)]);
+      int64_t b = borrowing_limit(n, f);
+      if (b != kUnset) avail = std::min(SatAdd(subtree(n, f), b), avail);
+      potential_[At(n, f)] = avail;
+    }
+  };
+  for (int n : order) potential(n);
+  for (int n = num_cohorts_; n < nodes; ++n) potential(n);
   // Lendable capacity per node and resource (static: it depends on quota
   // only).
   lendable_.assign(static_cast<size_t>(nodes) * num_resources_, 0);
@@ -132,11 +197,6 @@ void Tree::Accumulate(int node) {
   };
   for (int k : child_cohorts_[node]) from_child(k);
   for (int k : child_cqs_[node]) from_child(k);
-}
-
-int Tree::root(int node) const {
-  while (parent_[node] >= 0) node = parent_[node];
-  return node;
 }
 
 int64_t Tree::LocalQuota(int node, int fr) const {
@@ -181,19 +241,6 @@ int64_t Tree::AvailableRaw(int node, int fr) const {
 }
 
 int64_t Tree::Available(int node, int fr) const { return std::max<int64_t>(0, AvailableRaw(node, fr)); }
-
-int64_t Tree::PotentialAvailable(int node, int fr) const {
-  std::vector<int> path;
-  for (int n = node; n >= 0; n = parent_[n]) path.push_back(n);
-  int64_t avail = subtree(path.back(), fr);
-  for (int i = static_cast<int>(path.size()) - 2; i >= 0; --i) {
-    int n = path[i];
-    avail = SatAdd(LocalQuota(n, fr), avail);
-    int64_t b = borrowing_limit(n, fr);
-    if (b != kUnset) avail = std::min(SatAdd(subtree(n, fr), b), avail);
-  }
-  return avail;
-}
 
 bool Tree::BorrowingWith(int node, int fr, int64_t v) const {
   // For a cluster queue the subtree quota is its nominal quota.

@@ -14,7 +14,9 @@
 #ifndef CHARTER_ENGINE_SRC_SCHEDULE_TREE_H_
 #define CHARTER_ENGINE_SRC_SCHEDULE_TREE_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "charter/schedule.h"
@@ -46,9 +48,25 @@ struct Drs {
 };
 int CompareDrs(const Drs& a, const Drs& b);
 
+// The number of quota cells a Tree of `state` holds: (cohorts + cluster
+// queues) × max(1, flavors) × max(1, resources), computed without overflow
+// (saturating at UINT64_MAX).
+uint64_t QuotaCells(const ::charter::schedule::State& state);
+
+// Empty when QuotaCells(state) ≤ max_cells; otherwise the reason, naming the
+// counts.
+std::string QuotaCellsError(const ::charter::schedule::State& state, uint64_t max_cells);
+
+// A cohort that is in a cycle of parents, or -1 when the parent links form a
+// forest. Linear in the number of cohorts: each is walked once.
+int CohortInCycle(const std::vector<::charter::schedule::Cohort>& cohorts);
+
 class Tree {
  public:
   // Nodes: cohorts are 0..C-1, cluster queue q is C+q.
+  // INVARIANT: the state passed RunCycle's Validate, so the parent links form
+  // a forest and QuotaCells(state) ≤ CycleOptions::max_quota_cells, which
+  // keeps every node × FR index within int.
   explicit Tree(const ::charter::schedule::State& state);
 
   int num_resources() const { return num_resources_; }
@@ -59,7 +77,7 @@ class Tree {
   int cq_node(int cq) const { return num_cohorts_ + cq; }
   bool is_cq(int node) const { return node >= num_cohorts_; }
   int parent(int node) const { return parent_[node]; }
-  int root(int node) const;
+  int root(int node) const { return root_[node]; }
   int height(int cohort) const { return height_[cohort]; }
   const std::vector<int>& child_cohorts(int node) const { return child_cohorts_[node]; }
   const std::vector<int>& child_cqs(int node) const { return child_cqs_[node]; }
@@ -75,7 +93,8 @@ class Tree {
   int64_t LocalAvailable(int node, int fr) const;
   int64_t AvailableRaw(int node, int fr) const;  // may be negative
   int64_t Available(int node, int fr) const;     // max(0, AvailableRaw)
-  int64_t PotentialAvailable(int node, int fr) const;
+  // Static: quotas do not change during a cycle, so this is computed once.
+  int64_t PotentialAvailable(int node, int fr) const { return potential_[At(node, fr)]; }
   bool BorrowingWith(int node, int fr, int64_t v) const;
   bool Borrowing(int node, int fr) const { return BorrowingWith(node, fr, 0); }
   bool WithinNominal(int node, const std::vector<int>& frs) const;
@@ -101,10 +120,10 @@ class Tree {
   int num_cohorts_ = 0;
   int num_resources_ = 1;
   int num_frs_ = 1;
-  std::vector<int> parent_, height_;
+  std::vector<int> parent_, root_, height_;
   std::vector<std::vector<int>> child_cohorts_, child_cqs_;
   std::vector<double> weight_;
-  std::vector<int64_t> nominal_, blimit_, llimit_, subtree_, usage_;
+  std::vector<int64_t> nominal_, blimit_, llimit_, subtree_, usage_, potential_;
   std::vector<uint8_t> has_;
   std::vector<int64_t> lendable_;  // node × resource: Σ potentialAvailable(parent) over the root's FRs
 };
