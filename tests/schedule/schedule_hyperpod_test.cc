@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include "charter/schedule.h"
 #include "gtest/gtest.h"
@@ -43,6 +44,54 @@ TEST(ScheduleHyperPod, Errors) {
     "ComputeQuotaConfig": {"ComputeQuotaResources": [{"InstanceType": "ml.x", "Count": 1}]}}]})");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(std::string(s.status().message()).find("needs its Accelerators"), std::string::npos) << s.status();
+}
+
+std::string HyperPodError(const std::string& text) {
+  LoadOptions options;
+  options.source_name = "hp.json";
+  absl::StatusOr<State> s = LoadHyperPodState(text, options);
+  return s.ok() ? "ok" : std::string(s.status().message());
+}
+
+// One team `t` with one quota resource; `resource` and `target` are spliced
+// into the resource and the target objects.
+std::string Team(const std::string& resource, const std::string& target = "") {
+  return R"({"InstanceTypes": {"ml.x": {"Accelerators": 1, "VCpu": 4, "MemoryInGiB": 16}},
+"ComputeQuotas": [{"ComputeQuotaTarget": {"TeamName": "t")" + target + R"(},
+  "ComputeQuotaConfig": {"ComputeQuotaResources": [{"InstanceType": "ml.x", )" + resource + R"(}]}}])";
+}
+
+TEST(ScheduleHyperPod, NumbersAreCheckedWhereTheUserWroteThem) {
+  EXPECT_EQ(HyperPodError(Team(R"("Count": 2)") + "}"), "ok");
+  // 1e19 instances used to become INT64_MIN through an unchecked cast.
+  EXPECT_EQ(HyperPodError(Team(R"("Count": 1e19)") + "}"),
+            "hp.json:3:86: `Count` of the ml.x quota of team `t` must be a number from 0 to 2^53");
+  // A string used to read as -1, reported as "negative" in generated text.
+  EXPECT_EQ(HyperPodError(Team(R"("Count": 1)", R"(, "FairShareWeight": "high")") + "}"),
+            "hp.json:2:79: `FairShareWeight` of team `t` must be a number from 0 to 2^53");
+  EXPECT_EQ(HyperPodError(Team(R"("Accelerators": -1)") + "}"),
+            "hp.json:3:93: `Accelerators` of the ml.x quota of team `t` must be a number from 0 to 2^53");
+  // In range, but the product is not: 2^53 instances of 4 vCPUs.
+  EXPECT_EQ(HyperPodError(Team(R"("Count": 9007199254740992)") + "}"),
+            "hp.json:3:52: the ml.x quota of team `t`: the `cpu` quota of 3.60288e+16 with a borrow limit of 50% "
+            "is above 9007199254740992");
+  EXPECT_EQ(HyperPodError(R"({"InstanceTypes": {"ml.x": {"VCpu": "4"}}, "ComputeQuotas": []})"),
+            "hp.json:1:37: `VCpu` of instance type `ml.x` must be a number from 0 to 2^53");
+}
+
+TEST(ScheduleHyperPod, WorkloadErrorsPointIntoTheUsersFile) {
+  std::string text = Team(R"("Count": 2)") + R"(,
+"Workloads": {"pending": [{"name": "w", "cluster_queue": "nope",
+  "pod_sets": [{"name": "m", "requests": {"cpu": "-1"}}]}]}})";
+  EXPECT_EQ(HyperPodError(text), "hp.json:4:58: pending workload `w` names an unknown cluster queue `nope`");
+  text.replace(text.find("\"nope\""), 6, "\"hyperpod-ns-t-clusterqueue\"");
+  EXPECT_EQ(HyperPodError(text),
+            "hp.json:5:50: the `cpu` request of pod set `m` of pending workload `w` is negative (-1)");
+  // A second team of the same name: the error is at its ComputeQuota.
+  std::string twice = R"({"ComputeQuotas": [{"ComputeQuotaTarget": {"TeamName": "t"}, "ComputeQuotaConfig": {}},
+  {"ComputeQuotaTarget": {"TeamName": "t"}, "ComputeQuotaConfig": {}}]})";
+  EXPECT_EQ(HyperPodError(twice),
+            "hp.json:2:3: cluster queue `hyperpod-ns-t-clusterqueue` is listed twice");
 }
 
 }  // namespace

@@ -15,8 +15,10 @@
 //   FairShare Enabled (default)    -> engine.fair_sharing
 // ActivationState Disabled leaves the team out.
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -24,6 +26,7 @@
 #include "common/status_macros.h"
 #include "common/strings.h"
 #include "json/json.h"
+#include "schedule/load.h"
 
 namespace charter::schedule {
 namespace {
@@ -36,8 +39,11 @@ struct Spec {
   double accelerators = -1, vcpu = -1, memory = -1;
 };
 
-// Compact JSON for a parsed value, with an explicit stack.
-void Serialize(const json::Value& root, std::string* out) {
+using Spans = std::vector<std::pair<uint32_t, uint32_t>>;
+
+// Compact JSON for a parsed value, with an explicit stack; each value and
+// key written adds {its offset in `out`, its offset in the user's text}.
+void Serialize(const json::Value& root, std::string* out, Spans* spans) {
   struct Item {
     const json::Value* v;
     size_t next;
@@ -48,6 +54,7 @@ void Serialize(const json::Value& root, std::string* out) {
     if (pending != nullptr) {
       const json::Value& v = *pending;
       pending = nullptr;
+      spans->emplace_back(static_cast<uint32_t>(out->size()), v.offset());
       switch (v.kind()) {
         case json::Kind::kNull: *out += "null"; break;
         case json::Kind::kBool: *out += v.as_bool() ? "true" : "false"; break;
@@ -66,6 +73,7 @@ void Serialize(const json::Value& root, std::string* out) {
     }
     if (top.next > 0) *out += ',';
     if (top.v->is_object()) {
+      spans->emplace_back(static_cast<uint32_t>(out->size()), top.v->key_offset(top.next));
       json::AppendQuoted(out, top.v->key(top.next));
       *out += ':';
       pending = &top.v->member(top.next);
@@ -76,7 +84,8 @@ void Serialize(const json::Value& root, std::string* out) {
   }
 }
 
-double Num(const json::Value* v) { return v != nullptr && v->is_number() ? v->as_double() : -1; }
+// The largest number read: every integer up to it is exact in a double.
+constexpr double kMaxNumber = 9007199254740992.0;  // 2^53
 std::string Str(const json::Value* v, std::string fallback = "") {
   return v != nullptr && v->is_string() ? std::string(v->as_string()) : fallback;
 }
@@ -84,22 +93,44 @@ std::string Str(const json::Value* v, std::string fallback = "") {
 }  // namespace
 
 absl::StatusOr<State> LoadHyperPodState(std::string_view text, const LoadOptions& options) {
+  if (text.size() > options.max_input_bytes) {
+    return absl::InvalidArgumentError(
+        Cat(options.source_name, ": the document is larger than ", options.max_input_bytes, " bytes"));
+  }
   absl::StatusOr<json::Document> doc = json::Parse(text);
   if (!doc.ok()) return absl::InvalidArgumentError(Cat(options.source_name, ":", internal::ToStd(doc.status().message())));
   const json::Value& root = doc->root();
   auto fail = [&](const json::Value& at, std::string_view message) {
     return absl::InvalidArgumentError(Cat(options.source_name, ":", json::LineCol(text, at.offset()), ": ", message));
   };
+  // A number the user wrote: absent or null gives `fallback`; anything else
+  // must be a finite number in 0..2^53, or the error points at it.
+  auto number = [&](const json::Value* v, std::string_view what, double fallback) -> absl::StatusOr<double> {
+    if (v == nullptr || v->is_null()) return fallback;
+    if (!v->is_number() || !std::isfinite(v->as_double()) || v->as_double() < 0 || v->as_double() > kMaxNumber) {
+      return fail(*v, Cat(what, " must be a number from 0 to 2^53"));
+    }
+    return v->as_double();
+  };
+  auto read_spec = [&](const json::Value& s, std::string_view what) -> absl::StatusOr<Spec> {
+    Spec out;
+    ASSIGN_OR_RETURN(out.accelerators, number(s.Find("Accelerators"), Cat("`Accelerators` of ", what), -1));
+    ASSIGN_OR_RETURN(out.vcpu, number(s.Find("VCpu"), Cat("`VCpu` of ", what), -1));
+    ASSIGN_OR_RETURN(out.memory, number(s.Find("MemoryInGiB"), Cat("`MemoryInGiB` of ", what), -1));
+    return out;
+  };
   if (!root.is_object()) return fail(root, "the HyperPod document must be an object");
   std::map<std::string, Spec> specs;
   if (const json::Value* it = root.Find("InstanceTypes"); it != nullptr && it->is_object()) {
     for (size_t i = 0; i < it->size(); ++i) {
       const json::Value& s = it->member(i);
-      specs[std::string(it->key(i))] = Spec{Num(s.Find("Accelerators")), Num(s.Find("VCpu")), Num(s.Find("MemoryInGiB"))};
+      if (!s.is_object()) return fail(s, Cat("instance type `", it->key(i), "` must be an object"));
+      ASSIGN_OR_RETURN(specs[std::string(it->key(i))], read_spec(s, Cat("instance type `", it->key(i), "`")));
     }
   }
   bool fair = true;
   std::string classes;
+  Spans class_spans, queue_spans;  // offsets relative to `classes` and `queues`
   if (const json::Value* csc = root.Find("ClusterSchedulerConfig"); csc != nullptr && csc->is_object()) {
     const json::Value* sc = csc->Find("SchedulerConfig");
     if (sc != nullptr && sc->is_object()) {
@@ -110,7 +141,9 @@ absl::StatusOr<State> LoadHyperPodState(std::string_view text, const LoadOptions
           std::string name = Str(pc.Find("Name"));
           const json::Value* w = pc.Find("Weight");
           if (name.empty() || w == nullptr || !w->fits_int64()) return fail(pc, "a priority class needs `Name` and an integer `Weight`");
-          CatAppend(&classes, classes.empty() ? "" : ",", "{\"name\":");
+          if (!classes.empty()) classes += ',';
+          class_spans.emplace_back(static_cast<uint32_t>(classes.size()), pc.offset());
+          classes += "{\"name\":";
           json::AppendQuoted(&classes, name + "-priority");
           CatAppend(&classes, ",\"value\":", w->as_int64(), "}");
         }
@@ -127,14 +160,15 @@ absl::StatusOr<State> LoadHyperPodState(std::string_view text, const LoadOptions
     const json::Value* target = cq.Find("ComputeQuotaTarget");
     const std::string team = target != nullptr ? Str(target->Find("TeamName")) : "";
     if (team.empty()) return fail(cq, "a ComputeQuota needs `ComputeQuotaTarget.TeamName`");
-    const double weight = target->Find("FairShareWeight") != nullptr ? Num(target->Find("FairShareWeight")) : 0;
+    ASSIGN_OR_RETURN(const double weight,
+                     number(target->Find("FairShareWeight"), Cat("`FairShareWeight` of team `", team, "`"), 0));
     const json::Value* config = cq.Find("ComputeQuotaConfig");
     if (config == nullptr || !config->is_object()) return fail(cq, Cat("team `", team, "` has no `ComputeQuotaConfig`"));
     std::string strategy = "LendAndBorrow";
     double borrow_percent = 50;
     if (const json::Value* rs = config->Find("ResourceSharingConfig"); rs != nullptr && rs->is_object()) {
       strategy = Str(rs->Find("Strategy"), strategy);
-      if (rs->Find("BorrowLimit") != nullptr) borrow_percent = Num(rs->Find("BorrowLimit"));
+      ASSIGN_OR_RETURN(borrow_percent, number(rs->Find("BorrowLimit"), Cat("`BorrowLimit` of team `", team, "`"), 50));
       if (strategy != "Lend" && strategy != "DontLend" && strategy != "LendAndBorrow") {
         return fail(*rs, Cat("team `", team, "`: Strategy is `Lend`, `DontLend` or `LendAndBorrow`, not `", strategy, "`"));
       }
@@ -142,14 +176,16 @@ absl::StatusOr<State> LoadHyperPodState(std::string_view text, const LoadOptions
     const std::string preempt = config->Find("PreemptTeamTasks") != nullptr ? Str(config->Find("PreemptTeamTasks")) : "LowerPriority";
     if (preempt != "LowerPriority" && preempt != "Never") return fail(*config, Cat("team `", team, "`: PreemptTeamTasks is `LowerPriority` or `Never`"));
     std::string groups;
+    Spans group_spans;  // relative to `groups`
     const json::Value* res = config->Find("ComputeQuotaResources");
     for (size_t r = 0; res != nullptr && res->is_array() && r < res->size(); ++r) {
       const json::Value& rc = res->at(r);
       const std::string type = Str(rc.Find("InstanceType"));
       if (type.empty()) return fail(rc, Cat("team `", team, "`: a compute quota resource needs `InstanceType`"));
-      Spec want{Num(rc.Find("Accelerators")), Num(rc.Find("VCpu")), Num(rc.Find("MemoryInGiB"))};
+      const std::string rwhat = Cat("the ", type, " quota of team `", team, "`");
+      ASSIGN_OR_RETURN(Spec want, read_spec(rc, rwhat));
       auto spec = specs.find(type);
-      const double count = Num(rc.Find("Count"));
+      ASSIGN_OR_RETURN(const double count, number(rc.Find("Count"), Cat("`Count` of ", rwhat), -1));
       if (count >= 0) {
         if (spec == specs.end()) return fail(rc, Cat("team `", team, "`: `Count` of ", type, " needs its Accelerators, VCpu and MemoryInGiB in `InstanceTypes`"));
         want = Spec{count * std::max(0.0, spec->second.accelerators), count * std::max(0.0, spec->second.vcpu),
@@ -167,9 +203,19 @@ absl::StatusOr<State> LoadHyperPodState(std::string_view text, const LoadOptions
       }
       if (std::find(flavors.begin(), flavors.end(), type) == flavors.end()) flavors.push_back(type);
       std::string quota;
-      auto add = [&](const char* name, double v, const char* unit) {
+      // `max`: the largest amount whose quantity (milli-cpu, bytes) fits in
+      // an int64.
+      auto add = [&](const char* name, double v, const char* unit, double max) -> absl::Status {
         if (v < 0) v = 0;
-        const int64_t n = static_cast<int64_t>(std::floor(v));
+        v = std::floor(v);
+        const bool borrows = strategy == "LendAndBorrow";
+        if (v > max || (borrows && v * borrow_percent / 100 > max)) {
+          return fail(rc, Cat(rwhat, ": the `", name, "` quota of ", v, unit,
+                              borrows ? Cat(" with a borrow limit of ", borrow_percent, "%") : std::string(),
+                              " is above ", static_cast<int64_t>(max), unit));
+        }
+        // INVARIANT: 0 ≤ v ≤ max ≤ 2^53, so the cast is exact.
+        const int64_t n = static_cast<int64_t>(v);
         std::string limits;
         if (strategy == "DontLend") {
           limits = ",\"borrowing_limit\":0,\"lending_limit\":0";
@@ -179,41 +225,59 @@ absl::StatusOr<State> LoadHyperPodState(std::string_view text, const LoadOptions
           limits = Cat(",\"borrowing_limit\":\"", static_cast<int64_t>(std::floor(n * borrow_percent / 100)), unit, "\"");
         }
         CatAppend(&quota, quota.empty() ? "" : ",", "\"", name, "\":{\"nominal\":\"", n, unit, "\"", limits, "}");
+        return absl::OkStatus();
       };
-      add("nvidia.com/gpu", want.accelerators, "");
-      add("cpu", want.vcpu, "");
-      add("memory", want.memory, "Gi");
-      CatAppend(&groups, groups.empty() ? "" : ",", "{\"name\":");
+      RETURN_IF_ERROR(add("nvidia.com/gpu", want.accelerators, "", kMaxNumber));
+      RETURN_IF_ERROR(add("cpu", want.vcpu, "", kMaxNumber));
+      RETURN_IF_ERROR(add("memory", want.memory, "Gi", 8589934591.0));  // 2^33 - 1 GiB: bytes within int64
+      if (!groups.empty()) groups += ',';
+      group_spans.emplace_back(static_cast<uint32_t>(groups.size()), rc.offset());
+      groups += "{\"name\":";
       json::AppendQuoted(&groups, type);
       CatAppend(&groups, ",\"quotas\":{", quota, "}}");
     }
-    CatAppend(&queues, queues.empty() ? "" : ",", "{\"name\":");
+    if (!queues.empty()) queues += ',';
+    queue_spans.emplace_back(static_cast<uint32_t>(queues.size()), cq.offset());
+    queues += "{\"name\":";
     json::AppendQuoted(&queues, Cat("hyperpod-ns-", team, "-clusterqueue"));
     CatAppend(&queues, ",\"cohort\":\"hyperpod\",\"fair_weight\":", weight,
-              ",\"preemption\":{\"within_cluster_queue\":\"", preempt, "\",\"reclaim_within_cohort\":\"Any\"}",
-              groups.empty() ? "" : Cat(",\"resource_groups\":[{\"covered_resources\":[\"nvidia.com/gpu\",\"cpu\",\"memory\"],\"flavors\":[", groups, "]}]"),
-              "}");
+              ",\"preemption\":{\"within_cluster_queue\":\"", preempt, "\",\"reclaim_within_cohort\":\"Any\"}");
+    if (!groups.empty()) {
+      CatAppend(&queues, ",\"resource_groups\":[{\"covered_resources\":[\"nvidia.com/gpu\",\"cpu\",\"memory\"],\"flavors\":[");
+      for (const auto& [at, user] : group_spans) queue_spans.emplace_back(static_cast<uint32_t>(queues.size()) + at, user);
+      CatAppend(&queues, groups, "]}]");
+    }
+    queues += '}';
+    queue_spans.emplace_back(static_cast<uint32_t>(queues.size()), cq.offset());
   }
+  // Generated text outside any user object maps to the document.
+  internal::schedule::SourceMap map{text, {{0, root.offset()}}};
   std::string state = Cat("{\"engine\":{\"fair_sharing\":", fair ? "true" : "false", "},\"resource_flavors\":[");
   for (size_t f = 0; f < flavors.size(); ++f) {
     if (f > 0) state += ',';
     json::AppendQuoted(&state, flavors[f]);
   }
-  CatAppend(&state, "],\"cohorts\":[{\"name\":\"hyperpod\",\"parent\":null}],\"priority_classes\":[", classes,
-            "],\"cluster_queues\":[", queues, "]");
+  CatAppend(&state, "],\"cohorts\":[{\"name\":\"hyperpod\",\"parent\":null}],\"priority_classes\":[");
+  for (const auto& [at, user] : class_spans) map.spans.emplace_back(static_cast<uint32_t>(state.size()) + at, user);
+  CatAppend(&state, classes, "]");
+  map.spans.emplace_back(static_cast<uint32_t>(state.size()), root.offset());
+  CatAppend(&state, ",\"cluster_queues\":[");
+  for (const auto& [at, user] : queue_spans) map.spans.emplace_back(static_cast<uint32_t>(state.size()) + at, user);
+  CatAppend(&state, queues, "]");
   if (const json::Value* w = root.Find("Workloads"); w != nullptr && w->is_object()) {
     for (const char* key : {"admitted", "pending"}) {
       if (const json::Value* list = w->Find(key); list != nullptr) {
+        map.spans.emplace_back(static_cast<uint32_t>(state.size()), root.offset());
         CatAppend(&state, ",\"", key, "\":");
-        Serialize(*list, &state);
+        Serialize(*list, &state, &map.spans);
       }
     }
   }
+  map.spans.emplace_back(static_cast<uint32_t>(state.size()), root.offset());
   state += "}";
   LoadOptions translated = options;
-  translated.source_name = Cat(options.source_name, " (translated)");
   translated.scenario.clear();
-  return LoadState(state, translated);
+  return internal::schedule::LoadTranslatedState(state, translated, map);
 }
 
 }  // namespace charter::schedule

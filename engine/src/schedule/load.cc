@@ -14,6 +14,7 @@
 #include "common/status_macros.h"
 #include "common/strings.h"
 #include "json/json.h"
+#include "schedule/load.h"
 #include "schedule/quantity.h"
 #include "schedule/tree.h"
 
@@ -30,7 +31,9 @@ void CatAppendId(std::string* out, std::string_view id) {
 
 class Loader {
  public:
-  Loader(std::string_view text, const LoadOptions& options) : text_(text), options_(options) {}
+  Loader(std::string_view text, const LoadOptions& options,
+         const internal::schedule::SourceMap* map = nullptr)
+      : text_(text), options_(options), map_(map) {}
 
   absl::StatusOr<State> Load() {
     if (text_.size() > options_.max_input_bytes) {
@@ -51,8 +54,14 @@ class Loader {
 
  private:
   absl::Status Fail(uint32_t offset, std::string_view message) const {
+    std::string_view text = text_;
+    if (map_ != nullptr) {
+      auto it = std::upper_bound(map_->spans.begin(), map_->spans.end(), std::pair<uint32_t, uint32_t>(offset, UINT32_MAX));
+      offset = it == map_->spans.begin() ? 0 : std::prev(it)->second;
+      text = map_->user_text;
+    }
     return absl::InvalidArgumentError(
-        Cat(options_.source_name, ":", json::LineCol(text_, offset), ": ", message));
+        Cat(options_.source_name, ":", json::LineCol(text, offset), ": ", message));
   }
 
   absl::StatusOr<const json::Value*> PickScenario(const json::Value& root);
@@ -172,6 +181,7 @@ class Loader {
 
   std::string_view text_;
   const LoadOptions& options_;
+  const internal::schedule::SourceMap* map_;
   State state_;
   absl::flat_hash_map<std::string, int> flavors_, resources_, cohorts_, queues_, classes_,
       workloads_;
@@ -749,3 +759,13 @@ absl::StatusOr<State> LoadState(std::string_view json, const LoadOptions& option
 }
 
 }  // namespace charter::schedule
+
+namespace charter::internal::schedule {
+
+absl::StatusOr<::charter::schedule::State> LoadTranslatedState(std::string_view generated,
+                                                               const ::charter::schedule::LoadOptions& options,
+                                                               const SourceMap& map) {
+  return ::charter::schedule::Loader(generated, options, &map).Load();
+}
+
+}  // namespace charter::internal::schedule
