@@ -132,5 +132,27 @@ TEST(ScheduleScenarios, AllFiles) {
   EXPECT_GE(count, 20);
 }
 
+// Kueue's borrowWithinCohort.maxPriorityThreshold: a candidate whose
+// priority is at or below it may be evicted while the preemptor borrows; one
+// above it may not (b1 has priority 0).
+TEST(ScheduleScenarios, MaxPriorityThresholdIsInclusive) {
+  LoadOptions options;
+  options.scenario = "reclaim-while-borrowing";
+  const std::string rules = Read(fs::path(CHARTER_SOURCE_DIR) / "tests/schedule/scenarios/rules.json");
+  for (int64_t threshold : {0, 5, -1}) {
+    absl::StatusOr<State> state = LoadState(rules, options);
+    ASSERT_TRUE(state.ok()) << state.status();
+    state->cluster_queues[0].preemption.max_priority_threshold = threshold;
+    absl::StatusOr<CycleResult> r = RunCycle(*state);
+    ASSERT_TRUE(r.ok()) << r.status();
+    if (threshold >= 0) {
+      ASSERT_EQ(r->preempted.size(), 1u) << "threshold " << threshold << "\n" << r->ToText();
+      EXPECT_EQ(r->preempted[0].reason, PreemptionReason::kInCohortReclaimWhileBorrowing);
+    } else {
+      EXPECT_TRUE(r->preempted.empty()) << r->ToText();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace charter::schedule

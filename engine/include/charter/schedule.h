@@ -267,8 +267,11 @@ CHARTER_API std::string_view ReasonName(PreemptionReason reason);  // "InCluster
 CHARTER_API std::string_view StateName(PendingState state);        // "no_fit", ...
 
 struct CycleOptions {
-  // Upper bound on flavor-assignment and preemption work per head, a guard
-  // against hostile states: a head past it is reported as no_fit.
+  // The most preemption candidates considered per head: the ordered list of
+  // possible victims (classical and fair-sharing) is cut to this length, so
+  // a head whose victims lie past the cut is judged on the shorter list.
+  // Flavor assignment is not bounded by it, and no head is reported as
+  // no_fit for reaching it.
   size_t max_candidates_per_head = 1'000'000;
   // As LoadOptions::max_quota_cells: RunCycle refuses a larger state.
   uint64_t max_quota_cells = kDefaultMaxQuotaCells;
