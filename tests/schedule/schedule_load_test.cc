@@ -77,6 +77,15 @@ TEST(ScheduleQuantity, Exact) {
   EXPECT_EQ(v, 2000);
   EXPECT_EQ(ParseQuantity("1n", true, &v), QuantityError::kOk);
   EXPECT_EQ(v, 1);
+  EXPECT_EQ(ParseQuantity("1E", false, &v), QuantityError::kOk);  // exa, 10^18
+  EXPECT_EQ(v, 1'000'000'000'000'000'000);
+  EXPECT_EQ(ParseQuantity("9.2E", false, &v), QuantityError::kOk);
+  EXPECT_EQ(v, 9'200'000'000'000'000'000);
+  EXPECT_EQ(ParseQuantity("9.3E", false, &v), QuantityError::kTooLarge);  // above INT64_MAX
+  EXPECT_EQ(ParseQuantity("1E", true, &v), QuantityError::kTooLarge);     // 10^21 milli-units
+  EXPECT_EQ(ParseQuantity("1E2", false, &v), QuantityError::kOk);         // still an exponent
+  EXPECT_EQ(v, 100);
+  EXPECT_EQ(ParseQuantity("1e", false, &v), QuantityError::kMalformed);
   EXPECT_EQ(ParseQuantity("-1", false, &v), QuantityError::kNegative);
   EXPECT_EQ(ParseQuantity("9Ei", true, &v), QuantityError::kTooLarge);
   EXPECT_EQ(ParseQuantity("1e100000", false, &v), QuantityError::kTooLarge);

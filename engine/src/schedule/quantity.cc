@@ -59,7 +59,8 @@ QuantityError ParseQuantity(std::string_view text, bool milli, int64_t* out) {
       case 'E': binary = 60; break;
       default: return QuantityError::kMalformed;
     }
-  } else if (suffix.size() == 1 && suffix[0] != 'e' && suffix[0] != 'E') {
+  } else if (suffix.size() == 1 && suffix[0] != 'e') {
+    // A bare `E` is the exa suffix; `E` followed by digits is an exponent.
     switch (suffix[0]) {
       case 'n': scale -= 9; break;
       case 'u': scale -= 6; break;
@@ -69,6 +70,7 @@ QuantityError ParseQuantity(std::string_view text, bool milli, int64_t* out) {
       case 'G': scale += 9; break;
       case 'T': scale += 12; break;
       case 'P': scale += 15; break;
+      case 'E': scale += 18; break;
       default: return QuantityError::kMalformed;
     }
   } else if (suffix[0] == 'e' || suffix[0] == 'E') {
