@@ -109,5 +109,32 @@ TEST(ScheduleLimits, CohortCycleBehindATail) {
   EXPECT_EQ(r.status().message(), "cohort `b` is in a cycle of parents");
 }
 
+// ApplyCycle is public: a result that names what the state lacks is an
+// error, not an abort.
+TEST(ScheduleLimits, ApplyCycleRefusesUnknownFlavors) {
+  absl::StatusOr<State> s = LoadState(R"({"resource_flavors": ["default"],
+    "cluster_queues": [{"name": "q", "resource_groups": [{"covered_resources": ["cpu"],
+      "flavors": [{"name": "default", "quotas": {"cpu": 8}}]}]}],
+    "pending": [{"name": "w", "cluster_queue": "q", "pod_sets": [{"name": "main", "requests": {"cpu": 1}}]}]})");
+  ASSERT_TRUE(s.ok()) << s.status();
+  auto result = [](std::string resource, std::string flavor) {
+    CycleResult r;
+    Admitted& a = r.admitted.emplace_back();
+    a.name = "w";
+    a.cluster_queue = "q";
+    a.flavors.push_back(PodSetFlavors{"main", {{std::move(resource), std::move(flavor)}}});
+    return r;
+  };
+  EXPECT_TRUE(ApplyCycle(*s, result("cpu", "default")).ok());
+  absl::StatusOr<State> gold = ApplyCycle(*s, result("cpu", "gold"));
+  ASSERT_FALSE(gold.ok());
+  EXPECT_EQ(gold.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(gold.status().message(), "admitted workload `w` names an unknown resource flavor `gold`");
+  absl::StatusOr<State> pods = ApplyCycle(*s, result("pods", "default"));
+  ASSERT_FALSE(pods.ok());
+  EXPECT_EQ(pods.status().message(),
+            "admitted workload `w` has a `pods` flavor `default`, but no queue covers `pods`");
+}
+
 }  // namespace
 }  // namespace charter::schedule

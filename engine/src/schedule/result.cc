@@ -140,7 +140,13 @@ absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result) 
     for (size_t s = 0; s < w.pod_sets.size() && s < a.flavors.size(); ++s) {
       for (Request& r : w.pod_sets[s].requests) {
         for (const auto& [res, flavor] : a.flavors[s].flavors) {
-          if (res == next.resources[r.resource]) r.flavor = flavor_index.at(flavor);
+          if (res != next.resources[r.resource]) continue;
+          auto f = flavor_index.find(flavor);
+          if (f == flavor_index.end()) {
+            return absl::InvalidArgumentError(
+                Cat("admitted workload `", a.name, "` names an unknown resource flavor `", flavor, "`"));
+          }
+          r.flavor = f->second;
         }
       }
       // The `pods` resource is counted when the queue covers it.
@@ -149,9 +155,15 @@ absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result) 
         bool has = std::any_of(w.pod_sets[s].requests.begin(), w.pod_sets[s].requests.end(),
                                [&](const Request& r) { return next.resources[r.resource] == "pods"; });
         if (!has) {
-          int pods = static_cast<int>(std::find(next.resources.begin(), next.resources.end(), "pods") -
-                                      next.resources.begin());
-          w.pod_sets[s].requests.push_back(Request{pods, 1, flavor_index.at(flavor)});
+          auto pods = std::find(next.resources.begin(), next.resources.end(), "pods");
+          auto f = flavor_index.find(flavor);
+          if (pods == next.resources.end() || f == flavor_index.end()) {
+            return absl::InvalidArgumentError(
+                Cat("admitted workload `", a.name, "` has a `pods` flavor `", flavor, "`, but ",
+                    pods == next.resources.end() ? "no queue covers `pods`" : "the flavor is unknown"));
+          }
+          w.pod_sets[s].requests.push_back(
+              Request{static_cast<int>(pods - next.resources.begin()), 1, f->second});
         }
       }
     }
