@@ -89,7 +89,7 @@ case_fmt_governance() {
 }
 
 case_fmt_check_and_write() {
-  cp "$policies" "$work/policies.cedar"
+  cp $golden/untidy.cedar "$work/policies.cedar"
   cp $golden/request-allow.json "$work/untouched.json"
   run fmt --check "$work/policies.cedar"
   expect_status 1
@@ -97,7 +97,7 @@ case_fmt_check_and_write() {
   expect_status 0
   expect_no_stderr
   [[ -s "$stdout_file" ]] && fail "fmt -w printed something"
-  capture fmt "$policies"
+  capture fmt $golden/untidy.cedar
   cmp -s "$stdout_file" "$work/policies.cedar" || fail "-w wrote something else than stdout shows"
   run fmt --check "$work/policies.cedar"
   expect_status 0
