@@ -8,7 +8,8 @@
 //   - Cedar reads examples/governance/entities.json against the schema;
 //   - every case of examples/governance/governance.test.json gets from Cedar
 //     the decision, determining policies and erring policies the case pins
-//     (Charter's own answers are pinned by `charter test`);
+//     (Charter's own answers are pinned by `charter test`), and every policy
+//     of the example has an allow case and a deny case among them;
 //   - Cedar and `charter authorize --schema` agree on which of those requests
 //     conform to the schema;
 //   - every request of requests.json (the demo's) is one of those cases, so
@@ -163,6 +164,38 @@ function main() {
   }
   const valid = conforming.length;
 
+  // Every policy has an allow case and a deny case: for a permit, an allow
+  // it determines and a deny where its scope matches; for a forbid, a deny
+  // it determines and an allow where its scope matches and it does not hold.
+  // (Charter's explanation tells whether a policy's scope matched.)
+  const cover = new Map();
+  const dirE = fs.mkdtempSync(path.join(os.tmpdir(), 'governance-model-'));
+  try {
+    const file = path.join(dirE, 'request.json');
+    for (const c of tests.cases) {
+      fs.writeFileSync(file, JSON.stringify(c.request));
+      const run = spawnSync(charter, ['explain', '--policies', policiesPath, '--entities', entitiesPath,
+        '--request-json', file, '--format', 'json'], { encoding: 'utf8' });
+      if (run.status !== 0 && run.status !== 2) {
+        fault(`${c.name}: charter explain exits ${run.status}: ${run.stderr.trim()}`);
+        continue;
+      }
+      const x = JSON.parse(run.stdout);
+      for (const p of x.policies) {
+        if (!cover.has(p.id)) cover.set(p.id, new Set());
+        if (p.outcome === 'not-applicable') continue;
+        const permit = p.effect === 'permit';
+        if (x.decision === 'allow' && (permit ? p.determining : p.outcome === 'not-satisfied')) cover.get(p.id).add('allow');
+        if (x.decision === 'deny' && (permit || p.determining)) cover.get(p.id).add('deny');
+      }
+    }
+  } finally {
+    fs.rmSync(dirE, { recursive: true, force: true });
+  }
+  for (const [id, kinds] of cover) {
+    for (const k of ['allow', 'deny']) if (!kinds.has(k)) fault(`${testsPath}: no ${k} case for \`${id}\``);
+  }
+
   // The demo's requests are pinned.
   const pinned = new Set(tests.cases.map((c) => JSON.stringify(forCedar(c.request))));
   for (const r of requests) {
@@ -172,7 +205,7 @@ function main() {
   if (faults > 0) process.exit(1);
   console.log(`governance_model: ok: ${tests.cases.length} cases agree with Cedar ${oracle.cedarVersion()} ` +
     `(${valid} conform to the schema), ${requests.length} demo requests pinned, ` +
-    `${standard.size} standard rules in the example`);
+    `${standard.size} standard rules in the example, an allow and a deny case for each of ${cover.size} policies`);
 }
 
 main();
