@@ -32,12 +32,14 @@ case_check_bad_input() {
 # ---- check --schema -------------------------------------------------------------
 
 # The governance example and the standard rules validate against the standard
-# model.
+# model, and are in canonical layout.
 case_check_schema_ok() {
   run check --policies "$policies" stdlib/governance.cedar --schema stdlib/governance.cedarschema
   expect_status 0
   expect_no_stderr
   [[ $(grep -c ': ok$' "$stdout_file") -eq 2 ]] || fail "not two files ok"
+  capture fmt --check "$policies" stdlib/governance.cedar
+  [[ $status -eq 0 ]] || fail "the example or the standard rules are not in canonical layout (charter fmt -w)"
 }
 
 # Every syntax and validation fault at once, each underlined; the policies
