@@ -34,23 +34,23 @@ keys() { tmux -S "$sock" send-keys "$@"; }
 start
 wait_for "charter>"
 # Completion: an entity, an action, another entity.
-keys 'User::"ali' Tab
-keys 'viewT' Tab
-keys 'Task::"vision-tr' Tab Enter
-wait_for 'ALLOW  reasons: members-view-team-tasks'
+keys 'Governance::Member::"ali' Tab
+keys 'Governance::Action::"viewT' Tab
+keys 'Governance::Task::"vision-f' Tab Enter
+wait_for 'ALLOW  reasons: teams-view-their-tasks'
 keys ':sch' Tab Enter
 wait_for 'the REPL does not load schemas yet'
 keys ':quit' Enter
 sleep 0.3
 # (libedit writes spaces as \040.)
-grep -qF 'User::"alice"\040viewTask\040Task::"vision-train-17"' "$tmp/history" ||
+grep -qF 'Governance::Member::"alice"\040Governance::Action::"viewTask"\040Governance::Task::"vision-finetune-4"' "$tmp/history" ||
   fail "history not written"
 
 # A new session finds the request in its history (before :schema and :quit).
 start
 wait_for "charter>"
 keys Up Up Up Enter
-wait_for 'ALLOW  reasons: members-view-team-tasks'
+wait_for 'ALLOW  reasons: teams-view-their-tasks'
 keys C-d
 if [[ $failures -gt 0 ]]; then exit 1; fi
 echo "repl_pty: ok"
