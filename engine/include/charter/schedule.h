@@ -284,8 +284,10 @@ CHARTER_API absl::StatusOr<CycleResult> RunCycle(const State& state,
 // The state after a cycle: admitted workloads hold quota from `state.now`,
 // preempted ones leave it and wait again, heads that cannot be admitted in a
 // BestEffortFIFO queue are parked until a preemption frees capacity in their
-// cohort tree, and a head waiting for its victims stays at the head. `now`
-// advances by one second.
+// cohort tree (with the waiting workloads of their queue that have the same
+// priority and pod sets, as Kueue's SchedulingEquivalenceHashing does), and a
+// head that issued preemptions is its queue's preemptor until it is
+// admitted, first in a BestEffortFIFO queue. `now` advances by one second.
 CHARTER_API absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result);
 
 // True when a cycle changes nothing: nothing admitted, nothing preempted, and

@@ -110,6 +110,9 @@ struct Assignment {
   // Per pod set: total requests (count × per pod), with the `pods` request
   // when the queue covers it: {resource, amount}.
   std::vector<std::vector<std::pair<int, int64_t>>> totals;
+  // Per pod set: the index in `totals` of the `pods` request the queue
+  // added (the pod set did not request `pods` itself), or -1.
+  std::vector<int> added_pods;
   std::vector<FrAmount> usage;
   bool exceeds_max = false;
   std::string reason;  // why it did not fit, for the message
@@ -202,7 +205,9 @@ class Cycle {
   }
 
   // --- flavor assignment (flavorassigner.go) --------------------------------
-  Assignment Assign(const Wl& p);
+  // `pin` (may be null): per pod set and request, the only flavor to try
+  // (Kueue's NominationMapping when an entry is assigned again).
+  Assignment Assign(const Wl& p, const std::vector<std::vector<int>>* pin = nullptr);
   Mode FitsResourceQuota(const Wl& p, int fr, int64_t assumed, int64_t request, int* borrow,
                          Assignment* a);
 
@@ -222,7 +227,7 @@ class Cycle {
   std::vector<Target> FillBack(const Preemptor& p, std::vector<Target> targets, bool allow_borrowing);
 
   // --- the cycle -----------------------------------------------------------
-  void Nominate(Entry* e);
+  void Nominate(Entry* e, const std::vector<std::vector<int>>* pin = nullptr);
   void Process(Entry* e, CycleResult* out);
   std::vector<int> ClassicalOrder(std::vector<Entry>& entries);
   int PopFair(std::vector<Entry>& entries, std::vector<bool>* done);
@@ -317,7 +322,7 @@ Mode Cycle::FitsResourceQuota(const Wl& p, int fr, int64_t assumed, int64_t requ
   return kModeNoFit;
 }
 
-Assignment Cycle::Assign(const Wl& p) {
+Assignment Cycle::Assign(const Wl& p, const std::vector<std::vector<int>>* pin) {
   Assignment a;
   const Workload& w = *p.w;
   const ClusterQueue& cq = Cq(p.cq);
@@ -325,10 +330,16 @@ Assignment Cycle::Assign(const Wl& p) {
   for (const PodSet& ps : w.pod_sets) {
     std::vector<std::pair<int, int64_t>> totals;
     for (const Request& r : ps.requests) totals.push_back({r.resource, SatMul(ps.count, r.per_pod)});
+    int added_pods = -1;
     if (covers_pods) {
       bool has = std::any_of(totals.begin(), totals.end(), [&](const auto& t) { return t.first == pods_; });
-      if (!has) totals.push_back({pods_, ps.count});
+      if (!has) {
+        added_pods = static_cast<int>(totals.size());
+        totals.push_back({pods_, ps.count});
+      }
     }
+    a.added_pods.push_back(added_pods);
+    const size_t set_index = a.totals.size();
     std::vector<int> flavors(totals.size(), -1);
     std::vector<AMode> modes(totals.size(), kFit);
     std::vector<int> borrows(totals.size(), 0);
@@ -356,6 +367,13 @@ Assignment Cycle::Assign(const Wl& p) {
       std::vector<Mode> best_modes;
       std::vector<int> best_borrows;
       for (const FlavorQuotas& fq : group->flavors) {
+        // Assigned again after other preemptions of the cycle: only the
+        // flavor nominated first is tried (Kueue keeps the nomination so
+        // that an entry does not switch flavors within a cycle).
+        if (pin != nullptr && set_index < pin->size() && i < (*pin)[set_index].size() &&
+            (*pin)[set_index][i] != fq.flavor) {
+          continue;
+        }
         Granular rep{kModeFit, 0};
         std::vector<Mode> fmodes(members.size(), kModeNoFit);
         std::vector<int> fborrows(members.size(), 0);
@@ -799,17 +817,28 @@ std::vector<Target> Cycle::Fair(const Preemptor& p) {
 
 // --- the cycle ---------------------------------------------------------------
 
-void Cycle::Nominate(Entry* e) {
+void Cycle::Nominate(Entry* e, const std::vector<std::vector<int>>* pin) {
   const Wl& p = pending_[e->wl];
-  e->assignment = Assign(p);
+  e->assignment = Assign(p, pin);
   e->targets.clear();
   if (e->assignment.mode == kPreempt) {
-    Preemptor pre{&p, {}, e->assignment.usage};
+    // Kueue hands the preemptor's requests to the preemption search as the
+    // workload's own total requests (Assignment.TotalRequestsFor), which do
+    // not hold the `pods` count a queue covering `pods` adds; fits checks
+    // later in the cycle use the whole assignment, `pods` included.
+    Preemptor pre{&p, {}, {}};
     for (size_t s = 0; s < e->assignment.flavors.size(); ++s) {
       for (size_t r = 0; r < e->assignment.flavors[s].size(); ++r) {
-        if (e->assignment.flavors[s][r] < 0 || e->assignment.modes[s][r] != kPreempt) continue;
-        int fr = tree_.fr(e->assignment.flavors[s][r], e->assignment.totals[s][r].first);
-        if (std::find(pre.frs.begin(), pre.frs.end(), fr) == pre.frs.end()) pre.frs.push_back(fr);
+        const int flavor = e->assignment.flavors[s][r];
+        if (flavor < 0) continue;
+        const int fr = tree_.fr(flavor, e->assignment.totals[s][r].first);
+        if (e->assignment.modes[s][r] == kPreempt &&
+            std::find(pre.frs.begin(), pre.frs.end(), fr) == pre.frs.end()) {
+          pre.frs.push_back(fr);
+        }
+        if (static_cast<int>(r) != e->assignment.added_pods[s] && e->assignment.totals[s][r].second != 0) {
+          AddTo(&pre.usage, fr, e->assignment.totals[s][r].second);
+        }
       }
     }
     e->targets = GetTargets(pre);
@@ -969,7 +998,8 @@ void Cycle::Process(Entry* e, CycleResult* out) {
         removed.push_back(static_cast<int>(i));
       }
     }
-    Nominate(e);
+    const std::vector<std::vector<int>> nominated = e->assignment.flavors;
+    Nominate(e, &nominated);
     for (int i : removed) AddWl(i);
     if (e->assignment.mode == kFit) deferred = true;
     ok = fits(*e);
