@@ -180,6 +180,216 @@ S.append(sc("hierarchical-borrowing-level", "The nearer the quota, the earlier t
   [cq("team-a", "left", rg(D(4))), cq("team-b", "left", rg(D(4))), cq("team-c", "right", rg(D(4)))],
   [], [pend("a1", "team-a", 10, prio=9), pend("b1", "team-b", 6)],
   E([A("b1", borrowing=True)], [], [N("a1", "skipped_no_longer_fits", "active")]), cohorts=HIER))
+
+# --- helpers for several resources, flavors and pod sets ----------------------
+KUEUE = {"repo": "kubernetes-sigs/kueue", "commit": "ff69552e79ad21652c36caa97038382e55625cf7"}
+def src(path, case):
+    return dict(KUEUE, path=path, case=case)
+SCHED, PREEMPT, FAIR, FSCHED, RECOMP = ("pkg/scheduler/scheduler_test.go", "pkg/scheduler/preemption/preemption_test.go",
+    "pkg/scheduler/preemption/preemption_fair_test.go", "pkg/scheduler/scheduler_fs_test.go",
+    "pkg/scheduler/scheduler_recompute_preemption_test.go")
+def ps(name="main", count=1, req=None):
+    return {"name": name, "count": count, "requests": req or {}}
+def PW(name, queue, sets, prio=0, created=-10):
+    return {"name": name, "uid": name, "cluster_queue": queue, "priority": prio, "created_at": created, "pod_sets": sets}
+def AW(name, queue, sets, flavors, prio=0, reserved=-60, created=-100):
+    return {"name": name, "uid": name, "cluster_queue": queue, "priority": prio, "created_at": created,
+            "quota_reserved_at": reserved, "pod_sets": sets, "flavors": flavors}
+def AC(name, queue, cpu, flavor="default", prio=0, reserved=-60, res="cpu"):
+    """An admitted single-pod workload of `cpu` units of `res` in `flavor`."""
+    return AW(name, queue, [ps(req={res: cpu})], {"main": {res: flavor}}, prio, reserved)
+def PC(name, queue, cpu, prio=0, created=-10, res="cpu"):
+    return PW(name, queue, [ps(req={res: cpu})], prio, created)
+def AF(name, flavors, borrowing=False):
+    return {"name": name, "flavors": flavors, "borrowing": borrowing}
+def G(flavors, res=("cpu",)):
+    """One resource group: flavors = [(name, {resource: quota})]."""
+    return {"covered_resources": list(res), "flavors": [{"name": f, "quotas": qs} for f, qs in flavors]}
+def add(s, source=None):
+    if source: s["source"] = source
+    S.append(s)
+TRY = {"when_can_borrow": "TryNextFlavor", "when_can_preempt": "TryNextFlavor", "preference": None}
+STOP = {"when_can_borrow": "MayStopSearch", "when_can_preempt": "MayStopSearch", "preference": None}
+
+# --- flavor assignment: fungibility and preference ---------------------------
+GPU2 = [("a100", {"gpu": q(3)}), ("h100", {"gpu": q(3)})]
+add(sc("multi-flavor-preemption", "Each pod set preempts in the flavor it is assigned, and both victims go in one cycle",
+  "gpu flavors a100 (3) and h100 (3), each holding one priority-0 workload of 2. train (priority 5): launcher 1x2 gets a100 "
+  "by preempting old-a100 (h100 is no better); workers 2x1 cannot also use a100 (2 + 2 > 3), so they get h100 by preempting old-h100. "
+  "Both victims are needed: after old-a100 alone h100 has 1 free < 2.",
+  [cq("team-a", None, [G(GPU2, ("gpu",))], within="LowerPriority")],
+  [AC("old-a100", "team-a", 2, "a100", res="gpu", reserved=-50), AC("old-h100", "team-a", 2, "h100", res="gpu", reserved=-40)],
+  [PW("train", "team-a", [ps("launcher", 1, {"gpu": 2}), ps("workers", 2, {"gpu": 1})], prio=5)],
+  E([], [P("old-a100", "InClusterQueue"), P("old-h100", "InClusterQueue")], [N("train", "waiting_for_preemption", "active")]),
+  flavors=("a100", "h100")), src(PREEMPT, "each podset preempts a different flavor"))
+add(sc("preempt-only-in-assigned-flavor", "Only workloads in the flavor that needs preemption are candidates",
+  "spot (4) and on-demand (4) each hold a priority-0 workload of 4. hi (priority 5, 4) finds spot full and its candidate s1; "
+  "on-demand would need preemption too and is no better, so spot is kept. o1 uses only on-demand and is not a candidate: s1 alone is preempted.",
+  [cq("team-a", None, rg([("spot", {"cpu": q(4)}), ("on-demand", {"cpu": q(4)})]), within="LowerPriority")],
+  [AC("s1", "team-a", 4, "spot"), AC("o1", "team-a", 4, "on-demand", reserved=-30)], [PC("hi", "team-a", 4, prio=5)],
+  E([], [P("s1", "InClusterQueue")], [N("hi", "waiting_for_preemption", "active")]), flavors=("spot", "on-demand")))
+add(sc("fungibility-try-next-on-preempt", "whenCanPreempt TryNextFlavor admits in a later flavor instead of preempting",
+  "f1 (4) is full with low (priority 0); hi (priority 5, 4) could preempt low in f1, but whenCanPreempt TryNextFlavor tries f2, "
+  "which has 4 free: a fit beats a preemption, so hi is admitted to f2 and nothing is preempted.",
+  [cq("team-a", None, rg([("f1", {"cpu": q(4)}), ("f2", {"cpu": q(4)})]), within="LowerPriority")],
+  [AC("low", "team-a", 4, "f1")], [PC("hi", "team-a", 4, prio=5)],
+  E([A("hi", flavor="f2")]), flavors=("f1", "f2")), src(SCHED, "admit to second flavor when first needs preemption; WhenCanPreempt: TryNextFlavor"))
+add(sc("fungibility-stop-at-preempt", "whenCanPreempt MayStopSearch preempts in the first flavor where preemption works",
+  "same state with whenCanPreempt MayStopSearch: f1 gives preempt mode and the search stops there, so low is preempted "
+  "although f2 has room.",
+  [cq("team-a", None, rg([("f1", {"cpu": q(4)}), ("f2", {"cpu": q(4)})]), within="LowerPriority",
+      fung={"when_can_borrow": "MayStopSearch", "when_can_preempt": "MayStopSearch", "preference": None})],
+  [AC("low", "team-a", 4, "f1")], [PC("hi", "team-a", 4, prio=5)],
+  E([], [P("low", "InClusterQueue")], [N("hi", "waiting_for_preemption", "active")]), flavors=("f1", "f2")))
+PREF_CQS = lambda pref: [
+  cq("team-a", "ml", rg([("f1", {"cpu": q(4)}), ("f2", {"cpu": q(0)})]), within="LowerPriority",
+     fung={"when_can_borrow": "TryNextFlavor", "when_can_preempt": "TryNextFlavor", "preference": pref}),
+  cq("team-b", "ml", rg([("f2", {"cpu": q(8)})]))]
+add(sc("preference-borrowing-over-preemption", "preference BorrowingOverPreemption: a borrowing fit beats a preemption",
+  "team-a: f1 nominal 4 full with low; f2 nominal 0 but team-b lends 8. hi (priority 5, 4): f1 = preempt low (borrowing level 0), "
+  "f2 = fit borrowing 4 (level 1). BorrowingOverPreemption ranks fit above preempt: hi is admitted to f2, borrowing.",
+  PREF_CQS("BorrowingOverPreemption"), [AC("low", "team-a", 4, "f1")], [PC("hi", "team-a", 4, prio=5)],
+  E([A("hi", flavor="f2", borrowing=True)]), flavors=("f1", "f2")), src(SCHED, "BorrowingOverPreemption preference: borrow in second flavor instead of preempting in first"))
+add(sc("preference-preemption-over-borrowing", "preference PreemptionOverBorrowing: staying within nominal beats borrowing",
+  "same state with PreemptionOverBorrowing: the lower borrowing level wins first, so f1 (preempt, level 0) beats f2 (fit, level 1): "
+  "low is preempted and hi waits for it.",
+  PREF_CQS("PreemptionOverBorrowing"), [AC("low", "team-a", 4, "f1")], [PC("hi", "team-a", 4, prio=5)],
+  E([], [P("low", "InClusterQueue")], [N("hi", "waiting_for_preemption", "active")]), flavors=("f1", "f2")),
+  src(SCHED, "PreemptionOverBorrowing preference: preempt in first flavor instead of borrowing in second"))
+add(sc("prefer-reclaim-over-own-preemption", "Between two flavors that both need preemption, reclaiming from a borrower beats preempting in the own queue",
+  "team-a: on-demand 10 (a1 uses 5), spot 10 (team-b borrows 5 of it with b1). hi (priority 100, 6): on-demand needs to preempt a1 "
+  "in its own queue (mode preempt), spot needs to reclaim b1 from team-b (mode reclaim, ranked higher). whenCanPreempt TryNextFlavor "
+  "looks at both and picks spot: b1 is preempted InCohortReclamation.",
+  [cq("team-a", "ml", rg([("on-demand", {"gpu": q(10)}), ("spot", {"gpu": q(10)})], ("gpu",)), within="LowerPriority", reclaim="LowerPriority"),
+   cq("team-b", "ml", rg([("on-demand", {"gpu": q(0)}), ("spot", {"gpu": q(0)})], ("gpu",)), within="LowerPriority", reclaim="LowerPriority")],
+  [AC("a1", "team-a", 5, "on-demand", prio=50, res="gpu"), AC("b1", "team-b", 5, "spot", prio=50, res="gpu")],
+  [PC("hi", "team-a", 6, prio=100, res="gpu")],
+  E([], [P("b1", "InCohortReclamation")], [N("hi", "waiting_for_preemption", "active")]), flavors=("on-demand", "spot")),
+  src(SCHED, "prefer reclamation over cq priority based preemption"))
+add(sc("resource-groups-independent", "Resource groups choose their flavors independently; resources of one group share a flavor",
+  "group 1 covers cpu and memory with flavors small (cpu 4, memory 8) then big (cpu 16, memory 64); group 2 covers gpu with a100 (2). "
+  "w (2 pods of 3 cpu, 4 memory, 1 gpu) needs cpu 6 > 4 in small, so cpu and memory both go to big; gpu 2 fits a100.",
+  [cq("team-a", None, [G([("small", {"cpu": q(4), "memory": q(8)}), ("big", {"cpu": q(16), "memory": q(64)})], ("cpu", "memory")),
+                       G([("a100", {"gpu": q(2)})], ("gpu",))])],
+  [], [PW("w", "team-a", [ps("main", 2, {"cpu": 3, "memory": 4, "gpu": 1})])],
+  E([AF("w", {"main": {"cpu": "big", "memory": "big", "gpu": "a100"}})]), flavors=("small", "big", "a100")))
+add(sc("uncovered-resource-no-fit", "A resource the queue does not cover cannot be admitted; a zero request for it is ignored",
+  "team-a covers cpu only. w1 asks 1 gpu: no resource group covers gpu, so it can never fit (no_fit, inadmissible). "
+  "In team-b, w2 asks 0 gpu with its cpu: the zero request is skipped and w2 is admitted.",
+  [cq("team-a", None, rg(D(4))), cq("team-b", None, rg(D(4)))], [],
+  [PW("w1", "team-a", [ps(req={"cpu": 1, "gpu": 1})]), PW("w2", "team-b", [ps(req={"cpu": 1, "gpu": 0})])],
+  E([A("w2")], [], [N("w1", "no_fit", "inadmissible")])),
+  src(SCHED, "admit workload with zero-quantity request for resource not in ClusterQueue"))
+add(sc("pods-resource-counted", "A queue that covers `pods` counts one per pod",
+  "team-a covers cpu (10) and pods (3) in one group, with a0 holding 2 pods. w asks 2 pods of 1 cpu: cpu 2 fits, but pods 2 > 3 - 2 = 1 "
+  "and nothing may be preempted, so w does not fit.",
+  [cq("team-a", None, [G([("default", {"cpu": q(10), "pods": q(3)})], ("cpu", "pods"))])],
+  [AW("a0", "team-a", [ps("main", 2, {"cpu": 1, "pods": 1})], {"main": {"cpu": "default", "pods": "default"}})],
+  [PW("w", "team-a", [ps("main", 2, {"cpu": 1})])],
+  E([], [], [N("w", "no_fit_no_candidates", "inadmissible")])))
+
+# --- classical preemption -------------------------------------------------------
+add(sc("preempt-several-lowest-first", "In-queue preemption takes the lowest priorities first, as many as needed",
+  "team-a (6) holds low (priority -1, 2), mid (0, 2), top (1, 2). in (priority 1) needs 3: candidates are low then mid "
+  "(top has the preemptor's priority); removing low leaves 2 < 3, removing mid too leaves 4: both are preempted.",
+  [cq("team-a", None, rg(D(6)), within="LowerPriority")],
+  [AC("low", "team-a", 2, prio=-1), AC("mid", "team-a", 2), AC("top", "team-a", 2, prio=1)], [PC("in", "team-a", 3, prio=1)],
+  E([], [P("low", "InClusterQueue"), P("mid", "InClusterQueue")], [N("in", "waiting_for_preemption", "active")])),
+  src(PREEMPT, "preempt multiple"))
+add(sc("minimal-set-skips-low-priority", "The minimal set keeps a low-priority victim whose removal turns out unnecessary",
+  "team-a (6) holds low (priority -1, 1), mid (0, 1), top (1, 3), 1 free. in (priority 1) needs 2: removing low gives 2, "
+  "enough; wait, it is the first candidate: low alone frees 1 + 1 = 2 >= 2, so only low is preempted.",
+  [cq("team-a", None, rg(D(6)), within="LowerPriority")],
+  [AC("low", "team-a", 1, prio=-1), AC("mid", "team-a", 1), AC("top", "team-a", 3, prio=1)], [PC("in", "team-a", 2, prio=1)],
+  E([], [P("low", "InClusterQueue")], [N("in", "waiting_for_preemption", "active")])))
+add(sc("fill-back-keeps-earlier-victim", "Fill-back puts back an earlier victim when a later one alone is enough",
+  "team-a (6) is full: low (priority -1, 1), mid (0, 5). in (priority 1) needs 5: removing low frees 1, removing mid too frees 6 "
+  "and in fits; putting low back leaves 5 >= 5, so only mid is preempted.",
+  [cq("team-a", None, rg(D(6)), within="LowerPriority")],
+  [AC("low", "team-a", 1, prio=-1), AC("mid", "team-a", 5)], [PC("in", "team-a", 5, prio=1)],
+  E([], [P("mid", "InClusterQueue")], [N("in", "waiting_for_preemption", "active")])),
+  src(PREEMPT, "minimal set excludes low priority"))
+add(sc("not-enough-low-priority", "When every lower-priority workload together is not enough, nothing is preempted",
+  "team-a (6): low (priority -1, 3) and mid (0, 3). in (priority 0) needs 4: only low is a candidate and frees 3 < 4, "
+  "so no victim set works (no_fit_no_candidates).",
+  [cq("team-a", None, rg(D(6)), within="LowerPriority")],
+  [AC("low", "team-a", 3, prio=-1), AC("mid", "team-a", 3)], [PC("in", "team-a", 4)],
+  E([], [], [N("in", "no_fit_no_candidates", "inadmissible")])), src(PREEMPT, "not enough low priority workloads"))
+add(sc("within-cluster-queue-never", "withinClusterQueue Never protects a queue's own workloads",
+  "team-a (4) full with low (priority 0); hi (priority 9, 4) may not preempt in its own queue: no_fit_no_candidates.",
+  [cq("team-a", None, rg(D(4)))], [AC("low", "team-a", 4)], [PC("hi", "team-a", 4, prio=9)],
+  E([], [], [N("hi", "no_fit_no_candidates", "inadmissible")])),
+  src(PREEMPT, "can't preempt workloads in ClusterQueue for withinClusterQueue=Never"))
+add(sc("reclaim-lower-priority-only", "reclaimWithinCohort LowerPriority does not reclaim from an equal priority borrower",
+  "team-b (nominal 4) borrows 4 with b1 (priority 0); team-a (4) needs its 4 back for a1 (priority 0). LowerPriority allows only "
+  "strictly lower priorities, so b1 is not a candidate: no_fit_no_candidates.",
+  [cq("team-a", "ml", rg(D(4)), reclaim="LowerPriority"), cq("team-b", "ml", rg(D(4)))],
+  [AC("b0", "team-b", 4, reserved=-70), AC("b1", "team-b", 4)], [PC("a1", "team-a", 4)],
+  E([], [], [N("a1", "no_fit_no_candidates", "inadmissible")])),
+  src(PREEMPT, "do not reclaim borrowed quota from same priority for withinCohort=ReclaimFromLowerPriority"))
+add(sc("reclaim-only-from-borrowing-queues", "Reclaim takes only from queues that borrow; one within its nominal is safe",
+  "cohort: team-a 4, team-b 4, team-c 4. team-b uses 4 (its nominal), team-c uses 8 (borrows 4) with c1, c2. a1 (4) reclaims: "
+  "team-b's b1 is not a candidate; c2 (newest) is taken: InCohortReclamation.",
+  [cq("team-a", "ml", rg(D(4)), reclaim="Any"), cq("team-b", "ml", rg(D(4))), cq("team-c", "ml", rg(D(4)))],
+  [AC("b1", "team-b", 4, reserved=-10), AC("c1", "team-c", 4, reserved=-50), AC("c2", "team-c", 4, reserved=-40)],
+  [PC("a1", "team-a", 4)],
+  E([], [P("c2", "InCohortReclamation")], [N("a1", "waiting_for_preemption", "active")])),
+  src(PREEMPT, "not enough workloads borrowing"))
+add(sc("reclaim-stops-when-borrower-back-in-nominal", "A borrower's workloads stop being candidates once it is back within its nominal quota",
+  "team-b (nominal 2) uses 1 + 1 + 1 + 1 = 4 (borrows 2); team-a (nominal 4) needs 4 with 2 free: it takes b4 then b3 "
+  "(newest first): 4 free, fits. b2 and b1 are never needed, and team-b, now at 2 = nominal, would not give more.",
+  [cq("team-a", "ml", rg(D(4)), reclaim="Any"), cq("team-b", "ml", rg(D(2)))],
+  [AC("b1", "team-b", 1, reserved=-40), AC("b2", "team-b", 1, reserved=-30), AC("b3", "team-b", 1, reserved=-20), AC("b4", "team-b", 1, reserved=-10)],
+  [PC("a1", "team-a", 4)],
+  E([], [P("b3", "InCohortReclamation"), P("b4", "InCohortReclamation")], [N("a1", "waiting_for_preemption", "active")])))
+add(sc("reclaim-before-own-queue", "Candidates in other queues come before the preemptor's own queue",
+  "team-a (6) runs own (priority 0, 2); team-b (0) borrows 4 with b1 (priority 0). a1 (priority 5, 6) needs 6 with 0 free: "
+  "candidates are b1 (other queue first) then own; b1 frees 4 < 6, own frees 2 more: both are preempted, b1 InCohortReclamation, "
+  "own InClusterQueue.",
+  [cq("team-a", "ml", rg(D(6)), within="LowerPriority", reclaim="Any"), cq("team-b", "ml", rg(D(0)))],
+  [AC("own", "team-a", 2, reserved=-10), AC("b1", "team-b", 4, reserved=-50)], [PC("a1", "team-a", 6, prio=5)],
+  E([], [P("b1", "InCohortReclamation"), P("own", "InClusterQueue")], [N("a1", "waiting_for_preemption", "active")])),
+  src(PREEMPT, "preempt from all ClusterQueues in cohort"))
+add(sc("reclaim-from-lender-with-lending-limit", "A lending limit keeps what a queue hides; only what it lends counts in the cohort",
+  "team-a nominal 6, lending limit 4 (hides 2); team-b nominal 6, lending limit 2 (hides 4). cohort holds 4 + 2 = 6. team-b uses 10 "
+  "(b1 4 in its hidden part, b2 6 of which 6 borrowed in the cohort... its usage past 4 is 6 = the whole cohort). team-a's a1 (4): "
+  "local 2 free + cohort 0 = 2 < 4, within nominal 6: reclaim b2 (newest), leaving 2 + 6 - 0 = 8 >= 4.",
+  [cq("team-a", "ml", rg(D(6, l=4)), reclaim="LowerPriority"), cq("team-b", "ml", rg(D(6, l=2)))],
+  [AC("b1", "team-b", 4, prio=-1, reserved=-50), AC("b2", "team-b", 6, prio=-1, reserved=-40)], [PC("a1", "team-a", 4)],
+  E([], [P("b2", "InCohortReclamation")], [N("a1", "waiting_for_preemption", "active")])),
+  src(PREEMPT, "reclaim quota from lender"))
+add(sc("lending-limit-caps-reclaim", "A request above what the queue can reach with lending limits cannot preempt at all",
+  "same queues, nothing admitted in team-a: team-a can reach at most its 2 hidden + the cohort's 6 = 8; a1 asks 9: "
+  "no_fit_exceeds_max_quota, without looking for victims.",
+  [cq("team-a", "ml", rg(D(6, l=4)), reclaim="LowerPriority"), cq("team-b", "ml", rg(D(6, l=2)))],
+  [AC("b1", "team-b", 10, prio=-1)], [PC("a1", "team-a", 9)],
+  E([], [], [N("a1", "no_fit_exceeds_max_quota", "inadmissible")])),
+  src(PREEMPT, "cannot preempt from other ClusterQueues if exceeds requestable quota including lending limit"))
+
+# --- borrowWithinCohort ------------------------------------------------------------
+BWC = lambda n, within="Never": cq(n, "shared", rg(D(1, b=12)), within=within, reclaim="LowerPriority", borrow="LowerPriority", thr=0)
+add(sc("borrow-within-cohort-threshold-blocks-while-borrowing", "Above maxPriorityThreshold a victim may only be taken if the preemptor then stops borrowing",
+  "cohort: team-x 1, team-y 1, pool 10 = 12, all used by team-y's y-mid (priority 1, borrowing 11). x1 (priority 5) needs 2 > "
+  "team-x's nominal 1, so it borrows even after any preemption; y-mid is above the threshold 0 and may only be taken by reclaim "
+  "without borrowing, which cannot help: no_fit_no_candidates.",
+  [BWC("team-x"), BWC("team-y"), cq("pool", "shared", rg(D(10)))],
+  [AC("y-mid", "team-y", 12, prio=1)], [PC("x1", "team-x", 2, prio=5)],
+  E([], [], [N("x1", "no_fit_no_candidates", "inadmissible")])),
+  src(PREEMPT, "use BorrowWithinCohort; don't allow preempting a lower-priority workload with priority above MaxPriorityThreshold, if borrowing is required even after the preemption"))
+add(sc("borrow-within-cohort-threshold-ok-without-borrowing", "Above maxPriorityThreshold a victim may be taken when the preemptor ends within its nominal quota",
+  "same cohort, full with y-mid (priority 1 > threshold 0). x1 (priority 5) needs 1 = team-x's nominal: its request fits its own "
+  "quota, so it reclaims y-mid without borrowing, which the threshold allows (InCohortReclamation).",
+  [BWC("team-x"), BWC("team-y"), cq("pool", "shared", rg(D(10)))],
+  [AC("y-mid", "team-y", 12, prio=1)], [PC("x1", "team-x", 1, prio=5)],
+  E([], [P("y-mid", "InCohortReclamation")], [N("x1", "waiting_for_preemption", "active")])),
+  src(PREEMPT, "use BorrowWithinCohort; allow preempting a lower-priority workload with priority above MaxPriorityThreshold, if borrowing is not required after the preemption"))
+add(sc("borrow-within-cohort-not-own-queue", "borrowWithinCohort does not let a borrowing preemptor take from its own queue when withinClusterQueue is Never",
+  "team-x (nominal 1) runs x-low (priority -1, 12, the whole cohort); x1 (priority 5, 2) needs to borrow; the only "
+  "lower-priority workload is its own queue's, and withinClusterQueue is Never: no_fit_no_candidates.",
+  [BWC("team-x"), BWC("team-y"), cq("pool", "shared", rg(D(10)))],
+  [AC("x-low", "team-x", 12, prio=-1)], [PC("x1", "team-x", 2, prio=5)],
+  E([], [], [N("x1", "no_fit_no_candidates", "inadmissible")])),
+  src(PREEMPT, "use BorrowWithinCohort; don't allow for preemption of lower-priority workload from the same ClusterQueue"))
 json.dump({"format": "policy-engine-scheduling-scenarios/v1", "units": "cpu in cores; times in seconds relative to the cycle", "scenarios": S},
           open("scenarios/rules.json", "w"), indent=1)
 print(len(S))
