@@ -297,8 +297,8 @@ add(sc("preempt-several-lowest-first", "In-queue preemption takes the lowest pri
   E([], [P("low", "InClusterQueue"), P("mid", "InClusterQueue")], [N("in", "waiting_for_preemption", "active")])),
   src(PREEMPT, "preempt multiple"))
 add(sc("minimal-set-skips-low-priority", "The minimal set keeps a low-priority victim whose removal turns out unnecessary",
-  "team-a (6) holds low (priority -1, 1), mid (0, 1), top (1, 3), 1 free. in (priority 1) needs 2: removing low gives 2, "
-  "enough; wait, it is the first candidate: low alone frees 1 + 1 = 2 >= 2, so only low is preempted.",
+  "team-a (6) holds low (priority -1, 1), mid (0, 1), top (1, 3): 1 free. in (priority 1) needs 2; candidates are low then "
+  "mid (lower priority first). low alone frees 1 more, 2 >= 2, so only low is preempted and mid is never needed.",
   [cq("team-a", None, rg(D(6)), within="LowerPriority")],
   [AC("low", "team-a", 1, prio=-1), AC("mid", "team-a", 1), AC("top", "team-a", 3, prio=1)], [PC("in", "team-a", 2, prio=1)],
   E([], [P("low", "InClusterQueue")], [N("in", "waiting_for_preemption", "active")])))
@@ -351,9 +351,9 @@ add(sc("reclaim-before-own-queue", "Candidates in other queues come before the p
   E([], [P("b1", "InCohortReclamation"), P("own", "InClusterQueue")], [N("a1", "waiting_for_preemption", "active")])),
   src(PREEMPT, "preempt from all ClusterQueues in cohort"))
 add(sc("reclaim-from-lender-with-lending-limit", "A lending limit keeps what a queue hides; only what it lends counts in the cohort",
-  "team-a nominal 6, lending limit 4 (hides 2); team-b nominal 6, lending limit 2 (hides 4). cohort holds 4 + 2 = 6. team-b uses 10 "
-  "(b1 4 in its hidden part, b2 6 of which 6 borrowed in the cohort... its usage past 4 is 6 = the whole cohort). team-a's a1 (4): "
-  "local 2 free + cohort 0 = 2 < 4, within nominal 6: reclaim b2 (newest), leaving 2 + 6 - 0 = 8 >= 4.",
+  "team-a (nominal 6, lending limit 4) hides 2, team-b (nominal 6, lending limit 2) hides 4; the cohort holds 4 + 2 = 6. "
+  "team-b runs 10: 4 in its hidden part and 6, the whole cohort, borrowed. a1 (4) finds its hidden 2 + 0 = 2 < 4 and is within "
+  "nominal: team-b's newest, b2 (6), is reclaimed, leaving 2 + 6 = 8 >= 4.",
   [cq("team-a", "ml", rg(D(6, l=4)), reclaim="LowerPriority"), cq("team-b", "ml", rg(D(6, l=2)))],
   [AC("b1", "team-b", 4, prio=-1, reserved=-50), AC("b2", "team-b", 6, prio=-1, reserved=-40)], [PC("a1", "team-a", 4)],
   E([], [P("b2", "InCohortReclamation")], [N("a1", "waiting_for_preemption", "active")])),
@@ -390,6 +390,263 @@ add(sc("borrow-within-cohort-not-own-queue", "borrowWithinCohort does not let a 
   [AC("x-low", "team-x", 12, prio=-1)], [PC("x1", "team-x", 2, prio=5)],
   E([], [], [N("x1", "no_fit_no_candidates", "inadmissible")])),
   src(PREEMPT, "use BorrowWithinCohort; don't allow for preemption of lower-priority workload from the same ClusterQueue"))
+
+# --- overlapping targets, skips and held-back quota ----------------------------------
+add(sc("overlap-deferred-fit", "A head whose victims were already taken this cycle, and that fits once they leave, waits as deferred_fit",
+  "team-c (nominal 0) borrows the whole cohort (4 + 4) with c1. a1 and b1 (4 each, within their nominal) both pick c1 as victim. "
+  "a1 (older) goes first and preempts it. b1's target overlaps: assigned again with c1 gone it fits (8 - 4 of a1 = 4): "
+  "deferred_fit, its quota held, admitted once c1 has left.",
+  [cq("team-a", "ml", rg(D(4)), reclaim="Any"), cq("team-b", "ml", rg(D(4)), reclaim="Any"), cq("team-c", "ml", rg(D(0)))],
+  [AC("c1", "team-c", 8)], [PC("a1", "team-a", 4, created=-20), PC("b1", "team-b", 4, created=-10)],
+  E([], [P("c1", "InCohortReclamation")], [N("a1", "waiting_for_preemption", "active"), N("b1", "deferred_fit", "active")])),
+  src(RECOMP, "two workloads reclaim nominal quota; RecomputePreemptionTargetsUponOverlap enabled"))
+add(sc("overlap-new-targets", "A head whose victims were already taken this cycle looks for other victims in the same cycle",
+  "team-c and team-d (nominal 0) borrow 4 each (c1 newer than d1). a1 and b1 (4 each) both pick c1 (newest). a1 preempts c1; "
+  "b1 is assigned again with c1 gone: d1 is the victim now, and both preemptions are issued in this cycle.",
+  [cq("team-a", "ml", rg(D(4)), reclaim="Any"), cq("team-b", "ml", rg(D(4)), reclaim="Any"), cq("team-c", "ml", rg(D(0))), cq("team-d", "ml", rg(D(0)))],
+  [AC("c1", "team-c", 4, reserved=-20), AC("d1", "team-d", 4, reserved=-30)], [PC("a1", "team-a", 4, created=-20), PC("b1", "team-b", 4, created=-10)],
+  E([], [P("c1", "InCohortReclamation"), P("d1", "InCohortReclamation")],
+    [N("a1", "waiting_for_preemption", "active"), N("b1", "waiting_for_preemption", "active")])),
+  src(RECOMP, "with fair sharing: hierarchical nominal-first prefers non-borrowing leaf CQ"))
+FLAV2 = rg([("f1", {"cpu": q(4)}), ("f2", {"cpu": q(4)})])
+add(sc("overlap-keeps-nominated-flavor", "Assigned again after an overlap, a head keeps the flavor it was nominated with",
+  "fair sharing; team-x and team-y have f1 4 and f2 4 each; team-x fills both flavors (x-f1 8, x-f2 8). x-new (priority 11, 8) "
+  "and y-new (priority 10, 8) both nominate f1 with victim x-f1. y-new's share with its request (4 borrowed of 16 = 250) is below "
+  "x-new's (16 of 16 = 1000), so it goes first and takes x-f1. x-new is assigned again on f1 only: nothing of team-x is left there, "
+  "team-y has no admitted workload, so no candidates; it may not switch to f2 to preempt x-f2.",
+  [cq("team-x", "pool", FLAV2, within="LowerPriority", reclaim="Any"), cq("team-y", "pool", FLAV2, within="LowerPriority", reclaim="Any")],
+  [AC("x-f1", "team-x", 8, "f1"), AC("x-f2", "team-x", 8, "f2", reserved=-50)],
+  [PC("x-new", "team-x", 8, prio=11, created=-20), PC("y-new", "team-y", 8, prio=10, created=-10)],
+  E([], [P("x-f1", "InCohortFairSharing")], [N("y-new", "waiting_for_preemption", "active"), N("x-new", "no_fit_no_candidates", "inadmissible")]),
+  flavors=("f1", "f2"), fair=True),
+  src(RECOMP, "flavor stickiness with RecomputePreemptionTargetsUponOverlap and TAS disabled"))
+BW = lambda n, nominal: cq(n, "pool", rg(D(nominal)), within="LowerPriority", reclaim="LowerPriority", borrow="LowerPriority")
+add(sc("skip-wasteful-preemption", "A second preemptor that would not fit after the first one's preemptions is skipped, without preempting",
+  "cohort: team-a 2, team-b 2, bank 1 = 5; a-low and b-low (2 each) fill team-a and team-b. a-hi (priority 100, 3) and b-hi (99, 3) "
+  "each could preempt their queue's low workload and borrow 1. a-hi goes first (priority) and preempts a-low; then b-hi, "
+  "with a-low and b-low gone, would find 5 - 3 = 2 < 3: it is skipped and b-low keeps running.",
+  [BW("team-a", 2), BW("team-b", 2), cq("bank", "pool", rg(D(1)))],
+  [AC("a-low", "team-a", 2), AC("b-low", "team-b", 2)], [PC("a-hi", "team-a", 3, prio=100), PC("b-hi", "team-b", 3, prio=99)],
+  E([], [P("a-low", "InClusterQueue")], [N("a-hi", "waiting_for_preemption", "active"), N("b-hi", "skipped_no_longer_fits", "active")])),
+  src(SCHED, "multiple preemptions skip preemption when shared limited resource"))
+add(sc("hold-back-reclaim-lower-priority", "A head that cannot be sure to reclaim (reclaimWithinCohort LowerPriority) holds back its quota",
+  "team-a (gpu 2, reclaim LowerPriority, BestEffortFIFO) runs a1 (1); a2 (2) finds 1 free and no candidates. team-b (0) could "
+  "borrow that 1 for b1, but a2 holds back min(2, 2 - 1) = 1: b1 is skipped.",
+  [cq("team-a", "ml", rg([("default", {"gpu": q(2)})], ("gpu",)), reclaim="LowerPriority"), cq("team-b", "ml", rg([("default", {"gpu": q(0)})], ("gpu",)))],
+  [AC("a1", "team-a", 1, res="gpu")], [PC("a2", "team-a", 2, res="gpu", created=-20), PC("b1", "team-b", 1, res="gpu", created=-10)],
+  E([], [], [N("a2", "no_fit_no_candidates", "inadmissible"), N("b1", "skipped_no_longer_fits", "active")])),
+  src(SCHED, "capacity blocked when lending clusterqueue not guaranteed to reclaim (ReclaimWithinCohort=LowerPriority)"))
+HB = lambda limit: [cq("lender", "pool", rg(D(6))),
+  cq("team-x", "pool", rg(D(0, b=limit)), reclaim="LowerPriority", borrow="LowerPriority"),
+  cq("team-y", "pool", rg(D(0)), reclaim="LowerPriority", borrow="LowerPriority")]
+add(sc("hold-back-capped-by-borrowing-limit", "A borrowing head holds back no more than its borrowing limit leaves",
+  "lender (6) lends everything; team-x (nominal 0, borrowing limit 4) runs x0 (3) and its head x1 (4) can reach only 4 - 3 = 1 "
+  "more, with no candidates. It holds back min(4, 0 + 4 - 3) = 1, so 6 - 3 - 1 = 2 is left and team-y's y1 (2) is admitted.",
+  HB(4), [AC("x0", "team-x", 3)], [PC("x1", "team-x", 4, created=-20), PC("y1", "team-y", 2, created=-10)],
+  E([A("y1", borrowing=True)], [], [N("x1", "no_fit_no_candidates", "inadmissible")])),
+  src(SCHED, "preemption while borrowing, workload waiting for preemption should not block a borrowing workload in another CQ"))
+add(sc("hold-back-whole-request-without-limit", "A borrowing head without a borrowing limit holds back its whole request",
+  "same, team-x without a borrowing limit: x1 (4) finds 3 free and no candidates, and holds back all 4; team-y's y1 (2) no longer fits.",
+  HB(None), [AC("x0", "team-x", 3)], [PC("x1", "team-x", 4, created=-20), PC("y1", "team-y", 2, created=-10)],
+  E([], [], [N("x1", "no_fit_no_candidates", "inadmissible"), N("y1", "skipped_no_longer_fits", "active")])))
+
+# --- hierarchical cohorts ----------------------------------------------------------
+add(sc("hierarchy-lending-limit-in-subtree", "In a cohort tree a lending limit hides quota from the whole subtree",
+  "root > child > (lender: nominal 10, lending limit 3; borrower: nominal 5, borrowing limit 10). child holds 3 + 5 = 8; the "
+  "borrower uses 5 and its w (4) finds 8 - 5 = 3 < 4 and no candidates (no preemption configured): no_fit_no_candidates.",
+  [cq("lender", "child", rg(D(10, l=3))), cq("borrower", "child", rg(D(5, b=10)))],
+  [AC("existing", "borrower", 5)], [PC("w", "borrower", 4)],
+  E([], [], [N("w", "no_fit_no_candidates", "inadmissible")]),
+  cohorts=[{"name": "root", "parent": None, "resource_groups": [], "fair_weight": 1},
+           {"name": "child", "parent": "root", "resource_groups": [], "fair_weight": 1}]),
+  src(SCHED, "hierarchical cohort respects lending limit when borrowing"))
+add(sc("hierarchy-cohort-quota-nearer-first", "A head served by its own cohort's quota goes before one that borrows from the root",
+  "root > guaranteed (own quota 4) > queue g (0); queue be (0) sits under root. g1 (4) fits in cohort guaranteed (borrowing "
+  "level 1); be1 (priority 3, 4) must borrow from root (level 2). g1 goes first despite its lower priority and takes the 4; be1 "
+  "is skipped.",
+  [cq("g", "guaranteed", rg(D(0))), cq("be", "root", rg(D(0)))], [],
+  [PC("g1", "g", 4), PC("be1", "be", 4, prio=3)],
+  E([A("g1", borrowing=True)], [], [N("be1", "skipped_no_longer_fits", "active")]),
+  cohorts=[{"name": "root", "parent": None, "resource_groups": [], "fair_weight": 1},
+           {"name": "guaranteed", "parent": "root", "resource_groups": rg(D(4)), "fair_weight": 1}]),
+  src(SCHED, "in a hierarchical cohort, workload borrowing less is scheduled first"))
+
+# --- fair sharing ------------------------------------------------------------------------
+def FQ(name, cohort, nominal, weight=1, reclaim="Any", within="LowerPriority", borrow="LowerPriority", thr=-3):
+    return cq(name, cohort, rg(D(nominal)), within=within, reclaim=reclaim, borrow=borrow if reclaim != "Never" else "Never",
+              thr=thr if reclaim != "Never" else None, weight=weight)
+ABC = [FQ("a", "all", 3), FQ("b", "all", 3), FQ("c", "all", 3), cq("preemptible", "all", rg(D(0)))]
+U = lambda name, queue, cpu=1, prio=0: AC(name, queue, cpu, prio=prio, reserved=-60)
+def units(queue, n, prefix=None):
+    return [U(f"{prefix or queue}{i}", queue) for i in range(1, n + 1)]
+add(sc("fs-reclaim-from-largest-user", "Fair sharing: a preemptor within its nominal reclaims from the queue with the largest share",
+  "a, b, c hold 3 each (9 in all): a uses 3, b 5, c 1. c-in (1) keeps c within nominal (2 <= 3), so it reclaims unconditionally "
+  "from the queue with the largest share, b (borrows 2): b1 (first by uid).",
+  ABC, units("a", 3) + units("b", 5) + units("c", 1), [PC("c-in", "c", 1)],
+  E([], [P("b1", "InCohortReclamation")], [N("c-in", "waiting_for_preemption", "active")]), fair=True),
+  src(FAIR, "reclaim nominal from user using the most"))
+add(sc("fs-reclaim-two-queues-then-fill-back", "Fair sharing: when the largest user's workload is not enough, the next queue's is taken and fill-back keeps the minimum",
+  "a uses 3 + 1 (borrows 1), b 2 + 3 (borrows 2), c 0; c-in needs 3, 0 free. b has the larger share: b1 (2) goes, 2 free; b is back "
+  "within nominal, so a is next: a1 (3) goes, 5 free. Fill-back returns b1 (3 free >= 3): only a1 is preempted.",
+  ABC, [U("a1", "a", 3), U("a2", "a", 1), U("b1", "b", 2), U("b2", "b", 3)], [PC("c-in", "c", 3)],
+  E([], [P("a1", "InCohortReclamation")], [N("c-in", "waiting_for_preemption", "active")]), fair=True),
+  src(FAIR, "can reclaim from queue using less, if taking the latest workload from user using the most isn't enough"))
+add(sc("fs-borrowing-preemptor-takes-from-largest-share", "Fair sharing: a borrowing preemptor evicts while its share stays at most the target's final share",
+  "a uses 3, b 5, c 1; a-in (1) makes a borrow 1 (share 1000 x 1 / 9 = 111); b borrows 2 (222), and without b1 it would borrow "
+  "1 (111): 111 <= 111 passes LessThanOrEqualToFinalShare, b1 is preempted InCohortFairSharing.",
+  ABC, units("a", 3) + units("b", 5) + units("c", 1), [PC("a-in", "a", 1)],
+  E([], [P("b1", "InCohortFairSharing")], [N("a-in", "waiting_for_preemption", "active")]), fair=True),
+  src(FAIR, "reclaim borrowable quota from user using the most"))
+add(sc("fs-own-queue-and-largest-user", "Fair sharing: victims can come from the largest user and from the preemptor's own queue",
+  "a runs a-low (priority -1), a2, a3; b runs six (borrows 3, share 333). a-in (2) makes a borrow 2 (222). b1 passes (b's final "
+  "share 222 >= 222) but frees only 1; b2 would leave b at 111 < 222, so b is done; a-low (own queue, lower priority) frees 1 more: "
+  "b1 InCohortFairSharing and a-low InClusterQueue.",
+  ABC, [U("a-low", "a", prio=-1), U("a2", "a"), U("a3", "a")] + units("b", 6), [PC("a-in", "a", 2)],
+  E([], [P("b1", "InCohortFairSharing"), P("a-low", "InClusterQueue")], [N("a-in", "waiting_for_preemption", "active")]), fair=True),
+  src(FAIR, "can preempt a combination of same CQ and highest user"))
+add(sc("fs-big-incoming-cannot-take-big-victim", "Fair sharing: a preemptor may not end with a larger share than its victim's queue had",
+  "a uses 2, b 7 (borrows 4, 444). a-in (5) would make a borrow 4 (444); without b1 b would borrow 0: 444 <= 0 fails, and "
+  "444 < 444 fails too: no candidates.",
+  ABC, [U("a1", "a", 2), U("b1", "b", 7)], [PC("a-in", "a", 5)],
+  E([], [], [N("a-in", "no_fit_no_candidates", "inadmissible")]), fair=True),
+  src(FAIR, "can't preempt huge workload if the incoming is also huge"))
+add(sc("fs-victim-that-keeps-balance", "Fair sharing: the first strategy skips a victim whose removal would flip the imbalance and takes a smaller one",
+  "b runs b1 (2), b2 (1), b3 (2) (borrows 2, 222), c runs 1. a-in (3.5) makes a borrow 0.5 (55.6). Without b1 b would not borrow "
+  "(share 0 < 55.6): fails; without b2 b borrows 1 (111 >= 55.6): passes, and 4 free >= 3.5. Only b2 is preempted.",
+  ABC, [U("b1", "b", 2), U("b2", "b", 1), U("b3", "b", 2), U("c1", "c", 1)], [PC("a-in", "a", "3.5")],
+  E([], [P("b2", "InCohortFairSharing")], [N("a-in", "waiting_for_preemption", "active")]), fair=True),
+  src(FAIR, "prefer to preempt workloads that don't make the target CQ have the biggest share"))
+add(sc("fs-preempt-from-two-borrowers", "Fair sharing: victims are spread over queues so that no share ends above the preemptor's",
+  "b and c each run 2 + 2.5 (borrow 1.5 each, 167). a-in (3.5) makes a borrow 0.5 (55.6). b1 and c1 pass in turn (each queue ends "
+  "at 0.5 borrowed, 55.6) and together free 4 >= 3.5.",
+  ABC, [U("b1", "b", 2), U("b2", "b", "2.5"), U("c1", "c", 2), U("c2", "c", "2.5")], [PC("a-in", "a", "3.5")],
+  E([], [P("b1", "InCohortFairSharing"), P("c1", "InCohortFairSharing")], [N("a-in", "waiting_for_preemption", "active")]), fair=True),
+  src(FAIR, "preempt from different cluster queues if the end result has a smaller max share"))
+add(sc("fs-no-flapping", "Fair sharing: after the preemptions above, the victim's queue cannot preempt back",
+  "a runs 3.5, b 2.5, c 2.5 (a borrows 0.5). b-in (2) would make b borrow 1.5 (167) above a's 55.6 after any eviction, and not "
+  "below a's current 55.6: no candidates.",
+  ABC, [U("a1", "a", "3.5"), U("b2", "b", "2.5"), U("c2", "c", "2.5")], [PC("b-in", "b", 2)],
+  E([], [], [N("b-in", "no_fit_no_candidates", "inadmissible")]), fair=True),
+  src(FAIR, "scenario above does not flap"))
+FSA = [FQ("a", "all", 3, borrow="Never"), FQ("b", "all", 3, borrow="Never"), FQ("c", "all", 3, borrow="Never")]
+add(sc("fs-strategy-less-than-initial-share", "Fair sharing with only LessThanInitialShare: the lowest-priority candidate goes first, even if big",
+  "a runs 3; b runs b-low (priority 0, 5) and b-high (priority 1, 1), borrowing 3 (333). a-in (1) makes a borrow 1 (111 < 333): "
+  "the first candidate by priority, b-low, passes and is preempted.",
+  FSA, [U("a1", "a", 3), U("b-low", "b", 5), U("b-high", "b", 1, prio=1)], [PC("a-in", "a", 1)],
+  E([], [P("b-low", "InCohortFairSharing")], [N("a-in", "waiting_for_preemption", "active")]), fair=True),
+  src(FAIR, "preempt lower priority first, even if big"))
+S[-1]["engine"]["fair_sharing_preemption_strategies"] = ["LessThanInitialShare"]
+add(sc("fs-strategy-less-than-or-equal-to-final-share", "Fair sharing with only LessThanOrEqualToFinalShare: a victim that would leave its queue below the preemptor is skipped",
+  "same state with only LessThanOrEqualToFinalShare: without b-low b would not borrow (0 < 111): fails; without b-high b borrows 2 "
+  "(222 >= 111): b-high is preempted although its priority is higher.",
+  FSA, [U("a1", "a", 3), U("b-low", "b", 5), U("b-high", "b", 1, prio=1)], [PC("a-in", "a", 1)],
+  E([], [P("b-high", "InCohortFairSharing")], [N("a-in", "waiting_for_preemption", "active")]), fair=True),
+  src(FAIR, "preempt workload that doesn't transfer the imbalance, even if high priority"))
+S[-1]["engine"]["fair_sharing_preemption_strategies"] = ["LessThanOrEqualToFinalShare"]
+add(sc("fs-weight-preempts-more", "Fair sharing: a larger weight lets a queue take more before its share catches up",
+  "a (weight 2) runs 3, b runs 6 (borrows 3, 333). a-in (2) makes a borrow 2: 222 / 2 = 111. b1 (b to 222) and b2 (b to 111) pass; "
+  "together they free 2. b3 would leave b at 0 < 111.",
+  [FQ("a", "all", 3, weight=2, borrow="Never"), FQ("b", "all", 3, borrow="Never"), FQ("c", "all", 3, borrow="Never")],
+  units("a", 3) + units("b", 6), [PC("a-in", "a", 2)],
+  E([], [P("b1", "InCohortFairSharing"), P("b2", "InCohortFairSharing")], [N("a-in", "waiting_for_preemption", "active")]), fair=True),
+  src(FAIR, "CQ with higher weight can preempt more"))
+add(sc("fs-zero-weight-borrower-loses-all-it-borrows", "Fair sharing: a queue with weight 0 that borrows has an infinite share and loses everything it borrows",
+  "b (weight 0) runs six (borrows 3). a-in (3) makes a borrow 3 (333). b's share stays infinite while it borrows: b1 and b2 pass "
+  "LessThanOrEqualToFinalShare; b3 would bring b to 0 and fails it, but passes LessThanInitialShare (333 < infinite) in the second "
+  "round: b1, b2, b3 are preempted.",
+  [FQ("a", "all", 3, borrow="Never"), FQ("b", "all", 3, weight=0, borrow="Never"), FQ("c", "all", 3, borrow="Never")],
+  units("a", 3) + units("b", 6), [PC("a-in", "a", 3)],
+  E([], [P("b1", "InCohortFairSharing"), P("b2", "InCohortFairSharing"), P("b3", "InCohortFairSharing")],
+    [N("a-in", "waiting_for_preemption", "active")]), fair=True),
+  src(FAIR, "can preempt anything borrowing from CQ with 0 weight"))
+add(sc("fs-zero-weight-nominal-protected", "Fair sharing: weight 0 does not expose a queue's nominal quota",
+  "a and b (weight 0) each run 3 = their nominal. a-in (1) would borrow, and b does not borrow: no candidates.",
+  [FQ("a", "all", 3, borrow="Never"), FQ("b", "all", 3, weight=0, borrow="Never")],
+  units("a", 3) + units("b", 3), [PC("a-in", "a", 1)],
+  E([], [], [N("a-in", "no_fit_no_candidates", "inadmissible")]), fair=True),
+  src(FAIR, "can't preempt nominal from CQ with 0 weight"))
+add(sc("fs-zero-weight-queue-reclaims-nominal", "Fair sharing: a queue with weight 0 still reclaims its nominal quota",
+  "a (weight 0, nominal 1) is idle; b (nominal 0) borrows a's 1 with b1. a1 (1) stays within nominal: b1 is reclaimed "
+  "(InCohortReclamation) whatever the weights.",
+  [cq("a", "all", rg(D(1)), reclaim="Any", weight=0), cq("b", "all", rg(D(0)))], [U("b1", "b")], [PC("a1", "a", 1)],
+  E([], [P("b1", "InCohortReclamation")], [N("a1", "waiting_for_preemption", "active")]), fair=True),
+  src(FAIR, "cq with zero weight can reclaim nominal quota"))
+add(sc("fs-zero-weight-preemptor-cannot-preempt", "Fair sharing: a borrowing preemptor with weight 0 cannot evict from a queue with a positive weight",
+  "a (weight 0, nominal 1) runs a1; b (weight 1, nominal 1) runs b1, b2 (borrows 1). a-in (1) would make a borrow with weight 0: "
+  "its share is infinite and above b's whatever is removed: no candidates.",
+  [cq("a", "all", rg(D(1)), reclaim="Any", weight=0), cq("b", "all", rg(D(1)))], [U("a1", "a"), U("b1", "b"), U("b2", "b")],
+  [PC("a-in", "a", 1)],
+  E([], [], [N("a-in", "no_fit_no_candidates", "inadmissible")]), fair=True),
+  src(FAIR, "zero weight borrowing preemptor cannot preempt from a borrowing CQ with a non-zero weight"))
+add(sc("fs-zero-weights-compare-unweighted", "Fair sharing: between two borrowing queues of weight 0, unweighted shares decide",
+  "cohort all has 3 of its own; a (weight 0, nominal 1) is idle, b (weight 0, nominal 0) runs b1..b3. a-in (2) would borrow 1 "
+  "(250 of 4); both shares are infinite, so the unweighted ratios compare: 250 <= b's 500 after losing b1: b1 is preempted.",
+  [cq("a", "all", rg(D(1)), reclaim="Any", weight=0), cq("b", "all", rg(D(0)), weight=0)], units("b", 3), [PC("a-in", "a", 2)],
+  E([], [P("b1", "InCohortFairSharing")], [N("a-in", "waiting_for_preemption", "active")]), fair=True,
+  cohorts=[{"name": "all", "parent": None, "resource_groups": rg(D(3)), "fair_weight": 1}]),
+  src(FAIR, "zero weight borrowing preemptor can preempt from a borrowing CQ which also has zero weight"))
+add(sc("fs-tournament-zero-weights", "Fair sharing tournament: with weight 0 everywhere the entry that borrows less wins, whatever its priority",
+  "cohort A holds 8 of its own; b and c (weight 0, nominal 0). b already borrows 4. With their heads, b would borrow 8 (1000) and "
+  "c 4 (500): c1 wins although b1 has priority 9001, takes the last 4, and b1 is skipped.",
+  [cq("b", "A", rg(D(0)), reclaim="Any", weight=0), cq("c", "A", rg(D(0)), reclaim="Any", weight=0)],
+  [AC("b0", "b", 4)], [PC("b1", "b", 4, prio=9001), PC("c1", "c", 4)],
+  E([A("c1", borrowing=True)], [], [N("b1", "skipped_no_longer_fits", "active")]), fair=True,
+  cohorts=[{"name": "A", "parent": None, "resource_groups": rg(D(8)), "fair_weight": 1}]),
+  src(FSCHED, "fair sharing two queues with weight 0 schedules workload which borrows less"))
+add(sc("fs-tournament-tie-priority", "Fair sharing tournament: equal shares are broken by priority",
+  "cohort A holds 10; b and c (nominal 0) each want all 10: equal shares (1000); c1 has the higher priority (101 > 99) and wins.",
+  [cq("b", "A", rg(D(0))), cq("c", "A", rg(D(0)))], [], [PC("b1", "b", 10, prio=99), PC("c1", "c", 10, prio=101)],
+  E([A("c1", borrowing=True)], [], [N("b1", "skipped_no_longer_fits", "active")]), fair=True,
+  cohorts=[{"name": "A", "parent": None, "resource_groups": rg(D(10)), "fair_weight": 1}]),
+  src(FSCHED, "fair sharing schedule highest priority first"))
+add(sc("fs-tournament-tie-fifo", "Fair sharing tournament: equal shares and priorities are broken by creation time",
+  "same with equal priorities: c1 (created -30) is older than b1 (created -20) and wins.",
+  [cq("b", "A", rg(D(0))), cq("c", "A", rg(D(0)))], [], [PC("b1", "b", 10, created=-20), PC("c1", "c", 10, created=-30)],
+  E([A("c1", borrowing=True)], [], [N("b1", "skipped_no_longer_fits", "active")]), fair=True,
+  cohorts=[{"name": "A", "parent": None, "resource_groups": rg(D(10)), "fair_weight": 1}]),
+  src(FSCHED, "fair sharing schedule earliest timestamp first"))
+add(sc("fs-tournament-nominal-first", "Fair sharing tournament: an entry within nominal on the flavors it asks for beats a borrowing one with a lower share",
+  "team-a: on-demand 6, spot 0; team-b: on-demand 2, spot 10. team-a borrows 8 spot (a-spot), team-b runs b0 (2 on-demand). "
+  "a-nom (4 on-demand) keeps team-a within nominal on on-demand although team-a's share is 444 (8 of 18); b-bor (3) would borrow "
+  "3 on-demand (167). a-nom goes first and takes on-demand to 6 of 8; b-bor then finds 2 < 3 and is skipped.",
+  [cq("team-a", "pool", rg([("on-demand", {"cpu": q(6)}), ("spot", {"cpu": q(0)})])),
+   cq("team-b", "pool", rg([("on-demand", {"cpu": q(2)}), ("spot", {"cpu": q(10)})]))],
+  [AC("a-spot", "team-a", 8, "spot"), AC("b0", "team-b", 2, "on-demand")],
+  [PC("a-nom", "team-a", 4, created=-10), PC("b-bor", "team-b", 3, created=-60)],
+  E([A("a-nom", flavor="on-demand")], [], [N("b-bor", "skipped_no_longer_fits", "active")]), fair=True, flavors=("on-demand", "spot")),
+  src(FSCHED, "with fair sharing: nominal-first ordering admits workload fitting within nominal despite higher CQ DRS"))
+HIER_FS = [{"name": "ROOT", "parent": None, "resource_groups": rg(D(5)), "fair_weight": 1},
+           {"name": "LEFT", "parent": "ROOT", "resource_groups": rg(D(5)), "fair_weight": 2},
+           {"name": "RIGHT", "parent": "ROOT", "resource_groups": rg(D(5)), "fair_weight": 1}]
+add(sc("fs-hierarchical-preemption", "Fair sharing in a cohort tree: shares are compared at the children of the lowest common ancestor",
+  "ROOT (5) > LEFT (5, weight 2) > a (weight 2), b; ROOT > c; ROOT > RIGHT (5) > d, e (weight 0.99); every queue has nominal 1 and "
+  "the tree's 20 are used by b, c, d, e (five each, priorities 1..5). a-in (5) goes to a: against b the almost-common ancestors are "
+  "a and b; against c and e they are LEFT and c, LEFT and RIGHT, where LEFT's weight 2 halves its share. Taking the highest share "
+  "each time gives b1, b2, c1, c2, e1.",
+  [cq("a", "LEFT", rg(D(1)), reclaim="Any", weight=2), cq("b", "LEFT", rg(D(1))), cq("c", "ROOT", rg(D(1))),
+   cq("d", "RIGHT", rg(D(1))), cq("e", "RIGHT", rg(D(1)), weight=0.99)],
+  [U(f"{x}{i}", x, prio=i) for x in "bcde" for i in range(1, 6)], [PC("a-in", "a", 5)],
+  E([], [P(n, "InCohortFairSharing") for n in ("b1", "b2", "c1", "c2", "e1")], [N("a-in", "waiting_for_preemption", "active")]),
+  fair=True, cohorts=HIER_FS), src(FAIR, "hierarchical preemption"))
+add(sc("fs-borrowing-queue-in-lending-cohort-protected", "Fair sharing: a queue that borrows inside a cohort that does not borrow is not a target",
+  "ROOT > a (nominal 5, weight 10) and ROOT > RIGHT (own 1, weight 0.1) > b (nominal 0, weight 0.1). b borrows RIGHT's 1, but "
+  "RIGHT as a whole does not borrow from ROOT. a-in (5) must take a's own lower-priority a1..a3.",
+  [cq("a", "ROOT", rg(D(5)), within="LowerPriority", reclaim="Any", weight=10), cq("b", "RIGHT", rg(D(0)), weight=0.1)],
+  [U("a1", "a", prio=-1), U("a2", "a", prio=-1), U("a3", "a", prio=-1), U("b1", "b", prio=-1)], [PC("a-in", "a", 5)],
+  E([], [P("a1", "InClusterQueue"), P("a2", "InClusterQueue"), P("a3", "InClusterQueue")], [N("a-in", "waiting_for_preemption", "active")]),
+  fair=True, cohorts=[{"name": "ROOT", "parent": None, "resource_groups": [], "fair_weight": 1},
+                      {"name": "RIGHT", "parent": "ROOT", "resource_groups": rg(D(1)), "fair_weight": 0.1}]),
+  src(FAIR, "borrowing cq in non-borrowing cohort is protected"))
+add(sc("fs-deep-preemption", "Fair sharing: a preemptor four levels down reclaims from a queue four levels down another branch",
+  "ROOT > A (weight 1.01) > AA > AAA > a; ROOT > B (weight 0.99) > BB > BBB > b; ROOT > C > CC > CCC > CCCC (own 1). b1 borrows "
+  "CCCC's 1; a-in (1) compares A and B, the children of ROOT: A's share after admission is 1000/1.01, B's before is 1000/0.99; "
+  "the first strategy fails (B would drop to 0) and the second passes: b1 is preempted.",
+  [cq("a", "AAA", rg(D(0)), reclaim="Any"), cq("b", "BBB", rg(D(0)))], [U("b1", "b")], [PC("a-in", "a", 1)],
+  E([], [P("b1", "InCohortFairSharing")], [N("a-in", "waiting_for_preemption", "active")]), fair=True,
+  cohorts=[{"name": n, "parent": p, "resource_groups": rg(D(1)) if n == "CCCC" else [], "fair_weight": w} for n, p, w in
+           [("ROOT", None, 1), ("A", "ROOT", 1.01), ("AA", "A", 1), ("AAA", "AA", 1), ("B", "ROOT", 0.99), ("BB", "B", 1),
+            ("BBB", "BB", 1), ("C", "ROOT", 1), ("CC", "C", 1), ("CCC", "CC", 1), ("CCCC", "CCC", 1)]]),
+  src(FAIR, "deep preemption"))
 json.dump({"format": "policy-engine-scheduling-scenarios/v1", "units": "cpu in cores; times in seconds relative to the cycle", "scenarios": S},
           open("scenarios/rules.json", "w"), indent=1)
 print(len(S))
