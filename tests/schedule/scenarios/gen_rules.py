@@ -288,6 +288,18 @@ add(sc("pods-resource-counted", "A queue that covers `pods` counts one per pod",
   [PW("w", "team-a", [ps("main", 2, {"cpu": 1})])],
   E([], [], [N("w", "no_fit_no_candidates", "inadmissible")])))
 
+add(sc("pods-not-in-preemption-search", "The `pods` count a queue adds is checked when the entry is processed, but not by the preemption search",
+  "team-a covers cpu (10) and pods (3), full with a (8 cpu), b (1) and c (1), one pod each, priority 0. h (priority 5) asks 2 pods "
+  "of 0.5 cpu: cpu 1 and pods 2. Kueue gives the preemption search the workload's own requests, without pods: c (newest) frees the "
+  "1 cpu and is the whole victim set; processing then checks pods too (1 free < 2), so h is skipped and nothing is preempted. "
+  "Kueue does the same every cycle.",
+  [cq("team-a", None, [G([("default", {"cpu": q(10), "pods": q(3)})], ("cpu", "pods"))], within="LowerPriority")],
+  [AW(n, "team-a", [ps("main", 1, {"cpu": c, "pods": 1})], {"main": {"cpu": "default", "pods": "default"}}, reserved=r)
+   for n, c, r in (("a", 8, -30), ("b", 1, -20), ("c", 1, -10))],
+  [PW("h", "team-a", [ps("main", 2, {"cpu": "500m"})], prio=5)],
+  E([], [], [N("h", "skipped_no_longer_fits", "active")])),
+  dict(KUEUE, path="pkg/scheduler/flavorassigner/flavorassigner.go", case="Assignment.TotalRequestsFor (preemption usage) vs Assignment.Usage (fits)"))
+
 # --- classical preemption -------------------------------------------------------
 add(sc("preempt-several-lowest-first", "In-queue preemption takes the lowest priorities first, as many as needed",
   "team-a (6) holds low (priority -1, 2), mid (0, 2), top (1, 2). in (priority 1) needs 3: candidates are low then mid "
@@ -647,6 +659,53 @@ add(sc("fs-deep-preemption", "Fair sharing: a preemptor four levels down reclaim
            [("ROOT", None, 1), ("A", "ROOT", 1.01), ("AA", "A", 1), ("AAA", "AA", 1), ("B", "ROOT", 0.99), ("BB", "B", 1),
             ("BBB", "BB", 1), ("C", "ROOT", 1), ("CC", "C", 1), ("CCC", "CC", 1), ("CCCC", "CCC", 1)]]),
   src(FAIR, "deep preemption"))
+
+# --- multi-cycle simulation (expected.cycles, then expected.final) ---------------------
+def SIM(cycles, admitted, pending, stable=None):
+    f = {"admitted": list(admitted), "pending": list(pending)}
+    if stable is not None: f["stable"] = stable
+    return {"cycles": cycles, "final": f}
+QUEUE_STRAT = lambda strategy: [cq("team-a", None, rg(D(4)), strategy=strategy)]
+add(sc("simulate-best-effort-moves-on", "simulate, BestEffortFIFO: a head that cannot be admitted is parked and the next workload becomes the head",
+  "team-a (4) runs a0 (3). Cycle 1: big (priority 5, 4) needs preemption and has no candidates: parked. Cycle 2: small (1) is the "
+  "head and fits in the free 1. Cycle 3 changes nothing.",
+  QUEUE_STRAT("BestEffortFIFO"), [AC("a0", "team-a", 3)], [PC("big", "team-a", 4, prio=5), PC("small", "team-a", 1)],
+  SIM([E([], [], [N("big", "no_fit_no_candidates", "inadmissible")]), E([A("small")]), E()],
+      ["a0", "small"], ["big"], stable=True)))
+add(sc("simulate-strict-fifo-blocks", "simulate, StrictFIFO: a head that cannot be admitted keeps the queue blocked",
+  "same queue with StrictFIFO: big stays the head every cycle and small never gets its turn; the first cycle is already stable.",
+  QUEUE_STRAT("StrictFIFO"), [AC("a0", "team-a", 3)], [PC("big", "team-a", 4, prio=5), PC("small", "team-a", 1)],
+  SIM([E([], [], [N("big", "no_fit_no_candidates", "active")]), E([], [], [N("big", "no_fit_no_candidates", "active")])],
+      ["a0"], ["big", "small"], stable=True)))
+add(sc("simulate-equivalent-workloads-parked-together", "simulate: a parked head takes the waiting workloads of the same shape with it",
+  "team-a (4, BestEffortFIFO) runs a0 (3). Cycle 1: big1 (4) is parked, and big2, which has the same priority and pod sets, is "
+  "parked with it (Kueue's SchedulingEquivalenceHashing), so cycle 2 admits small (1) instead of trying big2.",
+  QUEUE_STRAT("BestEffortFIFO"), [AC("a0", "team-a", 3)],
+  [PC("big1", "team-a", 4, created=-30), PC("big2", "team-a", 4, created=-20), PC("small", "team-a", 1, created=-10)],
+  SIM([E([], [], [N("big1", "no_fit_no_candidates", "inadmissible")]), E([A("small")]), E()],
+      ["a0", "small"], ["big1", "big2"], stable=True)))
+add(sc("simulate-deferred-fit-stays-head", "simulate: a head that waits for another head's victims stays first in its queue, before a higher priority",
+  "cycle 1 is overlap-deferred-fit (a1 preempts c1, b1 waits as deferred_fit); c1's eviction wakes b-hi (priority 9), parked "
+  "earlier. Cycle 2: b1 is still team-b's preemptor and head, ahead of b-hi: a1 and b1 are admitted; c1 (back in its queue, 8) "
+  "no longer fits. Cycle 3: b-hi and c1 find no room and no candidates and are parked; cycle 4 changes nothing.",
+  [cq("team-a", "ml", rg(D(4)), reclaim="Any"), cq("team-b", "ml", rg(D(4)), reclaim="Any"), cq("team-c", "ml", rg(D(0)))],
+  [AC("c1", "team-c", 8)],
+  [PC("a1", "team-a", 4, created=-20), PC("b1", "team-b", 4, created=-10), dict(PC("b-hi", "team-b", 4, prio=9, created=-5), inadmissible=True)],
+  SIM([E([], [P("c1", "InCohortReclamation")], [N("a1", "waiting_for_preemption", "active"), N("b1", "deferred_fit", "active")]),
+       E([A("a1"), A("b1")], [], [N("c1", "skipped_no_longer_fits", "active")]),
+       E([], [], [N("b-hi", "no_fit_no_candidates", "inadmissible"), N("c1", "no_fit", "inadmissible")]),
+       E()],
+      ["a1", "b1"], ["b-hi", "c1"], stable=True)))
+add(sc("simulate-reclaim-then-settle", "simulate: a reclaimed workload comes back to its queue and is admitted when capacity allows",
+  "team-a (4) and team-b (4), reclaim Any. team-b borrows 4 with b-big (8). Cycle 1: a1 (4) reclaims b-big. Cycle 2: b-big, back "
+  "in team-b, is nominated against the 8 now free, but a1 (within nominal) goes first and b-big is skipped. Cycle 3: b-big needs 8 "
+  "with 4 free, above team-b's nominal 4 and without borrowWithinCohort: no fit, parked. Cycle 4 changes nothing.",
+  [cq("team-a", "ml", rg(D(4)), reclaim="Any"), cq("team-b", "ml", rg(D(4)), reclaim="Any")],
+  [AC("b-big", "team-b", 8)], [PC("a1", "team-a", 4)],
+  SIM([E([], [P("b-big", "InCohortReclamation")], [N("a1", "waiting_for_preemption", "active")]),
+       E([A("a1")], [], [N("b-big", "skipped_no_longer_fits", "active")]),
+       E([], [], [N("b-big", "no_fit", "inadmissible")]), E()],
+      ["a1"], ["b-big"], stable=True)))
 json.dump({"format": "policy-engine-scheduling-scenarios/v1", "units": "cpu in cores; times in seconds relative to the cycle", "scenarios": S},
           open("scenarios/rules.json", "w"), indent=1)
 print(len(S))
