@@ -197,5 +197,36 @@ TEST(ScheduleScenarios, MaxPriorityThresholdIsInclusive) {
   }
 }
 
+
+// tests/schedule/README.md's audit table names every scenario, and names no
+// scenario that does not exist.
+TEST(ScheduleScenarios, AuditTableNamesEveryScenario) {
+  const std::string readme = Read(fs::path(CHARTER_SOURCE_DIR) / "tests/schedule/README.md");
+  const size_t table = readme.find("## Audit");
+  ASSERT_NE(table, std::string::npos);
+  std::set<std::string> named;
+  for (size_t at = readme.find('`', table); at != std::string::npos; at = readme.find('`', at)) {
+    const size_t end = readme.find('`', at + 1);
+    if (end == std::string::npos) break;
+    named.insert(readme.substr(at + 1, end - at - 1));
+    at = end + 1;
+  }
+  std::set<std::string> ids;
+  const std::string rules = Read(fs::path(CHARTER_SOURCE_DIR) / "tests/schedule/scenarios/rules.json");
+  absl::StatusOr<json::Document> doc = json::Parse(rules);
+  ASSERT_TRUE(doc.ok());
+  const json::Value* scenarios = doc->root().Find("scenarios");
+  ASSERT_NE(scenarios, nullptr);
+  for (size_t i = 0; i < scenarios->size(); ++i) ids.insert(Str(scenarios->at(i).Find("id")));
+  for (const std::string& id : ids) EXPECT_TRUE(named.count(id) > 0) << "README.md's audit table does not name " << id;
+  // Backticked words shaped like scenario ids (lowercase, with a dash) must
+  // be scenarios.
+  for (const std::string& word : named) {
+    const bool id_like = word.find('-') != std::string::npos && word.find_first_of(" ./:_()") == std::string::npos &&
+                         std::all_of(word.begin(), word.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+    if (id_like) EXPECT_TRUE(ids.count(word) > 0) << "README.md names `" << word << "`, which is no scenario";
+  }
+}
+
 }  // namespace
 }  // namespace charter::schedule
