@@ -121,6 +121,7 @@ struct Assignment {
 struct Target {
   int wl;  // index into Cycle::admitted_
   PreemptionReason reason;
+  std::string why;  // the numbers behind the reason, for the message
 };
 
 struct Entry {
@@ -216,6 +217,7 @@ class Cycle {
     const Wl* wl;
     std::vector<int> frs;         // flavor-resources that need preemption
     std::vector<FrAmount> usage;  // what the preemptor would use
+    bool explain = false;         // fill Target::why (not for the oracle)
   };
   std::vector<Target> GetTargets(const Preemptor& p);
   std::vector<Target> Classical(const Preemptor& p);
@@ -234,7 +236,11 @@ class Cycle {
 
   std::string NoFitMessage(const Entry& e) const;
   std::string AdmitMessage(const Entry& e) const;
-  std::string PreemptMessage(const Wl& preemptor, const Wl& victim, PreemptionReason reason) const;
+  std::string PreemptMessage(const Wl& preemptor, const Target& target) const;
+  // "`team-b` uses 6 cpu in flavor default of its nominal 4": the victim's
+  // queue on a flavor-resource the preemptor needs and it borrows.
+  std::string BorrowText(const Preemptor& p, int victim) const;
+  std::string ShareText(const Drs& drs) const;
 
   const State& state_;
   const CycleOptions& options_;
@@ -605,6 +611,11 @@ std::vector<Target> Cycle::Classical(const Preemptor& p) {
       if (WorkloadFits(p, borrow)) {
         targets = FillBack(p, std::move(targets), borrow);
         for (const Target& t : targets) AddWl(t.wl);
+        if (p.explain) {
+          for (Target& t : targets) {
+            if (t.reason == PreemptionReason::kInCohortReclamation) t.why = BorrowText(p, t.wl);
+          }
+        }
         return targets;
       }
     }
@@ -728,6 +739,9 @@ std::vector<Target> Cycle::Fair(const Preemptor& p) {
     }
     return a;
   };
+  auto node_name = [&](int n) {
+    return tree_.is_cq(n) ? Cat("`", Cq(n - num_cohorts).name, "`") : Cat("cohort `", state_.cohorts[n].name, "`");
+  };
   auto shares = [&](int target_q, Drs* preemptor_new, Drs* target_old) {
     const int tnode = Node(target_q);
     int lca = -1;
@@ -762,8 +776,11 @@ std::vector<Target> Cycle::Fair(const Preemptor& p) {
     for (int q = iter_next(o); q >= 0 && !fits; q = iter_next(o)) {
       if (q == cq || within_nominal) {
         int wl = o.queue[q][o.next[q]++];
+        std::string why;
+        if (p.explain && q != cq) why = Cat(BorrowText(p, wl), "; `", Cq(cq).name, "` stays within its nominal quota");
         RemoveWl(wl, true);
-        targets.push_back({wl, q == cq ? PreemptionReason::kInClusterQueue : PreemptionReason::kInCohortReclamation});
+        targets.push_back({wl, q == cq ? PreemptionReason::kInClusterQueue : PreemptionReason::kInCohortReclamation,
+                           std::move(why)});
         if (fits_fs()) fits = true;
         continue;
       }
@@ -778,11 +795,22 @@ std::vector<Target> Cycle::Fair(const Preemptor& p) {
         RemoveWl(wl, false);
         Drs tnew = tree_.DominantResourceShare(almost_lca(Node(q), lca));
         AddWl(wl);
-        bool passed = first == FairSharingStrategy::kLessThanOrEqualToFinalShare ? CompareDrs(pnew, tnew) <= 0
-                                                                                 : CompareDrs(pnew, told) < 0;
+        const bool final_share = first == FairSharingStrategy::kLessThanOrEqualToFinalShare;
+        bool passed = final_share ? CompareDrs(pnew, tnew) <= 0 : CompareDrs(pnew, told) < 0;
         if (passed) {
+          std::string why;
+          if (p.explain) {
+            const std::string target_name = node_name(almost_lca(Node(q), lca));
+            const std::string preemptor_part =
+                Cat(node_name(almost_lca(node, lca)), "'s with `", p.wl->w->name, "` is ", ShareText(pnew));
+            why = final_share ? Cat(target_name, "'s share would be ", ShareText(tnew), " without `",
+                                    admitted_[wl].w->name, "` and ", preemptor_part,
+                                    " (LessThanOrEqualToFinalShare: not above the target's share after the eviction)")
+                              : Cat(target_name, "'s share is ", ShareText(told), " and ", preemptor_part,
+                                    " (LessThanInitialShare: below the target's share before the eviction)");
+          }
           RemoveWl(wl, true);
-          targets.push_back({wl, PreemptionReason::kInCohortFairSharing});
+          targets.push_back({wl, PreemptionReason::kInCohortFairSharing, std::move(why)});
           if (fits_fs()) fits = true;
           break;
         }
@@ -798,8 +826,15 @@ std::vector<Target> Cycle::Fair(const Preemptor& p) {
       bool passed = CompareDrs(pnew, told) < 0;
       int wl = o.queue[q][o.next[q]++];
       if (passed) {
+        std::string why;
+        if (p.explain) {
+          const int lca = shares(q, &pnew, &told);
+          why = Cat(node_name(almost_lca(Node(q), lca)), "'s share is ", ShareText(told), " and ",
+                    node_name(almost_lca(node, lca)), "'s with `", p.wl->w->name, "` is ", ShareText(pnew),
+                    " (LessThanInitialShare: below the target's share before the eviction)");
+        }
         RemoveWl(wl, true);
-        targets.push_back({wl, PreemptionReason::kInCohortFairSharing});
+        targets.push_back({wl, PreemptionReason::kInCohortFairSharing, std::move(why)});
         if (fits_fs()) fits = true;
       }
       o.pruned_cq[q] = true;
@@ -826,7 +861,7 @@ void Cycle::Nominate(Entry* e, const std::vector<std::vector<int>>* pin) {
     // workload's own total requests (Assignment.TotalRequestsFor), which do
     // not hold the `pods` count a queue covering `pods` adds; fits checks
     // later in the cycle use the whole assignment, `pods` included.
-    Preemptor pre{&p, {}, {}};
+    Preemptor pre{&p, {}, {}, true};
     for (size_t s = 0; s < e->assignment.flavors.size(); ++s) {
       for (size_t r = 0; r < e->assignment.flavors[s].size(); ++r) {
         const int flavor = e->assignment.flavors[s][r];
@@ -960,7 +995,9 @@ void Cycle::Process(Entry* e, CycleResult* out) {
   };
   // fits(): usage ≤ available with every victim so far and this entry's
   // targets removed.
-  auto fits = [&](const Entry& entry) {
+  // `short_of` (may be null) gets the first flavor-resource that does not
+  // fit, in words.
+  auto fits = [&](const Entry& entry, std::string* short_of) {
     std::vector<int> removed;
     for (size_t i = 0; i < victim_.size(); ++i) {
       if (victim_[i]) removed.push_back(static_cast<int>(i));
@@ -971,7 +1008,13 @@ void Cycle::Process(Entry* e, CycleResult* out) {
     for (int i : removed) tree_.Remove(Node(admitted_[i].cq), admitted_[i].usage);
     bool ok = true;
     for (const FrAmount& u : entry.assignment.usage) {
-      if (tree_.Available(node, u.fr) < u.v) ok = false;
+      const int64_t available = tree_.Available(node, u.fr);
+      if (available >= u.v) continue;
+      if (ok && short_of != nullptr) {
+        *short_of = Cat("`", Cq(cq).name, "` needs ", Q(u.fr, u.v), " ", FrText(u.fr), ", and ", Q(u.fr, available),
+                        " is left");
+      }
+      ok = false;
     }
     for (int i : removed) tree_.Add(Node(admitted_[i].cq), admitted_[i].usage);
     return ok;
@@ -988,7 +1031,12 @@ void Cycle::Process(Entry* e, CycleResult* out) {
 
   bool deferred = false;
   bool ok;
+  std::string short_of;
+  std::string taken;  // victims another head of this cycle already took
   if (any_victim(e->targets)) {
+    for (const Target& t : e->targets) {
+      if (victim_[t.wl]) CatAppend(&taken, taken.empty() ? "" : ", ", "`", admitted_[t.wl].w->name, "`");
+    }
     // RecomputeAssignmentUponPreemptionTargetsOverlap: assign again against
     // the state after the other preemptions complete.
     std::vector<int> removed;
@@ -1002,9 +1050,9 @@ void Cycle::Process(Entry* e, CycleResult* out) {
     Nominate(e, &nominated);
     for (int i : removed) AddWl(i);
     if (e->assignment.mode == kFit) deferred = true;
-    ok = fits(*e);
+    ok = fits(*e, &short_of);
   } else {
-    ok = fits(*e);
+    ok = fits(*e, &short_of);
   }
   const AMode mode = deferred ? kDeferredFit : e->assignment.mode;
   if (mode == kNoFit) {
@@ -1039,7 +1087,8 @@ void Cycle::Process(Entry* e, CycleResult* out) {
   if (mode == kDeferredFit) {
     tree_.Add(node, e->assignment.usage);
     pending(PendingState::kDeferredFit, false,
-            "fits once the preemptions issued earlier in this cycle complete; its quota is held for it");
+            Cat("its victims ", taken, " are already being preempted for a workload processed earlier in this cycle; "
+                "without them it fits, and its quota is held until they have left"));
     return;
   }
   if (any_victim(e->targets)) {
@@ -1049,7 +1098,7 @@ void Cycle::Process(Entry* e, CycleResult* out) {
   }
   if (!ok) {
     pending(PendingState::kSkippedNoLongerFits, false,
-            "it fitted when the cycle began, but no longer fits after the workloads processed before it");
+            Cat("it fitted when the cycle began, but not after the workloads processed before it: ", short_of));
     return;
   }
   for (const Target& t : e->targets) victim_[t.wl] = 1;
@@ -1062,7 +1111,7 @@ void Cycle::Process(Entry* e, CycleResult* out) {
       v.cluster_queue = Cq(admitted_[t.wl].cq).name;
       v.reason = t.reason;
       v.preemptor = p.w->name;
-      v.message = PreemptMessage(p, admitted_[t.wl], t.reason);
+      v.message = PreemptMessage(p, t);
       CatAppend(&names, names.empty() ? "" : ", ", "`", v.name, "`");
       out->preempted.push_back(std::move(v));
     }
@@ -1114,9 +1163,28 @@ std::string Cycle::AdmitMessage(const Entry& e) const {
   return text;
 }
 
-std::string Cycle::PreemptMessage(const Wl& preemptor, const Wl& victim, PreemptionReason reason) const {
+std::string Cycle::BorrowText(const Preemptor& p, int victim) const {
+  const int q = admitted_[victim].cq;
+  const int node = Node(q);
+  for (int fr : p.frs) {
+    if (!tree_.Borrowing(node, fr)) continue;
+    return Cat("`", Cq(q).name, "` uses ", Q(fr, tree_.usage(node, fr)), " ", FrText(fr), " of its nominal ",
+               Q(fr, tree_.nominal(node, fr)));
+  }
+  return "";
+}
+
+std::string Cycle::ShareText(const Drs& drs) const {
+  if (drs.IsZero()) return "0";
+  if (drs.weight == 0) return "infinite (weight 0)";
+  // As Kueue reports it (status.fairSharing.weightedShare): rounded up.
+  return Cat(static_cast<int64_t>(std::ceil(drs.Share())));
+}
+
+std::string Cycle::PreemptMessage(const Wl& preemptor, const Target& target) const {
+  const Wl& victim = admitted_[target.wl];
   std::string why;
-  switch (reason) {
+  switch (target.reason) {
     case PreemptionReason::kInClusterQueue:
       why = Cat("prioritization in cluster queue `", Cq(victim.cq).name, "` (priority ", preemptor.w->priority,
                 " over ", victim.w->priority, ")");
@@ -1131,10 +1199,15 @@ std::string Cycle::PreemptMessage(const Wl& preemptor, const Wl& victim, Preempt
                 preemptor.w->priority, ")");
       break;
     case PreemptionReason::kInCohortFairSharing:
-      why = Cat("fair sharing within the cohort: `", Cq(victim.cq).name, "` has the larger share");
+      why = target.why.empty() ? Cat("fair sharing within the cohort: `", Cq(victim.cq).name, "` has the larger share")
+                               : Cat("fair sharing within the cohort: ", target.why);
       break;
   }
-  return Cat("preempted by `", preemptor.w->name, "` of `", Cq(preemptor.cq).name, "` due to ", why);
+  std::string out = Cat("preempted by `", preemptor.w->name, "` of `", Cq(preemptor.cq).name, "` due to ", why);
+  if (!target.why.empty() && target.reason != PreemptionReason::kInCohortFairSharing) {
+    CatAppend(&out, " (", target.why, ")");
+  }
+  return out;
 }
 
 CycleResult Cycle::Run() {
