@@ -124,10 +124,23 @@ struct Target {
   std::string why;  // the numbers behind the reason, for the message
 };
 
+// The fair-sharing tournament's view of an entry at one cohort of its path:
+// the share of the cohort's child on the path with the entry's usage added,
+// and whether that child then borrows on the flavor-resources it asks for.
+struct FsLevel {
+  int cohort;
+  Drs drs;
+  bool borrowing_on_request;
+};
+
 struct Entry {
   int wl;  // index into Cycle::pending_
   Assignment assignment;
   std::vector<Target> targets;
+  // Tournament levels, valid while the nodes below the root on the entry's
+  // path keep these usage versions (they depend on nothing else).
+  std::vector<FsLevel> fs_levels;
+  std::vector<std::pair<int, uint64_t>> fs_versions;
 };
 
 void AddTo(std::vector<FrAmount>* usage, int fr, int64_t v) {
@@ -250,6 +263,7 @@ class Cycle {
   std::vector<Wl> pending_;
   std::vector<std::vector<int>> cq_workloads_;
   std::vector<uint8_t> victim_;  // admitted_ index -> preempted this cycle
+  std::vector<int> rank_;        // admitted_ index -> candidate rank in the current fair-sharing search
 };
 
 // --- flavor assignment -------------------------------------------------------
@@ -656,6 +670,14 @@ std::vector<Target> Cycle::Fair(const Preemptor& p) {
   std::stable_sort(candidates.begin(), candidates.end(),
                    [&](int a, int b) { return CandidateBefore(a, b, cq); });
   if (candidates.size() > options_.max_candidates_per_head) candidates.resize(options_.max_candidates_per_head);
+  // rank_[i]: the position of the first candidate equal to i in the sorted
+  // list, so rank_[a] < rank_[b] exactly when CandidateBefore(a, b).
+  if (rank_.size() < admitted_.size()) rank_.resize(admitted_.size());
+  for (size_t k = 0; k < candidates.size(); ++k) {
+    rank_[candidates[k]] = k > 0 && !CandidateBefore(candidates[k - 1], candidates[k], cq)
+                               ? rank_[candidates[k - 1]]
+                               : static_cast<int>(k);
+  }
 
   // TargetClusterQueueOrdering over a candidate list.
   struct Ordering {
@@ -690,7 +712,7 @@ std::vector<Target> Cycle::Fair(const Preemptor& p) {
         }
         int c = CompareDrs(drs, best_cq_drs);
         if (c == 0 && best_cq >= 0) {
-          if (CandidateBefore(o.queue[q][o.next[q]], o.queue[best_cq][o.next[best_cq]], cq)) best_cq = q;
+          if (rank_[o.queue[q][o.next[q]]] < rank_[o.queue[best_cq][o.next[best_cq]]]) best_cq = q;
         } else if (c == 1) {
           best_cq_drs = drs;
           best_cq = q;
@@ -912,13 +934,6 @@ int Cycle::PopFair(std::vector<Entry>& entries, std::vector<bool>* done) {
     return first;
   }
   const int root = tree_.root(first_node);
-  // DRS of each entry at each level of its path: drs[e][k] is the share of
-  // the child of its k-th ancestor, with the entry's usage added.
-  struct Level {
-    int cohort;
-    Drs drs;
-  };
-  std::vector<std::vector<Level>> levels(entries.size());
   std::vector<int> entry_of_cq(state_.cluster_queues.size(), -1);
   for (size_t i = 0; i < entries.size(); ++i) {
     if ((*done)[i]) continue;
@@ -926,28 +941,34 @@ int Cycle::PopFair(std::vector<Entry>& entries, std::vector<bool>* done) {
     const int n = Node(q);
     if (tree_.parent(n) < 0 || tree_.root(n) != root) continue;
     entry_of_cq[q] = static_cast<int>(i);
-    const std::vector<FrAmount>& usage = entries[i].assignment.usage;
+    Entry& e = entries[i];
+    bool valid = !e.fs_versions.empty();
+    for (const auto& [node, version] : e.fs_versions) valid = valid && tree_.version(node) == version;
+    if (valid) continue;
+    // Shares with the entry's usage added, at each level of its path.
+    const std::vector<FrAmount>& usage = e.assignment.usage;
+    e.fs_levels.clear();
     tree_.Add(n, usage);
-    Drs drs = tree_.DominantResourceShare(n);
+    int child = n;
     for (int a = tree_.parent(n); a >= 0; a = tree_.parent(a)) {
-      levels[i].push_back({a, drs});
-      drs = tree_.DominantResourceShare(a);
+      e.fs_levels.push_back({a, tree_.DominantResourceShare(child), tree_.BorrowingOn(child, usage)});
+      child = a;
     }
     tree_.Remove(n, usage);
+    e.fs_versions.clear();
+    for (int m = n; m != root; m = tree_.parent(m)) e.fs_versions.emplace_back(m, tree_.version(m));
   }
-  auto drs_at = [&](int e, int cohort) -> const Drs& {
-    for (const Level& l : levels[e]) {
-      if (l.cohort == cohort) return l.drs;
+  auto level_at = [&](int e, int cohort) -> const FsLevel& {
+    for (const FsLevel& l : entries[e].fs_levels) {
+      if (l.cohort == cohort) return l;
     }
-    return levels[e].front().drs;
+    return entries[e].fs_levels.front();
   };
   auto less = [&](int a, int b, int cohort) {
-    const Drs& da = drs_at(a, cohort);
-    const Drs& db = drs_at(b, cohort);
-    bool ba = da.BorrowingOn(entries[a].assignment.usage);
-    bool bb = db.BorrowingOn(entries[b].assignment.usage);
-    if (ba != bb) return !ba;
-    int c = CompareDrs(da, db);
+    const FsLevel& la = level_at(a, cohort);
+    const FsLevel& lb = level_at(b, cohort);
+    if (la.borrowing_on_request != lb.borrowing_on_request) return !la.borrowing_on_request;
+    int c = CompareDrs(la.drs, lb.drs);
     if (c != 0) return c < 0;
     const Wl& wa = pending_[entries[a].wl];
     const Wl& wb = pending_[entries[b].wl];
