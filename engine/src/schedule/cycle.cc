@@ -263,6 +263,7 @@ class Cycle {
   std::vector<Wl> pending_;
   std::vector<std::vector<int>> cq_workloads_;
   std::vector<uint8_t> victim_;  // admitted_ index -> preempted this cycle
+  std::vector<int> victims_;     // the same, as a list
   std::vector<int> rank_;        // admitted_ index -> candidate rank in the current fair-sharing search
 };
 
@@ -1019,10 +1020,7 @@ void Cycle::Process(Entry* e, CycleResult* out) {
   // `short_of` (may be null) gets the first flavor-resource that does not
   // fit, in words.
   auto fits = [&](const Entry& entry, std::string* short_of) {
-    std::vector<int> removed;
-    for (size_t i = 0; i < victim_.size(); ++i) {
-      if (victim_[i]) removed.push_back(static_cast<int>(i));
-    }
+    std::vector<int> removed = victims_;
     for (const Target& t : entry.targets) {
       if (!victim_[t.wl]) removed.push_back(t.wl);
     }
@@ -1061,10 +1059,10 @@ void Cycle::Process(Entry* e, CycleResult* out) {
     // RecomputeAssignmentUponPreemptionTargetsOverlap: assign again against
     // the state after the other preemptions complete.
     std::vector<int> removed;
-    for (size_t i = 0; i < victim_.size(); ++i) {
-      if (victim_[i] && !admitted_[i].hidden) {
-        RemoveWl(static_cast<int>(i), true);
-        removed.push_back(static_cast<int>(i));
+    for (int i : victims_) {
+      if (!admitted_[i].hidden) {
+        RemoveWl(i, true);
+        removed.push_back(i);
       }
     }
     const std::vector<std::vector<int>> nominated = e->assignment.flavors;
@@ -1122,7 +1120,10 @@ void Cycle::Process(Entry* e, CycleResult* out) {
             Cat("it fitted when the cycle began, but not after the workloads processed before it: ", short_of));
     return;
   }
-  for (const Target& t : e->targets) victim_[t.wl] = 1;
+  for (const Target& t : e->targets) {
+    victim_[t.wl] = 1;
+    victims_.push_back(t.wl);
+  }
   tree_.Add(node, e->assignment.usage);
   if (mode == kPreempt) {
     std::string names;
