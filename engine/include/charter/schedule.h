@@ -104,6 +104,9 @@ struct ClusterQueue {
   Preemption preemption;
   FlavorFungibility flavor_fungibility;
   double fair_weight = 1.0;
+  // Between cycles of a simulation: how many admitted workloads have left
+  // the queue (Kueue's AllocatableResourceGeneration).
+  int64_t generation = 0;
 };
 
 struct PriorityClass {
@@ -140,6 +143,16 @@ struct Workload {
   // Pending workloads: issued preemptions in an earlier cycle and stays at
   // the head of a BestEffortFIFO queue until it is admitted.
   bool preempting = false;
+  // Pending workloads, between cycles of a simulation: where the last flavor
+  // search stopped (Kueue's FlavorFungibilityPreserveScanProgress). Per pod
+  // set and per request (with the `pods` request a queue adds last), the
+  // index in its resource group of the flavor the search stopped at, or -1
+  // when it tried them all; empty: none recorded. The next search starts
+  // after that flavor if it ran in the previous cycle, or if the queue's
+  // generation has not changed since.
+  std::vector<std::vector<int>> flavor_scan;
+  int64_t flavor_scan_cycle = 0;
+  int64_t flavor_scan_generation = 0;
 };
 
 struct EngineConfig {
@@ -159,6 +172,8 @@ struct State {
   std::vector<Workload> pending;
   // Seconds since the first cycle of a simulation; 0 for a loaded state.
   double now = 0;
+  // Cycles applied since the state was loaded.
+  int64_t cycle = 0;
 };
 
 // The quota tree keeps, per node (cohort or cluster queue), one cell for each
@@ -239,6 +254,9 @@ struct NotAdmitted {
   PendingState state = PendingState::kNoFit;
   bool inadmissible = false;  // queue_state: parked until capacity frees up
   std::string message;
+  // Where this cycle's flavor search stopped, for ApplyCycle (see
+  // Workload::flavor_scan); empty when Kueue forgets it (after preemptions).
+  std::vector<std::vector<int>> flavor_scan;
 };
 
 // A pending workload that was not a head this cycle.

@@ -113,6 +113,10 @@ struct Assignment {
   // Per pod set: the index in `totals` of the `pods` request the queue
   // added (the pod set did not request `pods` itself), or -1.
   std::vector<int> added_pods;
+  // Per pod set, per request: where the flavor search stopped (the index
+  // in the resource group, -1 after the last flavor or when nothing was
+  // assigned); Kueue's LastTriedFlavorIdx.
+  std::vector<std::vector<int>> tried;
   std::vector<FrAmount> usage;
   bool exceeds_max = false;
   std::string reason;  // why it did not fit, for the message
@@ -220,8 +224,11 @@ class Cycle {
 
   // --- flavor assignment (flavorassigner.go) --------------------------------
   // `pin` (may be null): per pod set and request, the only flavor to try
-  // (Kueue's NominationMapping when an entry is assigned again).
-  Assignment Assign(const Wl& p, const std::vector<std::vector<int>>* pin = nullptr);
+  // (Kueue's NominationMapping when an entry is assigned again). `scan`
+  // (may be null): where the previous search stopped; the search starts
+  // after it.
+  Assignment Assign(const Wl& p, const std::vector<std::vector<int>>* pin,
+                    const std::vector<std::vector<int>>* scan);
   Mode FitsResourceQuota(const Wl& p, int fr, int64_t assumed, int64_t request, int* borrow,
                          Assignment* a);
 
@@ -242,6 +249,9 @@ class Cycle {
   std::vector<Target> FillBack(const Preemptor& p, std::vector<Target> targets, bool allow_borrowing);
 
   // --- the cycle -----------------------------------------------------------
+  // The first nomination of the cycle resumes the workload's recorded flavor
+  // search; an assignment again after overlapping targets (`pin`) starts
+  // from the first flavor.
   void Nominate(Entry* e, const std::vector<std::vector<int>>* pin = nullptr);
   void Process(Entry* e, CycleResult* out);
   std::vector<int> ClassicalOrder(std::vector<Entry>& entries);
@@ -343,7 +353,8 @@ Mode Cycle::FitsResourceQuota(const Wl& p, int fr, int64_t assumed, int64_t requ
   return kModeNoFit;
 }
 
-Assignment Cycle::Assign(const Wl& p, const std::vector<std::vector<int>>* pin) {
+Assignment Cycle::Assign(const Wl& p, const std::vector<std::vector<int>>* pin,
+                         const std::vector<std::vector<int>>* scan) {
   Assignment a;
   const Workload& w = *p.w;
   const ClusterQueue& cq = Cq(p.cq);
@@ -364,6 +375,7 @@ Assignment Cycle::Assign(const Wl& p, const std::vector<std::vector<int>>* pin) 
     std::vector<int> flavors(totals.size(), -1);
     std::vector<AMode> modes(totals.size(), kFit);
     std::vector<int> borrows(totals.size(), 0);
+    std::vector<int> tried(totals.size(), -1);
     bool failed = false;
     for (size_t i = 0; i < totals.size() && !failed; ++i) {
       const int res = totals[i].first;
@@ -387,7 +399,17 @@ Assignment Cycle::Assign(const Wl& p, const std::vector<std::vector<int>>* pin) 
       int best_flavor = -1;
       std::vector<Mode> best_modes;
       std::vector<int> best_borrows;
-      for (const FlavorQuotas& fq : group->flavors) {
+      // Kueue resumes the search after the flavor where the previous one
+      // stopped (FlavorFungibilityPreserveScanProgress).
+      size_t first = 0;
+      if (scan != nullptr && set_index < scan->size() && i < (*scan)[set_index].size() &&
+          (*scan)[set_index][i] >= 0) {
+        first = static_cast<size_t>((*scan)[set_index][i]) + 1;
+      }
+      int attempted = -1;
+      for (size_t k = first; k < group->flavors.size(); ++k) {
+        const FlavorQuotas& fq = group->flavors[k];
+        attempted = static_cast<int>(k);
         // Assigned again after other preemptions of the cycle: only the
         // flavor nominated first is tried (Kueue keeps the nomination so
         // that an entry does not switch flavors within a cycle).
@@ -425,10 +447,12 @@ Assignment Cycle::Assign(const Wl& p, const std::vector<std::vector<int>>* pin) 
         failed = true;
         break;
       }
+      const int stopped = attempted == static_cast<int>(group->flavors.size()) - 1 ? -1 : attempted;
       for (size_t m = 0; m < members.size(); ++m) {
         flavors[members[m]] = best_flavor;
         modes[members[m]] = FlavorAMode(best_modes[m]);
         borrows[members[m]] = best_borrows[m];
+        tried[members[m]] = stopped;
       }
     }
     if (failed) {
@@ -436,6 +460,7 @@ Assignment Cycle::Assign(const Wl& p, const std::vector<std::vector<int>>* pin) 
       a.flavors.push_back(std::move(flavors));
       a.modes.push_back(std::move(modes));
       a.totals.push_back(std::move(totals));
+      a.tried.push_back(std::move(tried));
       return a;
     }
     for (size_t i = 0; i < totals.size(); ++i) {
@@ -446,6 +471,7 @@ Assignment Cycle::Assign(const Wl& p, const std::vector<std::vector<int>>* pin) 
     a.flavors.push_back(std::move(flavors));
     a.modes.push_back(std::move(modes));
     a.totals.push_back(std::move(totals));
+    a.tried.push_back(std::move(tried));
   }
   a.mode = kFit;
   for (const auto& ps : a.modes) {
@@ -877,7 +903,13 @@ std::vector<Target> Cycle::Fair(const Preemptor& p) {
 
 void Cycle::Nominate(Entry* e, const std::vector<std::vector<int>>* pin) {
   const Wl& p = pending_[e->wl];
-  e->assignment = Assign(p, pin);
+  // The recorded search is forgotten when it is older than the previous
+  // cycle and the queue lost an admitted workload since (Kueue's
+  // lastAssignmentOutdated, with FlavorFungibilityPreserveScanProgress).
+  const Workload& w = *p.w;
+  const bool outdated = state_.cycle - w.flavor_scan_cycle > 1 && Cq(p.cq).generation > w.flavor_scan_generation;
+  const bool resume = pin == nullptr && !w.flavor_scan.empty() && !outdated;
+  e->assignment = Assign(p, pin, resume ? &w.flavor_scan : nullptr);
   e->targets.clear();
   if (e->assignment.mode == kPreempt) {
     // Kueue hands the preemptor's requests to the preemption search as the
@@ -1038,12 +1070,23 @@ void Cycle::Process(Entry* e, CycleResult* out) {
     for (int i : removed) tree_.Add(Node(admitted_[i].cq), admitted_[i].usage);
     return ok;
   };
-  auto pending = [&](PendingState state, bool parked, std::string message) {
+  // `keep_scan`: Kueue keeps the entry's flavor search for the next cycle
+  // (not after it issued preemptions or was deferred); a search that
+  // stopped before the last flavor sends a BestEffortFIFO head back to the
+  // active queue instead of parking it.
+  auto pending = [&](PendingState state, bool parked, std::string message, bool keep_scan = true) {
     NotAdmitted n;
     n.name = p.w->name;
     n.cluster_queue = Cq(cq).name;
     n.state = state;
-    n.inadmissible = parked && !strict;
+    bool pending_flavors = false;
+    if (keep_scan) {
+      n.flavor_scan = e->assignment.tried;
+      for (const auto& set : n.flavor_scan) {
+        for (int idx : set) pending_flavors = pending_flavors || idx >= 0;
+      }
+    }
+    n.inadmissible = parked && !strict && !pending_flavors;
     n.message = std::move(message);
     out->not_admitted.push_back(std::move(n));
   };
@@ -1107,7 +1150,8 @@ void Cycle::Process(Entry* e, CycleResult* out) {
     tree_.Add(node, e->assignment.usage);
     pending(PendingState::kDeferredFit, false,
             Cat("its victims ", taken, " are already being preempted for a workload processed earlier in this cycle; "
-                "without them it fits, and its quota is held until they have left"));
+                "without them it fits, and its quota is held until they have left"),
+            false);
     return;
   }
   if (any_victim(e->targets)) {
@@ -1138,7 +1182,7 @@ void Cycle::Process(Entry* e, CycleResult* out) {
       out->preempted.push_back(std::move(v));
     }
     pending(PendingState::kWaitingForPreemption, false,
-            Cat(NoFitMessage(*e), "; preempting ", names, ", it is admitted once they have left"));
+            Cat(NoFitMessage(*e), "; preempting ", names, ", it is admitted once they have left"), false);
     return;
   }
   Admitted a;

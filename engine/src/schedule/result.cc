@@ -187,6 +187,7 @@ absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result) 
     w.quota_reserved_at = state.now;
     w.inadmissible = false;
     w.preempting = false;
+    w.flavor_scan.clear();
     to_admitted.push_back(std::move(w));
   }
   for (const Preempted& p : result.preempted) {
@@ -196,6 +197,7 @@ absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result) 
     leave_admitted[it->second] = true;
     Workload w = next.admitted[it->second];
     freed_root[root_key(w.cluster_queue)] = true;
+    ++next.cluster_queues[w.cluster_queue].generation;  // Kueue's AllocatableResourceGeneration
     w.quota_reserved_at.reset();
     w.preempting = false;
     w.inadmissible = false;
@@ -212,6 +214,9 @@ absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result) 
     if (it == pending.end()) continue;
     Workload& w = next.pending[it->second];
     w.inadmissible = n.inadmissible;
+    w.flavor_scan = n.flavor_scan;
+    w.flavor_scan_cycle = state.cycle;
+    w.flavor_scan_generation = state.cluster_queues[w.cluster_queue].generation;
     // A head that issued preemptions, or that fits once they complete, is
     // its queue's preemptor (one a queue) until it is admitted; in a
     // BestEffortFIFO queue it stays at the head.
@@ -257,18 +262,21 @@ absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result) 
   next.admitted = std::move(admitted_list);
   next.pending = std::move(pending_list);
   next.now = state.now + 1;
+  next.cycle = state.cycle + 1;
   return next;
 }
 
 bool IsStable(const State& before, const CycleResult& result) {
   if (!result.admitted.empty() || !result.preempted.empty()) return false;
   // A head newly parked changes the next cycle's heads (and may park the
-  // workloads of the same shape with it). Preemptor marks change only
-  // with preemptions.
+  // workloads of the same shape with it), and a flavor search that stopped
+  // elsewhere starts elsewhere next time. Preemptor marks change only with
+  // preemptions.
   for (const NotAdmitted& n : result.not_admitted) {
-    if (!n.inadmissible) continue;
     for (const Workload& w : before.pending) {
-      if (w.name == n.name && !w.inadmissible) return false;
+      if (w.name != n.name) continue;
+      if (n.inadmissible && !w.inadmissible) return false;
+      if (n.flavor_scan != w.flavor_scan) return false;
     }
   }
   return true;

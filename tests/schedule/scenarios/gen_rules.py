@@ -706,6 +706,30 @@ add(sc("simulate-reclaim-then-settle", "simulate: a reclaimed workload comes bac
        E([A("a1")], [], [N("b-big", "skipped_no_longer_fits", "active")]),
        E([], [], [N("b-big", "no_fit", "inadmissible")]), E()],
       ["a1"], ["b-big"], stable=True)))
+SCAN = lambda strategy, f2: [
+  cq("team-a", "ml", rg([("f1", {"cpu": q(10)})]), strategy="StrictFIFO"),
+  cq("team-b", "ml", rg([("f1", {"cpu": q(0)}), ("f2", {"cpu": q(f2)})]), strategy=strategy)]
+SCAN_W = ([AC("a0", "team-a", 6, "f1")], [PC("big", "team-a", 8, prio=10), PC("w", "team-b", 4)])
+add(sc("simulate-flavor-scan-resumes", "simulate: a head skipped after its flavor search stopped early resumes the search at the next flavor",
+  "team-a (StrictFIFO, f1 10) runs a0 (6); its head big (8) has no candidates and holds back f1's last 4 every cycle. team-b's w (4) "
+  "fits f1 by borrowing at nomination, where the search stops (whenCanBorrow MayStopSearch), and is skipped. Cycle 2: the search "
+  "resumes after f1 (Kueue's FlavorFungibilityPreserveScanProgress): f2 fits and w is admitted there. Cycle 3 changes nothing.",
+  SCAN("BestEffortFIFO", 4), *SCAN_W,
+  SIM([E([], [], [N("big", "no_fit_no_candidates", "active"), N("w", "skipped_no_longer_fits", "active")]),
+       E([AF("w", {"main": {"cpu": "f2"}})], [], [N("big", "no_fit_no_candidates", "active")]),
+       E([], [], [N("big", "no_fit_no_candidates", "active")])],
+      ["a0", "w"], ["big"], stable=True), flavors=("f1", "f2")),
+  dict(KUEUE, path="pkg/scheduler/scheduler_preserve_flavor_scan_progress_test.go", case="gate enabled"))
+add(sc("simulate-flavor-scan-alternates", "simulate: with nothing after the first flavor, the search alternates between them and never settles",
+  "same, team-b StrictFIFO with f2 nominal 0: w is skipped on f1 (cycle 1), finds only f2 when resuming (cycle 2: above anything "
+  "it can reach), starts again from f1 (cycle 3: skipped), and so on; Kueue does the same. charter simulate stops when a state "
+  "repeats.",
+  SCAN("StrictFIFO", 0), *SCAN_W,
+  SIM([E([], [], [N("big", "no_fit_no_candidates", "active"), N("w", "skipped_no_longer_fits", "active")]),
+       E([], [], [N("big", "no_fit_no_candidates", "active"), N("w", "no_fit_exceeds_max_quota", "active")]),
+       E([], [], [N("big", "no_fit_no_candidates", "active"), N("w", "skipped_no_longer_fits", "active")]),
+       E([], [], [N("big", "no_fit_no_candidates", "active"), N("w", "no_fit_exceeds_max_quota", "active")])],
+      ["a0"], ["big", "w"], stable=False), flavors=("f1", "f2")))
 json.dump({"format": "policy-engine-scheduling-scenarios/v1", "units": "cpu in cores; times in seconds relative to the cycle", "scenarios": S},
           open("scenarios/rules.json", "w"), indent=1)
 print(len(S))
