@@ -154,7 +154,9 @@ void CheckScenario(const fs::path& file, const std::string& text, const json::Va
   for (const Workload& w : state->pending) pending.insert(w.name);
   EXPECT_EQ(Names(final_state->Find("admitted")), admitted);
   EXPECT_EQ(Names(final_state->Find("pending")), pending);
-  if (const json::Value* s = final_state->Find("stable")) EXPECT_EQ(s->as_bool(), stable);
+  if (const json::Value* s = final_state->Find("stable")) {
+    EXPECT_EQ(s->as_bool(), stable);
+  }
 }
 
 TEST(ScheduleScenarios, AllFiles) {
@@ -224,7 +226,9 @@ TEST(ScheduleScenarios, AuditTableNamesEveryScenario) {
   for (const std::string& word : named) {
     const bool id_like = word.find('-') != std::string::npos && word.find_first_of(" ./:_()") == std::string::npos &&
                          std::all_of(word.begin(), word.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
-    if (id_like) EXPECT_TRUE(ids.count(word) > 0) << "README.md names `" << word << "`, which is no scenario";
+    if (id_like) {
+      EXPECT_TRUE(ids.count(word) > 0) << "README.md names `" << word << "`, which is no scenario";
+    }
   }
 }
 

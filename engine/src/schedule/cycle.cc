@@ -648,7 +648,7 @@ std::vector<Target> Cycle::Classical(const Preemptor& p) {
     for (const Candidate& c : all) {
       if (!valid(c, borrow)) continue;
       RemoveWl(c.wl, true);
-      targets.push_back({c.wl, ReasonOf(c.variant)});
+      targets.push_back({c.wl, ReasonOf(c.variant), {}});
       if (WorkloadFits(p, borrow)) {
         targets = FillBack(p, std::move(targets), borrow);
         for (const Target& t : targets) AddWl(t.wl);
