@@ -9,10 +9,14 @@
 // admitted, which admitted ones are preempted and why, and why each other head
 // stays pending, in words and numbers:
 //
-//   absl::StatusOr<charter::schedule::State> state =
-//       charter::schedule::LoadState(json_text, "state.json");
+//   charter::schedule::LoadOptions options;
+//   options.source_name = "state.json";
+//   absl::StatusOr<charter::schedule::State> state = charter::schedule::LoadState(json_text, options);
 //   absl::StatusOr<charter::schedule::CycleResult> r = charter::schedule::RunCycle(*state);
 //   for (const auto& a : r->admitted) use(a.name, a.borrowing, a.message);
+//
+// ApplyCycle turns a state and its cycle's outcome into the next state, for
+// simulations over many cycles (charter simulate).
 //
 // Names appear once, in the State's tables; everything else refers to them by
 // index, so a cycle compares integers, never strings. Quantities are integers
