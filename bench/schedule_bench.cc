@@ -3,7 +3,9 @@
 // cpu and gpu quota, a few admitted workloads per queue and N pending
 // workloads in all. Half the queues borrow, so the cycle does flavor
 // assignment, borrowing and preemption searches. The target shape is
-// 10,000 pending workloads in 100 queues under 3 cohorts.
+// 10,000 pending workloads in 100 queues under 3 cohorts. BM_Cycle runs the
+// classical cycle over a grid of sizes; BM_CycleFairSharing the same states
+// with fair sharing (the admission tournament and fair-sharing preemption).
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -21,8 +23,9 @@ using charter::schedule::ResourceGroup;
 using charter::schedule::State;
 using charter::schedule::Workload;
 
-State Build(int pending, int queues, int cohorts) {
+State Build(int pending, int queues, int cohorts, bool fair = false) {
   State s;
+  s.engine.fair_sharing = fair;
   s.flavors = {"on-demand", "spot"};
   s.resources = {"cpu", "nvidia.com/gpu"};
   for (int c = 0; c < cohorts; ++c) s.cohorts.push_back(Cohort{absl::StrCat("cohort-", c), -1, {}, 1.0});
@@ -74,8 +77,8 @@ State Build(int pending, int queues, int cohorts) {
   return s;
 }
 
-void BM_Cycle(benchmark::State& st) {
-  const State s = Build(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+void Run(benchmark::State& st, bool fair) {
+  const State s = Build(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)), fair);
   for (auto _ : st) {
     absl::StatusOr<charter::schedule::CycleResult> r = charter::schedule::RunCycle(s);
     benchmark::DoNotOptimize(r);
@@ -83,12 +86,21 @@ void BM_Cycle(benchmark::State& st) {
   st.counters["pending"] = static_cast<double>(st.range(0));
   st.counters["queues"] = static_cast<double>(st.range(1));
 }
-BENCHMARK(BM_Cycle)
-    ->Args({10000, 100, 3})
-    ->Args({1000, 100, 3})
-    ->Args({100000, 100, 3})
-    ->Args({10000, 10, 3})
-    ->Args({10000, 1000, 3})
-    ->Unit(benchmark::kMillisecond);
+
+void BM_Cycle(benchmark::State& st) { Run(st, false); }
+void BM_CycleFairSharing(benchmark::State& st) { Run(st, true); }
+
+// The target shape first, then pending workloads × queues.
+void Grid(benchmark::internal::Benchmark* b) {
+  b->Args({10000, 100, 3});
+  for (int pending : {1000, 10000, 100000}) {
+    for (int queues : {10, 100, 1000}) {
+      if (pending != 10000 || queues != 100) b->Args({pending, queues, 3});
+    }
+  }
+  b->Unit(benchmark::kMillisecond);
+}
+BENCHMARK(BM_Cycle)->Apply(Grid);
+BENCHMARK(BM_CycleFairSharing)->Args({10000, 100, 3})->Args({10000, 1000, 3})->Args({100000, 1000, 3})->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -6,6 +6,7 @@
 //
 // Both exit 0 once the cycles ran; any error exits 1 and prints nothing on
 // stdout.
+#include <map>
 #include <memory>
 #include <string>
 
@@ -43,11 +44,33 @@ int RunSchedule(const ScheduleFlags& flags) {
   return WriteStdout(flags.format == "json" ? result->ToJson() + "\n" : result->ToText()) ? kOk : kError;
 }
 
+// What decides the next cycles of a simulation, so that a state that comes
+// back is recognised: who holds quota, and each waiting workload's queue
+// state, preemptor mark and flavor search (with whether it is still used).
+std::string Fingerprint(const schedule::State& s) {
+  std::map<std::string, std::string> parts;
+  for (const schedule::Workload& w : s.admitted) parts[w.name] = "A";
+  for (const schedule::Workload& w : s.pending) {
+    std::string& f = parts[w.name];
+    absl::StrAppend(&f, "P", w.inadmissible, w.preempting, s.cycle - w.flavor_scan_cycle <= 1,
+                    s.cluster_queues[w.cluster_queue].generation > w.flavor_scan_generation);
+    for (const auto& set : w.flavor_scan) {
+      f += '/';
+      for (int idx : set) absl::StrAppend(&f, idx, ",");
+    }
+  }
+  std::string out;
+  for (const auto& [name, f] : parts) absl::StrAppend(&out, name, "=", f, ";");
+  return out;
+}
+
 int RunSimulate(const ScheduleFlags& flags) {
   absl::StatusOr<schedule::State> state = LoadStateFile(flags);
   if (!state.ok()) return Fail(state.status());
   const int limit = flags.cycles > 0 ? flags.cycles : 1000;
   std::string out = flags.format == "json" ? "[" : "";
+  std::map<std::string, int> seen;  // fingerprint -> the cycle after which it was seen
+  std::string loop;
   int cycle = 0;
   for (; cycle < limit; ++cycle) {
     absl::StatusOr<schedule::CycleResult> result = schedule::RunCycle(*state);
@@ -65,10 +88,21 @@ int RunSimulate(const ScheduleFlags& flags) {
       ++cycle;
       break;
     }
+    if (flags.cycles == 0) {
+      // A state seen before comes back forever: Kueue would cycle too.
+      auto [it, inserted] = seen.emplace(Fingerprint(*state), cycle + 1);
+      if (!inserted) {
+        loop = absl::StrCat("== the state after cycle ", cycle + 1, " is the state after cycle ", it->second,
+                            ": it repeats every ", cycle + 1 - it->second, " cycles and does not settle\n");
+        ++cycle;
+        break;
+      }
+    }
   }
   if (flags.format == "json") {
     out += "]\n";
   } else {
+    out += loop;
     absl::StrAppend(&out, "== after ", cycle, " cycle", cycle == 1 ? "" : "s", ": ", state->admitted.size(),
                     " admitted, ", state->pending.size(), " pending\n");
     for (const schedule::Workload& w : state->admitted) {

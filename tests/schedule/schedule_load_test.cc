@@ -59,6 +59,101 @@ TEST(ScheduleLoad, Errors) {
             "state.json:5:59: the lending limit in the `cpu` quota of flavor `default` of cluster queue `team-a` (9) is above its nominal quota (8)");
 }
 
+
+// One queue `team-a` in cohort `ml` and one pending workload `w`; Bad()
+// replaces `from` by `to` (once) and returns the load error.
+const char kBase[] = R"({"resource_flavors": ["default"], "cohorts": [{"name": "ml", "parent": null}],
+"cluster_queues": [{"name": "team-a", "cohort": "ml", "resource_groups": [{"covered_resources": ["cpu"], "flavors": [{"name": "default", "quotas": {"cpu": {"nominal": 8}}}]}]}],
+"pending": [{"name": "w", "cluster_queue": "team-a", "pod_sets": [{"name": "m", "count": 1, "requests": {"cpu": 1}}]}]})";
+
+std::string Bad(const std::string& from, const std::string& to) {
+  std::string text = kBase;
+  const size_t at = text.find(from);
+  if (at == std::string::npos) return "the test's `from` is not in the base state: " + from;
+  text.replace(at, from.size(), to);
+  LoadOptions options;
+  options.source_name = "s.json";
+  absl::StatusOr<State> s = LoadState(text, options);
+  return s.ok() ? "ok" : std::string(s.status().message());
+}
+
+// Every kind of bad input the issue lists, and the other objects Kueue's
+// validation refuses: each error names the object and points at it.
+TEST(ScheduleLoad, EachErrorNamesTheObject) {
+  EXPECT_EQ(Bad("", ""), "ok");
+  // Malformed JSON and wrong shapes.
+  EXPECT_EQ(Bad(R"("pending": [)", R"("pending": [,)"), "s.json:3:13: expected a value");
+  {
+    absl::StatusOr<State> s = LoadState(R"({"resource_flavors": [], "cluster_queues": 3})");
+    EXPECT_EQ(std::string(s.status().message()), "state.json:1:44: `cluster_queues` must be an array");
+  }
+  EXPECT_EQ(Bad(R"("name": "w", )", R"("name": "w", "colour": 1, )"), "s.json:3:27: unknown field `colour` in a pending workload");
+  // Unknown queues, cohorts, flavors, priority classes.
+  EXPECT_EQ(Bad(R"("cluster_queue": "team-a")", R"("cluster_queue": "team-z")"),
+            "s.json:3:44: pending workload `w` names an unknown cluster queue `team-z`");
+  EXPECT_EQ(Bad(R"("parent": null)", R"("parent": "org")"), "s.json:1:72: cohort `ml` names an unknown parent cohort `org`");
+  EXPECT_EQ(Bad(R"("name": "default", "quotas")", R"("name": "gold", "quotas")"),
+            "s.json:2:118: cluster queue `team-a` uses unknown resource flavor `gold` (not in `resource_flavors`)");
+  EXPECT_EQ(Bad(R"("cluster_queue": "team-a", )", R"("cluster_queue": "team-a", "priority_class": "urgent", )"),
+            "s.json:3:72: pending workload `w` names an unknown priority class `urgent` (none are defined)");
+  // Cohort cycles.
+  EXPECT_EQ(Bad(R"({"name": "ml", "parent": null})", R"({"name": "ml", "parent": "org"}, {"name": "org", "parent": "ml"})"),
+            "s.json:1:47: cohort `ml` is in a cycle of parents: ml -> org -> ml");
+  // Negative and malformed quantities.
+  EXPECT_EQ(Bad(R"("nominal": 8)", R"("nominal": -8)"),
+            "s.json:2:168: the nominal `cpu` quota of flavor `default` of cluster queue `team-a` is negative (-8)");
+  EXPECT_EQ(Bad(R"("nominal": 8)", R"("nominal": "8Q")"),
+            "s.json:2:168: the nominal `cpu` quota of flavor `default` of cluster queue `team-a` is not a quantity: `8Q`");
+  EXPECT_EQ(Bad(R"("count": 1)", R"("count": -2)"), "s.json:3:90: the count of pod set `m` of pending workload `w` is negative");
+  EXPECT_EQ(Bad(R"("requests": {"cpu": 1})", R"("requests": {"cpu": "-500m"})"),
+            "s.json:3:113: the `cpu` request of pod set `m` of pending workload `w` is negative (-500m)");
+  // Limits: a lending limit above the nominal quota, and limits where
+  // Kueue allows none.
+  EXPECT_EQ(Bad(R"({"nominal": 8})", R"({"nominal": 8, "lending_limit": 9})"),
+            "s.json:2:188: the lending limit in the `cpu` quota of flavor `default` of cluster queue `team-a` (9) is above its "
+            "nominal quota (8)");
+  EXPECT_EQ(Bad(R"("cohort": "ml", )", "").find("ok"), 0u);
+  {
+    std::string text = kBase;
+    text.replace(text.find(R"("cohort": "ml", )"), 16, "");
+    text.replace(text.find(R"({"nominal": 8})"), 14, R"({"nominal": 8, "borrowing_limit": 2})");
+    LoadOptions options;
+    options.source_name = "s.json";
+    absl::StatusOr<State> s = LoadState(text, options);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(std::string(s.status().message()),
+              "s.json:2:174: the borrowing limit in the `cpu` quota of flavor `default` of cluster queue `team-a` needs a "
+              "cohort: Kueue allows borrowing and lending limits only in a cluster queue of a cohort");
+  }
+  EXPECT_EQ(Bad(R"({"name": "ml", "parent": null})",
+                R"({"name": "ml", "parent": null, "resource_groups": [{"covered_resources": ["cpu"], "flavors": [{"name": "default", )"
+                R"("quotas": {"cpu": {"nominal": 4, "lending_limit": 1}}}]}]})"),
+            "s.json:1:211: the lending limit in the `cpu` quota of flavor `default` of cohort `ml` needs a parent cohort: "
+            "Kueue allows borrowing and lending limits only in a cohort with a parent");
+  // Resource groups.
+  EXPECT_EQ(Bad(R"("covered_resources": ["cpu"])", R"("covered_resources": ["cpu", "memory"])"),
+            "s.json:2:158: flavor `default` of cluster queue `team-a` has no quota for covered resource `memory`");
+  EXPECT_EQ(Bad(R"("quotas": {"cpu": {"nominal": 8}})", R"("quotas": {"cpu": {"nominal": 8}, "gpu": 1})"),
+            "s.json:2:172: flavor `default` of cluster queue `team-a` has a quota for `gpu`, which its resource group does "
+            "not cover");
+  // Policies Kueue refuses.
+  EXPECT_EQ(Bad(R"("cohort": "ml", )", R"("cohort": "ml", "preemption": {"borrow_within_cohort": {"policy": "LowerPriority"}}, )"),
+            "s.json:2:69: cluster queue `team-a` sets `borrow_within_cohort` while `reclaim_within_cohort` is Never (Kueue "
+            "refuses this combination)");
+  EXPECT_EQ(Bad(R"("cohort": "ml", )", R"("cohort": "ml", "flavor_fungibility": {"preference": "PreemptionOverBorrowing"}, )"),
+            "s.json:2:92: `preference` of cluster queue `team-a` needs `when_can_borrow` and `when_can_preempt` both "
+            "`TryNextFlavor` (Kueue refuses it otherwise)");
+  EXPECT_EQ(Bad(R"("cohort": "ml", )", R"("cohort": "ml", "queueing_strategy": "LIFO", )"),
+            "s.json:2:76: the queueing strategy of cluster queue `team-a` is `BestEffortFIFO` or `StrictFIFO`, not `LIFO`");
+  EXPECT_EQ(Bad(R"("name": "team-a")", R"("name": "team-a", "fair_weight": -1)"),
+            "s.json:2:54: the fair weight of cluster queue `team-a` is negative");
+  // Duplicates.
+  EXPECT_EQ(Bad(R"({"name": "ml", "parent": null})", R"({"name": "ml", "parent": null}, {"name": "ml", "parent": null})"),
+            "s.json:1:79: cohort `ml` is listed twice");
+  EXPECT_EQ(Bad(R"("pending": [)", R"("pending": [{"name": "w", "cluster_queue": "team-a", "pod_sets": [{"name": "m"}]},)"),
+            "s.json:3:83: workload `w` is listed twice");
+}
+
 TEST(ScheduleQuantity, Exact) {
   using internal::schedule::ParseQuantity;
   using internal::schedule::QuantityError;

@@ -3,6 +3,9 @@
 // the outcome with `expected`: the admitted workloads with their flavors and
 // borrowing, the preempted ones with their reasons, and each head left
 // pending with its state (and queue state where the scenario gives one).
+// A scenario whose `expected` holds `cycles` is a simulation: each cycle is
+// compared in turn, applied with ApplyCycle, and `final` lists the workloads
+// admitted and pending at the end (and whether the last cycle was stable).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -50,22 +53,12 @@ std::string FlavorsText(const json::Value* flavors) {
   return out;
 }
 
-void CheckScenario(const fs::path& file, const std::string& text, const json::Value& scenario) {
-  const std::string id = Str(scenario.Find("id"));
-  SCOPED_TRACE(file.filename().string() + ": " + id + ": " + Str(scenario.Find("explanation")));
-  ASSERT_FALSE(Str(scenario.Find("explanation")).empty()) << "every scenario explains its arithmetic";
-  LoadOptions options;
-  options.source_name = file.filename().string();
-  options.scenario = id;
-  absl::StatusOr<State> state = LoadState(text, options);
-  ASSERT_TRUE(state.ok()) << state.status();
-  absl::StatusOr<CycleResult> result = RunCycle(*state);
-  ASSERT_TRUE(result.ok()) << result.status();
-  const json::Value* expected = scenario.Find("expected");
-  ASSERT_NE(expected, nullptr);
-
+// Compares one cycle's outcome with an `expected` object (admitted with
+// flavors and borrowing, preempted with reasons, not_admitted with states and
+// queue states where given).
+void CheckOutcome(const json::Value& expected, const CycleResult& result) {
   std::multiset<std::string> want, got;
-  if (const json::Value* a = expected->Find("admitted")) {
+  if (const json::Value* a = expected.Find("admitted")) {
     for (size_t i = 0; i < a->size(); ++i) {
       const json::Value& e = a->at(i);
       const json::Value* b = e.Find("borrowing");
@@ -73,7 +66,7 @@ void CheckScenario(const fs::path& file, const std::string& text, const json::Va
                   (b != nullptr && b->as_bool() ? "borrowing" : ""));
     }
   }
-  for (const Admitted& a : result->admitted) {
+  for (const Admitted& a : result.admitted) {
     std::vector<std::string> parts;
     for (const PodSetFlavors& f : a.flavors) {
       for (const auto& [res, flavor] : f.flavors) parts.push_back(f.pod_set + "." + res + "=" + flavor);
@@ -83,14 +76,14 @@ void CheckScenario(const fs::path& file, const std::string& text, const json::Va
     for (const std::string& s : parts) flavors += s + " ";
     got.insert("admit " + a.name + " " + flavors + (a.borrowing ? "borrowing" : ""));
   }
-  if (const json::Value* p = expected->Find("preempted")) {
+  if (const json::Value* p = expected.Find("preempted")) {
     for (size_t i = 0; i < p->size(); ++i) {
       want.insert("preempt " + Str(p->at(i).Find("name")) + " " + Str(p->at(i).Find("reason")));
     }
   }
-  for (const Preempted& p : result->preempted) got.insert("preempt " + p.name + " " + std::string(ReasonName(p.reason)));
+  for (const Preempted& p : result.preempted) got.insert("preempt " + p.name + " " + std::string(ReasonName(p.reason)));
   std::map<std::string, std::string> queue_states;
-  if (const json::Value* n = expected->Find("not_admitted")) {
+  if (const json::Value* n = expected.Find("not_admitted")) {
     for (size_t i = 0; i < n->size(); ++i) {
       const json::Value& e = n->at(i);
       want.insert("pending " + Str(e.Find("name")) + " " + Str(e.Find("state")));
@@ -98,20 +91,72 @@ void CheckScenario(const fs::path& file, const std::string& text, const json::Va
       if (!qs.empty()) queue_states[Str(e.Find("name"))] = qs;
     }
   }
-  for (const NotAdmitted& n : result->not_admitted) {
+  for (const NotAdmitted& n : result.not_admitted) {
     got.insert("pending " + n.name + " " + std::string(StateName(n.state)));
     auto it = queue_states.find(n.name);
     if (it != queue_states.end()) {
       EXPECT_EQ(it->second, n.inadmissible ? "inadmissible" : "active") << n.name << ": " << n.message;
     }
   }
-  EXPECT_EQ(want, got) << "outcome:\n" << result->ToText();
+  EXPECT_EQ(want, got) << "outcome:\n" << result.ToText();
   // Every entry explains itself in words.
-  for (const Admitted& a : result->admitted) EXPECT_FALSE(a.message.empty());
-  for (const Preempted& p : result->preempted) EXPECT_FALSE(p.message.empty());
-  for (const NotAdmitted& n : result->not_admitted) EXPECT_FALSE(n.message.empty());
+  for (const Admitted& a : result.admitted) EXPECT_FALSE(a.message.empty());
+  for (const Preempted& p : result.preempted) EXPECT_FALSE(p.message.empty());
+  for (const NotAdmitted& n : result.not_admitted) EXPECT_FALSE(n.message.empty());
   // The JSON output parses.
-  EXPECT_TRUE(json::Parse(result->ToJson()).ok());
+  EXPECT_TRUE(json::Parse(result.ToJson()).ok());
+}
+
+std::multiset<std::string> Names(const json::Value* list) {
+  std::multiset<std::string> out;
+  if (list != nullptr) {
+    for (size_t i = 0; i < list->size(); ++i) out.insert(Str(&list->at(i)));
+  }
+  return out;
+}
+
+void CheckScenario(const fs::path& file, const std::string& text, const json::Value& scenario) {
+  const std::string id = Str(scenario.Find("id"));
+  SCOPED_TRACE(file.filename().string() + ": " + id + ": " + Str(scenario.Find("explanation")));
+  ASSERT_FALSE(Str(scenario.Find("explanation")).empty()) << "every scenario explains its arithmetic";
+  LoadOptions options;
+  options.source_name = file.filename().string();
+  options.scenario = id;
+  absl::StatusOr<State> state = LoadState(text, options);
+  ASSERT_TRUE(state.ok()) << state.status();
+  const json::Value* expected = scenario.Find("expected");
+  ASSERT_NE(expected, nullptr);
+  const json::Value* cycles = expected->Find("cycles");
+  if (cycles == nullptr) {
+    absl::StatusOr<CycleResult> result = RunCycle(*state);
+    ASSERT_TRUE(result.ok()) << result.status();
+    CheckOutcome(*expected, *result);
+    return;
+  }
+  // A simulation: each cycle's outcome, applied before the next, then the
+  // workloads holding quota and waiting at the end, and whether the last
+  // cycle changed nothing.
+  bool stable = false;
+  for (size_t c = 0; c < cycles->size(); ++c) {
+    SCOPED_TRACE("cycle " + std::to_string(c + 1));
+    absl::StatusOr<CycleResult> result = RunCycle(*state);
+    ASSERT_TRUE(result.ok()) << result.status();
+    CheckOutcome(cycles->at(c), *result);
+    stable = IsStable(*state, *result);
+    absl::StatusOr<State> next = ApplyCycle(*state, *result);
+    ASSERT_TRUE(next.ok()) << next.status();
+    *state = std::move(*next);
+  }
+  const json::Value* final_state = expected->Find("final");
+  ASSERT_NE(final_state, nullptr) << "a simulation gives its `final` state";
+  std::multiset<std::string> admitted, pending;
+  for (const Workload& w : state->admitted) admitted.insert(w.name);
+  for (const Workload& w : state->pending) pending.insert(w.name);
+  EXPECT_EQ(Names(final_state->Find("admitted")), admitted);
+  EXPECT_EQ(Names(final_state->Find("pending")), pending);
+  if (const json::Value* s = final_state->Find("stable")) {
+    EXPECT_EQ(s->as_bool(), stable);
+  }
 }
 
 TEST(ScheduleScenarios, AllFiles) {
@@ -150,6 +195,39 @@ TEST(ScheduleScenarios, MaxPriorityThresholdIsInclusive) {
       EXPECT_EQ(r->preempted[0].reason, PreemptionReason::kInCohortReclaimWhileBorrowing);
     } else {
       EXPECT_TRUE(r->preempted.empty()) << r->ToText();
+    }
+  }
+}
+
+
+// tests/schedule/README.md's audit table names every scenario, and names no
+// scenario that does not exist.
+TEST(ScheduleScenarios, AuditTableNamesEveryScenario) {
+  const std::string readme = Read(fs::path(CHARTER_SOURCE_DIR) / "tests/schedule/README.md");
+  const size_t table = readme.find("## Audit");
+  ASSERT_NE(table, std::string::npos);
+  std::set<std::string> named;
+  for (size_t at = readme.find('`', table); at != std::string::npos; at = readme.find('`', at)) {
+    const size_t end = readme.find('`', at + 1);
+    if (end == std::string::npos) break;
+    named.insert(readme.substr(at + 1, end - at - 1));
+    at = end + 1;
+  }
+  std::set<std::string> ids;
+  const std::string rules = Read(fs::path(CHARTER_SOURCE_DIR) / "tests/schedule/scenarios/rules.json");
+  absl::StatusOr<json::Document> doc = json::Parse(rules);
+  ASSERT_TRUE(doc.ok());
+  const json::Value* scenarios = doc->root().Find("scenarios");
+  ASSERT_NE(scenarios, nullptr);
+  for (size_t i = 0; i < scenarios->size(); ++i) ids.insert(Str(scenarios->at(i).Find("id")));
+  for (const std::string& id : ids) EXPECT_TRUE(named.count(id) > 0) << "README.md's audit table does not name " << id;
+  // Backticked words shaped like scenario ids (lowercase, with a dash) must
+  // be scenarios.
+  for (const std::string& word : named) {
+    const bool id_like = word.find('-') != std::string::npos && word.find_first_of(" ./:_()") == std::string::npos &&
+                         std::all_of(word.begin(), word.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+    if (id_like) {
+      EXPECT_TRUE(ids.count(word) > 0) << "README.md names `" << word << "`, which is no scenario";
     }
   }
 }

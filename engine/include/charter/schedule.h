@@ -9,10 +9,14 @@
 // admitted, which admitted ones are preempted and why, and why each other head
 // stays pending, in words and numbers:
 //
-//   absl::StatusOr<charter::schedule::State> state =
-//       charter::schedule::LoadState(json_text, "state.json");
+//   charter::schedule::LoadOptions options;
+//   options.source_name = "state.json";
+//   absl::StatusOr<charter::schedule::State> state = charter::schedule::LoadState(json_text, options);
 //   absl::StatusOr<charter::schedule::CycleResult> r = charter::schedule::RunCycle(*state);
 //   for (const auto& a : r->admitted) use(a.name, a.borrowing, a.message);
+//
+// ApplyCycle turns a state and its cycle's outcome into the next state, for
+// simulations over many cycles (charter simulate).
 //
 // Names appear once, in the State's tables; everything else refers to them by
 // index, so a cycle compares integers, never strings. Quantities are integers
@@ -104,6 +108,9 @@ struct ClusterQueue {
   Preemption preemption;
   FlavorFungibility flavor_fungibility;
   double fair_weight = 1.0;
+  // Between cycles of a simulation: how many admitted workloads have left
+  // the queue (Kueue's AllocatableResourceGeneration).
+  int64_t generation = 0;
 };
 
 struct PriorityClass {
@@ -140,6 +147,16 @@ struct Workload {
   // Pending workloads: issued preemptions in an earlier cycle and stays at
   // the head of a BestEffortFIFO queue until it is admitted.
   bool preempting = false;
+  // Pending workloads, between cycles of a simulation: where the last flavor
+  // search stopped (Kueue's FlavorFungibilityPreserveScanProgress). Per pod
+  // set and per request (with the `pods` request a queue adds last), the
+  // index in its resource group of the flavor the search stopped at, or -1
+  // when it tried them all; empty: none recorded. The next search starts
+  // after that flavor if it ran in the previous cycle, or if the queue's
+  // generation has not changed since.
+  std::vector<std::vector<int>> flavor_scan;
+  int64_t flavor_scan_cycle = 0;
+  int64_t flavor_scan_generation = 0;
 };
 
 struct EngineConfig {
@@ -159,6 +176,8 @@ struct State {
   std::vector<Workload> pending;
   // Seconds since the first cycle of a simulation; 0 for a loaded state.
   double now = 0;
+  // Cycles applied since the state was loaded.
+  int64_t cycle = 0;
 };
 
 // The quota tree keeps, per node (cohort or cluster queue), one cell for each
@@ -239,6 +258,9 @@ struct NotAdmitted {
   PendingState state = PendingState::kNoFit;
   bool inadmissible = false;  // queue_state: parked until capacity frees up
   std::string message;
+  // Where this cycle's flavor search stopped, for ApplyCycle (see
+  // Workload::flavor_scan); empty when Kueue forgets it (after preemptions).
+  std::vector<std::vector<int>> flavor_scan;
 };
 
 // A pending workload that was not a head this cycle.
@@ -284,8 +306,10 @@ CHARTER_API absl::StatusOr<CycleResult> RunCycle(const State& state,
 // The state after a cycle: admitted workloads hold quota from `state.now`,
 // preempted ones leave it and wait again, heads that cannot be admitted in a
 // BestEffortFIFO queue are parked until a preemption frees capacity in their
-// cohort tree, and a head waiting for its victims stays at the head. `now`
-// advances by one second.
+// cohort tree (with the waiting workloads of their queue that have the same
+// priority and pod sets, as Kueue's SchedulingEquivalenceHashing does), and a
+// head that issued preemptions is its queue's preemptor until it is
+// admitted, first in a BestEffortFIFO queue. `now` advances by one second.
 CHARTER_API absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result);
 
 // True when a cycle changes nothing: nothing admitted, nothing preempted, and

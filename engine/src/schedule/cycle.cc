@@ -110,6 +110,13 @@ struct Assignment {
   // Per pod set: total requests (count × per pod), with the `pods` request
   // when the queue covers it: {resource, amount}.
   std::vector<std::vector<std::pair<int, int64_t>>> totals;
+  // Per pod set: the index in `totals` of the `pods` request the queue
+  // added (the pod set did not request `pods` itself), or -1.
+  std::vector<int> added_pods;
+  // Per pod set, per request: where the flavor search stopped (the index
+  // in the resource group, -1 after the last flavor or when nothing was
+  // assigned); Kueue's LastTriedFlavorIdx.
+  std::vector<std::vector<int>> tried;
   std::vector<FrAmount> usage;
   bool exceeds_max = false;
   std::string reason;  // why it did not fit, for the message
@@ -118,12 +125,26 @@ struct Assignment {
 struct Target {
   int wl;  // index into Cycle::admitted_
   PreemptionReason reason;
+  std::string why;  // the numbers behind the reason, for the message
+};
+
+// The fair-sharing tournament's view of an entry at one cohort of its path:
+// the share of the cohort's child on the path with the entry's usage added,
+// and whether that child then borrows on the flavor-resources it asks for.
+struct FsLevel {
+  int cohort;
+  Drs drs;
+  bool borrowing_on_request;
 };
 
 struct Entry {
   int wl;  // index into Cycle::pending_
   Assignment assignment;
   std::vector<Target> targets;
+  // Tournament levels, valid while the nodes below the root on the entry's
+  // path keep these usage versions (they depend on nothing else).
+  std::vector<FsLevel> fs_levels;
+  std::vector<std::pair<int, uint64_t>> fs_versions;
 };
 
 void AddTo(std::vector<FrAmount>* usage, int fr, int64_t v) {
@@ -202,7 +223,12 @@ class Cycle {
   }
 
   // --- flavor assignment (flavorassigner.go) --------------------------------
-  Assignment Assign(const Wl& p);
+  // `pin` (may be null): per pod set and request, the only flavor to try
+  // (Kueue's NominationMapping when an entry is assigned again). `scan`
+  // (may be null): where the previous search stopped; the search starts
+  // after it.
+  Assignment Assign(const Wl& p, const std::vector<std::vector<int>>* pin,
+                    const std::vector<std::vector<int>>* scan);
   Mode FitsResourceQuota(const Wl& p, int fr, int64_t assumed, int64_t request, int* borrow,
                          Assignment* a);
 
@@ -211,6 +237,7 @@ class Cycle {
     const Wl* wl;
     std::vector<int> frs;         // flavor-resources that need preemption
     std::vector<FrAmount> usage;  // what the preemptor would use
+    bool explain = false;         // fill Target::why (not for the oracle)
   };
   std::vector<Target> GetTargets(const Preemptor& p);
   std::vector<Target> Classical(const Preemptor& p);
@@ -222,14 +249,21 @@ class Cycle {
   std::vector<Target> FillBack(const Preemptor& p, std::vector<Target> targets, bool allow_borrowing);
 
   // --- the cycle -----------------------------------------------------------
-  void Nominate(Entry* e);
+  // The first nomination of the cycle resumes the workload's recorded flavor
+  // search; an assignment again after overlapping targets (`pin`) starts
+  // from the first flavor.
+  void Nominate(Entry* e, const std::vector<std::vector<int>>* pin = nullptr);
   void Process(Entry* e, CycleResult* out);
   std::vector<int> ClassicalOrder(std::vector<Entry>& entries);
   int PopFair(std::vector<Entry>& entries, std::vector<bool>* done);
 
   std::string NoFitMessage(const Entry& e) const;
   std::string AdmitMessage(const Entry& e) const;
-  std::string PreemptMessage(const Wl& preemptor, const Wl& victim, PreemptionReason reason) const;
+  std::string PreemptMessage(const Wl& preemptor, const Target& target) const;
+  // "`team-b` uses 6 cpu in flavor default of its nominal 4": the victim's
+  // queue on a flavor-resource the preemptor needs and it borrows.
+  std::string BorrowText(const Preemptor& p, int victim) const;
+  std::string ShareText(const Drs& drs) const;
 
   const State& state_;
   const CycleOptions& options_;
@@ -239,6 +273,8 @@ class Cycle {
   std::vector<Wl> pending_;
   std::vector<std::vector<int>> cq_workloads_;
   std::vector<uint8_t> victim_;  // admitted_ index -> preempted this cycle
+  std::vector<int> victims_;     // the same, as a list
+  std::vector<int> rank_;        // admitted_ index -> candidate rank in the current fair-sharing search
 };
 
 // --- flavor assignment -------------------------------------------------------
@@ -317,7 +353,8 @@ Mode Cycle::FitsResourceQuota(const Wl& p, int fr, int64_t assumed, int64_t requ
   return kModeNoFit;
 }
 
-Assignment Cycle::Assign(const Wl& p) {
+Assignment Cycle::Assign(const Wl& p, const std::vector<std::vector<int>>* pin,
+                         const std::vector<std::vector<int>>* scan) {
   Assignment a;
   const Workload& w = *p.w;
   const ClusterQueue& cq = Cq(p.cq);
@@ -325,13 +362,20 @@ Assignment Cycle::Assign(const Wl& p) {
   for (const PodSet& ps : w.pod_sets) {
     std::vector<std::pair<int, int64_t>> totals;
     for (const Request& r : ps.requests) totals.push_back({r.resource, SatMul(ps.count, r.per_pod)});
+    int added_pods = -1;
     if (covers_pods) {
       bool has = std::any_of(totals.begin(), totals.end(), [&](const auto& t) { return t.first == pods_; });
-      if (!has) totals.push_back({pods_, ps.count});
+      if (!has) {
+        added_pods = static_cast<int>(totals.size());
+        totals.push_back({pods_, ps.count});
+      }
     }
+    a.added_pods.push_back(added_pods);
+    const size_t set_index = a.totals.size();
     std::vector<int> flavors(totals.size(), -1);
     std::vector<AMode> modes(totals.size(), kFit);
     std::vector<int> borrows(totals.size(), 0);
+    std::vector<int> tried(totals.size(), -1);
     bool failed = false;
     for (size_t i = 0; i < totals.size() && !failed; ++i) {
       const int res = totals[i].first;
@@ -355,7 +399,24 @@ Assignment Cycle::Assign(const Wl& p) {
       int best_flavor = -1;
       std::vector<Mode> best_modes;
       std::vector<int> best_borrows;
-      for (const FlavorQuotas& fq : group->flavors) {
+      // Kueue resumes the search after the flavor where the previous one
+      // stopped (FlavorFungibilityPreserveScanProgress).
+      size_t first = 0;
+      if (scan != nullptr && set_index < scan->size() && i < (*scan)[set_index].size() &&
+          (*scan)[set_index][i] >= 0) {
+        first = static_cast<size_t>((*scan)[set_index][i]) + 1;
+      }
+      int attempted = -1;
+      for (size_t k = first; k < group->flavors.size(); ++k) {
+        const FlavorQuotas& fq = group->flavors[k];
+        attempted = static_cast<int>(k);
+        // Assigned again after other preemptions of the cycle: only the
+        // flavor nominated first is tried (Kueue keeps the nomination so
+        // that an entry does not switch flavors within a cycle).
+        if (pin != nullptr && set_index < pin->size() && i < (*pin)[set_index].size() &&
+            (*pin)[set_index][i] != fq.flavor) {
+          continue;
+        }
         Granular rep{kModeFit, 0};
         std::vector<Mode> fmodes(members.size(), kModeNoFit);
         std::vector<int> fborrows(members.size(), 0);
@@ -386,10 +447,12 @@ Assignment Cycle::Assign(const Wl& p) {
         failed = true;
         break;
       }
+      const int stopped = attempted == static_cast<int>(group->flavors.size()) - 1 ? -1 : attempted;
       for (size_t m = 0; m < members.size(); ++m) {
         flavors[members[m]] = best_flavor;
         modes[members[m]] = FlavorAMode(best_modes[m]);
         borrows[members[m]] = best_borrows[m];
+        tried[members[m]] = stopped;
       }
     }
     if (failed) {
@@ -397,6 +460,7 @@ Assignment Cycle::Assign(const Wl& p) {
       a.flavors.push_back(std::move(flavors));
       a.modes.push_back(std::move(modes));
       a.totals.push_back(std::move(totals));
+      a.tried.push_back(std::move(tried));
       return a;
     }
     for (size_t i = 0; i < totals.size(); ++i) {
@@ -407,6 +471,7 @@ Assignment Cycle::Assign(const Wl& p) {
     a.flavors.push_back(std::move(flavors));
     a.modes.push_back(std::move(modes));
     a.totals.push_back(std::move(totals));
+    a.tried.push_back(std::move(tried));
   }
   a.mode = kFit;
   for (const auto& ps : a.modes) {
@@ -583,10 +648,15 @@ std::vector<Target> Cycle::Classical(const Preemptor& p) {
     for (const Candidate& c : all) {
       if (!valid(c, borrow)) continue;
       RemoveWl(c.wl, true);
-      targets.push_back({c.wl, ReasonOf(c.variant)});
+      targets.push_back({c.wl, ReasonOf(c.variant), {}});
       if (WorkloadFits(p, borrow)) {
         targets = FillBack(p, std::move(targets), borrow);
         for (const Target& t : targets) AddWl(t.wl);
+        if (p.explain) {
+          for (Target& t : targets) {
+            if (t.reason == PreemptionReason::kInCohortReclamation) t.why = BorrowText(p, t.wl);
+          }
+        }
         return targets;
       }
     }
@@ -627,6 +697,14 @@ std::vector<Target> Cycle::Fair(const Preemptor& p) {
   std::stable_sort(candidates.begin(), candidates.end(),
                    [&](int a, int b) { return CandidateBefore(a, b, cq); });
   if (candidates.size() > options_.max_candidates_per_head) candidates.resize(options_.max_candidates_per_head);
+  // rank_[i]: the position of the first candidate equal to i in the sorted
+  // list, so rank_[a] < rank_[b] exactly when CandidateBefore(a, b).
+  if (rank_.size() < admitted_.size()) rank_.resize(admitted_.size());
+  for (size_t k = 0; k < candidates.size(); ++k) {
+    rank_[candidates[k]] = k > 0 && !CandidateBefore(candidates[k - 1], candidates[k], cq)
+                               ? rank_[candidates[k - 1]]
+                               : static_cast<int>(k);
+  }
 
   // TargetClusterQueueOrdering over a candidate list.
   struct Ordering {
@@ -661,7 +739,7 @@ std::vector<Target> Cycle::Fair(const Preemptor& p) {
         }
         int c = CompareDrs(drs, best_cq_drs);
         if (c == 0 && best_cq >= 0) {
-          if (CandidateBefore(o.queue[q][o.next[q]], o.queue[best_cq][o.next[best_cq]], cq)) best_cq = q;
+          if (rank_[o.queue[q][o.next[q]]] < rank_[o.queue[best_cq][o.next[best_cq]]]) best_cq = q;
         } else if (c == 1) {
           best_cq_drs = drs;
           best_cq = q;
@@ -710,6 +788,9 @@ std::vector<Target> Cycle::Fair(const Preemptor& p) {
     }
     return a;
   };
+  auto node_name = [&](int n) {
+    return tree_.is_cq(n) ? Cat("`", Cq(n - num_cohorts).name, "`") : Cat("cohort `", state_.cohorts[n].name, "`");
+  };
   auto shares = [&](int target_q, Drs* preemptor_new, Drs* target_old) {
     const int tnode = Node(target_q);
     int lca = -1;
@@ -744,8 +825,11 @@ std::vector<Target> Cycle::Fair(const Preemptor& p) {
     for (int q = iter_next(o); q >= 0 && !fits; q = iter_next(o)) {
       if (q == cq || within_nominal) {
         int wl = o.queue[q][o.next[q]++];
+        std::string why;
+        if (p.explain && q != cq) why = Cat(BorrowText(p, wl), "; `", Cq(cq).name, "` stays within its nominal quota");
         RemoveWl(wl, true);
-        targets.push_back({wl, q == cq ? PreemptionReason::kInClusterQueue : PreemptionReason::kInCohortReclamation});
+        targets.push_back({wl, q == cq ? PreemptionReason::kInClusterQueue : PreemptionReason::kInCohortReclamation,
+                           std::move(why)});
         if (fits_fs()) fits = true;
         continue;
       }
@@ -760,11 +844,22 @@ std::vector<Target> Cycle::Fair(const Preemptor& p) {
         RemoveWl(wl, false);
         Drs tnew = tree_.DominantResourceShare(almost_lca(Node(q), lca));
         AddWl(wl);
-        bool passed = first == FairSharingStrategy::kLessThanOrEqualToFinalShare ? CompareDrs(pnew, tnew) <= 0
-                                                                                 : CompareDrs(pnew, told) < 0;
+        const bool final_share = first == FairSharingStrategy::kLessThanOrEqualToFinalShare;
+        bool passed = final_share ? CompareDrs(pnew, tnew) <= 0 : CompareDrs(pnew, told) < 0;
         if (passed) {
+          std::string why;
+          if (p.explain) {
+            const std::string target_name = node_name(almost_lca(Node(q), lca));
+            const std::string preemptor_part =
+                Cat(node_name(almost_lca(node, lca)), "'s with `", p.wl->w->name, "` is ", ShareText(pnew));
+            why = final_share ? Cat(target_name, "'s share would be ", ShareText(tnew), " without `",
+                                    admitted_[wl].w->name, "` and ", preemptor_part,
+                                    " (LessThanOrEqualToFinalShare: not above the target's share after the eviction)")
+                              : Cat(target_name, "'s share is ", ShareText(told), " and ", preemptor_part,
+                                    " (LessThanInitialShare: below the target's share before the eviction)");
+          }
           RemoveWl(wl, true);
-          targets.push_back({wl, PreemptionReason::kInCohortFairSharing});
+          targets.push_back({wl, PreemptionReason::kInCohortFairSharing, std::move(why)});
           if (fits_fs()) fits = true;
           break;
         }
@@ -780,8 +875,15 @@ std::vector<Target> Cycle::Fair(const Preemptor& p) {
       bool passed = CompareDrs(pnew, told) < 0;
       int wl = o.queue[q][o.next[q]++];
       if (passed) {
+        std::string why;
+        if (p.explain) {
+          const int lca = shares(q, &pnew, &told);
+          why = Cat(node_name(almost_lca(Node(q), lca)), "'s share is ", ShareText(told), " and ",
+                    node_name(almost_lca(node, lca)), "'s with `", p.wl->w->name, "` is ", ShareText(pnew),
+                    " (LessThanInitialShare: below the target's share before the eviction)");
+        }
         RemoveWl(wl, true);
-        targets.push_back({wl, PreemptionReason::kInCohortFairSharing});
+        targets.push_back({wl, PreemptionReason::kInCohortFairSharing, std::move(why)});
         if (fits_fs()) fits = true;
       }
       o.pruned_cq[q] = true;
@@ -799,17 +901,34 @@ std::vector<Target> Cycle::Fair(const Preemptor& p) {
 
 // --- the cycle ---------------------------------------------------------------
 
-void Cycle::Nominate(Entry* e) {
+void Cycle::Nominate(Entry* e, const std::vector<std::vector<int>>* pin) {
   const Wl& p = pending_[e->wl];
-  e->assignment = Assign(p);
+  // The recorded search is forgotten when it is older than the previous
+  // cycle and the queue lost an admitted workload since (Kueue's
+  // lastAssignmentOutdated, with FlavorFungibilityPreserveScanProgress).
+  const Workload& w = *p.w;
+  const bool outdated = state_.cycle - w.flavor_scan_cycle > 1 && Cq(p.cq).generation > w.flavor_scan_generation;
+  const bool resume = pin == nullptr && !w.flavor_scan.empty() && !outdated;
+  e->assignment = Assign(p, pin, resume ? &w.flavor_scan : nullptr);
   e->targets.clear();
   if (e->assignment.mode == kPreempt) {
-    Preemptor pre{&p, {}, e->assignment.usage};
+    // Kueue hands the preemptor's requests to the preemption search as the
+    // workload's own total requests (Assignment.TotalRequestsFor), which do
+    // not hold the `pods` count a queue covering `pods` adds; fits checks
+    // later in the cycle use the whole assignment, `pods` included.
+    Preemptor pre{&p, {}, {}, true};
     for (size_t s = 0; s < e->assignment.flavors.size(); ++s) {
       for (size_t r = 0; r < e->assignment.flavors[s].size(); ++r) {
-        if (e->assignment.flavors[s][r] < 0 || e->assignment.modes[s][r] != kPreempt) continue;
-        int fr = tree_.fr(e->assignment.flavors[s][r], e->assignment.totals[s][r].first);
-        if (std::find(pre.frs.begin(), pre.frs.end(), fr) == pre.frs.end()) pre.frs.push_back(fr);
+        const int flavor = e->assignment.flavors[s][r];
+        if (flavor < 0) continue;
+        const int fr = tree_.fr(flavor, e->assignment.totals[s][r].first);
+        if (e->assignment.modes[s][r] == kPreempt &&
+            std::find(pre.frs.begin(), pre.frs.end(), fr) == pre.frs.end()) {
+          pre.frs.push_back(fr);
+        }
+        if (static_cast<int>(r) != e->assignment.added_pods[s] && e->assignment.totals[s][r].second != 0) {
+          AddTo(&pre.usage, fr, e->assignment.totals[s][r].second);
+        }
       }
     }
     e->targets = GetTargets(pre);
@@ -848,13 +967,6 @@ int Cycle::PopFair(std::vector<Entry>& entries, std::vector<bool>* done) {
     return first;
   }
   const int root = tree_.root(first_node);
-  // DRS of each entry at each level of its path: drs[e][k] is the share of
-  // the child of its k-th ancestor, with the entry's usage added.
-  struct Level {
-    int cohort;
-    Drs drs;
-  };
-  std::vector<std::vector<Level>> levels(entries.size());
   std::vector<int> entry_of_cq(state_.cluster_queues.size(), -1);
   for (size_t i = 0; i < entries.size(); ++i) {
     if ((*done)[i]) continue;
@@ -862,28 +974,34 @@ int Cycle::PopFair(std::vector<Entry>& entries, std::vector<bool>* done) {
     const int n = Node(q);
     if (tree_.parent(n) < 0 || tree_.root(n) != root) continue;
     entry_of_cq[q] = static_cast<int>(i);
-    const std::vector<FrAmount>& usage = entries[i].assignment.usage;
+    Entry& e = entries[i];
+    bool valid = !e.fs_versions.empty();
+    for (const auto& [node, version] : e.fs_versions) valid = valid && tree_.version(node) == version;
+    if (valid) continue;
+    // Shares with the entry's usage added, at each level of its path.
+    const std::vector<FrAmount>& usage = e.assignment.usage;
+    e.fs_levels.clear();
     tree_.Add(n, usage);
-    Drs drs = tree_.DominantResourceShare(n);
+    int child = n;
     for (int a = tree_.parent(n); a >= 0; a = tree_.parent(a)) {
-      levels[i].push_back({a, drs});
-      drs = tree_.DominantResourceShare(a);
+      e.fs_levels.push_back({a, tree_.DominantResourceShare(child), tree_.BorrowingOn(child, usage)});
+      child = a;
     }
     tree_.Remove(n, usage);
+    e.fs_versions.clear();
+    for (int m = n; m != root; m = tree_.parent(m)) e.fs_versions.emplace_back(m, tree_.version(m));
   }
-  auto drs_at = [&](int e, int cohort) -> const Drs& {
-    for (const Level& l : levels[e]) {
-      if (l.cohort == cohort) return l.drs;
+  auto level_at = [&](int e, int cohort) -> const FsLevel& {
+    for (const FsLevel& l : entries[e].fs_levels) {
+      if (l.cohort == cohort) return l;
     }
-    return levels[e].front().drs;
+    return entries[e].fs_levels.front();
   };
   auto less = [&](int a, int b, int cohort) {
-    const Drs& da = drs_at(a, cohort);
-    const Drs& db = drs_at(b, cohort);
-    bool ba = da.BorrowingOn(entries[a].assignment.usage);
-    bool bb = db.BorrowingOn(entries[b].assignment.usage);
-    if (ba != bb) return !ba;
-    int c = CompareDrs(da, db);
+    const FsLevel& la = level_at(a, cohort);
+    const FsLevel& lb = level_at(b, cohort);
+    if (la.borrowing_on_request != lb.borrowing_on_request) return !la.borrowing_on_request;
+    int c = CompareDrs(la.drs, lb.drs);
     if (c != 0) return c < 0;
     const Wl& wa = pending_[entries[a].wl];
     const Wl& wb = pending_[entries[b].wl];
@@ -931,50 +1049,72 @@ void Cycle::Process(Entry* e, CycleResult* out) {
   };
   // fits(): usage ≤ available with every victim so far and this entry's
   // targets removed.
-  auto fits = [&](const Entry& entry) {
-    std::vector<int> removed;
-    for (size_t i = 0; i < victim_.size(); ++i) {
-      if (victim_[i]) removed.push_back(static_cast<int>(i));
-    }
+  // `short_of` (may be null) gets the first flavor-resource that does not
+  // fit, in words.
+  auto fits = [&](const Entry& entry, std::string* short_of) {
+    std::vector<int> removed = victims_;
     for (const Target& t : entry.targets) {
       if (!victim_[t.wl]) removed.push_back(t.wl);
     }
     for (int i : removed) tree_.Remove(Node(admitted_[i].cq), admitted_[i].usage);
     bool ok = true;
     for (const FrAmount& u : entry.assignment.usage) {
-      if (tree_.Available(node, u.fr) < u.v) ok = false;
+      const int64_t available = tree_.Available(node, u.fr);
+      if (available >= u.v) continue;
+      if (ok && short_of != nullptr) {
+        *short_of = Cat("`", Cq(cq).name, "` needs ", Q(u.fr, u.v), " ", FrText(u.fr), ", and ", Q(u.fr, available),
+                        " is left");
+      }
+      ok = false;
     }
     for (int i : removed) tree_.Add(Node(admitted_[i].cq), admitted_[i].usage);
     return ok;
   };
-  auto pending = [&](PendingState state, bool parked, std::string message) {
+  // `keep_scan`: Kueue keeps the entry's flavor search for the next cycle
+  // (not after it issued preemptions or was deferred); a search that
+  // stopped before the last flavor sends a BestEffortFIFO head back to the
+  // active queue instead of parking it.
+  auto pending = [&](PendingState state, bool parked, std::string message, bool keep_scan = true) {
     NotAdmitted n;
     n.name = p.w->name;
     n.cluster_queue = Cq(cq).name;
     n.state = state;
-    n.inadmissible = parked && !strict;
+    bool pending_flavors = false;
+    if (keep_scan) {
+      n.flavor_scan = e->assignment.tried;
+      for (const auto& set : n.flavor_scan) {
+        for (int idx : set) pending_flavors = pending_flavors || idx >= 0;
+      }
+    }
+    n.inadmissible = parked && !strict && !pending_flavors;
     n.message = std::move(message);
     out->not_admitted.push_back(std::move(n));
   };
 
   bool deferred = false;
   bool ok;
+  std::string short_of;
+  std::string taken;  // victims another head of this cycle already took
   if (any_victim(e->targets)) {
+    for (const Target& t : e->targets) {
+      if (victim_[t.wl]) CatAppend(&taken, taken.empty() ? "" : ", ", "`", admitted_[t.wl].w->name, "`");
+    }
     // RecomputeAssignmentUponPreemptionTargetsOverlap: assign again against
     // the state after the other preemptions complete.
     std::vector<int> removed;
-    for (size_t i = 0; i < victim_.size(); ++i) {
-      if (victim_[i] && !admitted_[i].hidden) {
-        RemoveWl(static_cast<int>(i), true);
-        removed.push_back(static_cast<int>(i));
+    for (int i : victims_) {
+      if (!admitted_[i].hidden) {
+        RemoveWl(i, true);
+        removed.push_back(i);
       }
     }
-    Nominate(e);
+    const std::vector<std::vector<int>> nominated = e->assignment.flavors;
+    Nominate(e, &nominated);
     for (int i : removed) AddWl(i);
     if (e->assignment.mode == kFit) deferred = true;
-    ok = fits(*e);
+    ok = fits(*e, &short_of);
   } else {
-    ok = fits(*e);
+    ok = fits(*e, &short_of);
   }
   const AMode mode = deferred ? kDeferredFit : e->assignment.mode;
   if (mode == kNoFit) {
@@ -1009,7 +1149,9 @@ void Cycle::Process(Entry* e, CycleResult* out) {
   if (mode == kDeferredFit) {
     tree_.Add(node, e->assignment.usage);
     pending(PendingState::kDeferredFit, false,
-            "fits once the preemptions issued earlier in this cycle complete; its quota is held for it");
+            Cat("its victims ", taken, " are already being preempted for a workload processed earlier in this cycle; "
+                "without them it fits, and its quota is held until they have left"),
+            false);
     return;
   }
   if (any_victim(e->targets)) {
@@ -1019,10 +1161,13 @@ void Cycle::Process(Entry* e, CycleResult* out) {
   }
   if (!ok) {
     pending(PendingState::kSkippedNoLongerFits, false,
-            "it fitted when the cycle began, but no longer fits after the workloads processed before it");
+            Cat("it fitted when the cycle began, but not after the workloads processed before it: ", short_of));
     return;
   }
-  for (const Target& t : e->targets) victim_[t.wl] = 1;
+  for (const Target& t : e->targets) {
+    victim_[t.wl] = 1;
+    victims_.push_back(t.wl);
+  }
   tree_.Add(node, e->assignment.usage);
   if (mode == kPreempt) {
     std::string names;
@@ -1032,12 +1177,12 @@ void Cycle::Process(Entry* e, CycleResult* out) {
       v.cluster_queue = Cq(admitted_[t.wl].cq).name;
       v.reason = t.reason;
       v.preemptor = p.w->name;
-      v.message = PreemptMessage(p, admitted_[t.wl], t.reason);
+      v.message = PreemptMessage(p, t);
       CatAppend(&names, names.empty() ? "" : ", ", "`", v.name, "`");
       out->preempted.push_back(std::move(v));
     }
     pending(PendingState::kWaitingForPreemption, false,
-            Cat(NoFitMessage(*e), "; preempting ", names, ", it is admitted once they have left"));
+            Cat(NoFitMessage(*e), "; preempting ", names, ", it is admitted once they have left"), false);
     return;
   }
   Admitted a;
@@ -1084,9 +1229,28 @@ std::string Cycle::AdmitMessage(const Entry& e) const {
   return text;
 }
 
-std::string Cycle::PreemptMessage(const Wl& preemptor, const Wl& victim, PreemptionReason reason) const {
+std::string Cycle::BorrowText(const Preemptor& p, int victim) const {
+  const int q = admitted_[victim].cq;
+  const int node = Node(q);
+  for (int fr : p.frs) {
+    if (!tree_.Borrowing(node, fr)) continue;
+    return Cat("`", Cq(q).name, "` uses ", Q(fr, tree_.usage(node, fr)), " ", FrText(fr), " of its nominal ",
+               Q(fr, tree_.nominal(node, fr)));
+  }
+  return "";
+}
+
+std::string Cycle::ShareText(const Drs& drs) const {
+  if (drs.IsZero()) return "0";
+  if (drs.weight == 0) return "infinite (weight 0)";
+  // As Kueue reports it (status.fairSharing.weightedShare): rounded up.
+  return Cat(static_cast<int64_t>(std::ceil(drs.Share())));
+}
+
+std::string Cycle::PreemptMessage(const Wl& preemptor, const Target& target) const {
+  const Wl& victim = admitted_[target.wl];
   std::string why;
-  switch (reason) {
+  switch (target.reason) {
     case PreemptionReason::kInClusterQueue:
       why = Cat("prioritization in cluster queue `", Cq(victim.cq).name, "` (priority ", preemptor.w->priority,
                 " over ", victim.w->priority, ")");
@@ -1101,10 +1265,15 @@ std::string Cycle::PreemptMessage(const Wl& preemptor, const Wl& victim, Preempt
                 preemptor.w->priority, ")");
       break;
     case PreemptionReason::kInCohortFairSharing:
-      why = Cat("fair sharing within the cohort: `", Cq(victim.cq).name, "` has the larger share");
+      why = target.why.empty() ? Cat("fair sharing within the cohort: `", Cq(victim.cq).name, "` has the larger share")
+                               : Cat("fair sharing within the cohort: ", target.why);
       break;
   }
-  return Cat("preempted by `", preemptor.w->name, "` of `", Cq(preemptor.cq).name, "` due to ", why);
+  std::string out = Cat("preempted by `", preemptor.w->name, "` of `", Cq(preemptor.cq).name, "` due to ", why);
+  if (!target.why.empty() && target.reason != PreemptionReason::kInCohortFairSharing) {
+    CatAppend(&out, " (", target.why, ")");
+  }
+  return out;
 }
 
 CycleResult Cycle::Run() {

@@ -170,7 +170,9 @@ class Loader {
   absl::Status LoadPriorityClasses(const json::Value& v);
   absl::Status LoadCohorts(const json::Value& v);
   absl::Status LoadClusterQueues(const json::Value* v);
-  absl::Status LoadResourceGroups(const json::Value& owner, std::string_view what,
+  // `has_parent`: the owner is a cluster queue with a cohort, or a cohort
+  // with a parent; Kueue allows borrowing and lending limits only there.
+  absl::Status LoadResourceGroups(const json::Value& owner, std::string_view what, bool has_parent,
                                   std::vector<ResourceGroup>* out);
   absl::Status LoadPreemption(const json::Value& v, std::string_view what, Preemption* out);
   absl::Status LoadFungibility(const json::Value& v, std::string_view what,
@@ -357,7 +359,7 @@ absl::Status Loader::LoadCohorts(const json::Value& v) {
       ASSIGN_OR_RETURN(cohort.fair_weight, Number(*w, Cat("the fair weight of ", what)));
       if (cohort.fair_weight < 0) return Fail(w->offset(), Cat("the fair weight of ", what, " is negative"));
     }
-    RETURN_IF_ERROR(LoadResourceGroups(c, what, &cohort.resource_groups));
+    RETURN_IF_ERROR(LoadResourceGroups(c, what, cohort.parent >= 0, &cohort.resource_groups));
   }
   if (int c = internal::schedule::CohortInCycle(state_.cohorts); c >= 0) {
     std::string path = state_.cohorts[c].name;
@@ -370,8 +372,15 @@ absl::Status Loader::LoadCohorts(const json::Value& v) {
   return absl::OkStatus();
 }
 
-absl::Status Loader::LoadResourceGroups(const json::Value& owner, std::string_view what,
+absl::Status Loader::LoadResourceGroups(const json::Value& owner, std::string_view what, bool has_parent,
                                         std::vector<ResourceGroup>* out) {
+  const bool is_queue = what.substr(0, 7) == "cluster";
+  auto no_parent = [&](const json::Value& limit, std::string_view kind, std::string_view rwhat) {
+    return Fail(limit.offset(),
+                Cat("the ", kind, " limit in ", rwhat, " needs ",
+                    is_queue ? "a cohort: Kueue allows borrowing and lending limits only in a cluster queue of a cohort"
+                             : "a parent cohort: Kueue allows borrowing and lending limits only in a cohort with a parent"));
+  };
   ASSIGN_OR_RETURN(const json::Value* groups, OptArray(owner, "resource_groups", what));
   if (groups == nullptr) return absl::OkStatus();
   std::vector<bool> covered, flavor_used(state_.flavors.size(), false);
@@ -443,9 +452,11 @@ absl::Status Loader::LoadResourceGroups(const json::Value& owner, std::string_vi
           ASSIGN_OR_RETURN(rq.nominal, ParseQuantity(*nominal, r, Cat("the nominal ", rwhat.substr(4))));
           if (const json::Value* b = qv.Find("borrowing_limit"); b != nullptr && !b->is_null()) {
             ASSIGN_OR_RETURN(rq.borrowing_limit, ParseQuantity(*b, r, Cat("the borrowing limit in ", rwhat)));
+            if (!has_parent) return no_parent(*b, "borrowing", rwhat);
           }
           if (const json::Value* l = qv.Find("lending_limit"); l != nullptr && !l->is_null()) {
             ASSIGN_OR_RETURN(rq.lending_limit, ParseQuantity(*l, r, Cat("the lending limit in ", rwhat)));
+            if (!has_parent) return no_parent(*l, "lending", rwhat);
             if (*rq.lending_limit > rq.nominal) {
               return Fail(l->offset(),
                           Cat("the lending limit in ", rwhat, " (",
@@ -556,6 +567,13 @@ absl::Status Loader::LoadFungibility(const json::Value& v, std::string_view what
     return Fail(v.Find("preference")->offset(),
                 Cat("`preference` of ", what, " is `BorrowingOverPreemption` or `PreemptionOverBorrowing`"));
   }
+  if (out->preference != FungibilityPreference::kUnset &&
+      (out->when_can_borrow != FungibilityPolicy::kTryNextFlavor ||
+       out->when_can_preempt != FungibilityPolicy::kTryNextFlavor)) {
+    return Fail(v.Find("preference")->offset(),
+                Cat("`preference` of ", what, " needs `when_can_borrow` and `when_can_preempt` both `TryNextFlavor` "
+                                              "(Kueue refuses it otherwise)"));
+  }
   return absl::OkStatus();
 }
 
@@ -603,7 +621,7 @@ absl::Status Loader::LoadClusterQueues(const json::Value* v) {
       ASSIGN_OR_RETURN(cq.fair_weight, Number(*w, Cat("the fair weight of ", what)));
       if (cq.fair_weight < 0) return Fail(w->offset(), Cat("the fair weight of ", what, " is negative"));
     }
-    RETURN_IF_ERROR(LoadResourceGroups(c, what, &cq.resource_groups));
+    RETURN_IF_ERROR(LoadResourceGroups(c, what, cq.cohort >= 0, &cq.resource_groups));
     state_.cluster_queues.push_back(std::move(cq));
   }
   return absl::OkStatus();

@@ -25,6 +25,23 @@ void Field(std::string* out, std::string_view key, std::string_view value, bool 
   AppendQuoted(out, value);
 }
 
+// Kueue's scheduling equivalence: the same priority and the same pod sets
+// (names, counts, per-pod requests, in any order of resources).
+bool SameShape(const Workload& a, const Workload& b) {
+  if (a.priority != b.priority || a.pod_sets.size() != b.pod_sets.size()) return false;
+  for (size_t s = 0; s < a.pod_sets.size(); ++s) {
+    const PodSet& x = a.pod_sets[s];
+    const PodSet& y = b.pod_sets[s];
+    if (x.name != y.name || x.count != y.count || x.requests.size() != y.requests.size()) return false;
+    for (const Request& r : x.requests) {
+      auto m = std::find_if(y.requests.begin(), y.requests.end(),
+                            [&](const Request& q) { return q.resource == r.resource; });
+      if (m == y.requests.end() || m->per_pod != r.per_pod) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string CycleResult::ToJson() const {
@@ -170,6 +187,7 @@ absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result) 
     w.quota_reserved_at = state.now;
     w.inadmissible = false;
     w.preempting = false;
+    w.flavor_scan.clear();
     to_admitted.push_back(std::move(w));
   }
   for (const Preempted& p : result.preempted) {
@@ -179,7 +197,10 @@ absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result) 
     leave_admitted[it->second] = true;
     Workload w = next.admitted[it->second];
     freed_root[root_key(w.cluster_queue)] = true;
+    ++next.cluster_queues[w.cluster_queue].generation;  // Kueue's AllocatableResourceGeneration
     w.quota_reserved_at.reset();
+    w.preempting = false;
+    w.inadmissible = false;
     for (PodSet& ps : w.pod_sets) {
       for (Request& r : ps.requests) r.flavor = -1;
       ps.requests.erase(std::remove_if(ps.requests.begin(), ps.requests.end(),
@@ -193,7 +214,38 @@ absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result) 
     if (it == pending.end()) continue;
     Workload& w = next.pending[it->second];
     w.inadmissible = n.inadmissible;
-    w.preempting = n.state == PendingState::kWaitingForPreemption;
+    w.flavor_scan = n.flavor_scan;
+    w.flavor_scan_cycle = state.cycle;
+    w.flavor_scan_generation = state.cluster_queues[w.cluster_queue].generation;
+    // A head that issued preemptions, or that fits once they complete, is
+    // its queue's preemptor (one a queue) until it is admitted; in a
+    // BestEffortFIFO queue it stays at the head.
+    if (n.state == PendingState::kWaitingForPreemption || n.state == PendingState::kDeferredFit) {
+      for (Workload& other : next.pending) {
+        if (other.cluster_queue == w.cluster_queue) other.preempting = false;
+      }
+      w.preempting = true;
+    }
+  }
+  // SchedulingEquivalenceHashing: a BestEffortFIFO head parked because it
+  // does not fit takes the active workloads of its queue with the same shape
+  // (priority, pod sets, counts and requests) with it.
+  for (const NotAdmitted& n : result.not_admitted) {
+    if (!n.inadmissible || (n.state != PendingState::kNoFit && n.state != PendingState::kNoFitExceedsMaxQuota &&
+                            n.state != PendingState::kNoFitNoCandidates)) {
+      continue;
+    }
+    auto it = pending.find(n.name);
+    if (it == pending.end()) continue;
+    const Workload& head = next.pending[it->second];
+    for (size_t i = 0; i < next.pending.size(); ++i) {
+      Workload& other = next.pending[i];
+      if (i == it->second || leave_pending[i] || other.inadmissible || other.cluster_queue != head.cluster_queue ||
+          !SameShape(head, other)) {
+        continue;
+      }
+      other.inadmissible = true;
+    }
   }
   std::vector<Workload> admitted_list, pending_list;
   for (size_t i = 0; i < next.admitted.size(); ++i) {
@@ -210,16 +262,21 @@ absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result) 
   next.admitted = std::move(admitted_list);
   next.pending = std::move(pending_list);
   next.now = state.now + 1;
+  next.cycle = state.cycle + 1;
   return next;
 }
 
 bool IsStable(const State& before, const CycleResult& result) {
   if (!result.admitted.empty() || !result.preempted.empty()) return false;
+  // A head newly parked changes the next cycle's heads (and may park the
+  // workloads of the same shape with it), and a flavor search that stopped
+  // elsewhere starts elsewhere next time. Preemptor marks change only with
+  // preemptions.
   for (const NotAdmitted& n : result.not_admitted) {
     for (const Workload& w : before.pending) {
       if (w.name != n.name) continue;
       if (n.inadmissible && !w.inadmissible) return false;
-      if ((n.state == PendingState::kWaitingForPreemption) != w.preempting) return false;
+      if (n.flavor_scan != w.flavor_scan) return false;
     }
   }
   return true;

@@ -21,11 +21,9 @@ double Drs::Share() const {
   return ratio / weight;
 }
 
-bool Drs::BorrowingOn(const std::vector<FrAmount>& requested) const {
-  for (int fr : borrowed_frs) {
-    for (const FrAmount& r : requested) {
-      if (r.fr == fr && r.v > 0) return true;
-    }
+bool Tree::BorrowingOn(int node, const std::vector<FrAmount>& requested) const {
+  for (const FrAmount& r : requested) {
+    if (r.v > 0 && has(node, r.fr) && usage(node, r.fr) > subtree(node, r.fr)) return true;
   }
   return false;
 }
@@ -94,6 +92,9 @@ Tree::Tree(const State& state) {
   subtree_.assign(cells, 0);
   usage_.assign(cells, 0);
   has_.assign(cells, 0);
+  version_.assign(nodes, 0);
+  drs_version_.assign(nodes, ~uint64_t{0});
+  drs_.assign(nodes, Drs());
   auto quotas = [&](int node, const std::vector<ResourceGroup>& groups) {
     for (const ResourceGroup& g : groups) {
       for (const auto& f : g.flavors) {
@@ -270,6 +271,7 @@ void Tree::AddUsage(int node, int fr, int64_t v) {
     int64_t local = LocalAvailable(n, fr);
     size_t at = At(n, fr);
     usage_[at] = SatAdd(usage_[at], v);
+    ++version_[n];
     if (parent_[n] < 0 || v <= local) return;
     v = SatSub(v, local);
     n = parent_[n];
@@ -281,6 +283,7 @@ void Tree::RemoveUsage(int node, int fr, int64_t v) {
     size_t at = At(n, fr);
     int64_t stored = SatSub(usage_[at], LocalQuota(n, fr));
     usage_[at] = SatSub(usage_[at], v);
+    ++version_[n];
     if (stored <= 0 || parent_[n] < 0) return;
     v = std::min(v, stored);
     n = parent_[n];
@@ -288,27 +291,31 @@ void Tree::RemoveUsage(int node, int fr, int64_t v) {
 }
 
 Drs Tree::DominantResourceShare(int node) const {
+  if (drs_version_[node] == version_[node]) return drs_[node];
   Drs drs;
   drs.weight = weight_[node];
-  if (parent_[node] < 0) return drs;
-  std::vector<int64_t> borrowed;
-  for (int f = 0; f < num_frs_; ++f) {
-    if (!has(node, f)) continue;
-    int64_t b = SatSub(usage(node, f), subtree(node, f));
-    if (b > 0) {
-      if (borrowed.empty()) borrowed.assign(num_resources_, 0);
-      borrowed[resource_of(f)] = SatAdd(borrowed[resource_of(f)], b);
-      drs.borrowed_frs.push_back(f);
+  if (parent_[node] >= 0) {
+    // Per resource, the amount borrowed summed over its flavors, without a
+    // scratch array: flavor-resource f is flavor f / R, resource f % R.
+    const int flavors = num_frs_ / num_resources_;
+    for (int r = 0; r < num_resources_; ++r) {
+      int64_t borrowed = 0;
+      for (int fl = 0; fl < flavors; ++fl) {
+        const int f = fl * num_resources_ + r;
+        if (!has(node, f)) continue;
+        const int64_t b = SatSub(usage(node, f), subtree(node, f));
+        if (b > 0) borrowed = SatAdd(borrowed, b);
+      }
+      if (borrowed <= 0) continue;
+      drs.borrowing = true;
+      const int64_t lendable = lendable_[static_cast<size_t>(node) * num_resources_ + r];
+      if (lendable <= 0) continue;
+      const double ratio = static_cast<double>(borrowed) * 1000.0 / static_cast<double>(lendable);
+      drs.ratio = std::max(drs.ratio, ratio);
     }
   }
-  if (borrowed.empty()) return drs;
-  drs.borrowing = true;
-  for (int r = 0; r < num_resources_; ++r) {
-    int64_t lendable = lendable_[static_cast<size_t>(node) * num_resources_ + r];
-    if (borrowed[r] <= 0 || lendable <= 0) continue;
-    double ratio = static_cast<double>(borrowed[r]) * 1000.0 / static_cast<double>(lendable);
-    drs.ratio = std::max(drs.ratio, ratio);
-  }
+  drs_version_[node] = version_[node];
+  drs_[node] = drs;
   return drs;
 }
 

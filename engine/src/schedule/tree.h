@@ -35,11 +35,9 @@ struct Drs {
   double weight = 1.0;
   double ratio = 0;  // borrowed × 1000 / lendable, the largest over resources
   bool borrowing = false;
-  std::vector<int> borrowed_frs;
   bool IsZero() const { return ratio == 0; }
   bool ZeroWeightBorrows() const { return weight == 0 && !IsZero(); }
   double Share() const;
-  bool BorrowingOn(const std::vector<FrAmount>& requested) const;
   static Drs Negative() {
     Drs d;
     d.ratio = -1;
@@ -111,7 +109,13 @@ class Tree {
     for (const FrAmount& u : usage) RemoveUsage(cq_node, u.fr, u.v);
   }
 
+  // Computed from the node's usage, so cached until that usage changes.
   Drs DominantResourceShare(int node) const;
+  // Kueue's DRS.IsBorrowingOn: the node's usage is above its subtree quota
+  // on a flavor-resource that `requested` asks a positive amount of.
+  bool BorrowingOn(int node, const std::vector<FrAmount>& requested) const;
+  // Changes whenever the node's usage changes (AddUsage, RemoveUsage).
+  uint64_t version(int node) const { return version_[node]; }
 
  private:
   size_t At(int node, int fr) const { return static_cast<size_t>(node) * num_frs_ + fr; }
@@ -126,6 +130,9 @@ class Tree {
   std::vector<int64_t> nominal_, blimit_, llimit_, subtree_, usage_, potential_;
   std::vector<uint8_t> has_;
   std::vector<int64_t> lendable_;  // node × resource: Σ potentialAvailable(parent) over the root's FRs
+  std::vector<uint64_t> version_;  // per node
+  mutable std::vector<uint64_t> drs_version_;  // per node: the version drs_ was computed at, or ~0
+  mutable std::vector<Drs> drs_;
 };
 
 }  // namespace charter::internal::schedule
