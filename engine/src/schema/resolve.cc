@@ -189,17 +189,7 @@ class Resolver {
           info.choices = d.choices;
           model_->entity_types[name] = std::move(info);
         }
-        if (d.is_enum) {
-          std::set<std::string> seen;
-          for (size_t i = 0; i < d.choices.size(); ++i) {
-            if (!seen.insert(d.choices[i]).second) {
-              Error("CH0403", d.choice_spans[i], Cat("enum choice ", Quoted(d.choices[i]), " is listed twice"));
-            }
-            if (d.choices[i].empty()) {
-              Error("CH0410", d.choice_spans[i], "an enum choice cannot be empty");
-            }
-          }
-        }
+        // Cedar accepts a choice listed twice and the empty choice `""`.
       }
       for (const ActionDecl& d : ns.actions) {
         for (size_t i = 0; i < d.names.size(); ++i) {

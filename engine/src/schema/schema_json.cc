@@ -280,6 +280,11 @@ class Reader {
         if (m.is_null()) continue;
         if (!ExpectObject(m, "`appliesTo`")) return;
         d->has_applies_to = true;
+        if (m.Find("principalTypes") == nullptr || m.Find("resourceTypes") == nullptr) {
+          Fail("CH0410", At(m), Cat("`appliesTo` lacks `",
+                                    m.Find("principalTypes") == nullptr ? "principalTypes" : "resourceTypes", "`"));
+          return;
+        }
         for (size_t j = 0; j < m.size() && ok_; ++j) {
           std::string_view a = m.key(j);
           if (a == "principalTypes") {
@@ -341,7 +346,13 @@ class Reader {
           Fail("CH0410", At(m), "`additionalAttributes` must be true or false");
           return t;
         }
-        t.additional_attributes = m.as_bool();
+        if (m.as_bool()) {
+          // Cedar 4.5 refuses them: open records are an experimental feature
+          // of its `partial-validate` build, not of the language.
+          Fail("CH0410", At(m), "records with `additionalAttributes: true` are not supported");
+          return t;
+        }
+        t.additional_attributes = false;
       } else if (k == "name" && named) {
         if (!ExpectString(m, "`name`")) return t;
         t.name = std::string(m.as_string());
