@@ -155,7 +155,6 @@ class Resolver {
 
   void Collect() {
     std::map<std::string, Span> entity_spans;
-    std::map<ActionKey, Span> action_spans;
     for (const Namespace& ns : ast_.namespaces) {
       if (ns.name.rfind("__cedar", 0) == 0) {
         Error("CH0408", ns.span, Cat("`", ns.name, "` is reserved and cannot be a namespace"));
@@ -194,7 +193,7 @@ class Resolver {
       for (const ActionDecl& d : ns.actions) {
         for (size_t i = 0; i < d.names.size(); ++i) {
           ActionKey key{Qualify(ns.name, "Action"), d.names[i]};
-          if (!action_spans.emplace(key, d.name_spans[i]).second) {
+          if (!action_spans_.emplace(key, d.name_spans[i]).second) {
             Error("CH0403", d.name_spans[i], Cat("action `", key.type, "::", Quoted(key.id), "` is declared twice"));
             continue;
           }
@@ -428,7 +427,7 @@ class Resolver {
         stack.pop_back();
         if (!seen.insert(p).second) continue;
         if (p == key) {
-          Error("CH0407", Span{}, Cat("action `", key.type, "::", Quoted(key.id), "` is in itself"),
+          Error("CH0407", action_spans_[key], Cat("action `", key.type, "::", Quoted(key.id), "` is in itself"),
                 "the action hierarchy cannot have cycles");
           return;
         }
@@ -447,6 +446,7 @@ class Resolver {
   SchemaModel* model_;
   Diagnostics* diags_;
   std::map<std::string, CommonEntry> commons_;
+  std::map<ActionKey, Span> action_spans_;  // where each action is declared
   bool failed_ = false;
 };
 

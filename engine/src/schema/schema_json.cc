@@ -84,6 +84,8 @@ class Reader {
       while (off < t.size() && (static_cast<unsigned char>(t[off]) & 0xC0) == 0x80) ++off;
       ++c;
     }
+    // At the end of the text, the last character.
+    if (off >= t.size() && off > 0) off = static_cast<uint32_t>(t.size()) - 1;
     return {off, std::min<uint32_t>(off + 1, static_cast<uint32_t>(t.size()))};
   }
 
@@ -98,8 +100,10 @@ class Reader {
       e = std::min<uint32_t>(e + 1, static_cast<uint32_t>(t.size()));
     } else if (v.is_number()) {
       e = b + static_cast<uint32_t>(v.number_text().size());
+    } else if (v.is_bool() || v.is_null()) {
+      e = b + (v.is_null() || v.as_bool() ? 4 : 5);
     }
-    return {b, e};
+    return {b, std::min<uint32_t>(e, static_cast<uint32_t>(t.size()))};
   }
   Span KeySpan(const Value& obj, size_t i) {
     uint32_t b = obj.key_offset(i);
@@ -189,7 +193,8 @@ class Reader {
     }
     if (ok_ && (!has_entities || !has_actions)) {
       Fail("CH0410", ns->span,
-           Cat("namespace `", ns->name, "` lacks `", has_entities ? "actions" : "entityTypes", "`"));
+           Cat(ns->name.empty() ? std::string("the empty namespace") : Cat("namespace `", ns->name, "`"),
+               " lacks `", has_entities ? "actions" : "entityTypes", "`"));
     }
   }
 

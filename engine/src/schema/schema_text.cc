@@ -294,7 +294,8 @@ class Parser {
   }
   void Unexpected(std::string_view wanted) {
     std::string found = tok_.kind == Tok::kIdent    ? Cat("`", tok_.text, "`")
-                        : tok_.kind == Tok::kString ? std::string("a string")
+                        : tok_.kind == Tok::kString ? std::string("string")
+                        : tok_.kind == Tok::kEnd    ? std::string("end of the schema")
                                                     : std::string(TokName(tok_.kind));
     Span span = tok_.span;
     if (tok_.kind == Tok::kEnd && span.begin > 0) span = {span.begin - 1, span.begin};
