@@ -112,6 +112,8 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
   parsed.reserve(root.size());
   std::vector<int32_t> first;  // uid -> index in parsed, or -1
   ValueReader reader(src, &store->arena_, intern, options.max_nesting, schema);
+  // With a schema: each entity type's attributes as a record type, made once.
+  absl::flat_hash_map<const EntityTypeInfo*, SchemaType> shapes;
   const Value empty_record = Value::Record(nullptr, 0);
   for (size_t n = 0; n < root.size(); ++n) {
     const json::Value& e = root.at(n);
@@ -162,12 +164,14 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
       }
     } else {
       // Schema-directed: each attribute for its declared type.
-      SchemaType shape;
-      shape.kind = SchemaType::Kind::kRecord;
-      shape.attrs = info->attrs;
-      shape.open = info->open_attrs;
+      auto [it, added] = shapes.try_emplace(info);
+      if (added) {
+        it->second.kind = SchemaType::Kind::kRecord;
+        it->second.attrs = info->attrs;
+        it->second.open = info->open_attrs;
+      }
       if (!attrs->is_object()) return src.Error(attrs->offset(), "`attrs` must be a JSON object");
-      ASSIGN_OR_RETURN(p.attrs, reader.ReadTyped(*attrs, shape, where, "attribute"));
+      ASSIGN_OR_RETURN(p.attrs, reader.ReadTyped(*attrs, it->second, where, "attribute"));
       p.tags = empty_record;
       if (tags != nullptr) {
         if (!tags->is_object()) return src.Error(tags->offset(), "`tags` must be a JSON object");
