@@ -9,6 +9,7 @@
 #   make bench-peer cedar-wasm and `charter bench` on the same workloads (bench/peer/)
 #   make fuzz       clang build of the libFuzzer targets, each run FUZZ_SECONDS
 #   make conformance  the differential campaign against Cedar: COUNT cases of SEED
+#   make validation-conformance  the validation campaign against Cedar's validator
 #   make install    install the library, headers, CMake package and CLI into PREFIX
 #   make clean      remove every build directory
 #
@@ -160,6 +161,20 @@ INTERP_COUNT = $(if $(filter command line environment,$(origin COUNT)),$(COUNT),
 interp-differential: configure
 	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target interp_differential
 	node tests/interp/gen_cases.js --seed $(SEED) --count $(INTERP_COUNT) | $(BUILD_DIR)/tests/interp/interp_differential -
+
+# The differential validation campaign: cases START .. START+COUNT-1 of
+# SEED, each a generated schema and policy set validated by Charter's
+# strict validator (schema_tool) and by Cedar's (cedar-wasm):
+#   make validation-conformance SEED=7 COUNT=10000 START=20000
+# (COUNT defaults to 50,000 here.) A disagreeing case is saved into
+# VALIDATION_OUT, from where `validate.js --replay` runs it again.
+VALIDATION_COUNT = $(if $(filter command line environment,$(origin COUNT)),$(COUNT),50000)
+VALIDATION_OUT  ?= $(BUILD_DIR)/validation-disagreements
+.PHONY: validation-conformance
+validation-conformance: configure
+	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target schema_tool
+	node tests/oracle/validate.js --tool $(BUILD_DIR)/tests/schema/schema_tool \
+	  --seed $(SEED) --count $(VALIDATION_COUNT) --start $(START) --jobs $(JOBS) --out $(VALIDATION_OUT)
 
 clean:
 	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(SANITIZE_DIR) $(FUZZ_DIR) $(TSAN_DIR)

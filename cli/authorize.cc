@@ -93,17 +93,14 @@ int RunBatch(const AuthorizeFlags& flags, const Engine& engine, const Entities& 
   return WriteStdout(out) ? kOk : kError;
 }
 
-// With --schema: the schema reads, and the entities and every request
-// conform to it. Prints every fault.
-bool CheckAgainstSchema(const AuthorizeFlags& flags, const Entities& entities,
-                        const std::optional<absl::StatusOr<Request>>& request,
-                        const std::optional<absl::StatusOr<std::vector<Request>>>& requests) {
-  absl::StatusOr<std::string> text = ReadFile(flags.schema, size_t{16} << 20);
+// With --schema: the schema, whose faults are printed one a line.
+std::optional<Schema> LoadSchema(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFile(path, size_t{16} << 20);
   if (!text.ok()) {
     Fail(text.status());
-    return false;
+    return std::nullopt;
   }
-  SourceFile source(flags.schema, *std::move(text));
+  SourceFile source(path, *std::move(text));
   Diagnostics diagnostics;
   absl::StatusOr<Schema> schema = Schema::Parse(source, {}, &diagnostics);
   if (!schema.ok()) {
@@ -112,42 +109,32 @@ bool CheckAgainstSchema(const AuthorizeFlags& flags, const Entities& entities,
       one.Add(d);
       PrintError(OneLine(one.RenderShort(source)));
     }
-    return false;
+    return std::nullopt;
   }
-  bool ok = true;
-  absl::Status s = ValidateEntities(*schema, entities);
-  if (!s.ok()) {
-    PrintError(WithPath(flags.entities, s.message()));
-    ok = false;
-  }
-  std::vector<const Request*> all;
-  if (request.has_value()) all.push_back(&**request);
-  if (requests.has_value()) {
-    for (const Request& r : **requests) all.push_back(&r);
-  }
-  for (const Request* r : all) {
-    s = ValidateRequest(*schema, *r);
-    if (!s.ok()) {
-      PrintError(WithPath(flags.request_json.empty() ? flags.requests : flags.request_json, s.message()));
-      ok = false;
-    }
-  }
-  return ok;
+  return *std::move(schema);
 }
 
 int RunAuthorize(const AuthorizeFlags& flags) {
+  // With a schema, the entities and requests are read for the types it
+  // declares and checked against it, as Cedar reads them with a schema.
+  std::optional<Schema> schema;
+  if (!flags.schema.empty()) {
+    schema = LoadSchema(flags.schema);
+    if (!schema.has_value()) return kError;
+  }
+  const Schema* with = schema.has_value() ? &*schema : nullptr;
   // Load every input even after one fails, so that all faults are reported
   // at once.
   absl::StatusOr<Engine> engine = LoadEngine(flags.source);
-  absl::StatusOr<Entities> entities = LoadEntities(flags.entities);
+  absl::StatusOr<Entities> entities = LoadEntities(flags.entities, with);
   std::optional<absl::StatusOr<Request>> request;
   std::optional<absl::StatusOr<std::vector<Request>>> requests;
   absl::Status requests_status;
   if (!flags.request_json.empty()) {
-    request = LoadRequest(flags.request_json);
+    request = LoadRequest(flags.request_json, with);
     requests_status = request->status();
   } else {
-    requests = LoadRequests(flags.requests);
+    requests = LoadRequests(flags.requests, with);
     requests_status = requests->status();
   }
   bool failed = false;
@@ -158,7 +145,6 @@ int RunAuthorize(const AuthorizeFlags& flags) {
     }
   }
   if (failed) return kError;
-  if (!flags.schema.empty() && !CheckAgainstSchema(flags, *entities, request, requests)) return kError;
   if (request.has_value()) return RunSingle(flags, *engine, *entities, **request);
   return RunBatch(flags, *engine, *entities, **requests);
 }

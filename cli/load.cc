@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "charter/schema.h"
 #include "files.h"
 #include "report.h"
 
@@ -108,27 +109,30 @@ absl::StatusOr<Engine> LoadEngine(const PolicySource& source) {
   return engine;
 }
 
-absl::StatusOr<Entities> LoadEntities(const std::string& path) {
+absl::StatusOr<Entities> LoadEntities(const std::string& path, const Schema* schema) {
   EntitiesOptions options;
   absl::StatusOr<std::string> json = ReadFile(path, options.max_input_bytes);
   if (!json.ok()) return json.status();
-  absl::StatusOr<Entities> entities = Entities::FromJson(*json, path, options);
+  absl::StatusOr<Entities> entities = schema != nullptr ? Entities::FromJson(*json, *schema, path, options)
+                                                        : Entities::FromJson(*json, path, options);
   if (!entities.ok()) return Named(path, entities.status());
   return entities;
 }
 
-absl::StatusOr<Request> LoadRequest(const std::string& path) {
+absl::StatusOr<Request> LoadRequest(const std::string& path, const Schema* schema) {
   absl::StatusOr<std::string> json = ReadFile(path, kMaxRequestBytes);
   if (!json.ok()) return json.status();
-  absl::StatusOr<Request> request = Request::FromJson(*json, path);
+  absl::StatusOr<Request> request =
+      schema != nullptr ? Request::FromJson(*json, *schema, path) : Request::FromJson(*json, path);
   if (!request.ok()) return Named(path, request.status());
   return request;
 }
 
-absl::StatusOr<std::vector<Request>> LoadRequests(const std::string& path) {
+absl::StatusOr<std::vector<Request>> LoadRequests(const std::string& path, const Schema* schema) {
   absl::StatusOr<std::string> json = ReadFile(path, kMaxRequestsBytes);
   if (!json.ok()) return json.status();
-  absl::StatusOr<std::vector<Request>> requests = Request::ArrayFromJson(*json, path);
+  absl::StatusOr<std::vector<Request>> requests =
+      schema != nullptr ? Request::ArrayFromJson(*json, *schema, path) : Request::ArrayFromJson(*json, path);
   if (!requests.ok()) return Named(path, requests.status());
   return requests;
 }

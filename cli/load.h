@@ -54,9 +54,12 @@ absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path, const std::str
 // Compiles the policies or loads the bundle, and verifies it into an Engine.
 absl::StatusOr<Engine> LoadEngine(const PolicySource& source);
 
-absl::StatusOr<Entities> LoadEntities(const std::string& path);
-absl::StatusOr<Request> LoadRequest(const std::string& path);
-absl::StatusOr<std::vector<Request>> LoadRequests(const std::string& path);
+// With a schema (not null), entities and requests are read as Cedar reads
+// them with one: values for their declared types, everything checked
+// against the schema (Entities::FromJson and Request::FromJson with a schema).
+absl::StatusOr<Entities> LoadEntities(const std::string& path, const Schema* schema = nullptr);
+absl::StatusOr<Request> LoadRequest(const std::string& path, const Schema* schema = nullptr);
+absl::StatusOr<std::vector<Request>> LoadRequests(const std::string& path, const Schema* schema = nullptr);
 
 }  // namespace charter::cli
 

@@ -1,6 +1,7 @@
 // Fuzz target: arbitrary bytes as each JSON input a user or a network gives
 // beside the policies: an entity store, one request, a batch of requests and
-// template links. Reading must never crash; a refusal must be
+// template links, each also read with a fixed schema (schema-directed
+// parsing: plain entity and extension forms, conformance checks). Reading must never crash; a refusal must be
 // InvalidArgument with "SOURCE:LINE:COL: " in front; and whatever loads must
 // be usable: every uid of a loaded store is decided against a fixed policy
 // set that reads attributes, tags and the hierarchy, and every loaded
@@ -19,6 +20,7 @@
 #include "charter/engine.h"
 #include "charter/entities.h"
 #include "charter/request.h"
+#include "charter/schema.h"
 #include "entities/entity_store.h"
 
 namespace {
@@ -65,6 +67,33 @@ const charter::Engine& FixedEngine() {
   return *engine;
 }
 
+// A schema with every kind of type, for the schema-directed readers. The
+// seed corpus's typed-*.json files are written for it.
+constexpr std::string_view kSchema = R"(
+entity Team;
+entity Color enum ["red", "green"];
+entity User in [Team] {
+  name?: String, level?: Long, admin?: Bool, manager?: User, color?: Color,
+  addr?: ipaddr, budget?: decimal, start?: datetime, ttl?: duration,
+  roles?: Set<String>, readers?: Set<User>, profile?: { dept: String, floor?: Long },
+} tags String;
+entity Task in [Team] { owner: User, level: Long } tags Set<Long>;
+action group;
+action view in [group] appliesTo {
+  principal: User, resource: [Task, User, Color], context: { flag?: Bool, who?: User, at?: datetime }
+};
+)";
+
+const charter::Schema& FixedSchema() {
+  static const charter::Schema* schema = [] {
+    absl::StatusOr<charter::Schema> s =
+        charter::Schema::Parse(charter::SourceFile("fixed.cedarschema", std::string(kSchema)), {}, nullptr);
+    Check(s.ok(), "the fixed schema reads");
+    return new charter::Schema(*std::move(s));
+  }();
+  return *schema;
+}
+
 void CheckDecision(const charter::Decision& d, const charter::Engine& engine) {
   for (const std::string& id : d.reasons) {
     bool known = false;
@@ -96,6 +125,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::StatusOr<std::vector<charter::TemplateLink>> links =
       charter::ParseTemplateLinks(input, "links.json");
   if (!links.ok()) CheckRefusal(links.status(), "links.json");
+
+  // The same bytes read with the schema.
+  absl::StatusOr<charter::Entities> typed =
+      charter::Entities::FromJson(input, FixedSchema(), "typed.json", options);
+  if (!typed.ok()) CheckRefusal(typed.status(), "typed.json");
+  absl::StatusOr<charter::Request> typed_request =
+      charter::Request::FromJson(input, FixedSchema(), "typed-request.json");
+  if (!typed_request.ok()) CheckRefusal(typed_request.status(), "typed-request.json");
+  absl::StatusOr<std::vector<charter::Request>> typed_requests =
+      charter::Request::ArrayFromJson(input, FixedSchema(), "typed-requests.json");
+  if (!typed_requests.ok()) CheckRefusal(typed_requests.status(), "typed-requests.json");
+  if (typed.ok()) {
+    // What conforms loads the schema's actions, and decides.
+    const charter::internal::EntityStore& store = typed->store();
+    Check(store.Find("Action", "view") != charter::internal::kNoUid, "the schema's actions are in the store");
+    const size_t n = store.num_uids() < 8 ? store.num_uids() : 8;
+    for (size_t p = 0; p < n; ++p) {
+      const auto& pr = store.ref(static_cast<uint32_t>(p));
+      charter::Request q = charter::Request::Create({std::string(pr.type), std::string(pr.id)},
+                                                    {"Action", "view"}, {"Task", "t"});
+      CheckDecision(engine.Authorize(q, *typed), engine);
+    }
+    if (typed_request.ok()) CheckDecision(engine.Authorize(*typed_request, *typed), engine);
+  }
+  if (typed_request.ok()) CheckDecision(engine.Authorize(*typed_request, charter::Entities()), engine);
+  if (typed_requests.ok()) {
+    for (const charter::Request& q : *typed_requests) CheckDecision(engine.Authorize(q, charter::Entities()), engine);
+  }
 
   const charter::Entities empty;
   if (entities.ok()) {

@@ -270,19 +270,46 @@ TEST(DocsExamples, ValidationBlocks) {
 }
 
 // A ```diagnostic block is exactly what Diagnostics::Render() prints for the
-// nearest ```cedar-error block above it, as a file named policy.cedar.
+// nearest failing block above it: a ```cedar-error block compiled as a file
+// named policy.cedar, a ```cedarschema-error block read as
+// schema.cedarschema, or a ```cedar-invalid block validated as policy.cedar
+// against its schema.
 TEST(DocsExamples, DiagnosticRenderings) {
   int renderings = 0;
   for (const auto& [file, blocks] : AllBlocks()) {
     const Block* source_block = nullptr;
     for (const Block& b : blocks) {
-      if (b.lang == "cedar-error") source_block = &b;
+      if (b.lang == "cedar-error" || b.lang == "cedarschema-error" || b.lang == "cedar-invalid") {
+        source_block = &b;
+      }
       if (b.lang != "diagnostic") continue;
       ++renderings;
-      ASSERT_NE(source_block, nullptr) << b.where() << ": no ```cedar-error block above it";
-      SourceFile source("policy.cedar", source_block->text);
+      ASSERT_NE(source_block, nullptr) << b.where() << ": no failing block above it";
       Diagnostics diagnostics;
-      EXPECT_FALSE(Compile(source, OptionsOf(*source_block), &diagnostics).ok());
+      if (source_block->lang == "cedarschema-error") {
+        SourceFile source("schema.cedarschema", source_block->text);
+        EXPECT_FALSE(Schema::Parse(source, {}, &diagnostics).ok());
+        EXPECT_EQ(b.text, diagnostics.Render(source)) << b.where() << ": the rendering differs";
+        continue;
+      }
+      SourceFile source("policy.cedar", source_block->text);
+      if (source_block->lang == "cedar-invalid") {
+        const Block* schema_block = nullptr;
+        auto want = source_block->attrs.find("schema");
+        ASSERT_NE(want, source_block->attrs.end()) << source_block->where() << ": needs schema=NAME";
+        for (const Block& s : blocks) {
+          auto f = s.attrs.find("file");
+          if (s.lang == "cedarschema" && f != s.attrs.end() && f->second == want->second) schema_block = &s;
+        }
+        ASSERT_NE(schema_block, nullptr) << b.where();
+        absl::StatusOr<Schema> schema =
+            Schema::Parse(SourceFile(schema_block->where(), schema_block->text), {}, nullptr);
+        ASSERT_TRUE(schema.ok()) << schema.status();
+        (void)Validate(*schema, source, {}, &diagnostics);
+        EXPECT_FALSE(diagnostics.empty()) << source_block->where();
+      } else {
+        EXPECT_FALSE(Compile(source, OptionsOf(*source_block), &diagnostics).ok());
+      }
       EXPECT_EQ(b.text, diagnostics.Render(source)) << b.where() << ": the rendering differs";
     }
   }
@@ -325,10 +352,10 @@ TEST(DocsExamples, EveryDiagnosticIsDocumented) {
   for (const Block* b : BlocksOf("cedarschema-error")) examples.insert(ExpectedCode(*b));
   for (const Block* b : BlocksOf("cedar-invalid")) examples.insert(ExpectedCode(*b));
   // Schema codes without a block: JSON cannot carry the `// expect:` line,
-  // and CH0412, CH0518, CH0519 need input no example shows (tests/schema/
-  // checks them).
+  // and CH0412, CH0519 need input no example shows (tests/schema/ checks
+  // them, and tests/schema/diagnostic_coverage_test.cc that it does).
   const std::set<std::string> without_example = {"CH0001", "CH0100", "CH0201", "CH0410",
-                                                 "CH0411", "CH0412", "CH0518", "CH0519"};
+                                                 "CH0411", "CH0412", "CH0519"};
 
   // Retired codes are listed (in a table, not as sections) under `## Retired
   // codes`; they are never emitted again, and their numbers never reused.

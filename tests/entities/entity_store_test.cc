@@ -470,11 +470,55 @@ TEST(EntityStoreValues, ExtensionValues) {
   ASSERT_NE(Attr(*store, "U", "a", "ip"), nullptr);
   EXPECT_EQ(Attr(*store, "U", "a", "ip")->type, Type::kIp);
   EXPECT_EQ(LoadError(R"([{"uid": {"type": "U", "id": "a"}, "parents": [],
-    "attrs": {"ip": {"__extn": {"fn": "ip"}}}}])"),
-            "entities.json:2:32: `__extn` needs one argument, as `arg`");
-  EXPECT_EQ(LoadError(R"([{"uid": {"type": "U", "id": "a"}, "parents": [],
     "attrs": {"ip": {"__extn": {"fn": "ip", "arg": 1}}}}])"),
-            "entities.json:2:52: the argument of `__extn` must be a string");
+            "entities.json:2:52: the argument of `ip` must be a string");
+  EXPECT_EQ(LoadError(R"([{"uid": {"type": "U", "id": "a"}, "parents": [],
+    "attrs": {"ip": {"__extn": {"fn": "ip", "args": ["10.0.0.1", "10.0.0.2"]}}}}])"),
+            "entities.json:2:32: `ip` takes 1 argument, 2 given");
+  EXPECT_EQ(LoadError(R"([{"uid": {"type": "U", "id": "a"}, "parents": [],
+    "attrs": {"ip": {"__extn": {"fn": "ipaddr", "arg": "10.0.0.1"}}}}])"),
+            "entities.json:2:32: unknown extension function `ipaddr`; expected `ip`, `decimal`, "
+            "`datetime` or `duration`");
+  EXPECT_EQ(LoadError(R"([{"uid": {"type": "U", "id": "a"}, "parents": [],
+    "attrs": {"u": {"__extn": {"fn": "unknown", "arg": "x"}}}}])"),
+            "entities.json:2:31: `unknown` values are for partial evaluation, which Charter does not do");
+  EXPECT_EQ(LoadError(R"([{"uid": {"type": "U", "id": "a"}, "parents": [],
+    "attrs": {"e": {"__expr": "1 + 1"}}}])"),
+            "entities.json:2:20: the `__expr` escape is not supported");
+}
+
+// Cedar's reading of `__extn` and `__entity` (its CedarValueJson), checked
+// against cedar-wasm 4.13: other keys beside `fn` and `arg`, or `type` and
+// `id`, are ignored; `arg` wins over `args`; any extension function may be
+// called, its arguments read as values; an object that does not have the
+// escape's shape is an ordinary record.
+TEST(EntityStoreValues, EscapesAsCedarReadsThem) {
+  auto store = MustLoad(R"([{"uid": {"type": "U", "id": "a"}, "parents": [], "attrs": {
+    "ip": {"__extn": {"fn": "ip", "arg": "10.0.0.1", "note": 1}},
+    "both": {"__extn": {"fn": "decimal", "arg": "1.5", "args": ["2.5"]}},
+    "v4": {"__extn": {"fn": "isIpv4", "arg": {"__extn": {"fn": "ip", "arg": "10.0.0.1"}}}},
+    "later": {"__extn": {"fn": "offset", "args": [{"__extn": {"fn": "datetime", "arg": "2024-01-01"}},
+                                                  {"__extn": {"fn": "duration", "arg": "1h"}}]}},
+    "days": {"__extn": {"fn": "toDays", "arg": {"__extn": {"fn": "duration", "arg": "2d"}}}},
+    "ref": {"__entity": {"type": "U", "id": "b", "note": 1}},
+    "fn only": {"__extn": {"fn": "ip"}},
+    "type only": {"__entity": {"type": "U"}},
+    "two keys": {"__entity": {"type": "U", "id": "b"}, "x": 1}}}])");
+  EXPECT_EQ(Attr(*store, "U", "a", "ip")->type, Type::kIp);
+  EXPECT_EQ(Attr(*store, "U", "a", "both")->i, 15000);
+  EXPECT_EQ(Attr(*store, "U", "a", "v4")->type, Type::kBool);
+  EXPECT_TRUE(Attr(*store, "U", "a", "v4")->b);
+  EXPECT_EQ(Attr(*store, "U", "a", "later")->type, Type::kDatetime);
+  EXPECT_EQ(Attr(*store, "U", "a", "later")->i, 1704067200000 + 3600000);
+  EXPECT_EQ(Attr(*store, "U", "a", "days")->type, Type::kLong);
+  EXPECT_EQ(Attr(*store, "U", "a", "days")->i, 2);
+  EXPECT_EQ(Attr(*store, "U", "a", "ref")->type, Type::kEntity);
+  EXPECT_EQ(Attr(*store, "U", "a", "fn only")->type, Type::kRecord);
+  EXPECT_EQ(Attr(*store, "U", "a", "type only")->type, Type::kRecord);
+  EXPECT_EQ(Attr(*store, "U", "a", "two keys")->type, Type::kRecord);
+  EXPECT_EQ(LoadError(R"([{"uid": {"type": "U", "id": "a"}, "parents": [],
+    "attrs": {"b": {"__extn": {"fn": "isInRange", "args": ["10.0.0.1", "10.0.0.0/8"]}}}}])"),
+            "entities.json:2:31: `isInRange`: type error: expected ipaddr, got string");
 }
 
 TEST(EntityStoreValues, DeepNestingWithinTheLimit) {
@@ -540,15 +584,29 @@ TEST(EntityStoreErrors, MissingFields) {
             "entities.json:1:2: an entity lacks `parents`");
 }
 
+// Cedar ignores keys it does not know, in an entity and in a uid; a uid may
+// also be a two-string array.
 TEST(EntityStoreErrors, UnknownKeys) {
   EXPECT_EQ(LoadError(R"([{"uid": {"type": "U", "id": "a"}, "attrs": {}, "parent": []}])"),
-            "entities.json:1:49: unexpected key `parent` in an entity; expected `uid`, `attrs`, "
-            "`parents` or `tags`");
-  EXPECT_EQ(LoadError(R"([{"uid": {"type": "U", "id": "a", "x": 1}, "attrs": {}, "parents": []}])"),
-            "entities.json:1:35: unexpected key `x` in an entity's `uid`; expected `type` and "
-            "`id`");
+            "entities.json:1:2: an entity lacks `parents`");
   EXPECT_EQ(LoadError(R"([{"uid": {"type": "U", "id": "a"}, "attrs": {}, "parents": [{"type": "G", "Id": "g"}]}])"),
-            "entities.json:1:75: unexpected key `Id` in a parent; expected `type` and `id`");
+            "entities.json:1:61: a parent lacks `id`");
+  auto store = MustLoad(R"([{"uid": {"type": "U", "id": "a", "x": 1}, "attrs": {}, "parents": [["G", "g"]],
+                             "note": "ignored"},
+                            {"uid": {"__entity": {"type": "U", "id": "b", "x": 1}}, "attrs": {}, "parents": []}])");
+  EXPECT_EQ(store->size(), 2u);
+  uint32_t a = store->Find("U", "a");
+  ASSERT_NE(a, kNoUid);
+  EXPECT_TRUE(store->HasAncestor(a, store->Find("G", "g")));
+  EXPECT_EQ(LoadError(R"([{"uid": ["U", "a", "b"], "attrs": {}, "parents": []}])"),
+            "entities.json:1:10: an entity's `uid` must be an object with `type` and `id`");
+}
+
+// An action's parents are actions, with a schema or without one.
+TEST(EntityStoreErrors, ActionParents) {
+  EXPECT_EQ(LoadError(R"([{"uid": {"type": "Action", "id": "a"}, "attrs": {}, "parents": [{"type": "U", "id": "u"}]}])"),
+            "entities.json:1:66: action Action::\"a\" cannot have the parent U::\"u\", which is not an action");
+  EXPECT_TRUE(Load(R"([{"uid": {"type": "NS::Action", "id": "a"}, "attrs": {}, "parents": [{"type": "Action", "id": "g"}]}])").ok());
 }
 
 TEST(EntityStoreErrors, BadUids) {
@@ -564,12 +622,15 @@ TEST(EntityStoreErrors, BadUids) {
             "entities.json:1:10: an entity's `uid` must be an object with `type` and `id`");
   EXPECT_EQ(LoadError(R"([{"uid": {"__entity": "U::\"a\""}, "attrs": {}, "parents": []}])"),
             "entities.json:1:10: an entity's `uid` must be an object with `type` and `id`");
+  EXPECT_EQ(LoadError(R"([{"uid": {"__expr": "U::\"a\"", "type": "U", "id": "a"}, "attrs": {}, "parents": []}])"),
+            "entities.json:1:10: an entity's `uid`: the `__expr` escape is not supported");
   EXPECT_EQ(LoadError(R"([{"uid": {"type": "U", "id": "a"}, "attrs": {}, "parents": ["G::\"g\""]}])"),
             "entities.json:1:61: a parent must be an object with `type` and `id`");
 }
 
 TEST(EntityStoreErrors, BadTypeNames) {
-  for (std::string_view name : {"", "1U", "U::", "::U", "U:::V", "U V", "U-V", "U::2"}) {
+  for (std::string_view name : {"", "1U", "U::", "::U", "U:::V", "U V", "U-V", "U::2", "if", "NS::in",
+                                "__cedar", "__cedar::U", "true"}) {
     std::string json = R"([{"uid": {"type": ")" + std::string(name) +
                        R"(", "id": "a"}, "attrs": {}, "parents": []}])";
     EXPECT_EQ(LoadError(json),

@@ -1,31 +1,37 @@
 #!/usr/bin/env node
 // The differential validation campaign: schemas from gen_schema.js with
-// policy sets from gen.js, validated by Cedar's validator (cedar-wasm,
-// strict mode) and by Charter (schema_tool batch). The two must agree, for
-// every policy of every case, on whether it has validation errors; a schema
-// that one rejects the other must reject too. Half of the cases pass the
-// schema in Cedar's JSON format (as cedar-wasm's schemaToJson writes it), so
-// both readers are exercised.
+// policy sets from gen.js (templates included), validated by Cedar's
+// validator (cedar-wasm, strict mode) and by Charter (schema_tool batch).
+// The two must agree, for every policy of every case, on whether it has
+// validation errors; a schema that one rejects the other must reject too.
+// Odd-numbered cases pass the schema in Cedar's JSON format (as cedar-wasm's
+// schemaToJson writes it, then edited by gen_schema.js's jsonEdits), so both
+// readers are exercised.
 //
 //   node validate.js --tool build/tests/schema/schema_tool --seed S --count N
-//        [--start K] [--out DIR] [--verbose]
+//        [--start K] [--jobs J] [--out DIR] [--verbose]
+//   node validate.js --tool … --replay DIR     (saved cases: DIR/*/ or one case)
 //
-// Prints each disagreement, then `N cases (P policies): A agreed, D
-// disagreed` and the accept/reject mix; exits 1 on any disagreement.
+// Cedar answers in --jobs child processes (lib/pool.js: --no-opt, recycled,
+// a crashed one replaced and its batch retried), Charter in one schema_tool
+// process per chunk of cases. Prints each disagreement, then `N cases (P
+// policies …) in T s` and `A agreed, D disagreed`; exits 1 on any
+// disagreement. A saved case is a directory with `schema.cedarschema` or
+// `schema.json`, and `policies.cedar`.
 'use strict';
 
 const fs = require('fs');
 const path = require('path');
-const { spawnSync } = require('child_process');
+const { spawn } = require('child_process');
 const { generateSchemaCase } = require('./gen_schema');
+const { OraclePool } = require('./lib/pool');
+const { loadCedar } = require('./lib/oracle');
 
-function loadCedar() {
-  const dir = path.join(__dirname, 'node_modules', '@cedar-policy', 'cedar-wasm', 'nodejs');
-  return require(dir);
-}
+const CHUNK = 400;  // cases a schema_tool process answers
+const BATCH = 20;   // cases an oracle job answers
 
 function parseArgs(argv) {
-  const out = { seed: '1', count: 100, start: 0, tool: null, out: null, verbose: false };
+  const out = { seed: '1', count: 100, start: 0, tool: null, out: null, verbose: false, jobs: 2, replay: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--seed') out.seed = argv[++i];
@@ -33,6 +39,8 @@ function parseArgs(argv) {
     else if (a === '--start') out.start = Number(argv[++i]);
     else if (a === '--tool') out.tool = argv[++i];
     else if (a === '--out') out.out = argv[++i];
+    else if (a === '--jobs') out.jobs = Math.max(1, Number(argv[++i]));
+    else if (a === '--replay') out.replay = argv[++i];
     else if (a === '--verbose') out.verbose = true;
     else throw new Error(`unknown argument ${a}`);
   }
@@ -76,107 +84,158 @@ function policyOf(starts, offset) {
   return k;
 }
 
-function cedarAnswer(cedar, c) {
-  const r = cedar.validate({ schema: c.schemaForCedar, policies: { staticPolicies: c.policies },
-    validationSettings: { mode: 'strict' } });
-  if (r.type !== 'success') {
-    return { schemaOk: false, messages: r.errors.map((e) => e.message) };
-  }
-  const bad = new Set();
-  const messages = [];
-  for (const e of r.validationErrors) {
-    const m = /^policy(\d+)$/.exec(e.policyId);
-    bad.add(m ? Number(m[1]) : e.policyId);
-    messages.push(`${e.policyId}: ${e.error.message}`);
-  }
-  return { schemaOk: true, bad, messages };
-}
-
+// Charter's answers for `cases`, from one schema_tool process.
 function charterAnswers(tool, cases) {
-  const input = cases.map((c) => JSON.stringify({ schema: c.schemaForCharter, policies: c.policies })).join('\n');
-  const r = spawnSync(tool, ['batch'], { input, maxBuffer: 1 << 30 });
-  if (r.status !== 0) throw new Error(`schema_tool failed: ${r.stderr}`);
-  const lines = r.stdout.toString().split('\n').filter((l) => l.length > 0);
-  if (lines.length !== cases.length) throw new Error(`schema_tool answered ${lines.length} of ${cases.length}`);
-  return lines.map((l, i) => {
-    const a = JSON.parse(l);
-    if (!a.schema_ok) return { schemaOk: false, messages: a.errors.map((e) => `${e.code} ${e.message}`) };
-    const starts = policyStarts(cases[i].policies);
-    const bad = new Set(a.errors.map((e) => policyOf(starts, e.begin)));
-    return { schemaOk: true, bad, messages: a.errors.map((e) => `@${e.begin} ${e.code} ${e.message}`) };
+  return new Promise((resolve, reject) => {
+    const child = spawn(tool, ['batch'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const out = [];
+    const err = [];
+    child.stdout.on('data', (d) => out.push(d));
+    child.stderr.on('data', (d) => err.push(d));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (code !== 0) {
+        reject(new Error(`schema_tool exited with ${signal || code}: ${Buffer.concat(err).toString()}`));
+        return;
+      }
+      const lines = Buffer.concat(out).toString().split('\n').filter((l) => l.length > 0);
+      if (lines.length !== cases.length) {
+        reject(new Error(`schema_tool answered ${lines.length} of ${cases.length}`));
+        return;
+      }
+      resolve(lines.map((l, i) => {
+        const a = JSON.parse(l);
+        if (a.input_error) return { error: 'schema_tool could not read its input line' };
+        if (!a.schema_ok) return { schemaOk: false, messages: a.errors.map((e) => `${e.code} ${e.message}`) };
+        const starts = policyStarts(cases[i].policies);
+        const bad = new Set(a.errors.map((e) => policyOf(starts, e.begin)));
+        return {
+          schemaOk: true,
+          bad: [...bad].sort((x, y) => x - y),
+          messages: a.errors.map((e) => `policy${policyOf(starts, e.begin)} @${e.begin} ${e.code} ${e.message}`),
+        };
+      }));
+    });
+    child.stdin.end(cases.map((c) => JSON.stringify({ schema: c.schemaForCharter, policies: c.policies })).join('\n'));
   });
 }
 
 function same(a, b) {
+  if (a.error !== undefined || b.error !== undefined) return false;
   if (a.schemaOk !== b.schemaOk) return false;
   if (!a.schemaOk) return true;
-  if (a.bad.size !== b.bad.size) return false;
-  for (const x of a.bad) if (!b.bad.has(x)) return false;
-  return true;
+  return a.bad.length === b.bad.length && a.bad.every((x, i) => x === b.bad[i]);
 }
 
-function main() {
+function summary(a) {
+  if (a.error !== undefined) return `error: ${a.error}`;
+  return `${JSON.stringify({ schemaOk: a.schemaOk, bad: a.bad || null })}\n  ${a.messages.join('\n  ')}`;
+}
+
+// The case for index i of the seed, with the schema as each side reads it.
+function makeCase(cedar, seed, i) {
+  const c = generateSchemaCase(seed, i, cedar);
+  c.index = i;
+  return c;
+}
+
+// A saved case: DIR with schema.cedarschema or schema.json, and policies.cedar.
+function loadSaved(dir) {
+  const policies = fs.readFileSync(path.join(dir, 'policies.cedar'), 'utf8');
+  const text = path.join(dir, 'schema.cedarschema');
+  const json = path.join(dir, 'schema.json');
+  if (fs.existsSync(text)) {
+    const s = fs.readFileSync(text, 'utf8');
+    return { name: dir, schemaForCedar: s, schemaForCharter: s, policies };
+  }
+  const s = fs.readFileSync(json, 'utf8');
+  return { name: dir, schemaForCedar: JSON.parse(s), schemaForCharter: s, policies };
+}
+
+function save(outDir, name, c) {
+  const dir = path.join(outDir, name);
+  fs.mkdirSync(dir, { recursive: true });
+  if (typeof c.schemaForCedar === 'string') fs.writeFileSync(path.join(dir, 'schema.cedarschema'), c.schemaForCharter);
+  else fs.writeFileSync(path.join(dir, 'schema.json'), c.schemaForCharter);
+  fs.writeFileSync(path.join(dir, 'policies.cedar'), c.policies);
+  return dir;
+}
+
+async function answerAll(opts, pool, cases) {
+  const cedarJobs = [];
+  for (let k = 0; k < cases.length; k += BATCH) {
+    const part = cases.slice(k, k + BATCH);
+    cedarJobs.push(pool.call('validateBatch', [part.map((c) => ({ schema: c.schemaForCedar, policies: c.policies }))])
+      .then((r) => (r.error !== undefined ? part.map(() => ({ error: r.error })) : r.answers)));
+  }
+  const [ours, theirs] = await Promise.all([charterAnswers(opts.tool, cases), Promise.all(cedarJobs)]);
+  return { ours, theirs: theirs.flat() };
+}
+
+async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const cedar = loadCedar();
+  const pool = new OraclePool(opts.jobs);
   const t0 = Date.now();
-  let agreed = 0;
-  let disagreed = 0;
-  let policies = 0;
-  let validPolicies = 0;
-  let schemaRejected = 0;
-  const chunk = 500;
-  for (let base = opts.start; base < opts.start + opts.count; base += chunk) {
-    const n = Math.min(chunk, opts.start + opts.count - base);
-    const cases = [];
-    for (let i = base; i < base + n; i++) {
-      const c = generateSchemaCase(opts.seed, i);
-      c.index = i;
-      c.schemaForCedar = c.schema;
-      c.schemaForCharter = c.schema;
-      if (i % 2 === 1) {
-        const j = cedar.schemaToJson(c.schema);
-        if (j.type === 'success') {
-          c.schemaForCedar = j.json;
-          c.schemaForCharter = JSON.stringify(j.json, null, 1);
-        }
+  const stats = { cases: 0, agreed: 0, disagreed: 0, policies: 0, valid: 0, schemaRejected: 0, templates: 0 };
+
+  const report = (c, mine, theirs) => {
+    stats.cases++;
+    if (same(theirs, mine)) {
+      stats.agreed++;
+      if (!theirs.schemaOk) stats.schemaRejected++;
+      else {
+        const count = policyStarts(c.policies).length;
+        stats.policies += count;
+        stats.valid += count - theirs.bad.length;
       }
-      cases.push(c);
+      return;
     }
-    const ours = charterAnswers(opts.tool, cases);
-    cases.forEach((c, k) => {
-      const theirs = cedarAnswer(cedar, c);
-      const mine = ours[k];
-      if (same(theirs, mine)) {
-        agreed++;
-        if (!theirs.schemaOk) schemaRejected++;
-        else {
-          const count = policyStarts(c.policies).length;
-          policies += count;
-          validPolicies += count - theirs.bad.size;
-        }
-        return;
+    stats.disagreed++;
+    const where = c.name || `--seed ${opts.seed} --start ${c.index} --count 1`;
+    if (stats.disagreed <= 20 || opts.verbose) {
+      process.stdout.write(`--- disagreement: ${where}\n`);
+      process.stdout.write(`schema:\n${c.schemaForCharter}\npolicies:\n${c.policies}\n`);
+      process.stdout.write(`cedar: ${summary(theirs)}\n`);
+      process.stdout.write(`charter: ${summary(mine)}\n`);
+    }
+    if (opts.out && c.name === undefined) {
+      process.stdout.write(`saved in ${save(opts.out, `validate-${opts.seed}-${c.index}`, c)}\n`);
+    }
+  };
+
+  try {
+    if (opts.replay) {
+      const root = opts.replay;
+      const dirs = fs.existsSync(path.join(root, 'policies.cedar')) ? [root]
+        : fs.readdirSync(root).sort().map((d) => path.join(root, d))
+          .filter((d) => fs.existsSync(path.join(d, 'policies.cedar')));
+      const cases = dirs.map(loadSaved);
+      const { ours, theirs } = await answerAll(opts, pool, cases);
+      cases.forEach((c, k) => report(c, ours[k], theirs[k]));
+    } else {
+      for (let base = opts.start; base < opts.start + opts.count; base += CHUNK) {
+        const n = Math.min(CHUNK, opts.start + opts.count - base);
+        const cases = [];
+        for (let i = base; i < base + n; i++) cases.push(makeCase(cedar, opts.seed, i));
+        const { ours, theirs } = await answerAll(opts, pool, cases);
+        cases.forEach((c, k) => {
+          if (c.hasTemplates) stats.templates++;
+          report(c, ours[k], theirs[k]);
+        });
       }
-      disagreed++;
-      if (disagreed <= 20 || opts.verbose) {
-        process.stdout.write(`--- disagreement: --seed ${opts.seed} --start ${c.index} --count 1\n`);
-        process.stdout.write(`schema:\n${c.schemaForCharter}\npolicies:\n${c.policies}\n`);
-        process.stdout.write(`cedar: ${JSON.stringify({ schemaOk: theirs.schemaOk, bad: theirs.bad ? [...theirs.bad] : null })}\n  ${theirs.messages.join('\n  ')}\n`);
-        process.stdout.write(`charter: ${JSON.stringify({ schemaOk: mine.schemaOk, bad: mine.bad ? [...mine.bad] : null })}\n  ${mine.messages.join('\n  ')}\n`);
-      }
-      if (opts.out) {
-        fs.mkdirSync(opts.out, { recursive: true });
-        const dir = path.join(opts.out, `validate-${opts.seed}-${c.index}`);
-        fs.mkdirSync(dir, { recursive: true });
-        fs.writeFileSync(path.join(dir, 'schema.cedarschema'), c.schema);
-        fs.writeFileSync(path.join(dir, 'policies.cedar'), c.policies);
-      }
-    });
+    }
+  } finally {
+    await pool.close();
   }
   const secs = (Date.now() - t0) / 1000;
-  process.stdout.write(`${opts.count} cases (${policies} policies, ${validPolicies} valid, `
-    + `${schemaRejected} schemas rejected) in ${secs.toFixed(1)} s\n`);
-  process.stdout.write(`${agreed} agreed, ${disagreed} disagreed\n`);
-  process.exit(disagreed === 0 ? 0 : 1);
+  process.stdout.write(`${stats.cases} cases (${stats.policies} policies, ${stats.valid} valid, `
+    + `${stats.schemaRejected} schemas rejected, ${stats.templates} cases with templates) in ${secs.toFixed(1)} s\n`);
+  process.stdout.write(`${stats.agreed} agreed, ${stats.disagreed} disagreed\n`);
+  process.exit(stats.disagreed === 0 ? 0 : 1);
 }
 
-main();
+main().catch((e) => {
+  process.stderr.write(`${e.stack || e}\n`);
+  process.exit(2);
+});

@@ -162,7 +162,7 @@ TEST(Validator, Tags) {
   ExpectError(R"(permit(principal, action, resource is Task) when { resource.getTag("env") == "prod" };)",
               "CH0517", "the tag may be absent from this `Task`", R"(resource.getTag("env"))");
   // On a type without tags `hasTag` is `False`, so what it guards is never
-  // checked (and CH0518 cannot arise in strict mode).
+  // checked (which is why CH0518, getTag on such a type, was retired).
   ExpectValid(R"(permit(principal, action, resource) when { principal.hasTag("a") && principal.getTag("a") == "x" };)");
 }
 
@@ -176,6 +176,37 @@ TEST(Validator, Warnings) {
   EXPECT_EQ(r.Underlined(0), R"(permit(principal == Team::"a", action == Action::"view", resource);)");
   EXPECT_EQ(r.diags[1].code, "CH0531");
   EXPECT_EQ(r.Underlined(1), "permit");
+}
+
+TEST(Validator, UnknownEntityTypeInConditions) {
+  ExpectError(R"(permit(principal, action, resource) when { principal is Usr };)", "CH0501",
+              "unknown entity type `Usr`", "principal is Usr");
+  ExpectError(R"(permit(principal, action, resource) when { principal in Grp::"a" };)", "CH0501",
+              "unknown entity type `Grp`", R"(Grp::"a")");
+}
+
+TEST(Validator, WrongOperandTypes) {
+  ExpectError(R"(permit(principal, action, resource) when { principal in 1 };)", "CH0510",
+              "expected `Set<entity>` or `entity`, found `Long`", "1");
+  ExpectError(R"(permit(principal, action, resource) when { principal.level.isIpv4() };)", "CH0510",
+              "expected `ipaddr`, found `Long`", "principal.level");
+}
+
+TEST(Validator, TooDeepToValidate) {
+  std::string policy = "permit(principal, action, resource) when { principal.level > 0";
+  for (int i = 0; i < 5001; ++i) policy += " || principal.level > 0";
+  policy += " };";
+  ExpectError(policy, "CH0519", "policy is too deeply nested to validate", policy);
+}
+
+TEST(Validator, ImpossiblePolicy) {
+  Result r = Check(R"(permit(principal, action, resource) when { principal is Team };)");
+  EXPECT_TRUE(r.ok);
+  ASSERT_EQ(r.diags.size(), 1u);
+  EXPECT_EQ(r.diags[0].code, "CH0531");
+  EXPECT_EQ(r.diags[0].severity, Severity::kWarning);
+  EXPECT_EQ(r.diags[0].message, "policy is impossible: it is false for every request the schema allows");
+  EXPECT_EQ(r.Underlined(0), "permit");
 }
 
 TEST(Validator, TemplatesAreCheckedForEveryLink) {

@@ -22,6 +22,8 @@ namespace internal {
 class EntityStore;
 }  // namespace internal
 
+class Schema;
+
 // A reference to an entity: its type (with namespaces, "NS::User") and id.
 struct EntityUid {
   std::string type;
@@ -50,6 +52,24 @@ class CHARTER_API Entities {
   // entities with one uid is an InvalidArgument error whose message starts
   // with "SOURCE_NAME:LINE:COL: ".
   static absl::StatusOr<Entities> FromJson(std::string_view json,
+                                           std::string_view source_name = "entities.json",
+                                           const EntitiesOptions& options = {});
+  // Parses Cedar's JSON entity format with a schema, as Cedar does when it
+  // is given one (docs/entities.md, "With a schema"):
+  //   - each attribute and tag is read for its declared type, so an entity
+  //     may be written {"type": "User", "id": "bob"} without `__entity`, and
+  //     an extension value as its string ("10.0.0.1") without `__extn`;
+  //   - every entity must conform: a declared entity type (or a declared
+  //     action), an id among the values of an enumerated type, exactly the
+  //     declared attributes (required ones present) with their types, tags
+  //     only where the type declares them, parents of types it may be a
+  //     member of;
+  //   - the schema's actions join the store with the schema's groups, so
+  //     `action in Action::"group"` follows the schema; an action listed in
+  //     the JSON must match the schema's (no attributes, the same groups).
+  // A fault is InvalidArgument "SOURCE_NAME:LINE:COL: entity T::\"id\": ..."
+  // naming the entity and the attribute path (`attribute `profile.dept``).
+  static absl::StatusOr<Entities> FromJson(std::string_view json, const Schema& schema,
                                            std::string_view source_name = "entities.json",
                                            const EntitiesOptions& options = {});
   size_t size() const;  // the number of entities with data (not mere parents)

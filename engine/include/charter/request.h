@@ -23,7 +23,10 @@ namespace charter {
 
 namespace internal {
 struct RequestData;
+struct SchemaModel;
 }  // namespace internal
+
+class Schema;
 
 class CHARTER_API Request {
  public:
@@ -37,6 +40,17 @@ class CHARTER_API Request {
   static absl::StatusOr<std::vector<Request>> ArrayFromJson(
       std::string_view json, std::string_view source_name = "requests.json");
 
+  // The same with a schema, as Cedar reads a request with one: the action
+  // must be declared and apply to the principal's and the resource's types
+  // (ids of enumerated types among their values), and the context is read
+  // for the action's declared context type: exactly its attributes, each of
+  // its type, entities and extension values in their plain forms allowed
+  // (see Entities::FromJson with a schema).
+  static absl::StatusOr<Request> FromJson(std::string_view json, const Schema& schema,
+                                          std::string_view source_name = "request.json");
+  static absl::StatusOr<std::vector<Request>> ArrayFromJson(
+      std::string_view json, const Schema& schema, std::string_view source_name = "requests.json");
+
   const EntityUid& principal() const;
   const EntityUid& action() const;
   const EntityUid& resource() const;
@@ -44,6 +58,10 @@ class CHARTER_API Request {
 
  private:
   explicit Request(std::shared_ptr<const internal::RequestData> data);
+  static absl::StatusOr<Request> Read(std::string_view json, std::string_view source_name,
+                                      const internal::SchemaModel* schema);
+  static absl::StatusOr<std::vector<Request>> ReadAll(std::string_view json, std::string_view source_name,
+                                                      const internal::SchemaModel* schema);
   std::shared_ptr<const internal::RequestData> data_;
 };
 

@@ -85,17 +85,21 @@ class CHARTER_API Schema {
 CHARTER_API absl::Status Validate(const Schema& schema, const SourceFile& policies,
                                   const CompileOptions& options, Diagnostics* diagnostics);
 
-// Checks entities against the schema: every entity's type is declared, its
-// attributes and tags have the declared types (required attributes present,
-// no undeclared ones), its ancestors are of types it may be a member of, and
-// an enumerated type's ids are among its values. InvalidArgument naming the
-// first fault otherwise. (Values are checked after Cedar's JSON parsing;
-// schema-directed parsing of plain forms is not done yet.)
+// Checks entities already read without a schema against it: every entity's
+// type is declared, its attributes and tags have the declared types
+// (required attributes present, no undeclared ones), its parents are of
+// types it may be a member of, and an enumerated type's ids are among its
+// values. InvalidArgument naming the first fault otherwise. To read entities
+// as Cedar does with a schema (plain `{"type", "id"}` entities and extension
+// strings, the schema's actions in the store), use Entities::FromJson with
+// the schema instead; it checks all of this as it reads.
 CHARTER_API absl::Status ValidateEntities(const Schema& schema, const Entities& entities);
 
 // Checks a request against the schema: the action is declared, the principal
 // and resource have types it applies to, and the context has the declared
-// shape. InvalidArgument naming the fault otherwise.
+// shape. InvalidArgument naming the fault otherwise. Request::FromJson with
+// the schema reads a request's context for its declared type and checks the
+// rest as it reads.
 CHARTER_API absl::Status ValidateRequest(const Schema& schema, const Request& request);
 
 }  // namespace charter

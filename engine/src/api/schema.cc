@@ -38,7 +38,7 @@ absl::StatusOr<Schema> Schema::Parse(const SourceFile& source, const SchemaOptio
   size_t before = diags->size();
   std::string_view text = source.text();
   if (text.size() > options.max_source_bytes) {
-    diags->Error("CH0412", Span{0, 0},
+    diags->Error("CH0412", Span{0, 1},
                  internal::Cat("schema is ", text.size(), " bytes, more than the limit of ",
                                options.max_source_bytes));
     return FirstError(source, *diags, before);

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "charter/schema.h"
+#include "common/status_macros.h"
 #include "common/strings.h"
 #include "entities/entity_store.h"
 #include "request/request_data.h"
@@ -86,6 +87,13 @@ std::string Conforms(const Value& v, const internal::SchemaType& t, const std::s
 }
 
 }  // namespace
+
+absl::StatusOr<Entities> Entities::FromJson(std::string_view json, const Schema& schema,
+                                            std::string_view source_name, const EntitiesOptions& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<internal::EntityStore> store,
+                   internal::EntityStore::FromJson(json, source_name, options, &schema.data().model));
+  return Entities(std::shared_ptr<const internal::EntityStore>(std::move(store)));
+}
 
 absl::Status ValidateEntities(const Schema& schema, const Entities& entities) {
   const SchemaModel& m = schema.data().model;

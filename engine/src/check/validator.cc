@@ -1042,7 +1042,10 @@ class Checker {
           return Fail();
         }
         if (tags.empty()) {
-          Error("CH0518", e.span, Cat("entity type `", TypeName(*t), "` has no tags"),
+          // Cedar's rule, kept though no policy reaches it in strict mode:
+          // `hasTag` is `false` on a type without tags, so whatever it
+          // guards is not checked. (This was CH0518 once.)
+          Error("CH0517", e.span, Cat("entity type `", TypeName(*t), "` has no tags"),
                 "declare them with `tags TYPE` in the schema");
           return Fail();
         }

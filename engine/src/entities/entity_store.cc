@@ -3,11 +3,13 @@
 #include "entities/entity_store.h"
 
 #include <algorithm>
+#include <set>
 
 #include "common/strings.h"
 #include "common/status_macros.h"
 #include "entities/json_values.h"
 #include "json/json.h"
+#include "schema/schema_model.h"
 
 namespace charter::internal {
 
@@ -85,7 +87,8 @@ struct Parsed {
 
 absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_view json,
                                                                    std::string_view source_name,
-                                                                   const EntitiesOptions& options) {
+                                                                   const EntitiesOptions& options,
+                                                                   const SchemaModel* schema) {
   if (json.size() > options.max_input_bytes) {
     return absl::InvalidArgumentError(Cat(source_name, ": ", json.size(),
                                                    " bytes, more than the limit of ",
@@ -108,50 +111,110 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
   std::vector<Parsed> parsed;
   parsed.reserve(root.size());
   std::vector<int32_t> first;  // uid -> index in parsed, or -1
+  ValueReader reader(src, &store->arena_, intern, options.max_nesting, schema);
+  // With a schema: each entity type's attributes as a record type, made once.
+  absl::flat_hash_map<const EntityTypeInfo*, SchemaType> shapes;
+  const Value empty_record = Value::Record(nullptr, 0);
   for (size_t n = 0; n < root.size(); ++n) {
     const json::Value& e = root.at(n);
     if (!e.is_object()) return src.Error(e.offset(), "an entity must be a JSON object");
-    const json::Value* uid = nullptr;
-    const json::Value* attrs = nullptr;
-    const json::Value* parents = nullptr;
-    const json::Value* tags = nullptr;
-    for (size_t k = 0; k < e.size(); ++k) {
-      std::string_view key = e.key(k);
-      if (key == "uid") {
-        uid = &e.member(k);
-      } else if (key == "attrs") {
-        attrs = &e.member(k);
-      } else if (key == "parents") {
-        parents = &e.member(k);
-      } else if (key == "tags") {
-        tags = &e.member(k);
-      } else {
-        return src.Error(e.key_offset(k), Cat("unexpected key `", key,
-                                                       "` in an entity; expected `uid`, `attrs`, "
-                                                       "`parents` or `tags`"));
-      }
-    }
+    // Other keys are ignored, as Cedar ignores them.
+    const json::Value* uid = e.Find("uid");
+    const json::Value* attrs = e.Find("attrs");
+    const json::Value* parents = e.Find("parents");
+    const json::Value* tags = e.Find("tags");
     if (uid == nullptr) return src.Error(e.offset(), "an entity lacks `uid`");
     if (attrs == nullptr) return src.Error(e.offset(), "an entity lacks `attrs`");
     if (parents == nullptr) return src.Error(e.offset(), "an entity lacks `parents`");
     Parsed p;
     p.offset = e.offset();
     std::string_view type, id;
-    RETURN_IF_ERROR(ReadEntityUid(*uid, src, "an entity's `uid`", &type, &id));
-    p.uid = store->Intern(type, id)->uid;
-    ASSIGN_OR_RETURN(p.attrs, ReadRecord(*attrs, src, &store->arena_, intern, options.max_nesting,
-                                         "`attrs`"));
-    if (tags != nullptr) {
-      ASSIGN_OR_RETURN(p.tags, ReadRecord(*tags, src, &store->arena_, intern, options.max_nesting,
-                                          "`tags`"));
+    RETURN_IF_ERROR(ReadEntityUidJson(*uid, src, "an entity's `uid`", &type, &id));
+    const EntityRef* self = store->Intern(type, id);
+    p.uid = self->uid;
+    std::string type_name(type);
+    bool is_action = IsActionType(type_name);
+    const EntityTypeInfo* info = nullptr;
+    std::string where;
+    if (schema != nullptr) {
+      where = Cat("entity ", EntityToCedar(type, id));
+      if (is_action) {
+        if (schema->FindAction({type_name, std::string(id)}) == nullptr) {
+          return src.Error(uid->offset(), Cat(where, " is not an action of the schema"));
+        }
+      } else {
+        info = schema->FindEntityType(type_name);
+        if (info == nullptr) {
+          return src.Error(uid->offset(), Cat(where, ": the schema declares no entity type `", type, "`"));
+        }
+        if (info->is_enum && std::find(info->choices.begin(), info->choices.end(), id) == info->choices.end()) {
+          return src.Error(uid->offset(), Cat(where, ": `", id, "` is not one of the values of enumerated type `",
+                                              type, "`"));
+        }
+      }
+    }
+    if (info == nullptr) {
+      // Without a schema, and for actions (whose attributes the schema does
+      // not describe; they must have none, see below).
+      ASSIGN_OR_RETURN(p.attrs, reader.ReadRecord(*attrs, "`attrs`"));
+      if (tags != nullptr) {
+        ASSIGN_OR_RETURN(p.tags, reader.ReadRecord(*tags, "`tags`"));
+      } else {
+        p.tags = empty_record;
+      }
     } else {
-      p.tags = Value::Record(nullptr, 0);
+      // Schema-directed: each attribute for its declared type.
+      auto [it, added] = shapes.try_emplace(info);
+      if (added) {
+        it->second.kind = SchemaType::Kind::kRecord;
+        it->second.attrs = info->attrs;
+        it->second.open = info->open_attrs;
+      }
+      if (!attrs->is_object()) return src.Error(attrs->offset(), "`attrs` must be a JSON object");
+      ASSIGN_OR_RETURN(p.attrs, reader.ReadTyped(*attrs, it->second, where, "attribute"));
+      p.tags = empty_record;
+      if (tags != nullptr) {
+        if (!tags->is_object()) return src.Error(tags->offset(), "`tags` must be a JSON object");
+        if (tags->size() > 0 && info->tags == nullptr) {
+          return src.Error(tags->key_offset(0), Cat(where, ": entity type `", type, "` has no tags"));
+        }
+        if (tags->size() > 0) {
+          SchemaType all_tags;
+          all_tags.kind = SchemaType::Kind::kRecord;
+          all_tags.open = false;
+          for (size_t k = 0; k < tags->size(); ++k) all_tags.attrs[std::string(tags->key(k))] = {info->tags, true};
+          ASSIGN_OR_RETURN(p.tags, reader.ReadTyped(*tags, all_tags, where, "tag"));
+        }
+      }
     }
     if (!parents->is_array()) return src.Error(parents->offset(), "`parents` must be a JSON array");
     for (size_t k = 0; k < parents->size(); ++k) {
       std::string_view ptype, pid;
-      RETURN_IF_ERROR(ReadEntityUid(parents->at(k), src, "a parent", &ptype, &pid));
+      RETURN_IF_ERROR(ReadEntityUidJson(parents->at(k), src, "a parent", &ptype, &pid));
+      std::string parent_type(ptype);
+      if (is_action && !IsActionType(parent_type)) {
+        return src.Error(parents->at(k).offset(), Cat("action ", EntityToCedar(type, id),
+                                                      " cannot have the parent ", EntityToCedar(ptype, pid),
+                                                      ", which is not an action"));
+      }
+      if (info != nullptr) {
+        // The parent's type may hold this entity, and its id is valid.
+        const EntityTypeInfo* pinfo = schema->FindEntityType(parent_type);
+        if (pinfo == nullptr || pinfo->descendants.count(type_name) == 0) {
+          return src.Error(parents->at(k).offset(),
+                           Cat(where, ": `", type, "` cannot be a member of `", EntityToCedar(ptype, pid),
+                               "` according to the schema"));
+        }
+        if (pinfo->is_enum && std::find(pinfo->choices.begin(), pinfo->choices.end(), pid) == pinfo->choices.end()) {
+          return src.Error(parents->at(k).offset(),
+                           Cat(where, ": parent `", EntityToCedar(ptype, pid),
+                               "` is not one of the values of enumerated type `", ptype, "`"));
+        }
+      }
       p.parents.push_back(store->Intern(ptype, pid)->uid);
+    }
+    if (schema != nullptr && is_action && (p.attrs.size > 0 || p.tags.size > 0)) {
+      return src.Error(e.offset(), Cat(where, " has attributes or tags, which the schema's actions do not have"));
     }
     std::sort(p.parents.begin(), p.parents.end());
     p.parents.erase(std::unique(p.parents.begin(), p.parents.end()), p.parents.end());
@@ -198,6 +261,60 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
       state[u] = kDone;
       stack.pop_back();
     }
+  }
+
+  if (schema != nullptr) {
+    // With a schema the actions and their groups are the schema's. One the
+    // data lists must be the schema's exactly: no attributes or tags
+    // (checked above), and the same ancestors through the data's own
+    // hierarchy. Then every action of the schema joins the store, with the
+    // schema's parents.
+    std::vector<uint8_t> seen(num_uids, 0);
+    std::vector<uint32_t> stack;
+    for (Parsed& p : parsed) {
+      const EntityRef& ref = *store->refs_[p.uid];
+      std::string type(ref.type);
+      if (!IsActionType(type)) continue;
+      const ActionInfo* action = schema->FindAction({type, std::string(ref.id)});
+      std::set<ActionKey> ancestors;
+      std::fill(seen.begin(), seen.end(), 0);
+      stack.assign(p.parents.begin(), p.parents.end());
+      while (!stack.empty()) {
+        uint32_t u = stack.back();
+        stack.pop_back();
+        if (seen[u]) continue;
+        seen[u] = 1;
+        ancestors.insert({std::string(store->refs_[u]->type), std::string(store->refs_[u]->id)});
+        if (first[u] >= 0) stack.insert(stack.end(), parsed[first[u]].parents.begin(), parsed[first[u]].parents.end());
+      }
+      if (ancestors != action->ancestors) {
+        return src.Error(p.offset, Cat("action ", EntityToCedar(ref.type, ref.id),
+                                       " has other groups in the entities than in the schema; leave it out of "
+                                       "the entities to use the schema's"));
+      }
+    }
+    for (const auto& [key, action] : schema->actions) {
+      uint32_t uid = store->Intern(key.type, key.id)->uid;
+      std::vector<uint32_t> parents;
+      for (const ActionKey& q : action.parents) parents.push_back(store->Intern(q.type, q.id)->uid);
+      std::sort(parents.begin(), parents.end());
+      parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+      first.resize(store->refs_.size(), -1);
+      if (first[uid] >= 0) {
+        parsed[first[uid]].parents = std::move(parents);
+        continue;
+      }
+      Parsed p;
+      p.uid = uid;
+      p.offset = 0;
+      p.attrs = empty_record;
+      p.tags = empty_record;
+      p.parents = std::move(parents);
+      first[uid] = static_cast<int32_t>(parsed.size());
+      parsed.push_back(std::move(p));
+    }
+    num_uids = store->refs_.size();
+    first.resize(num_uids, -1);
   }
 
   // Parents and children as CSR arrays.

@@ -27,6 +27,8 @@
 
 namespace charter::internal {
 
+struct SchemaModel;
+
 // A hash of an entity's (type, id), the same for every store and program in
 // one process: the scope index keys policies by it, and a store keeps it for
 // each uid so that a request's ancestors are looked up without hashing
@@ -50,9 +52,13 @@ struct EntityData {
 
 class EntityStore {
  public:
+  // With a schema (may be null), the values are read for their declared
+  // types, every entity is checked against it, and the schema's actions join
+  // the store (json_values.h, docs/entities.md).
   static absl::StatusOr<std::unique_ptr<EntityStore>> FromJson(std::string_view json,
                                                                std::string_view source_name,
-                                                               const EntitiesOptions& options);
+                                                               const EntitiesOptions& options,
+                                                               const SchemaModel* schema = nullptr);
   EntityStore() = default;
 
   // The uid index of (type, id), or kNoUid.

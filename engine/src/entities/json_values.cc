@@ -9,6 +9,8 @@
 #include "builtins/extensions.h"
 #include "common/status_macros.h"
 #include "common/utf8.h"
+#include "builtins/builtins.h"
+#include "schema/schema_model.h"
 
 namespace charter::internal {
 
@@ -160,21 +162,8 @@ absl::Status ReadEntityUid(const json::Value& v, const JsonSource& src, std::str
   }
   if (!t->is_string()) return src.Error(t->offset(), Cat("the `type` of ", what, " must be a string"));
   if (!i->is_string()) return src.Error(i->offset(), Cat("the `id` of ", what, " must be a string"));
-  // Type names are `::`-separated identifiers.
   std::string_view name = t->as_string();
-  bool ok = !name.empty();
-  size_t start = 0;
-  while (ok && start <= name.size()) {
-    size_t end = name.find("::", start);
-    std::string_view part = name.substr(start, end == std::string_view::npos ? std::string_view::npos
-                                                                            : end - start);
-    if (part.empty() || !(std::isalpha(static_cast<unsigned char>(part[0])) || part[0] == '_')) ok = false;
-    for (char c : part) {
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) ok = false;
-    }
-    if (end == std::string_view::npos) break;
-    start = end + 2;
-  }
+  bool ok = IsValidEntityTypeName(name);
   if (!ok) {
     return src.Error(t->offset(), Cat("`", name, "` is not a valid entity type name"));
   }
@@ -183,120 +172,507 @@ absl::Status ReadEntityUid(const json::Value& v, const JsonSource& src, std::str
   return absl::OkStatus();
 }
 
-absl::StatusOr<Value> ReadRecord(const json::Value& v, const JsonSource& src, Arena* arena,
-                                 const EntityInterner& intern, int max_nesting,
-                                 std::string_view what) {
-  if (!v.is_object()) return src.Error(v.offset(), Cat(what, " must be a JSON object"));
-  if (max_nesting <= 0) return src.Error(v.offset(), "values are nested too deeply");
+
+bool IsValidEntityTypeName(std::string_view name) {
+  static constexpr std::string_view kReserved[] = {"true", "false", "if", "then", "else",
+                                                   "in", "is", "like", "has"};
+  if (name.empty()) return false;
+  size_t start = 0;
+  for (;;) {
+    size_t end = name.find("::", start);
+    std::string_view part = name.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    if (part.empty() || !IsIdentStart(part[0])) return false;
+    for (char c : part) {
+      if (!IsIdentChar(c)) return false;
+    }
+    for (std::string_view r : kReserved) {
+      if (part == r) return false;
+    }
+    if (part.substr(0, 7) == "__cedar") return false;
+    if (end == std::string_view::npos) return true;
+    start = end + 2;
+  }
+}
+
+namespace {
+
+// The string members `type` and `id` of an object (other keys ignored), or
+// of a two-string array; false when `v` is neither.
+bool TypeAndId(const json::Value& v, const json::Value** type, const json::Value** id) {
+  if (v.is_array()) {
+    if (v.size() != 2 || !v.at(0).is_string() || !v.at(1).is_string()) return false;
+    *type = &v.at(0);
+    *id = &v.at(1);
+    return true;
+  }
+  const json::Value* t = v.Find("type");
+  const json::Value* i = v.Find("id");
+  if (t == nullptr || i == nullptr || !t->is_string() || !i->is_string()) return false;
+  *type = t;
+  *id = i;
+  return true;
+}
+
+bool HasExprEscape(const json::Value& v) {
+  const json::Value* e = v.Find("__expr");
+  return e != nullptr && e->is_string();
+}
+
+}  // namespace
+
+absl::Status ReadEntityUidJson(const json::Value& v, const JsonSource& src, std::string_view what,
+                               std::string_view* type, std::string_view* id) {
+  const json::Value* t = nullptr;
+  const json::Value* i = nullptr;
+  if (v.is_object() && HasExprEscape(v)) {
+    return src.Error(v.offset(), Cat(what, ": the `__expr` escape is not supported"));
+  }
+  const json::Value* escaped = v.Find("__entity");
+  bool found = (escaped != nullptr && TypeAndId(*escaped, &t, &i)) || TypeAndId(v, &t, &i);
+  if (!found) {
+    // Say what is missing from the object meant.
+    const json::Value& meant = escaped != nullptr && !v.Find("type") ? *escaped : v;
+    if (!meant.is_object()) return src.Error(v.offset(), Cat(what, " must be an object with `type` and `id`"));
+    t = meant.Find("type");
+    i = meant.Find("id");
+    if (t == nullptr || i == nullptr) {
+      return src.Error(meant.offset(), Cat(what, " lacks `", t == nullptr ? "type" : "id", "`"));
+    }
+    if (!t->is_string()) return src.Error(t->offset(), Cat("the `type` of ", what, " must be a string"));
+    return src.Error(i->offset(), Cat("the `id` of ", what, " must be a string"));
+  }
+  if (!IsValidEntityTypeName(t->as_string())) {
+    return src.Error(t->offset(), Cat("`", t->as_string(), "` is not a valid entity type name"));
+  }
+  *type = t->as_string();
+  *id = i->as_string();
+  return absl::OkStatus();
+}
+
+// --- values ------------------------------------------------------------------
+
+namespace {
+
+using SK = SchemaType::Kind;
+
+// Cedar's extension functions, as `__extn` may call them: the builtin, the
+// types of its arguments (as the schema names them; "String" for a string)
+// and of its result.
+struct ExtensionFunction {
+  std::string_view name;
+  Builtin builtin;
+  std::string_view args[2];
+  uint8_t arity;
+  std::string_view result;
+};
+
+constexpr ExtensionFunction kExtensionFunctions[] = {
+    {"ip", Builtin::kIp, {"String"}, 1, "ipaddr"},
+    {"decimal", Builtin::kDecimal, {"String"}, 1, "decimal"},
+    {"datetime", Builtin::kDatetime, {"String"}, 1, "datetime"},
+    {"duration", Builtin::kDuration, {"String"}, 1, "duration"},
+    {"isIpv4", Builtin::kIsIpv4, {"ipaddr"}, 1, "Bool"},
+    {"isIpv6", Builtin::kIsIpv6, {"ipaddr"}, 1, "Bool"},
+    {"isLoopback", Builtin::kIsLoopback, {"ipaddr"}, 1, "Bool"},
+    {"isMulticast", Builtin::kIsMulticast, {"ipaddr"}, 1, "Bool"},
+    {"isInRange", Builtin::kIsInRange, {"ipaddr", "ipaddr"}, 2, "Bool"},
+    {"lessThan", Builtin::kLessThan, {"decimal", "decimal"}, 2, "Bool"},
+    {"lessThanOrEqual", Builtin::kLessThanOrEqual, {"decimal", "decimal"}, 2, "Bool"},
+    {"greaterThan", Builtin::kGreaterThan, {"decimal", "decimal"}, 2, "Bool"},
+    {"greaterThanOrEqual", Builtin::kGreaterThanOrEqual, {"decimal", "decimal"}, 2, "Bool"},
+    {"offset", Builtin::kOffset, {"datetime", "duration"}, 2, "datetime"},
+    {"durationSince", Builtin::kDurationSince, {"datetime", "datetime"}, 2, "duration"},
+    {"toDate", Builtin::kToDate, {"datetime"}, 1, "datetime"},
+    {"toTime", Builtin::kToTime, {"datetime"}, 1, "duration"},
+    {"toDays", Builtin::kToDays, {"duration"}, 1, "Long"},
+    {"toHours", Builtin::kToHours, {"duration"}, 1, "Long"},
+    {"toMinutes", Builtin::kToMinutes, {"duration"}, 1, "Long"},
+    {"toSeconds", Builtin::kToSeconds, {"duration"}, 1, "Long"},
+    {"toMilliseconds", Builtin::kToMilliseconds, {"duration"}, 1, "Long"},
+};
+
+const ExtensionFunction* FindExtensionFunction(std::string_view name) {
+  for (const ExtensionFunction& f : kExtensionFunctions) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+// The arguments of an `__extn` object: {"fn": F, "arg": A} or {"fn": F,
+// "args": [...]} (`arg` wins; other keys are ignored). False when `v` is not
+// of that shape.
+bool FnAndArgs(const json::Value& v, const json::Value** fn, std::vector<const json::Value*>* args) {
+  if (!v.is_object()) return false;
+  const json::Value* f = v.Find("fn");
+  if (f == nullptr || !f->is_string()) return false;
+  args->clear();
+  if (const json::Value* a = v.Find("arg"); a != nullptr) {
+    args->push_back(a);
+  } else if (const json::Value* as = v.Find("args"); as != nullptr && as->is_array()) {
+    for (size_t i = 0; i < as->size(); ++i) args->push_back(&as->at(i));
+  } else {
+    return false;
+  }
+  *fn = f;
+  return true;
+}
+
+Type ValueTypeOf(std::string_view extension) {
+  return extension == "ipaddr"    ? Type::kIp
+         : extension == "decimal" ? Type::kDecimal
+         : extension == "datetime" ? Type::kDatetime
+                                   : Type::kDuration;
+}
+
+std::string KindName(const Value& v) {
+  switch (v.type) {
+    case Type::kBool: return "a boolean";
+    case Type::kLong: return "a long";
+    case Type::kString: return "a string";
+    case Type::kEntity: return Cat("an entity of type `", v.entity->type, "`");
+    case Type::kSet: return "a set";
+    case Type::kRecord: return "a record";
+    case Type::kIp: return "an ipaddr";
+    case Type::kDecimal: return "a decimal";
+    case Type::kDatetime: return "a datetime";
+    case Type::kDuration: return "a duration";
+  }
+  return "a value";
+}
+
+}  // namespace
+
+ValueReader::ValueReader(const JsonSource& src, Arena* arena, const EntityInterner& intern,
+                         int max_nesting, const SchemaModel* schema)
+    : src_(src), arena_(arena), intern_(intern), max_nesting_(max_nesting), schema_(schema) {}
+
+absl::Status ValueReader::Fail(const json::Value& at, std::string_view message) const {
+  return Fail(at.offset(), message);
+}
+
+std::string ValueReader::PathText() const {
+  std::string path;
+  for (const std::string& step : path_) {
+    if (!path.empty() && step[0] != '[') path.push_back('.');
+    path += step;
+  }
+  return path;
+}
+
+absl::Status ValueReader::Fail(uint32_t offset, std::string_view message) const {
+  if (!typed_) return src_.Error(offset, message);
+  std::string path = PathText();
+  if (path.empty()) return src_.Error(offset, Cat(where_, ": ", message));
+  return src_.Error(offset, Cat(where_, ": ", kind_, " `", path, "`: ", message));
+}
+
+absl::Status ValueReader::Mismatch(const json::Value& at, const SchemaType& t, const Value& v) const {
+  return Fail(at, Cat("expected `", TypeName(t), "`, found ", KindName(v)));
+}
+
+absl::Status ValueReader::CheckEntityRef(const json::Value& at, const EntityRef& e) const {
+  if (schema_ == nullptr) return absl::OkStatus();
+  std::string type(e.type);
+  if (IsActionType(type)) {
+    if (schema_->FindAction({type, std::string(e.id)}) == nullptr) {
+      return Fail(at, Cat("`", EntityToCedar(e.type, e.id), "` is not an action of the schema"));
+    }
+    return absl::OkStatus();
+  }
+  const EntityTypeInfo* info = schema_->FindEntityType(type);
+  if (info != nullptr && info->is_enum &&
+      std::find(info->choices.begin(), info->choices.end(), e.id) == info->choices.end()) {
+    return Fail(at, Cat("`", EntityToCedar(e.type, e.id), "` is not one of the values of enumerated type `",
+                        e.type, "`"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Value> ValueReader::MakeSet(std::vector<Value>& elems) {
+  // Duplicates are dropped: a set's elements are unique.
+  size_t n = 0;
+  for (size_t k = 0; k < elems.size(); ++k) {
+    bool dup = false;
+    for (size_t j = 0; j < n; ++j) {
+      if (Equal(elems[j], elems[k])) {
+        dup = true;
+        break;
+      }
+    }
+    if (!dup) elems[n++] = elems[k];
+  }
+  Value* out = arena_->AllocateArray<Value>(n);
+  std::copy(elems.begin(), elems.begin() + n, out);
+  return Value::Set(out, static_cast<uint32_t>(n));
+}
+
+absl::StatusOr<Value> ValueReader::ReadRecord(const json::Value& v, std::string_view what) {
+  if (!v.is_object()) return src_.Error(v.offset(), Cat(what, " must be a JSON object"));
+  if (max_nesting_ <= 0) return src_.Error(v.offset(), "values are nested too deeply");
   uint32_t n = static_cast<uint32_t>(v.size());
-  RecordField* fields = arena->AllocateArray<RecordField>(n);
+  RecordField* fields = arena_->AllocateArray<RecordField>(n);
   for (uint32_t k = 0; k < n; ++k) {
-    fields[k].key = arena->CopyString(v.key(k));
-    ASSIGN_OR_RETURN(fields[k].value, ReadValue(v.member(k), src, arena, intern, max_nesting - 1));
+    fields[k].key = arena_->CopyString(v.key(k));
+    ASSIGN_OR_RETURN(fields[k].value, Generic(v.member(k), max_nesting_ - 1));
   }
   std::sort(fields, fields + n, [](const RecordField& a, const RecordField& b) { return a.key < b.key; });
   for (uint32_t k = 1; k < n; ++k) {
     if (fields[k].key == fields[k - 1].key) {
-      return src.Error(v.offset(), Cat("duplicate key `", fields[k].key, "`"));
+      return src_.Error(v.offset(), Cat("duplicate key `", fields[k].key, "`"));
     }
   }
   return Value::Record(fields, n);
 }
 
-namespace {
-
-// {"fn": "ip", "arg": "10.0.0.1"} (or "args": ["10.0.0.1"]).
-absl::StatusOr<Value> ReadExtension(const json::Value& v, const JsonSource& src, Arena* arena) {
-  if (!v.is_object()) return src.Error(v.offset(), "`__extn` must be an object with `fn` and `arg`");
-  const json::Value* fn = v.Find("fn");
-  const json::Value* arg = v.Find("arg");
-  const json::Value* args = v.Find("args");
-  for (size_t k = 0; k < v.size(); ++k) {
-    if (v.key(k) != "fn" && v.key(k) != "arg" && v.key(k) != "args") {
-      return src.Error(v.key_offset(k), Cat("unexpected key `", v.key(k), "` in `__extn`"));
+// Calls extension function `fn` on `args`: read for the function's argument
+// types when `expected` (the declared type of the value) is an extension
+// type, as Cedar's schema-based parsing does, else without a schema.
+absl::StatusOr<Value> ValueReader::Call(const json::Value& at, std::string_view fn,
+                                        const json::Value* const* args, size_t n,
+                                        const SchemaType* expected, int depth) {
+  if (fn == "unknown") {
+    return Fail(at, "`unknown` values are for partial evaluation, which Charter does not do");
+  }
+  const ExtensionFunction* f = FindExtensionFunction(fn);
+  if (f == nullptr) {
+    return Fail(at, Cat("unknown extension function `", fn,
+                        "`; expected `ip`, `decimal`, `datetime` or `duration`"));
+  }
+  if (n != f->arity) {
+    return Fail(at, Cat("`", fn, "` takes ", f->arity, f->arity == 1 ? " argument" : " arguments", ", ", n,
+                        " given"));
+  }
+  Value values[2];
+  for (size_t k = 0; k < n; ++k) {
+    if (expected != nullptr && f->args[k] != "String") {
+      SchemaType arg_type;
+      arg_type.kind = SK::kExtension;
+      arg_type.name = std::string(f->args[k]);
+      ASSIGN_OR_RETURN(values[k], Typed(*args[k], arg_type, depth));
+    } else {
+      ASSIGN_OR_RETURN(values[k], Generic(*args[k], depth));
     }
   }
-  if (fn == nullptr || !fn->is_string()) return src.Error(v.offset(), "`__extn` needs a string `fn`");
-  if (arg == nullptr && args != nullptr && args->is_array() && args->size() == 1) arg = &args->at(0);
-  if (arg == nullptr || (args != nullptr && v.Find("arg") != nullptr)) {
-    return src.Error(v.offset(), "`__extn` needs one argument, as `arg`");
+  if (f->args[0] == "String" && values[0].type != Type::kString) {
+    return Fail(*args[0], Cat("the argument of `", fn, "` must be a string"));
   }
-  if (!arg->is_string()) return src.Error(arg->offset(), "the argument of `__extn` must be a string");
-  std::string_view name = fn->as_string();
-  std::string_view text = arg->as_string();
+  Value out;
   std::string error;
-  int64_t n = 0;
-  if (name == "ip") {
-    ext::IpAddr addr;
-    if (!ext::ParseIp(text, &addr, &error)) return src.Error(arg->offset(), error);
-    return Value::Ip(arena->New<ext::IpAddr>(addr));
+  CallContext ctx{nullptr, arena_};
+  if (!CallBuiltin(f->builtin, values, ctx, &out, &error)) {
+    // A constructor's fault is in its string.
+    if (f->args[0] == "String") return Fail(*args[0], error);
+    return Fail(at, Cat("`", fn, "`: ", error));
   }
-  if (name == "decimal") {
-    if (!ext::ParseDecimal(text, &n, &error)) return src.Error(arg->offset(), error);
-    return Value::Ext(Type::kDecimal, n);
-  }
-  if (name == "datetime") {
-    if (!ext::ParseDatetime(text, &n, &error)) return src.Error(arg->offset(), error);
-    return Value::Ext(Type::kDatetime, n);
-  }
-  if (name == "duration") {
-    if (!ext::ParseDuration(text, &n, &error)) return src.Error(arg->offset(), error);
-    return Value::Ext(Type::kDuration, n);
-  }
-  return src.Error(fn->offset(), Cat("unknown extension function `", name,
-                                     "`; expected `ip`, `decimal`, `datetime` or `duration`"));
+  return out;
 }
 
-}  // namespace
-
-absl::StatusOr<Value> ReadValue(const json::Value& v, const JsonSource& src, Arena* arena,
-                                const EntityInterner& intern, int max_nesting) {
+absl::StatusOr<Value> ValueReader::Generic(const json::Value& v, int depth) {
   switch (v.kind()) {
     case json::Kind::kNull:
-      return src.Error(v.offset(), "`null` is not a value");
+      return Fail(v, "`null` is not a value");
     case json::Kind::kBool:
       return Value::Bool(v.as_bool());
     case json::Kind::kNumber:
       if (!v.is_integer_literal()) {
-        return src.Error(v.offset(), Cat("`", v.number_text(),
-                                                  "` is not an integer; only integers are values"));
+        return Fail(v, Cat("`", v.number_text(), "` is not an integer; only integers are values"));
       }
-      if (!v.fits_int64()) {
-        return src.Error(v.offset(), Cat("integer `", v.number_text(),
-                                                  "` does not fit in 64 bits"));
-      }
+      if (!v.fits_int64()) return Fail(v, Cat("integer `", v.number_text(), "` does not fit in 64 bits"));
       return Value::Long(v.as_int64());
     case json::Kind::kString:
-      return Value::String(arena->CopyString(v.as_string()));
+      return Value::String(arena_->CopyString(v.as_string()));
     case json::Kind::kArray: {
-      if (max_nesting <= 0) return src.Error(v.offset(), "values are nested too deeply");
+      if (depth <= 0) return Fail(v, "values are nested too deeply");
       std::vector<Value> elems;
       elems.reserve(v.size());
       for (size_t k = 0; k < v.size(); ++k) {
-        ASSIGN_OR_RETURN(Value e, ReadValue(v.at(k), src, arena, intern, max_nesting - 1));
-        bool dup = false;
-        for (const Value& x : elems) {
-          if (Equal(x, e)) {
-            dup = true;
-            break;
-          }
-        }
-        if (!dup) elems.push_back(e);
+        ASSIGN_OR_RETURN(Value e, Generic(v.at(k), depth - 1));
+        elems.push_back(e);
       }
-      Value* out = arena->AllocateArray<Value>(elems.size());
-      std::copy(elems.begin(), elems.end(), out);
-      return Value::Set(out, static_cast<uint32_t>(elems.size()));
+      return MakeSet(elems);
     }
     case json::Kind::kObject:
-      if (v.size() == 1 && v.key(0) == "__entity") {
-        std::string_view type, id;
-        RETURN_IF_ERROR(ReadEntityUid(v, src, "an entity reference", &type, &id));
-        return Value::Entity(intern(type, id));
+      if (v.size() == 1) {
+        std::string_view key = v.key(0);
+        const json::Value& inner = v.member(0);
+        // The escapes, when they have exactly Cedar's shape; anything else
+        // is an ordinary record.
+        if (key == "__extn" && inner.is_object() && inner.size() >= 2) {
+          const json::Value* fn = nullptr;
+          std::vector<const json::Value*> args;
+          if (FnAndArgs(inner, &fn, &args)) {
+            if (depth <= 0) return Fail(v, "values are nested too deeply");
+            return Call(inner, fn->as_string(), args.data(), args.size(), nullptr, depth - 1);
+          }
+        }
+        if (key == "__expr" && inner.is_string()) return Fail(v, "the `__expr` escape is not supported");
+        if (key == "__entity" && inner.is_object() && inner.size() >= 2) {
+          const json::Value* t = inner.Find("type");
+          const json::Value* i = inner.Find("id");
+          if (t != nullptr && i != nullptr && t->is_string() && i->is_string()) {
+            if (!IsValidEntityTypeName(t->as_string())) {
+              return Fail(*t, Cat("`", t->as_string(), "` is not a valid entity type name"));
+            }
+            return Value::Entity(intern_(t->as_string(), i->as_string()));
+          }
+        }
       }
-      if (v.size() == 1 && v.key(0) == "__extn") return ReadExtension(v.member(0), src, arena);
-      return ReadRecord(v, src, arena, intern, max_nesting, "a record");
+      {
+        if (depth <= 0) return Fail(v, "values are nested too deeply");
+        uint32_t n = static_cast<uint32_t>(v.size());
+        RecordField* fields = arena_->AllocateArray<RecordField>(n);
+        for (uint32_t k = 0; k < n; ++k) {
+          fields[k].key = arena_->CopyString(v.key(k));
+          ASSIGN_OR_RETURN(fields[k].value, Generic(v.member(k), depth - 1));
+        }
+        std::sort(fields, fields + n, [](const RecordField& a, const RecordField& b) { return a.key < b.key; });
+        for (uint32_t k = 1; k < n; ++k) {
+          if (fields[k].key == fields[k - 1].key) return Fail(v, Cat("duplicate key `", fields[k].key, "`"));
+        }
+        return Value::Record(fields, n);
+      }
   }
-  return src.Error(v.offset(), "unexpected JSON value");
+  return Fail(v, "unexpected JSON value");
+}
+
+absl::StatusOr<Value> ValueReader::ReadTyped(const json::Value& v, const SchemaType& t, std::string where,
+                                             std::string kind) {
+  typed_ = true;
+  where_ = std::move(where);
+  kind_ = std::move(kind);
+  path_.clear();
+  absl::StatusOr<Value> out = Typed(v, t, max_nesting_);
+  typed_ = false;
+  return out;
+}
+
+absl::StatusOr<Value> ValueReader::Typed(const json::Value& v, const SchemaType& t, int depth) {
+  // `{"__extn": {"fn": "unknown", ...}}` is refused whatever the type.
+  if (const json::Value* e = v.Find("__extn"); e != nullptr && v.is_object()) {
+    const json::Value* fn = nullptr;
+    std::vector<const json::Value*> args;
+    if (FnAndArgs(*e, &fn, &args) && fn->as_string() == "unknown") {
+      return Fail(v, "`unknown` values are for partial evaluation, which Charter does not do");
+    }
+  }
+  switch (t.kind) {
+    case SK::kEntity:
+    case SK::kAnyEntity: {
+      std::string_view type, id;
+      const json::Value* ty = nullptr;
+      const json::Value* i = nullptr;
+      if (v.is_object() && HasExprEscape(v)) return Fail(v, "the `__expr` escape is not supported");
+      const json::Value* escaped = v.Find("__entity");
+      if (!((escaped != nullptr && TypeAndId(*escaped, &ty, &i)) || TypeAndId(v, &ty, &i))) {
+        return Fail(v, Cat("expected an entity of type `", TypeName(t),
+                           "`: an object with string `type` and `id`"));
+      }
+      if (!IsValidEntityTypeName(ty->as_string())) {
+        return Fail(*ty, Cat("`", ty->as_string(), "` is not a valid entity type name"));
+      }
+      type = ty->as_string();
+      id = i->as_string();
+      if (t.kind == SK::kEntity && type != t.name) {
+        return Fail(v, Cat("expected an entity of type `", t.name, "`, found `", EntityToCedar(type, id), "`"));
+      }
+      const EntityRef* ref = intern_(type, id);
+      RETURN_IF_ERROR(CheckEntityRef(v, *ref));
+      return Value::Entity(ref);
+    }
+    case SK::kExtension: {
+      if (v.is_object() && HasExprEscape(v)) return Fail(v, "the `__expr` escape is not supported");
+      const json::Value* fn = nullptr;
+      std::vector<const json::Value*> args;
+      Value out;
+      // `{"__extn": {"fn", "arg"}}`, or the same without `__extn`.
+      const json::Value* call = v.Find("__extn");
+      if (call == nullptr || !FnAndArgs(*call, &fn, &args)) call = FnAndArgs(v, &fn, &args) ? &v : nullptr;
+      if (call != nullptr) {
+        if (depth <= 0) return Fail(v, "values are nested too deeply");
+        ASSIGN_OR_RETURN(out, Call(*call, fn->as_string(), args.data(), args.size(), &t, depth - 1));
+      } else {
+        // The constructor of the type, on a string.
+        if (!v.is_string()) {
+          return Fail(v, Cat("expected `", t.name, "`: its string, such as `",
+                             t.name == "ipaddr"    ? "10.0.0.1"
+                             : t.name == "decimal" ? "1.5"
+                             : t.name == "datetime" ? "2025-01-01"
+                                                    : "1h30m",
+                             "`, or an `__extn` object"));
+        }
+        const ExtensionFunction* ctor = FindExtensionFunction(
+            t.name == "ipaddr" ? std::string_view("ip") : std::string_view(t.name));
+        Value arg = Value::String(arena_->CopyString(v.as_string()));
+        std::string error;
+        CallContext ctx{nullptr, arena_};
+        if (ctor == nullptr || !CallBuiltin(ctor->builtin, &arg, ctx, &out, &error)) return Fail(v, error);
+      }
+      if (out.type != ValueTypeOf(t.name)) return Mismatch(v, t, out);
+      return out;
+    }
+    case SK::kSet: {
+      if (!v.is_array()) {
+        ASSIGN_OR_RETURN(Value got, Generic(v, depth));
+        return Mismatch(v, t, got);
+      }
+      if (depth <= 0) return Fail(v, "values are nested too deeply");
+      std::vector<Value> elems;
+      elems.reserve(v.size());
+      for (size_t k = 0; k < v.size(); ++k) {
+        path_.push_back(Cat("[", k, "]"));
+        absl::StatusOr<Value> e = t.elem == nullptr ? Generic(v.at(k), depth - 1) : Typed(v.at(k), *t.elem, depth - 1);
+        path_.pop_back();
+        if (!e.ok()) return e.status();
+        elems.push_back(*e);
+      }
+      return MakeSet(elems);
+    }
+    case SK::kRecord: {
+      if (!v.is_object()) {
+        ASSIGN_OR_RETURN(Value got, Generic(v, depth));
+        return Mismatch(v, t, got);
+      }
+      if (depth <= 0) return Fail(v, "values are nested too deeply");
+      for (size_t k = 0; k < v.size(); ++k) {
+        if (t.attrs.count(std::string(v.key(k))) == 0 && !t.open) {
+          path_.push_back(std::string(v.key(k)));
+          std::string path = PathText();
+          path_.pop_back();
+          return src_.Error(v.key_offset(k), Cat(where_, ": ", kind_, " `", path, "` is not declared in the schema"));
+        }
+      }
+      std::vector<RecordField> fields;
+      for (const auto& [key, attr] : t.attrs) {
+        const json::Value* f = v.Find(key);
+        if (f == nullptr) {
+          if (attr.required) return Fail(v, Cat("lacks the required attribute `", key, "`"));
+          continue;
+        }
+        path_.push_back(key);
+        absl::StatusOr<Value> fv = Typed(*f, *attr.type, depth - 1);
+        path_.pop_back();
+        if (!fv.ok()) return fv.status();
+        fields.push_back({arena_->CopyString(key), *fv});
+      }
+      // t.attrs is a std::map: the fields are sorted by key already.
+      RecordField* out = arena_->AllocateArray<RecordField>(fields.size());
+      std::copy(fields.begin(), fields.end(), out);
+      return Value::Record(out, static_cast<uint32_t>(fields.size()));
+    }
+    case SK::kBool:
+    case SK::kTrue:
+    case SK::kFalse:
+    case SK::kLong:
+    case SK::kString: {
+      ASSIGN_OR_RETURN(Value got, Generic(v, depth));
+      Type want = t.kind == SK::kLong ? Type::kLong : t.kind == SK::kString ? Type::kString : Type::kBool;
+      if (got.type != want) return Mismatch(v, t, got);
+      return got;
+    }
+    case SK::kNever:
+      break;
+  }
+  return Fail(v, Cat("no value has type `", TypeName(t), "`"));
 }
 
 }  // namespace charter::internal

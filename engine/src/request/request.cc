@@ -10,6 +10,8 @@
 #include "entities/json_values.h"
 #include "json/json.h"
 #include "request/request_data.h"
+#include "charter/schema.h"
+#include "schema/schema_model.h"
 
 namespace charter {
 
@@ -19,8 +21,26 @@ namespace {
 
 using internal::JsonSource;
 
+// Whether `type::"id"` may be the principal (or resource) of `action`:
+// "" if so, else why not.
+std::string CheckTarget(const internal::SchemaModel& m, const internal::ActionInfo& action, const EntityUid& uid,
+                        std::string_view role) {
+  const std::vector<std::string>& allowed = role == "principal" ? action.principals : action.resources;
+  if (std::find(allowed.begin(), allowed.end(), uid.type) == allowed.end()) {
+    return Cat("action `", internal::EntityToCedar(action.key.type, action.key.id), "` does not apply to ", role,
+               "s of type `", uid.type, "`");
+  }
+  const internal::EntityTypeInfo* info = m.FindEntityType(uid.type);
+  if (info != nullptr && info->is_enum &&
+      std::find(info->choices.begin(), info->choices.end(), uid.id) == info->choices.end()) {
+    return Cat("`", uid.ToString(), "` is not one of the values of enumerated type `", uid.type, "`");
+  }
+  return "";
+}
+
 absl::StatusOr<std::shared_ptr<internal::RequestData>> ReadRequest(const internal::json::Value& v,
-                                                                   const JsonSource& src) {
+                                                                   const JsonSource& src,
+                                                                   const internal::SchemaModel* schema) {
   if (!v.is_object()) return src.Error(v.offset(), "a request must be a JSON object");
   auto data = std::make_shared<internal::RequestData>();
   const internal::json::Value* fields[4] = {nullptr, nullptr, nullptr, nullptr};
@@ -47,16 +67,38 @@ absl::StatusOr<std::shared_ptr<internal::RequestData>> ReadRequest(const interna
     RETURN_IF_ERROR(internal::ReadEntityUidOrText(*fields[f], src, kNames[f], uids[f]));
   }
   data->Bind();
-  if (fields[3] != nullptr) {
-    internal::RequestData* d = data.get();
-    internal::EntityInterner intern = [d](std::string_view t, std::string_view i) {
-      auto* ref = d->arena.New<internal::EntityRef>();
-      ref->type = d->arena.CopyString(t);
-      ref->id = d->arena.CopyString(i);
-      return ref;
-    };
-    ASSIGN_OR_RETURN(data->context,
-                     internal::ReadRecord(*fields[3], src, &data->arena, intern, 64, "`context`"));
+  const internal::ActionInfo* action = nullptr;
+  if (schema != nullptr) {
+    action = schema->FindAction({data->action.type, data->action.id});
+    if (action == nullptr) {
+      return src.Error(fields[1]->offset(),
+                       Cat("`action`: the schema declares no action `", data->action.ToString(), "`"));
+    }
+    for (int f : {0, 2}) {
+      std::string why = CheckTarget(*schema, *action, *uids[f], kNames[f]);
+      if (!why.empty()) return src.Error(fields[f]->offset(), Cat("`", kNames[f], "`: ", why));
+    }
+  }
+  internal::RequestData* d = data.get();
+  internal::EntityInterner intern = [d](std::string_view t, std::string_view i) {
+    auto* ref = d->arena.New<internal::EntityRef>();
+    ref->type = d->arena.CopyString(t);
+    ref->id = d->arena.CopyString(i);
+    return ref;
+  };
+  internal::ValueReader reader(src, &data->arena, intern, 64, schema);
+  if (action != nullptr) {
+    // The context is read for the action's context type; none is `{}`.
+    absl::StatusOr<internal::json::Document> empty_doc;
+    const internal::json::Value* context = fields[3];
+    if (context == nullptr) {
+      empty_doc = internal::json::Parse("{}");
+      context = &empty_doc->root();
+    }
+    if (!context->is_object()) return src.Error(context->offset(), "`context` must be a JSON object");
+    ASSIGN_OR_RETURN(data->context, reader.ReadTyped(*context, *action->context, "context", "attribute"));
+  } else if (fields[3] != nullptr) {
+    ASSIGN_OR_RETURN(data->context, reader.ReadRecord(*fields[3], "`context`"));
   }
   return data;
 }
@@ -83,15 +125,16 @@ Request Request::Create(EntityUid principal, EntityUid action, EntityUid resourc
   return Request(std::move(data));
 }
 
-absl::StatusOr<Request> Request::FromJson(std::string_view json, std::string_view source_name) {
+absl::StatusOr<Request> Request::Read(std::string_view json, std::string_view source_name,
+                                      const internal::SchemaModel* schema) {
   ASSIGN_OR_RETURN(internal::json::Document doc, ParseDocument(json, source_name));
   JsonSource src{source_name, json};
-  ASSIGN_OR_RETURN(std::shared_ptr<internal::RequestData> data, ReadRequest(doc.root(), src));
+  ASSIGN_OR_RETURN(std::shared_ptr<internal::RequestData> data, ReadRequest(doc.root(), src, schema));
   return Request(std::move(data));
 }
 
-absl::StatusOr<std::vector<Request>> Request::ArrayFromJson(std::string_view json,
-                                                            std::string_view source_name) {
+absl::StatusOr<std::vector<Request>> Request::ReadAll(std::string_view json, std::string_view source_name,
+                                                      const internal::SchemaModel* schema) {
   ASSIGN_OR_RETURN(internal::json::Document doc, ParseDocument(json, source_name));
   JsonSource src{source_name, json};
   const internal::json::Value& root = doc.root();
@@ -99,10 +142,29 @@ absl::StatusOr<std::vector<Request>> Request::ArrayFromJson(std::string_view jso
   std::vector<Request> out;
   out.reserve(root.size());
   for (size_t i = 0; i < root.size(); ++i) {
-    ASSIGN_OR_RETURN(std::shared_ptr<internal::RequestData> data, ReadRequest(root.at(i), src));
+    ASSIGN_OR_RETURN(std::shared_ptr<internal::RequestData> data, ReadRequest(root.at(i), src, schema));
     out.push_back(Request(std::move(data)));
   }
   return out;
+}
+
+absl::StatusOr<Request> Request::FromJson(std::string_view json, std::string_view source_name) {
+  return Read(json, source_name, nullptr);
+}
+
+absl::StatusOr<std::vector<Request>> Request::ArrayFromJson(std::string_view json,
+                                                            std::string_view source_name) {
+  return ReadAll(json, source_name, nullptr);
+}
+
+absl::StatusOr<Request> Request::FromJson(std::string_view json, const Schema& schema,
+                                          std::string_view source_name) {
+  return Read(json, source_name, &schema.data().model);
+}
+
+absl::StatusOr<std::vector<Request>> Request::ArrayFromJson(std::string_view json, const Schema& schema,
+                                                            std::string_view source_name) {
+  return ReadAll(json, source_name, &schema.data().model);
 }
 
 const EntityUid& Request::principal() const { return data_->principal; }

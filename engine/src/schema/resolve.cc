@@ -155,7 +155,6 @@ class Resolver {
 
   void Collect() {
     std::map<std::string, Span> entity_spans;
-    std::map<ActionKey, Span> action_spans;
     for (const Namespace& ns : ast_.namespaces) {
       if (ns.name.rfind("__cedar", 0) == 0) {
         Error("CH0408", ns.span, Cat("`", ns.name, "` is reserved and cannot be a namespace"));
@@ -189,22 +188,12 @@ class Resolver {
           info.choices = d.choices;
           model_->entity_types[name] = std::move(info);
         }
-        if (d.is_enum) {
-          std::set<std::string> seen;
-          for (size_t i = 0; i < d.choices.size(); ++i) {
-            if (!seen.insert(d.choices[i]).second) {
-              Error("CH0403", d.choice_spans[i], Cat("enum choice ", Quoted(d.choices[i]), " is listed twice"));
-            }
-            if (d.choices[i].empty()) {
-              Error("CH0410", d.choice_spans[i], "an enum choice cannot be empty");
-            }
-          }
-        }
+        // Cedar accepts a choice listed twice and the empty choice `""`.
       }
       for (const ActionDecl& d : ns.actions) {
         for (size_t i = 0; i < d.names.size(); ++i) {
           ActionKey key{Qualify(ns.name, "Action"), d.names[i]};
-          if (!action_spans.emplace(key, d.name_spans[i]).second) {
+          if (!action_spans_.emplace(key, d.name_spans[i]).second) {
             Error("CH0403", d.name_spans[i], Cat("action `", key.type, "::", Quoted(key.id), "` is declared twice"));
             continue;
           }
@@ -438,7 +427,7 @@ class Resolver {
         stack.pop_back();
         if (!seen.insert(p).second) continue;
         if (p == key) {
-          Error("CH0407", Span{}, Cat("action `", key.type, "::", Quoted(key.id), "` is in itself"),
+          Error("CH0407", action_spans_[key], Cat("action `", key.type, "::", Quoted(key.id), "` is in itself"),
                 "the action hierarchy cannot have cycles");
           return;
         }
@@ -457,6 +446,7 @@ class Resolver {
   SchemaModel* model_;
   Diagnostics* diags_;
   std::map<std::string, CommonEntry> commons_;
+  std::map<ActionKey, Span> action_spans_;  // where each action is declared
   bool failed_ = false;
 };
 

@@ -84,6 +84,8 @@ class Reader {
       while (off < t.size() && (static_cast<unsigned char>(t[off]) & 0xC0) == 0x80) ++off;
       ++c;
     }
+    // At the end of the text, the last character.
+    if (off >= t.size() && off > 0) off = static_cast<uint32_t>(t.size()) - 1;
     return {off, std::min<uint32_t>(off + 1, static_cast<uint32_t>(t.size()))};
   }
 
@@ -98,8 +100,10 @@ class Reader {
       e = std::min<uint32_t>(e + 1, static_cast<uint32_t>(t.size()));
     } else if (v.is_number()) {
       e = b + static_cast<uint32_t>(v.number_text().size());
+    } else if (v.is_bool() || v.is_null()) {
+      e = b + (v.is_null() || v.as_bool() ? 4 : 5);
     }
-    return {b, e};
+    return {b, std::min<uint32_t>(e, static_cast<uint32_t>(t.size()))};
   }
   Span KeySpan(const Value& obj, size_t i) {
     uint32_t b = obj.key_offset(i);
@@ -189,7 +193,8 @@ class Reader {
     }
     if (ok_ && (!has_entities || !has_actions)) {
       Fail("CH0410", ns->span,
-           Cat("namespace `", ns->name, "` lacks `", has_entities ? "actions" : "entityTypes", "`"));
+           Cat(ns->name.empty() ? std::string("the empty namespace") : Cat("namespace `", ns->name, "`"),
+               " lacks `", has_entities ? "actions" : "entityTypes", "`"));
     }
   }
 
@@ -280,6 +285,11 @@ class Reader {
         if (m.is_null()) continue;
         if (!ExpectObject(m, "`appliesTo`")) return;
         d->has_applies_to = true;
+        if (m.Find("principalTypes") == nullptr || m.Find("resourceTypes") == nullptr) {
+          Fail("CH0410", At(m), Cat("`appliesTo` lacks `",
+                                    m.Find("principalTypes") == nullptr ? "principalTypes" : "resourceTypes", "`"));
+          return;
+        }
         for (size_t j = 0; j < m.size() && ok_; ++j) {
           std::string_view a = m.key(j);
           if (a == "principalTypes") {
@@ -341,7 +351,13 @@ class Reader {
           Fail("CH0410", At(m), "`additionalAttributes` must be true or false");
           return t;
         }
-        t.additional_attributes = m.as_bool();
+        if (m.as_bool()) {
+          // Cedar 4.5 refuses them: open records are an experimental feature
+          // of its `partial-validate` build, not of the language.
+          Fail("CH0410", At(m), "records with `additionalAttributes: true` are not supported");
+          return t;
+        }
+        t.additional_attributes = false;
       } else if (k == "name" && named) {
         if (!ExpectString(m, "`name`")) return t;
         t.name = std::string(m.as_string());

@@ -161,7 +161,9 @@ void TextNamespaceBody(std::string* out, const Namespace& ns, int indent) {
         }
         out->append("]");
       }
-      if (d.has_applies_to) {
+      // An empty list applies to nothing, as no `appliesTo` does (and the
+      // text format has no way to write one).
+      if (d.has_applies_to && !d.principals.empty() && !d.resources.empty()) {
         out->append(" appliesTo {\n");
         Indent(out, indent + 1);
         out->append("principal: ");

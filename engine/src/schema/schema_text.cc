@@ -103,6 +103,7 @@ class Parser {
   // --- lexer ---------------------------------------------------------------
   void Advance() {
     if (!ok_) return;
+    prev_end_ = tok_.span.end;
     SkipSpace();
     tok_ = Token{};
     tok_.span.begin = static_cast<uint32_t>(pos_);
@@ -293,7 +294,8 @@ class Parser {
   }
   void Unexpected(std::string_view wanted) {
     std::string found = tok_.kind == Tok::kIdent    ? Cat("`", tok_.text, "`")
-                        : tok_.kind == Tok::kString ? std::string("a string")
+                        : tok_.kind == Tok::kString ? std::string("string")
+                        : tok_.kind == Tok::kEnd    ? std::string("end of the schema")
                                                     : std::string(TokName(tok_.kind));
     Span span = tok_.span;
     if (tok_.kind == Tok::kEnd && span.begin > 0) span = {span.begin - 1, span.begin};
@@ -555,8 +557,13 @@ class Parser {
     if (ok_ && IsWord("appliesTo")) {
       Advance();
       d.has_applies_to = true;
+      Span applies_span = tok_.span;
       Expect(Tok::kLBrace);
       bool seen_p = false, seen_r = false, seen_c = false;
+      if (ok_ && tok_.kind == Tok::kRBrace) {
+        Unexpected("`principal`, `resource` or `context`");
+        return;
+      }
       while (ok_ && tok_.kind != Tok::kRBrace) {
         if (IsWord("principal") || IsWord("resource")) {
           bool principal = tok_.text == "principal";
@@ -566,12 +573,16 @@ class Parser {
             return;
           }
           seen = true;
+          Span what = tok_.span;
           Advance();
           Expect(Tok::kColon);
-          if (principal) {
-            TypeList(&d.principals, &d.principal_spans);
-          } else {
-            TypeList(&d.resources, &d.resource_spans);
+          std::vector<std::string>& list = principal ? d.principals : d.resources;
+          TypeList(&list, principal ? &d.principal_spans : &d.resource_spans);
+          if (ok_ && list.empty()) {
+            Fail("CH0401", Span{what.begin, prev_end_},
+                 Cat("`", principal ? "principal" : "resource", "` lists no entity type"),
+                 "an action that applies to nothing is declared without `appliesTo`");
+            return;
           }
         } else if (IsWord("context")) {
           if (seen_c) {
@@ -588,6 +599,12 @@ class Parser {
         }
         if (tok_.kind != Tok::kComma) break;
         Advance();
+      }
+      if (ok_ && !(seen_p && seen_r)) {
+        Fail("CH0401", Span{applies_span.begin, tok_.span.end},
+             Cat("`appliesTo` lacks `", seen_p ? "resource" : "principal", "`"),
+             "`appliesTo` declares both `principal` and `resource`");
+        return;
       }
       Expect(Tok::kRBrace);
     }
@@ -679,6 +696,7 @@ class Parser {
   size_t pos_ = 0;
   Token tok_;
   bool ok_ = true;
+  uint32_t prev_end_ = 0;  // where the token before tok_ ends
   int depth_ = 0;
 };
 

@@ -1,6 +1,7 @@
 // A pool of child processes answering batches with the oracle, so that the
-// campaign uses every core (cedar-wasm's per-request entity parsing is the
-// campaign's bottleneck).
+// campaigns use every core (cedar-wasm's per-request entity parsing is the
+// authorization campaign's bottleneck, its validator the validation
+// campaign's). A job names one of the METHODS below and its arguments.
 //
 // Node 20's V8 now and then dies with "Fatal error ... unreachable code" in
 // Deoptimizer::DoComputeBuiltinContinuation after a few hundred batches in
@@ -69,10 +70,16 @@ class OraclePool {
     this.idle.push(w);
   }
 
-  // Resolves to oracle.authorizeBatch(policies, entities, requests).
+  // Resolves to oracle.authorizeBatch(policies, entities, requests, links).
   authorizeBatch(policies, entities, requests, links) {
+    return this.call('authorizeBatch', [policies, entities, requests, links]);
+  }
+
+  // Resolves to METHODS[method](...args), or {error} when the oracle process
+  // died on it twice.
+  call(method, args) {
     return new Promise((resolve) => {
-      this.queue.push({ id: this.nextId++, policies, entities, requests, links, resolve, attempts: 0 });
+      this.queue.push({ id: this.nextId++, method, args, resolve, attempts: 0 });
       this.pump();
     });
   }
@@ -83,7 +90,7 @@ class OraclePool {
       const job = this.queue.shift();
       job.attempts++;
       w.job = job;
-      w.send({ id: job.id, policies: job.policies, entities: job.entities, requests: job.requests, links: job.links });
+      w.send({ id: job.id, method: job.method, args: job.args });
     }
   }
 
@@ -95,11 +102,15 @@ class OraclePool {
 }
 
 if (require.main === module && process.argv[2] === '--oracle-worker') {
-  const oracle = require('./oracle');
-  process.on('message', ({ id, policies, entities, requests, links }) => {
+  const METHODS = {
+    authorizeBatch: (...a) => require('./oracle').authorizeBatch(...a),
+    validateBatch: (...a) => require('./validation').validateBatch(...a),
+    schemaDataBatch: (...a) => require('./schema_data').schemaDataBatch(...a),
+  };
+  process.on('message', ({ id, method, args }) => {
     let result;
     try {
-      result = oracle.authorizeBatch(policies, entities, requests, links);
+      result = METHODS[method](...args);
     } catch (e) {
       // A wasm trap leaves the instance unusable: answer, then make way for
       // a fresh process.
