@@ -115,6 +115,38 @@ case_test_bad_input() {
   expect_errors
 }
 
+# The same run as one JSON object: the cases, the totals and the coverage.
+case_test_governance_json() {
+  run test "$ex" --coverage --format json
+  expect_status 0
+  expect_no_stderr
+  node -e '
+    const r = JSON.parse(require("fs").readFileSync(0, "utf8"));
+    const cases = r.files.flatMap((f) => f.cases);
+    if (r.failed !== 0 || r.passed !== cases.length || !cases.every((c) => c.passed)) throw "totals";
+    const c = r.coverage[0];
+    if (c.requests !== cases.length || !c.policies.every((p) => p.exercised)) throw "policy coverage";
+    for (const p of c.policies) for (const k of p.clauses) {
+      if (k.covered !== (k.true > 0 && k.false > 0)) throw "covered";
+    }' <"$stdout_file" || fail "not the expected JSON"
+}
+
+# Faults inside a test file are reported at their line and column in it,
+# inline entities and requests included.
+case_test_file_positions() {
+  run test $golden/inline-entities.test.json
+  expect_status 1
+  grep -q 'inline-entities.test.json:5:63: ' "$stderr_file" || fail "not the place in the file"
+  run test $golden/inline-request.test.json
+  expect_status 1
+  grep -q 'inline-request.test.json:6:56: ' "$stderr_file" || fail "not the place in the file"
+  run test $golden/misspelt.test.json
+  expect_status 1
+  grep -q 'misspelt.test.json:6:26: case 1 has no member "reason"' "$stderr_file" || fail "a misspelt member passed"
+  run test "$ex" --format yaml
+  expect_errors
+}
+
 # ---- repl -------------------------------------------------------------------
 
 # The REPL reading a script from a pipe (the terminal is tests/cli/repl_pty_test.sh).
