@@ -202,6 +202,10 @@ TEST(EvaluateExpressionTest, Values) {
   ExpressionValue record = Eval("{b: [1, 1], a: User::\"alice\".email like \"*@x.org\"}");
   EXPECT_TRUE(record.ok);
   EXPECT_NE(record.value.find("\"a\": true"), std::string::npos) << record.value;
+  EXPECT_EQ(record.attributes, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(Eval("User::\"alice\"").attributes, (std::vector<std::string>{"email", "level"}));
+  EXPECT_TRUE(Eval("User::\"nobody\"").attributes.empty());
+  EXPECT_TRUE(Eval("[1]").attributes.empty());
 }
 
 TEST(EvaluateExpressionTest, WithARequest) {

@@ -163,6 +163,27 @@ case_repl_pipe() {
   expect_no_stderr
 }
 
+# The REPL with a schema (tests/cli/golden/repl-model.cedarschema).
+case_repl_schema() {
+  local args=(--schema $golden/repl-model.cedarschema --policies $golden/repl-policies.cedar
+    --entities $golden/repl-entities.json)
+  status=0
+  "$charter_bin" repl "${args[@]}" <$golden/repl-schema-session.txt >"$stdout_file" 2>"$stderr_file" || status=$?
+  {
+    echo "\$ charter repl ${args[*]} < $golden/repl-schema-session.txt"
+    section stdout "$stdout_file"
+    section stderr "$stderr_file"
+    echo "--- exit $status"
+  } >>"$transcript"
+  expect_status 0
+  expect_no_stderr
+  grep -q '^ALLOW  reasons: seniors-submit$' "$stdout_file" || fail "no decision"
+  # A schema that refuses the loaded policies is not loaded.
+  printf ':load schema %s\n:schema\n' $golden/repl-model.cedarschema |
+    "$charter_bin" repl --policies $golden/repl-bad-policies.cedar >"$stdout_file" 2>&1
+  grep -q '^no schema loaded' "$stdout_file" || fail "a schema that refuses the policies was loaded"
+}
+
 # Entities that fail to load leave the REPL without entities, not with a
 # dangling store: `:entities` says so and the session goes on.
 case_repl_bad_entities() {
@@ -176,5 +197,5 @@ case_repl_bad_entities() {
     echo "--- exit $status"
   } >>"$transcript"
   expect_status 0
-  grep -q '^no entities loaded$' "$stdout_file" || fail "no 'no entities loaded' line"
+  grep -q '^no entities loaded' "$stdout_file" || fail "no 'no entities loaded' line"
 }

@@ -214,6 +214,9 @@ class CHARTER_API Coverage {
 struct ExpressionValue {
   bool ok = false;
   std::string value;        // when ok: the value in Cedar's text form
+  // When ok: the attribute names the value has, sorted: a record's keys, or
+  // the attributes of an entity that the store has (for completion).
+  std::vector<std::string> attributes;
   std::string error;        // otherwise: the evaluation error, as a Decision words it
   SourceRange error_where;  // and the sub-expression that failed
 };

@@ -702,6 +702,15 @@ absl::StatusOr<ExpressionValue> EvaluateExpression(const SourceFile& expression,
   if (interp::EvaluateExpression(*e, env, &scratch, &v, &out.error, &error_at)) {
     out.ok = true;
     out.value = internal::ToCedar(v);
+    const Value* record = &v;
+    if (v.type == internal::Type::kEntity) {
+      uint32_t uid = env.store->Find(v.entity->type, v.entity->id);
+      const internal::EntityData* data = uid == internal::kNoUid ? nullptr : env.store->data(uid);
+      record = data != nullptr ? &data->attrs : nullptr;
+    }
+    if (record != nullptr && record->type == internal::Type::kRecord) {
+      for (uint32_t i = 0; i < record->size; ++i) out.attributes.emplace_back(record->fields[i].key);
+    }
   } else {
     out.error_where = Range(expression, error_at != nullptr ? error_at->span : e->span);
   }
