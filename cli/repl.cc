@@ -794,6 +794,7 @@ char** Complete(const char* text, int start, int /*end*/) {
     for (const std::string& name : g_session->AttributesOf(base)) {
       if (std::string_view(name).substr(0, partial.size()) == partial) matches.push_back(prefix + name);
     }
+    rl_completion_append_character = '\0';  // a `.` or an operator may follow
   } else if (g_session != nullptr) {
     // Entities and actions; a leading bracket or `!` stays in front.
     size_t skip = 0;
