@@ -459,7 +459,7 @@ Command AddTestCommand(CLI::App& root) {
                 "Report the policies, and the when/unless conditions, that no case exercised");
   app->add_option("--format", flags->format, "Output: text (default) or json (one object)")
       ->type_name("FORMAT")
-      ->check(CLI::IsMember({"text", "json"}));
+      ->check(OneOf({"text", "json"}));
   return Command{app, [flags] { return RunTest(*flags); }};
 }
 

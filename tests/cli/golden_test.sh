@@ -230,6 +230,10 @@ case_version() {
   expect_status 0
   grep -q '^charter [0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*$' "$stdout_file" ||
     fail "not 'charter MAJOR.MINOR.PATCH'"
+  run version extra
+  expect_errors
+  run version --frobnicate
+  expect_errors
 }
 
 case_no_command() {
