@@ -9,8 +9,8 @@
 // current request (the last one decided). A bad entry prints its error and
 // changes nothing; the REPL never exits on one.
 //
-// An entry continues on the next line while it ends in `\`, or while a
-// bracket or a string is open; an empty line ends it anyway. On a terminal,
+// An entry continues on the next line while it ends in `\` or an operator,
+// or while a bracket or a string is open; an empty line ends it anyway. On a terminal,
 // lines are edited with libedit, with history in ~/.charter_history and Tab
 // completion of commands, file names, entity types and ids, actions and
 // attribute names; otherwise entries are read from stdin, so that sessions
@@ -78,8 +78,8 @@ constexpr char kHelp[] =
     "  :entities [TYPE|UID]  count the entities by type; list a type; show an entity\n"
     "  :schema               show the schema\n"
     "  :help, :quit\n"
-    "An entry continues on the next line after a `\\`, or while a bracket or string is open;\n"
-    "an empty line ends it.\n";
+    "An entry continues on the next line after a `\\`, an operator, or while a bracket or string\n"
+    "is open; an empty line ends it.\n";
 
 const char* const kCommands[] = {":explain", ":eval ", ":request", ":context ", ":load ", ":reload",
                                  ":policies", ":entities", ":schema", ":help", ":quit"};
@@ -140,9 +140,11 @@ std::vector<Word> Words(std::string_view line) {
 }
 
 // Whether an entry is still open: an unclosed bracket or string (outside
-// `//` comments). Brackets that close more than they open end it (an error
-// to report, not a reason to wait).
+// `//` comments), or an operator at its end. Brackets that close more than
+// they open end it (an error to report, not a reason to wait).
 bool IsOpen(std::string_view text) {
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && text[first] == '#') return false;  // a comment line
   int depth = 0;
   bool quoted = false;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -159,7 +161,15 @@ bool IsOpen(std::string_view text) {
     } else if (c == '(' || c == '[' || c == '{') ++depth;
     else if (c == ')' || c == ']' || c == '}') --depth;
   }
-  return depth > 0 || quoted;
+  if (depth > 0 || quoted) return true;
+  // An operator at the end wants its right operand on the next line.
+  size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string_view::npos) return false;
+  std::string_view tail = text.substr(0, end + 1);
+  for (std::string_view op : {"&&", "||", "==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "."}) {
+    if (tail.size() >= op.size() && tail.substr(tail.size() - op.size()) == op) return true;
+  }
+  return false;
 }
 
 std::string Trim(std::string_view s) {
