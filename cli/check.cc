@@ -1,24 +1,26 @@
 // `charter check`: report every fault in policy files at once.
 //
-//   charter check --policies FILE...
+//   charter check --policies FILE... [--schema FILE]
 //
-// Each file is parsed and compiled; every diagnostic is rendered the way
-// the compiler renders them (file:line:col, the source line, an underline,
-// the help line), colour only on a terminal. A file without errors prints
-// "FILE: ok" on stdout. Exit 1 if any file has an error or cannot be read.
-//
-// Validation against a schema (charter::Validate, issue 4) is to slot in as
-// one more stage of CheckFile: its diagnostics join the same list.
+// Each file is parsed and compiled and, with --schema, validated against the
+// schema in Cedar's strict mode (charter::Validate). Every diagnostic is
+// rendered the way the compiler renders them (file:line:col, the source
+// line, an underline, the help line), colour only on a terminal: the syntax
+// faults and the checks' first, then the validation faults of every policy
+// that parsed. A file without errors prints "FILE: ok" on stdout. Exit 1 if
+// the schema or any file has an error or cannot be read.
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "charter/charter.h"
+#include "charter/schema.h"
 #include "command.h"
 #include "common/strings.h"
 #include "files.h"
@@ -29,6 +31,7 @@ namespace {
 
 struct CheckFlags {
   std::vector<std::string> policies;
+  std::string schema;  // --schema: validate the policies against it
 };
 
 struct FileReport {
@@ -37,9 +40,63 @@ struct FileReport {
   std::string rendered;  // the diagnostics, rendered
 };
 
-// Compiles one file and collects its diagnostics. A file that cannot be read
-// is one error, reported on stderr here.
-absl::StatusOr<FileReport> CheckFile(const std::string& path, bool color) {
+std::string Plural(size_t n, const char* one, const char* many) {
+  return internal::Cat(n, " ", n == 1 ? one : many);
+}
+
+// "N errors" or "N errors, M warnings".
+std::string Counts(const FileReport& report) {
+  return internal::Cat(Plural(report.errors, "error", "errors"),
+                       report.warnings > 0
+                           ? internal::Cat(", ", Plural(report.warnings, "warning", "warnings"))
+                           : std::string());
+}
+
+void Count(const Diagnostics& diagnostics, FileReport* report) {
+  for (const Diagnostic& d : diagnostics.items()) {
+    if (d.severity == Severity::kWarning) {
+      ++report->warnings;
+    } else {
+      ++report->errors;
+    }
+  }
+}
+
+// Writes rendered diagnostics to stderr, after whatever stdout holds.
+void WriteRendered(const std::string& rendered) {
+  if (rendered.empty()) return;
+  std::fflush(stdout);
+  std::fwrite(rendered.data(), 1, rendered.size(), stderr);
+  std::fflush(stderr);
+}
+
+// Reads the schema. Its faults are rendered and reported here; nullopt then.
+std::optional<Schema> LoadSchema(const std::string& path, bool color) {
+  SchemaOptions options;
+  absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
+  if (!text.ok()) {
+    Fail(text.status());
+    return std::nullopt;
+  }
+  SourceFile source(path, *std::move(text));
+  Diagnostics diagnostics;
+  absl::StatusOr<Schema> schema = Schema::Parse(source, options, &diagnostics);
+  if (schema.ok()) return *std::move(schema);
+  FileReport report;
+  Count(diagnostics, &report);
+  if (report.errors == 0) {
+    Fail(absl::Status(schema.status().code(), WithPath(path, OneLine(schema.status().message()))));
+    return std::nullopt;
+  }
+  WriteRendered(diagnostics.Render(source, color));
+  PrintError(internal::Cat(path, ": ", Counts(report)));
+  return std::nullopt;
+}
+
+// Compiles one file and, given a schema, validates it; collects every
+// diagnostic. A file that cannot be read is one error, reported on stderr
+// here.
+absl::StatusOr<FileReport> CheckFile(const std::string& path, const Schema* schema, bool color) {
   CompileOptions options;
   absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
   if (!text.ok()) return text.status();
@@ -47,49 +104,54 @@ absl::StatusOr<FileReport> CheckFile(const std::string& path, bool color) {
   Diagnostics diagnostics;
   absl::StatusOr<Bundle> bundle = Compile(source, options, &diagnostics);
   FileReport report;
-  for (const Diagnostic& d : diagnostics.items()) {
-    if (d.severity == Severity::kWarning) {
-      ++report.warnings;
-    } else {
-      ++report.errors;
-    }
-  }
+  Count(diagnostics, &report);
   if (!bundle.ok() && report.errors == 0) {
     // A failure without a diagnostic (a limit, a link): one line.
     return absl::Status(bundle.status().code(), WithPath(path, OneLine(bundle.status().message())));
+  }
+  if (schema != nullptr) {
+    // Validate reports the syntax faults again, which Compile has already
+    // given; only its own (CH05xx) are added.
+    Diagnostics validation;
+    (void)Validate(*schema, source, options, &validation);
+    Diagnostics added;
+    for (const Diagnostic& d : validation.items()) {
+      if (d.code.rfind("CH05", 0) == 0) {
+        added.Add(d);
+        diagnostics.Add(d);
+      }
+    }
+    Count(added, &report);
   }
   report.rendered = diagnostics.Render(source, color);
   return report;
 }
 
-std::string Plural(size_t n, const char* one, const char* many) {
-  return internal::Cat(n, " ", n == 1 ? one : many);
-}
-
 int RunCheck(const CheckFlags& flags) {
   bool color = isatty(STDERR_FILENO) != 0 && getenv("NO_COLOR") == nullptr;
   bool failed = false;
+  std::optional<Schema> schema;
+  if (!flags.schema.empty()) {
+    schema = LoadSchema(flags.schema, color);
+    // Without a schema the files are still compiled, so that their faults
+    // are reported too.
+    if (!schema.has_value()) failed = true;
+  }
   std::string out;
   for (const std::string& path : flags.policies) {
-    absl::StatusOr<FileReport> report = CheckFile(path, color);
+    absl::StatusOr<FileReport> report =
+        CheckFile(path, schema.has_value() ? &*schema : nullptr, color);
     if (!report.ok()) {
       Fail(report.status());
       failed = true;
       continue;
     }
-    if (!report->rendered.empty()) {
-      std::fflush(stdout);
-      std::fwrite(report->rendered.data(), 1, report->rendered.size(), stderr);
-      std::fflush(stderr);
-    }
+    WriteRendered(report->rendered);
     if (report->errors > 0) {
       failed = true;
-      PrintError(internal::Cat(path, ": ", Plural(report->errors, "error", "errors"),
-                               report->warnings > 0
-                                   ? internal::Cat(", ", Plural(report->warnings, "warning",
-                                                                "warnings"))
-                                   : std::string()));
-    } else {
+      PrintError(internal::Cat(path, ": ", Counts(*report)));
+    } else if (flags.schema.empty() || schema.has_value()) {
+      // (Not "ok" when the schema it was to be validated against failed.)
       internal::CatAppend(&out, path, ": ok",
                           report->warnings > 0
                               ? internal::Cat(" (", Plural(report->warnings, "warning", "warnings"),
@@ -113,6 +175,11 @@ Command AddCheckCommand(CLI::App& root) {
       ->type_name("FILE...")
       ->required()
       ->expected(1, -1);
+  app->add_option("--schema", flags->schema,
+                  "Schema (Cedar schema text or JSON) to validate the policies against, in "
+                  "Cedar's strict mode")
+      ->type_name("FILE");
+  app->footer("Exit status: 0 when every file is free of errors; 1 otherwise.");
   return Command{app, [flags] { return RunCheck(*flags); }};
 }
 

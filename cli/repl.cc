@@ -421,9 +421,13 @@ class Session {
   }
 
   void AddEntityWord(std::string_view type, std::string_view id) {
-    words_.insert(internal::EntityToCedar(type, id));
+    std::string uid = internal::EntityToCedar(type, id);
+    words_.insert(uid);
     words_.insert(Cat(type, "::\""));
-    if (type == "Action" && IsIdentifier(id)) words_.insert(std::string(id));
+    if (internal::IsActionType(type) && IsIdentifier(id)) {
+      words_.insert(std::string(id));
+      actions_[std::string(id)].insert(uid);
+    }
   }
 
   // Every `Type::"id"` in policy text, and the actions' bare names.
@@ -534,17 +538,13 @@ class Session {
     return r;
   }
 
-  // The action a bare name means: the schema's only action of that name
-  // (`NS::Action::"name"` in a namespace), else `Action::"name"`.
+  // The action a bare name means: the only action of that name that the
+  // schema, the entities or the policies know (`NS::Action::"name"` in a
+  // namespace), else `Action::"name"`.
   std::string BareAction(const std::string& name) const {
-    std::string found;
-    size_t count = 0;
-    if (schema_ != nullptr) {
-      for (const EntityUid& a : schema_->Actions()) {
-        if (a.id == name) found = a.ToString(), ++count;
-      }
-    }
-    return count == 1 ? found : Cat("Action::", JsonString(name));
+    auto it = actions_.find(name);
+    if (it != actions_.end() && it->second.size() == 1) return *it->second.begin();
+    return Cat("Action::", JsonString(name));
   }
 
   // Checks a request against the schema, if any.
@@ -732,6 +732,7 @@ class Session {
   std::string context_ = "{}";
   std::optional<Request> current_;
   std::set<std::string> words_;
+  std::map<std::string, std::set<std::string>> actions_;  // bare name -> the actions so named
   const Entry* entry_ = nullptr;  // the entry being run
 };
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The governance example end to end: decide every request in requests.json
-# against policies.cedar and entities.json, then compile the policies into a
-# bundle and decide one request from the bundle.
+# The governance example end to end: validate the policies against the
+# standard model, decide every request in requests.json (the entities and
+# requests checked against the model too), then compile the policies into a
+# bundle and decide the same requests from it.
 #
 #   examples/governance/demo.sh        (from anywhere; `make demo` runs it)
 #
@@ -23,41 +24,78 @@ fi
 # Paths relative to the repository root keep the output short.
 cd "$root"
 ex=examples/governance
+schema=stdlib/governance.cedarschema
 policies=$ex/policies.cedar entities=$ex/entities.json requests=$ex/requests.json
 
 count() { grep -c "$1" "$2" || true; }
-echo "== Charter governance example ($("$charter" version))"
-echo "   $(count '^@id' "$policies") policies in $policies"
-echo "   $(count '"uid"' "$entities") entities in $entities"
-echo "   $(count '"description"' "$requests") requests in $requests"
+echo "== The governance example ($("$charter" version))"
+echo "   model     $schema (the standard model, as it ships)"
+echo "   policies  $policies: $(count '^@id' "$policies") policies"
+echo "   entities  $entities: $(count '"uid"' "$entities") entities (an organization with two clusters)"
+echo "   requests  $requests: $(count '"description"' "$requests") requests"
+echo
+
+echo "== 1. The policies validate against the model"
+echo "\$ charter check --policies $policies --schema $schema"
+"$charter" check --policies "$policies" --schema "$schema"
 echo
 
 # Each request's description (one request a line in requests.json), then its
-# decision with the policies that determined it and any policy that erred.
+# decision: the policies that determined it, and any policy that erred.
+echo "== 2. Every request decided; the entities and requests are checked against the model first"
+echo "\$ charter authorize --policies $policies --entities $entities --requests $requests --schema $schema"
 mapfile -t descriptions < <(sed -n 's/.*"description": *"\([^"]*\)".*/\1/p' "$requests")
-decisions="$("$charter" authorize --policies "$policies" --entities "$entities" --requests "$requests")"
+decisions="$("$charter" authorize --policies "$policies" --entities "$entities" \
+  --requests "$requests" --schema "$schema")"
 mapfile -t lines <<<"$decisions"
-echo "== Decisions (charter authorize --requests $requests)"
+allowed=0
 for i in "${!lines[@]}"; do
-  printf '%2d. %s\n    %s\n' "$((i + 1))" "${descriptions[$i]:-}" "${lines[$i]}"
+  # A text line is `ALLOW|DENY  PRINCIPAL ACTION RESOURCE`, then
+  # `  reasons: ID, ID` and `  errors: ID: MESSAGE; ...` when there are any.
+  line="${lines[$i]}"
+  decision="${line%% *}"
+  reasons="" errors=""
+  [[ "$line" =~ \ \ reasons:\ ([^ ]+(, [^ ]+)*) ]] && reasons="${BASH_REMATCH[1]}"
+  [[ "$line" =~ \ \ errors:\ (.*)$ ]] && errors="${BASH_REMATCH[1]}"
+  if [[ "$decision" == ALLOW ]]; then
+    allowed=$((allowed + 1))
+    verdict="ALLOW  permitted by $reasons"
+  elif [[ -n "$reasons" ]]; then
+    verdict="DENY   forbidden by $reasons"
+  else
+    verdict="DENY   no permit applies (deny by default)"
+  fi
+  printf '%2d. %s\n    %s\n' "$((i + 1))" "${descriptions[$i]:-}" "$verdict"
+  [[ -z "$errors" ]] || printf '           skipped, its evaluation failed: %s\n' "$errors"
 done
+echo "   ${#lines[@]} requests: $allowed allowed, $((${#lines[@]} - allowed)) denied"
 echo
 
 # The same policies, compiled once into a bundle that services load.
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 bundle="$tmp/governance.bundle"
-echo "== Build a bundle (charter build --policies $policies -o governance.bundle)"
+echo "== 3. A bundle, as services load it"
+echo "\$ charter build --policies $policies -o governance.bundle"
 "$charter" build --policies "$policies" -o "$bundle"
-echo "   wrote $(wc -c <"$bundle" | tr -d ' ') bytes"
+echo "   wrote governance.bundle, $(wc -c <"$bundle" | tr -d ' ') bytes"
+from_bundle="$("$charter" authorize --bundle "$bundle" --entities "$entities" --requests "$requests")"
+if [[ "$from_bundle" != "$decisions" ]]; then
+  echo "demo.sh: the bundle decided differently from the policy text" >&2
+  diff <(echo "$decisions") <(echo "$from_bundle") >&2 || true
+  exit 1
+fi
 request="$tmp/request.json"
 cat >"$request" <<'JSON'
-{"principal": "User::\"carol\"", "action": "Action::\"submitTask\"",
- "resource": "Task::\"nlp-pretrain-7\"", "context": {}}
+{"principal": "Governance::Member::\"carol\"", "action": "Governance::Action::\"submitTask\"",
+ "resource": "Governance::Task::\"nlp-pretrain-8\"",
+ "context": {"now": {"__extn": {"fn": "datetime", "arg": "2025-11-03T09:00:00Z"}}}}
 JSON
-echo "== carol submits Task::\"nlp-pretrain-7\", decided from the bundle"
+echo "   carol submits nlp-pretrain-8 (confidential data), decided from the bundle as JSON:"
+echo "\$ charter authorize --bundle governance.bundle --entities $entities --request-json request.json --format json"
 status=0
 "$charter" authorize --bundle "$bundle" --entities "$entities" --request-json "$request" \
   --format json || status=$?
 echo "   exit status $status (0 allow, 2 deny)"
 [[ $status -eq 0 || $status -eq 2 ]]
+echo "   The bundle decided all ${#lines[@]} requests as the policy text did."

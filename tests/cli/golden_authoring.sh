@@ -29,6 +29,44 @@ case_check_bad_input() {
   expect_errors
 }
 
+# ---- check --schema -------------------------------------------------------------
+
+# The governance example and the standard rules validate against the standard
+# model, and are in canonical layout.
+case_check_schema_ok() {
+  run check --policies "$policies" stdlib/governance.cedar --schema stdlib/governance.cedarschema
+  expect_status 0
+  expect_no_stderr
+  [[ $(grep -c ': ok$' "$stdout_file") -eq 2 ]] || fail "not two files ok"
+  capture fmt --check "$policies" stdlib/governance.cedar
+  [[ $status -eq 0 ]] || fail "the example or the standard rules are not in canonical layout (charter fmt -w)"
+}
+
+# Every syntax and validation fault at once, each underlined; the policies
+# after a syntax error are validated all the same.
+case_check_schema_faults() {
+  run check --policies $golden/invalid-governance.cedar --schema stdlib/governance.cedarschema
+  expect_status 1
+  [[ -s "$stdout_file" ]] && fail "stdout is not empty"
+  grep -q 'error\[CH0101\]' "$stderr_file" || fail "no syntax error"
+  [[ $(grep -c 'error\[CH05' "$stderr_file") -eq 6 ]] || fail "not six validation errors"
+  grep -q '^charter: error: tests/cli/golden/invalid-governance.cedar: 7 errors, 2 warnings$' "$stderr_file" ||
+    fail "no summary line"
+}
+
+# A schema with faults: they are rendered, the policy files are still
+# compiled (their faults reported), and no file is called ok.
+case_check_schema_bad_schema() {
+  run check --policies "$policies" $golden/bad-policy.cedar --schema $golden/bad-governance.cedarschema
+  expect_status 1
+  [[ -s "$stdout_file" ]] && fail "a file is called ok without its schema"
+  [[ $(grep -c '^charter: error: ' "$stderr_file") -eq 2 ]] || fail "not one summary line for each faulty file"
+  run check --policies "$policies" --schema $golden/no-such.cedarschema
+  expect_errors
+  run check --policies "$policies" --schema
+  expect_errors
+}
+
 case_help_authoring() {
   local command
   for command in check fmt test repl; do
@@ -53,7 +91,7 @@ case_fmt_governance() {
 }
 
 case_fmt_check_and_write() {
-  cp "$policies" "$work/policies.cedar"
+  cp $golden/untidy.cedar "$work/policies.cedar"
   cp $golden/request-allow.json "$work/untouched.json"
   run fmt --check "$work/policies.cedar"
   expect_status 1
@@ -61,7 +99,7 @@ case_fmt_check_and_write() {
   expect_status 0
   expect_no_stderr
   [[ -s "$stdout_file" ]] && fail "fmt -w printed something"
-  capture fmt "$policies"
+  capture fmt $golden/untidy.cedar
   cmp -s "$stdout_file" "$work/policies.cedar" || fail "-w wrote something else than stdout shows"
   run fmt --check "$work/policies.cedar"
   expect_status 0

@@ -477,14 +477,14 @@ case_explain_allow_text() {
   explain_one $golden/request-allow.json text
   expect_status 0
   expect_no_stderr
-  grep -q '^ALLOW: permitted by `members-view-team-tasks`$' "$stdout_file" || fail "no ALLOW line"
+  grep -q '^ALLOW: permitted by `teams-view-their-tasks`$' "$stdout_file" || fail "no ALLOW line"
 }
 
 case_explain_forbid_text() {
   explain_one $golden/request-forbid.json text
   expect_status 2
   expect_no_stderr
-  grep -q '^DENY: forbidden by `contract-approves-data-class`$' "$stdout_file" || fail "no DENY line"
+  grep -q '^DENY: forbidden by `submit-only-approved-data-classifications`$' "$stdout_file" || fail "no DENY line"
 }
 
 case_explain_error_text() {
@@ -564,7 +564,7 @@ case_disasm_policies() {
   run disasm --policies "$policies"
   expect_status 0
   expect_no_stderr
-  grep -q '^policy members-submit-to-team-namespaces (permit, [0-9]* registers)$' "$stdout_file" ||
+  grep -q '^policy create-projects-from-own-profiles (permit, [0-9]* registers)$' "$stdout_file" ||
     fail "no listing of the first policy"
 }
 

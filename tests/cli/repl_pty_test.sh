@@ -38,18 +38,18 @@ keys() { tmux -S "$sock" send-keys "$@"; }
 start "$governance"
 wait_for "charter>"
 # Completion: an entity, an action, another entity.
-keys 'User::"ali' Tab
+keys 'Governance::Member::"ali' Tab
 keys 'viewT' Tab
-keys 'Task::"vision-tr' Tab Enter
-wait_for 'ALLOW  reasons: members-view-team-tasks'
+keys 'Governance::Task::"vision-f' Tab Enter
+wait_for 'ALLOW  reasons: teams-view-their-tasks'
 # Attribute names: of the current request's principal, of an entity, of a
 # path; the value is printed when the completed line runs.
 keys 'principal.em' Tab Enter
-wait_for '"alice@example.com"'
-keys 'User::"mallory".susp' Tab Enter
+wait_for '"alice@acme.example"'
+keys 'Governance::Member::"mallory".susp' Tab Enter
 wait_for 'true'
 keys '(resource.namespace.te' Tab ')' Enter
-wait_for 'Team::"vision-research"'
+wait_for 'Governance::Team::"vision-research"'
 # An entry over two lines.
 keys '[1, 2,' Enter '3].contains(3) && 2 > 1' Enter
 wait_for '     ... 3].contains(3) && 2 > 1'
@@ -61,14 +61,14 @@ wait_for 'loaded 2 policies from tests/cli/golden/repl-policies.cedar'
 keys ':quit' Enter
 sleep 0.3
 # (libedit writes spaces as \040.)
-grep -qF 'User::"alice"\040viewTask\040Task::"vision-train-17"' "$tmp/history" ||
+grep -qF 'Governance::Member::"alice"\040viewTask\040Governance::Task::"vision-finetune-4"' "$tmp/history" ||
   fail "history not written"
 
 # A new session finds the request in its history, behind 7 later entries.
 start "$governance"
 wait_for "charter>"
 keys Up Up Up Up Up Up Up Up Enter
-wait_for 'ALLOW  reasons: members-view-team-tasks'
+wait_for 'ALLOW  reasons: teams-view-their-tasks'
 keys C-d
 sleep 0.3
 

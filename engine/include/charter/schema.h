@@ -78,9 +78,10 @@ class CHARTER_API Schema {
 
 // Validates a policy set (Cedar text or JSON policy format) against a schema
 // in Cedar's strict mode. Syntax faults are reported as Compile() reports
-// them; validation faults get codes CH05xx. Returns OK when there is no error
-// (warnings may be present), else InvalidArgument with the first error as
-// "file:line:col: message".
+// them; validation faults get codes CH05xx. Every policy that parsed cleanly
+// is validated, even when another did not, and its faults follow the syntax
+// faults. Returns OK when there is no error (warnings may be present), else
+// InvalidArgument with the first error as "file:line:col: message".
 CHARTER_API absl::Status Validate(const Schema& schema, const SourceFile& policies,
                                   const CompileOptions& options, Diagnostics* diagnostics);
 

@@ -90,9 +90,9 @@ absl::Status Validate(const Schema& schema, const SourceFile& policies,
   internal::ast::PolicySet set = json
                                      ? internal::ParsePolicySetJson(policies, options, diags, &links)
                                      : internal::ParsePolicySet(policies, options, diags);
-  if (diags->size() == before) {
-    internal::ValidatePolicySet(schema.data().model, set, diags);
-  }
+  // The set holds the policies that parsed cleanly; they are validated even
+  // when others did not parse, so that one run reports every fault.
+  internal::ValidatePolicySet(schema.data().model, set, diags);
   diags->Truncate(before + options.max_errors);
   return FirstError(policies, *diags, before);
 }
