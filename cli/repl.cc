@@ -73,6 +73,7 @@ constexpr char kHelp[] =
     "  :request              show the current request\n"
     "  :context [JSON]       set the context (of the current request and the next short forms)\n"
     "  :load policies FILE   load policies; :load entities FILE, :load schema FILE likewise\n"
+    "  :edit [KIND]          edit the policies (or entities, schema) in $EDITOR, then load them\n"
     "  :reload               load the files again, after editing them\n"
     "  :policies             show the policy text\n"
     "  :entities [TYPE|UID]  count the entities by type; list a type; show an entity\n"
@@ -81,7 +82,7 @@ constexpr char kHelp[] =
     "An entry continues on the next line after a `\\`, an operator, or while a bracket or string\n"
     "is open; an empty line ends it.\n";
 
-const char* const kCommands[] = {":explain", ":eval ", ":request", ":context ", ":load ", ":reload",
+const char* const kCommands[] = {":explain", ":eval ", ":request", ":context ", ":load ", ":edit", ":reload",
                                  ":policies", ":entities", ":schema", ":help", ":quit"};
 const char* const kLoadKinds[] = {"policies ", "entities ", "schema "};
 
@@ -235,6 +236,8 @@ class Session {
       } else {
         Report(LoadSchema(w[1].text));
       }
+    } else if (command == ":edit") {
+      Edit(rest);
     } else if (command == ":reload") {
       if (schema_path_.empty() && policies_path_.empty() && entities_path_.empty()) {
         Error("nothing to reload (:load policies FILE)");
@@ -657,6 +660,38 @@ class Session {
     context_ = context;
   }
 
+  // Opens a loaded file in $VISUAL or $EDITOR (vi without either), then
+  // loads it again.
+  void Edit(const std::string& what) {
+    std::string kind = what.empty() ? "policies" : what;
+    const std::string* path = kind == "policies" ? &policies_path_
+                              : kind == "entities" ? &entities_path_
+                              : kind == "schema"   ? &schema_path_
+                                                   : nullptr;
+    if (path == nullptr) {
+      Error("usage: :edit [policies|entities|schema]");
+      return;
+    }
+    if (path->empty()) {
+      Error(Cat("no ", kind, " file to edit (:load ", kind, " FILE)"));
+      return;
+    }
+    const char* editor = std::getenv("VISUAL");
+    if (editor == nullptr || *editor == '\0') editor = std::getenv("EDITOR");
+    if (editor == nullptr || *editor == '\0') editor = "vi";
+    std::string quoted = "'";
+    for (char c : *path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    quoted += "'";
+    std::fflush(stdout);
+    int status = std::system(Cat(editor, " ", quoted).c_str());
+    if (status != 0) {
+      Error(Cat("the editor (", editor, ") failed; ", *path, " was not loaded again"));
+      return;
+    }
+    std::string file = *path;
+    Report(kind == "policies" ? LoadPolicies(file) : kind == "entities" ? LoadEntitiesFile(file) : LoadSchema(file));
+  }
+
   void ShowEntities(const std::string& arg) {
     if (!entities_loaded_) {
       Out("no entities loaded (:load entities FILE)\n");
@@ -789,7 +824,7 @@ char** Complete(const char* text, int start, int /*end*/) {
   auto add = [&](std::string_view candidate) {
     if (candidate.substr(0, word.size()) == word) matches.emplace_back(candidate);
   };
-  if (before == ":load") {
+  if (before == ":load" || before == ":edit") {
     for (const char* k : kLoadKinds) add(std::string_view(k).substr(0, std::strlen(k) - 1));
   } else if (before == ":load policies" || before == ":load entities" || before == ":load schema") {
     rl_attempted_completion_over = 0;

@@ -222,6 +222,45 @@ case_repl_schema() {
   grep -q '^no schema loaded' "$stdout_file" || fail "a schema that refuses the policies was loaded"
 }
 
+# :edit runs $EDITOR on a loaded file and loads it again; an edit that
+# breaks the file, or an editor that fails, leaves the loaded policies.
+case_repl_edit() {
+  cp $golden/repl-policies.cedar "$work/policies.cedar"
+  # The editor: the first edit raises the level the policy asks for, the
+  # second breaks the file.
+  cat >"$work/edit.sh" <<'EOF'
+if grep -q '>= 3' "$1"; then sed -i -e 's/>= 3/>= 5/' "$1"; else echo 'permit (' >>"$1"; fi
+EOF
+  local request='Org::User::"ada" submit Org::Task::"t1"'
+  local script=":context {\"mfa\": true}
+$request
+:edit
+$request
+:edit
+$request"
+  repl_edit_run() {  # EDITOR
+    status=0
+    printf '%s\n' "$script" | EDITOR="$1" "$charter_bin" repl --policies "$work/policies.cedar" \
+      --entities $golden/repl-entities.json >"$stdout_file" 2>"$stderr_file" || status=$?
+    {
+      echo "\$ EDITOR='$1' charter repl --policies <tmp>/policies.cedar --entities $golden/repl-entities.json"
+      sed -e 's/^/> /' <<<"$script"
+      section stdout "$stdout_file"
+      section stderr "$stderr_file"
+      echo "--- exit $status"
+      echo
+    } | sed -e "s|$work|<tmp>|g" >>"$transcript"
+    expect_status 0
+  }
+  repl_edit_run "sh $work/edit.sh"
+  [[ $(grep -c '^ALLOW  reasons: seniors-submit$' "$stdout_file") -eq 1 ]] || fail "not the policies first loaded"
+  [[ $(grep -c '^DENY$' "$stdout_file") -eq 2 ]] || fail "the edit did not take, or the broken one replaced it"
+  cp $golden/repl-policies.cedar "$work/policies.cedar"
+  repl_edit_run false
+  [[ $(grep -c '^ALLOW  reasons: seniors-submit$' "$stdout_file") -eq 3 ]] || fail "a failed edit changed the policies"
+  rm "$work/edit.sh" "$work/policies.cedar"
+}
+
 # Entities that fail to load leave the REPL without entities, not with a
 # dangling store: `:entities` says so and the session goes on.
 case_repl_bad_entities() {
