@@ -11,7 +11,9 @@
 // Explain evaluates the policy text itself, with Charter's reference
 // interpreter (the one the bytecode VM is tested against), so its decision
 // is the Engine's; it costs far more than Engine::Authorize and is meant
-// for people asking "why", not for the request path.
+// for people asking "why", not for the request path. The same machinery
+// gives Coverage (what a series of requests exercised, for `charter test
+// --coverage`) and EvaluateExpression (one expression's value, for the REPL).
 #ifndef CHARTER_EXPLAIN_H_
 #define CHARTER_EXPLAIN_H_
 
