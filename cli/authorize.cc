@@ -177,7 +177,7 @@ Command AddAuthorizeCommand(CLI::App& root) {
                   "Output: text (default); json, one object (an array for --requests); "
                   "jsonl, one object a line")
       ->type_name("FORMAT")
-      ->check(CLI::IsMember({"text", "json", "jsonl"}));
+      ->check(OneOf({"text", "json", "jsonl"}));
 
   // Checked while parsing, so that they are reported like CLI11's own errors.
   app->callback([flags] {

@@ -300,11 +300,11 @@ Command AddBenchCommand(CLI::App& root) {
   app->add_option("--iterations", flags->iterations,
                   "Timed passes over the requests (default: as many as fit in about 1 s)")
       ->type_name("N")
-      ->check(CLI::Range(int64_t{1}, kMaxAutoIterations * 1000));
+      ->check(WholeNumber(1, kMaxAutoIterations * 1000));
   app->add_option("--format", flags->format,
                   "Output: text (default); json, one object on one line")
       ->type_name("FORMAT")
-      ->check(CLI::IsMember({"text", "json"}));
+      ->check(OneOf({"text", "json"}));
 
   app->callback([flags] {
     RequirePolicySource(flags->source);

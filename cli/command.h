@@ -5,7 +5,9 @@
 #ifndef CHARTER_CLI_COMMAND_H_
 #define CHARTER_CLI_COMMAND_H_
 
+#include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "CLI/CLI.hpp"
@@ -18,6 +20,42 @@ struct Command {
   CLI::App* app = nullptr;
   std::function<int()> run;
 };
+
+// Option checks whose messages say what is wrong with the value, for
+// `->check(...)`; CLI11 puts the flag in front ("--iterations: ...").
+
+// A whole number from `lo` to `hi`: "`many` is not a whole number from 1 to 100".
+inline CLI::Validator WholeNumber(int64_t lo, int64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& value) -> std::string {
+        size_t digits = value.size() > 0 && (value[0] == '-' || value[0] == '+') ? 1 : 0;
+        bool number = value.size() > digits && value.size() <= digits + 18 &&
+                      value.find_first_not_of("0123456789", digits) == std::string::npos;
+        if (number) {
+          int64_t n = std::stoll(value);
+          if (n >= lo && n <= hi) return "";
+        }
+        return "`" + value + "` is not a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+      },
+      "INT in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]");
+}
+
+// One of `words`: "`yaml` is not one of text, json, jsonl".
+inline CLI::Validator OneOf(std::vector<std::string> words) {
+  std::string list, brief;
+  for (const std::string& w : words) {
+    list += (list.empty() ? "" : ", ") + w;
+    brief += (brief.empty() ? "" : ",") + w;
+  }
+  return CLI::Validator(
+      [words, list](std::string& value) -> std::string {
+        for (const std::string& w : words) {
+          if (value == w) return "";
+        }
+        return "`" + value + "` is not one of " + list;
+      },
+      "{" + brief + "}");
+}
 
 Command AddAuthorizeCommand(CLI::App& root);
 Command AddBenchCommand(CLI::App& root);

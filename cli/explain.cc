@@ -96,7 +96,7 @@ Command AddExplainCommand(CLI::App& root) {
   app->add_option("--format", flags->format,
                   "Output: text (default; coloured on a terminal) or json (one object)")
       ->type_name("FORMAT")
-      ->check(CLI::IsMember({"text", "json"}));
+      ->check(OneOf({"text", "json"}));
   return Command{app, [flags] { return RunExplain(*flags); }};
 }
 

@@ -1,6 +1,7 @@
 // The `charter` command: parses the command line with CLI11, runs the chosen
 // command, and turns every failure into one "charter: error: ..." line and
 // exit status 1. No exception leaves main.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -14,6 +15,79 @@
 
 namespace charter::cli {
 namespace {
+
+// Edits (insertions, deletions, substitutions) between two words.
+size_t Distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t next = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = row[j];
+      row[j] = next;
+    }
+  }
+  return row[b.size()];
+}
+
+// What a user most likely meant by `word`, with `hint` when nothing is close
+// enough to be a slip: "; did you mean `--policies`?" or " (HINT)".
+std::string DidYouMean(const std::string& word, const std::vector<std::string>& names,
+                       const std::string& hint) {
+  std::string best;
+  size_t best_distance = std::max<size_t>(2, word.size() / 4) + 1;
+  for (const std::string& name : names) {
+    size_t d = Distance(word, name);
+    if (d < best_distance) best = name, best_distance = d;
+  }
+  return best.empty() ? " (" + hint + ")" : "; did you mean `" + best + "`?";
+}
+
+// One line for a command-line error, in words a user can act on.
+std::string ParseErrorMessage(CLI::App& app, const CLI::ParseError& e) {
+  CLI::App* command = &app;
+  std::string name = "charter";
+  for (CLI::App* sub : app.get_subcommands()) {
+    command = sub;
+    name = "charter " + sub->get_name();
+  }
+  // CLI11 checks required flags before it complains about unknown ones;
+  // an unknown flag is the more useful message (it may be a misspelt
+  // required one), so it wins.
+  std::vector<std::string> unknown = app.remaining(true);
+  std::vector<std::string> flags;
+  for (const std::string& arg : unknown) {
+    if (arg.size() > 1 && arg[0] == '-') flags.push_back(arg.substr(0, arg.find('=')));
+  }
+  if (!flags.empty()) {
+    std::vector<std::string> names;
+    for (const CLI::Option* o : command->get_options()) {
+      for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+      for (const std::string& s : o->get_snames()) names.push_back("-" + s);
+    }
+    return "unknown flag `" + flags[0] + "`" + DidYouMean(flags[0], names, "`" + name + " --help` lists the flags");
+  }
+  if (!unknown.empty()) {
+    if (command == &app) {
+      std::vector<std::string> names;
+      for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+      return "unknown command `" + unknown[0] + "`" +
+             DidYouMean(unknown[0], names, "`charter --help` lists the commands");
+    }
+    return "unexpected argument `" + unknown[0] + "` (`" + name + " --help` says what it takes)";
+  }
+  std::string message = OneLine(e.what());
+  // "--request-json: 1 required FILE missing": a flag without its value.
+  size_t colon = message.find(": ");
+  if (message.size() > 2 && message[0] == '-' && colon != std::string::npos &&
+      message.find(" required ", colon) != std::string::npos &&
+      message.size() > 8 && message.compare(message.size() - 8, 8, " missing") == 0) {
+    return message.substr(0, colon) + " needs a value";
+  }
+  return message;
+}
 
 int Main(int argc, char** argv) {
   CLI::App app("Charter: policies for shared compute clusters, in Cedar's language.", "charter");
@@ -43,20 +117,7 @@ int Main(int argc, char** argv) {
       app.exit(e, std::cout, std::cerr);
       return kOk;
     }
-    // CLI11 checks required flags before it complains about unknown ones;
-    // an unknown flag is the more useful message (it may be a misspelt
-    // required one), so it wins.
-    std::vector<std::string> unknown = app.remaining(true);
-    std::vector<std::string> flags;
-    for (const std::string& arg : unknown) {
-      if (arg.size() > 1 && arg[0] == '-') flags.push_back(arg);
-    }
-    if (!flags.empty()) unknown = flags;  // the rest are likely their values
-    if (!unknown.empty()) {
-      PrintError(OneLine(CLI::ExtrasError(unknown).what()));
-    } else {
-      PrintError(OneLine(e.what()));
-    }
+    PrintError(ParseErrorMessage(app, e));
     return kError;
   }
   for (const Command& command : commands) {

@@ -125,7 +125,7 @@ void AddCommonFlags(CLI::App* app, ScheduleFlags* flags) {
                 "The file holds HyperPod task governance objects (ComputeQuotas, ClusterSchedulerConfig)");
   app->add_option("--format", flags->format, "Output: text (default) or json")
       ->type_name("FORMAT")
-      ->check(CLI::IsMember({"text", "json"}));
+      ->check(OneOf({"text", "json"}));
 }
 
 }  // namespace
@@ -145,7 +145,7 @@ Command AddSimulateCommand(CLI::App& root) {
   AddCommonFlags(app, flags.get());
   app->add_option("--cycles", flags->cycles, "Run exactly N cycles (default: until stable, at most 1000)")
       ->type_name("N")
-      ->check(CLI::Range(1, 100000));
+      ->check(WholeNumber(1, 100000));
   return Command{app, [flags] { return RunSimulate(*flags); }};
 }
 

@@ -1,29 +1,32 @@
 // `charter test`: run policy tests (docs/testing.md).
 //
-//   charter test DIR|FILE... [--coverage]
+//   charter test DIR|FILE... [--coverage] [--format text|json]
 //
 // A test file (`*.test.json`, or any file named on the command line) names
 // the policies and entities and lists cases: a request and its expected
 // decision, optionally the expected determining policies and erring
 // policies. Each case prints PASS or FAIL (with a diff), then a summary
 // `N passed, N failed`; exit 1 if any case fails or a file cannot be run.
-// --coverage lists the policies that no case exercised (none of the cases
-// had it among its determining or erring policies).
+// --coverage reports the policies that no case exercised (none of the cases
+// had it among its determining or erring policies), and the `when`/`unless`
+// conditions and their sub-conditions that no case saw both true and false
+// (charter::Coverage, beside the Engine that decides the cases).
 #include <algorithm>
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <set>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "charter/charter.h"
+#include "charter/explain.h"
 #include "command.h"
+#include "common/status_macros.h"
 #include "common/strings.h"
 #include "files.h"
-#include "common/status_macros.h"
 #include "json/json.h"
 #include "load.h"
 #include "report.h"
@@ -38,9 +41,11 @@ using internal::CatAppend;
 struct TestFlags {
   std::vector<std::string> paths;
   bool coverage = false;
+  std::string format = "text";
 };
 
-// The end of the JSON value that starts at `begin` in `text`.
+// The end of the JSON value that starts at `begin` in `text` (a value the
+// parser accepted).
 size_t ValueEnd(std::string_view text, size_t begin) {
   size_t i = begin;
   int depth = 0;
@@ -58,7 +63,10 @@ size_t ValueEnd(std::string_view text, size_t begin) {
     if (c == '}' || c == ']') {
       if (--depth == 0) return i + 1;
     }
-    if (depth == 0 && (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n')) return i;
+    if (depth == 0 && (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\r' ||
+                       c == '\n')) {
+      return i;
+    }
     ++i;
   }
   return i;
@@ -68,16 +76,52 @@ std::string_view Raw(std::string_view text, const json::Value& v) {
   return text.substr(v.offset(), ValueEnd(text, v.offset()) - v.offset());
 }
 
+// The value `v` of `text` at its own place: everything before it blanked
+// (line breaks kept, every other character one space), so that a reader's
+// "LINE:COL" is a position in the test file. Only built to report an error.
+std::string InPlace(std::string_view text, const json::Value& v) {
+  std::string out;
+  for (size_t i = 0; i < v.offset(); ++i) {
+    char c = text[i];
+    if (c == '\n' || c == '\r') {
+      out.push_back(c);
+    } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+      out.push_back(' ');
+    }
+  }
+  out.append(Raw(text, v));
+  return out;
+}
+
+// Parses an inline value with `parse` (Entities::FromJson, Request::FromJson);
+// on failure, parses it again at its place in the file for the position.
+template <typename T, typename Parse>
+absl::StatusOr<T> ParseInline(const std::string& path, std::string_view text, const json::Value& v,
+                              Parse parse) {
+  absl::StatusOr<T> parsed = parse(Raw(text, v));
+  if (parsed.ok()) return parsed;
+  absl::StatusOr<T> again = parse(InPlace(text, v));
+  const absl::Status& status = again.ok() ? parsed.status() : again.status();
+  return absl::InvalidArgumentError(WithPath(path, OneLine(status.message())));
+}
+
 std::string Resolve(const std::string& test_file, std::string_view path) {
   std::filesystem::path p(path);
   if (p.is_absolute()) return p.string();
   return (std::filesystem::path(test_file).parent_path() / p).lexically_normal().string();
 }
 
+// A fault in a test file, at the value it is about: "FILE:LINE:COL: message".
+absl::Status Fault(const std::string& path, std::string_view text, uint32_t offset,
+                   std::string_view message) {
+  return absl::InvalidArgumentError(Cat(path, ":", json::LineCol(text, offset), ": ", message));
+}
+
 // An expected `reasons` or `errors` list: an array of policy ids, nothing
 // else (a misspelt shape must not pass as an empty list).
-absl::StatusOr<std::vector<std::string>> PolicyIds(const std::string& path, size_t case_number,
-                                                   std::string_view key, const json::Value& v) {
+absl::StatusOr<std::vector<std::string>> PolicyIds(const std::string& path, std::string_view text,
+                                                   size_t case_number, std::string_view key,
+                                                   const json::Value& v) {
   std::vector<std::string> out;
   bool ok = v.is_array();
   for (size_t i = 0; ok && i < v.size(); ++i) {
@@ -85,10 +129,25 @@ absl::StatusOr<std::vector<std::string>> PolicyIds(const std::string& path, size
     if (ok) out.emplace_back(v.at(i).as_string());
   }
   if (!ok) {
-    return absl::InvalidArgumentError(
-        Cat(path, ": case ", case_number, ": \"", key, "\" must be an array of policy ids"));
+    return Fault(path, text, v.offset(),
+                 Cat("case ", case_number, ": \"", key, "\" must be an array of policy ids"));
   }
   return out;
+}
+
+// Members of an object that are not among `known`: an error at the first,
+// so that a misspelt member cannot pass silently.
+absl::Status KnownMembers(const std::string& path, std::string_view text, const json::Value& object,
+                          std::initializer_list<std::string_view> known, std::string_view what) {
+  for (size_t i = 0; i < object.size(); ++i) {
+    std::string_view key = object.key(i);
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string list;
+    for (std::string_view k : known) CatAppend(&list, list.empty() ? "" : ", ", "\"", k, "\"");
+    return Fault(path, text, object.key_offset(i),
+                 Cat(what, " has no member \"", key, "\" (it has ", list, ")"));
+  }
+  return absl::OkStatus();
 }
 
 std::string List(const std::vector<std::string>& ids) {
@@ -97,87 +156,169 @@ std::string List(const std::vector<std::string>& ids) {
   return out + "]";
 }
 
+void JsonList(std::string* out, const std::vector<std::string>& ids) {
+  *out += "[";
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i > 0) *out += ",";
+    json::AppendQuoted(out, ids[i]);
+  }
+  *out += "]";
+}
+
+// A policy file under test: compiled for the Engine that decides the cases,
+// and read for the coverage (with --coverage) of every case that uses it.
+struct PolicyFile {
+  std::unique_ptr<Engine> engine;
+  std::optional<Coverage> coverage;
+  absl::Status status;  // why it could not be loaded
+};
+
 struct Totals {
   size_t passed = 0;
   size_t failed = 0;
   bool broken = false;
-  // policy file -> its policy ids (in order, as the engine has them) and
-  // those exercised
-  std::map<std::string, std::vector<std::string>> policies;
-  std::map<std::string, std::set<std::string>> exercised;
+  std::map<std::string, PolicyFile> policies;  // by path
+  std::string json_files;                      // --format json: the "files" array's members
+  std::vector<std::string> errors;             // files that could not be run
 };
 
-absl::Status RunFile(const std::string& path, Totals* totals, std::string* out) {
-  absl::StatusOr<std::string> text = ReadFile(path, size_t{256} << 20);
-  if (!text.ok()) return text.status();
-  absl::StatusOr<json::Document> doc = json::Parse(*text);
-  if (!doc.ok()) return absl::InvalidArgumentError(WithPath(path, doc.status().message()));
+PolicyFile& LoadPolicyFile(const std::string& path, bool coverage, Totals* totals) {
+  auto [it, fresh] = totals->policies.try_emplace(path);
+  PolicyFile& file = it->second;
+  if (!fresh) return file;
+  CompileOptions options;
+  absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
+  if (!text.ok()) {
+    file.status = text.status();
+    return file;
+  }
+  SourceFile source(path, *std::move(text));
+  absl::StatusOr<Bundle> bundle = CompilePolicySource(source, {}, options);
+  if (!bundle.ok()) {
+    file.status = bundle.status();
+    return file;
+  }
+  absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
+  if (!engine.ok()) {
+    file.status = absl::InternalError(WithPath(path, Cat("internal error: the compiled bundle does not verify: ",
+                                                         OneLine(engine.status().message()))));
+    return file;
+  }
+  file.engine = std::make_unique<Engine>(*std::move(engine));
+  if (coverage) {
+    absl::StatusOr<Coverage> c = Coverage::Create(source, {}, options);
+    if (!c.ok()) {
+      file.status = absl::InvalidArgumentError(WithPath(path, OneLine(c.status().message())));
+      file.engine.reset();
+      return file;
+    }
+    file.coverage.emplace(*std::move(c));
+  }
+  return file;
+}
+
+absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* totals, std::string* out,
+                     std::string* json_cases) {
+  absl::StatusOr<std::string> read = ReadFile(path, size_t{256} << 20);
+  if (!read.ok()) return read.status();
+  const std::string& text = *read;
+  absl::StatusOr<json::Document> doc = json::Parse(text);
+  if (!doc.ok()) {
+    return absl::InvalidArgumentError(
+        Cat(path, ":", doc.status().message(), " (a test file is JSON: see docs/testing.md)"));
+  }
   const json::Value& root = doc->root();
   const json::Value* policies = root.Find("policies");
   const json::Value* entities = root.Find("entities");
   const json::Value* cases = root.Find("cases");
   if (!root.is_object() || policies == nullptr || !policies->is_string() || cases == nullptr ||
-      !cases->is_array()) {
-    return absl::InvalidArgumentError(
-        Cat(path, ": a test file is an object with \"policies\" (a path), \"cases\" (an array) "
-                  "and optionally \"entities\" (a path or an array)"));
+      !cases->is_array() || (entities != nullptr && !entities->is_string() && !entities->is_array())) {
+    return Fault(path, text, root.offset(),
+                 "a test file is an object with \"policies\" (a path), \"cases\" (an array) "
+                 "and optionally \"entities\" (a path or an array)");
   }
+  RETURN_IF_ERROR(KnownMembers(path, text, root, {"policies", "entities", "cases"}, "a test file"));
   std::string policy_path = Resolve(path, policies->as_string());
-  PolicySource source;
-  source.policies = policy_path;
-  ASSIGN_OR_RETURN(Engine engine, LoadEngine(source));
+  PolicyFile& policy_file = LoadPolicyFile(policy_path, flags.coverage, totals);
+  if (!policy_file.status.ok()) return policy_file.status;
   Entities store;
   if (entities != nullptr && entities->is_string()) {
     ASSIGN_OR_RETURN(store, LoadEntities(Resolve(path, entities->as_string())));
   } else if (entities != nullptr) {
-    absl::StatusOr<Entities> inline_store = Entities::FromJson(Raw(*text, *entities), path);
-    if (!inline_store.ok()) return absl::InvalidArgumentError(WithPath(path, inline_store.status().message()));
-    store = *std::move(inline_store);
+    ASSIGN_OR_RETURN(store, ParseInline<Entities>(path, text, *entities, [&](std::string_view piece) {
+                       return Entities::FromJson(piece, path);
+                     }));
   }
-  std::set<std::string>& exercised = totals->exercised[policy_path];
-  totals->policies.emplace(policy_path, engine.policy_ids());
   for (size_t i = 0; i < cases->size(); ++i) {
     const json::Value& c = cases->at(i);
+    size_t number = i + 1;
+    if (!c.is_object()) return Fault(path, text, c.offset(), Cat("case ", number, " is not an object"));
+    RETURN_IF_ERROR(KnownMembers(path, text, c, {"name", "request", "decision", "reasons", "errors"},
+                                 Cat("case ", number)));
     const json::Value* name = c.Find("name");
     const json::Value* request = c.Find("request");
     const json::Value* decision = c.Find("decision");
-    std::string label = name != nullptr && name->is_string() ? std::string(name->as_string())
-                                                              : Cat(path, " case ", i + 1);
+    if (name != nullptr && !name->is_string()) {
+      return Fault(path, text, name->offset(), Cat("case ", number, ": \"name\" must be a string"));
+    }
+    std::string label = name != nullptr ? std::string(name->as_string()) : Cat(path, " case ", number);
     if (request == nullptr || decision == nullptr || !decision->is_string() ||
         (decision->as_string() != "allow" && decision->as_string() != "deny")) {
-      return absl::InvalidArgumentError(
-          Cat(path, ": case ", i + 1, ": needs \"request\" and \"decision\" (\"allow\" or \"deny\")"));
+      return Fault(path, text, decision != nullptr ? decision->offset() : c.offset(),
+                   Cat("case ", number, ": needs \"request\" and \"decision\" (\"allow\" or \"deny\")"));
     }
-    absl::StatusOr<Request> r = Request::FromJson(Raw(*text, *request), path);
-    if (!r.ok()) return absl::InvalidArgumentError(WithPath(path, r.status().message()));
-    Decision d = engine.Authorize(*r, store);
+    ASSIGN_OR_RETURN(Request r, ParseInline<Request>(path, text, *request, [&](std::string_view piece) {
+                       return Request::FromJson(piece, path);
+                     }));
+    std::optional<std::vector<std::string>> want_reasons, want_errors;
+    if (const json::Value* v = c.Find("reasons"); v != nullptr) {
+      ASSIGN_OR_RETURN(want_reasons, PolicyIds(path, text, number, "reasons", *v));
+    }
+    if (const json::Value* v = c.Find("errors"); v != nullptr) {
+      ASSIGN_OR_RETURN(want_errors, PolicyIds(path, text, number, "errors", *v));
+    }
+    Decision d = policy_file.engine->Authorize(r, store);
+    if (policy_file.coverage.has_value()) {
+      Decision traced = policy_file.coverage->Record(r, store);
+      if (traced.ToJson() != d.ToJson()) {
+        return absl::InternalError(Cat(path, ": case ", number, ": internal error: the coverage tracer decided ",
+                                       traced.ToJson(), ", the engine ", d.ToJson()));
+      }
+    }
     std::vector<std::string> errs;
     for (const PolicyError& e : d.errors) errs.push_back(e.policy_id);
-    for (const std::string& id : d.reasons) exercised.insert(id);
-    for (const std::string& id : errs) exercised.insert(id);
     std::string diff;
     std::string got = d.allowed ? "allow" : "deny";
     if (got != decision->as_string()) {
       CatAppend(&diff, "    -decision: ", decision->as_string(), "\n    +decision: ", got, "\n");
     }
-    if (const json::Value* reasons = c.Find("reasons"); reasons != nullptr) {
-      ASSIGN_OR_RETURN(std::vector<std::string> want, PolicyIds(path, i + 1, "reasons", *reasons));
-      if (want != d.reasons) {
-        CatAppend(&diff, "    -reasons: ", List(want), "\n    +reasons: ", List(d.reasons), "\n");
-      }
+    if (want_reasons.has_value() && *want_reasons != d.reasons) {
+      CatAppend(&diff, "    -reasons: ", List(*want_reasons), "\n    +reasons: ", List(d.reasons), "\n");
     }
-    if (const json::Value* errors = c.Find("errors"); errors != nullptr) {
-      ASSIGN_OR_RETURN(std::vector<std::string> want, PolicyIds(path, i + 1, "errors", *errors));
-      if (want != errs) {
-        CatAppend(&diff, "    -errors: ", List(want), "\n    +errors: ", List(errs), "\n");
-      }
+    if (want_errors.has_value() && *want_errors != errs) {
+      CatAppend(&diff, "    -errors: ", List(*want_errors), "\n    +errors: ", List(errs), "\n");
     }
-    if (diff.empty()) {
-      ++totals->passed;
-      CatAppend(out, "PASS ", label, "\n");
-    } else {
-      ++totals->failed;
-      CatAppend(out, "FAIL ", label, "\n", diff);
+    bool passed = diff.empty();
+    ++(passed ? totals->passed : totals->failed);
+    CatAppend(out, passed ? "PASS " : "FAIL ", label, "\n", diff);
+    if (flags.format == "json") {
+      *json_cases += json_cases->empty() ? "{\"name\":" : ",{\"name\":";
+      json::AppendQuoted(json_cases, label);
+      CatAppend(json_cases, ",\"passed\":", passed ? "true" : "false", ",\"expected\":{\"decision\":\"",
+                decision->as_string(), "\"");
+      if (want_reasons.has_value()) {
+        *json_cases += ",\"reasons\":";
+        JsonList(json_cases, *want_reasons);
+      }
+      if (want_errors.has_value()) {
+        *json_cases += ",\"errors\":";
+        JsonList(json_cases, *want_errors);
+      }
+      CatAppend(json_cases, "},\"actual\":{\"decision\":\"", got, "\",\"reasons\":");
+      JsonList(json_cases, d.reasons);
+      *json_cases += ",\"errors\":";
+      JsonList(json_cases, errs);
+      *json_cases += "}}";
     }
   }
   return absl::OkStatus();
@@ -203,37 +344,105 @@ std::vector<std::string> TestFiles(const std::vector<std::string>& paths) {
   return files;
 }
 
+// "never true", "never false", ...: what a condition missed; empty when it
+// was seen both true and false.
+std::string Missed(const ConditionCoverage& c) {
+  if (c.covered()) return "";
+  if (!c.evaluated()) return "was never evaluated";
+  if (c.true_count == 0 && c.false_count == 0) return Cat("always failed to evaluate (", c.error_count, c.error_count == 1 ? " time)" : " times)");
+  return c.true_count == 0 ? "was never true" : "was never false";
+}
+
+// The coverage report of one policy file, for people.
+std::string CoverageText(const std::string& path, const Coverage& coverage) {
+  const std::vector<PolicyCoverage>& policies = coverage.policies();
+  std::vector<std::string> missed;
+  for (const PolicyCoverage& p : policies) {
+    if (!p.exercised()) missed.push_back(p.policy_id);
+  }
+  std::string out = Cat("coverage: ", path, ": ", policies.size() - missed.size(), " of ", policies.size(),
+                        " policies exercised\n");
+  for (const std::string& id : missed) CatAppend(&out, "  never exercised: ", id, "\n");
+  size_t total = 0, covered = 0;
+  std::string gaps;
+  auto where = [&](const SourceRange& r) { return Cat(path, ":", r.line, ":", r.column); };
+  for (const PolicyCoverage& p : policies) {
+    for (const ClauseCoverage& clause : p.clauses) {
+      const char* kind = clause.when ? "when" : "unless";
+      ++total;
+      if (clause.condition.covered()) ++covered;
+      std::string missed_clause = Missed(clause.condition);
+      if (!missed_clause.empty()) {
+        CatAppend(&gaps, "  ", where(clause.condition.where), ": ", p.policy_id, ": its `", kind,
+                  "` condition ", missed_clause, "\n");
+      }
+      for (const ConditionCoverage& c : clause.conditions) {
+        ++total;
+        if (c.covered()) ++covered;
+        // Under a clause never evaluated, its parts say nothing more.
+        if (!clause.condition.evaluated() || c.covered()) continue;
+        std::string text = c.expression.size() > 60 ? Cat(c.expression.substr(0, 57), "...") : c.expression;
+        CatAppend(&gaps, "  ", where(c.where), ": ", p.policy_id, ": `", text, "` ", Missed(c), "\n");
+      }
+    }
+  }
+  if (total > 0) {
+    CatAppend(&out, "coverage: ", path, ": ", covered, " of ", total,
+              " conditions seen both true and false (`when`/`unless` conditions and their sub-conditions)\n",
+              gaps);
+  }
+  return out;
+}
+
 int RunTest(const TestFlags& flags) {
   std::vector<std::string> files = TestFiles(flags.paths);
   if (files.empty()) {
     PrintError(Cat(List(flags.paths), ": no *.test.json files"));
     return kError;
   }
+  bool json_output = flags.format == "json";
   Totals totals;
-  for (const std::string& f : files) {
-    std::string out;
-    absl::Status s = RunFile(f, &totals, &out);
-    if (!WriteStdout(out)) return kError;
+  std::string json = "{\"files\":[";
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string& f = files[i];
+    std::string out, cases;
+    absl::Status s = RunFile(f, flags, &totals, &out, &cases);
+    if (json_output) {
+      CatAppend(&json, i == 0 ? "" : ",", "{\"file\":");
+      json::AppendQuoted(&json, f);
+      CatAppend(&json, ",\"cases\":[", cases, "]");
+      if (!s.ok()) {
+        json += ",\"error\":";
+        json::AppendQuoted(&json, OneLine(s.message()));
+      }
+      json += "}";
+    } else if (!WriteStdout(out)) {
+      return kError;
+    }
     if (!s.ok()) {
       Fail(s);
       totals.broken = true;
     }
   }
+  CatAppend(&json, "],\"passed\":", totals.passed, ",\"failed\":", totals.failed);
   std::string summary;
   if (flags.coverage) {
-    for (const auto& [policy_path, exercised] : totals.exercised) {
-      const std::vector<std::string>& ids = totals.policies[policy_path];
-      std::vector<std::string> missed;
-      for (const std::string& id : ids) {
-        if (exercised.count(id) == 0) missed.push_back(id);
-      }
-      CatAppend(&summary, "coverage: ", policy_path, ": ", ids.size() - missed.size(), " of ",
-                ids.size(), " policies exercised\n");
-      for (const std::string& id : missed) CatAppend(&summary, "  never exercised: ", id, "\n");
+    json += ",\"coverage\":[";
+    bool first = true;
+    for (const auto& [path, file] : totals.policies) {
+      if (!file.coverage.has_value()) continue;
+      summary += CoverageText(path, *file.coverage);
+      CatAppend(&json, first ? "" : ",", "{\"policies_file\":");
+      json::AppendQuoted(&json, path);
+      std::string c = file.coverage->ToJson();
+      CatAppend(&json, ",", std::string_view(c).substr(1));
+      first = false;
     }
+    json += "]";
   }
+  json += "}\n";
   CatAppend(&summary, totals.passed, " passed, ", totals.failed, " failed\n");
-  if (!WriteStdout(summary)) return kError;
+  if (!WriteStdout(json_output ? json : summary)) return kError;
   return totals.failed > 0 || totals.broken ? kError : kOk;
 }
 
@@ -242,10 +451,15 @@ int RunTest(const TestFlags& flags) {
 Command AddTestCommand(CLI::App& root) {
   auto flags = std::make_shared<TestFlags>();
   CLI::App* app = root.add_subcommand("test", "Run policy tests (*.test.json; see docs/testing.md)");
+  app->footer("Exit status: 0 when every case passes, 1 otherwise.");
   app->add_option("PATH", flags->paths, "Test files, or directories searched for *.test.json")
       ->type_name("DIR|FILE...")
       ->required();
-  app->add_flag("--coverage", flags->coverage, "Report the policies no test exercised");
+  app->add_flag("--coverage", flags->coverage,
+                "Report the policies, and the when/unless conditions, that no case exercised");
+  app->add_option("--format", flags->format, "Output: text (default) or json (one object)")
+      ->type_name("FORMAT")
+      ->check(OneOf({"text", "json"}));
   return Command{app, [flags] { return RunTest(*flags); }};
 }
 

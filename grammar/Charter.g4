@@ -8,6 +8,9 @@ grammar Charter;
 
 policySet : policy* EOF ;
 
+// One expression alone, for tools that evaluate expressions (the REPL).
+expression : expr EOF ;
+
 policy : annotation* effect=(PERMIT | FORBID) '(' scope ')' condition* ';' ;
 
 annotation : '@' anyIdent ( '(' STRING ')' )? ;

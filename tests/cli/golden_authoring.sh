@@ -153,6 +153,38 @@ case_test_bad_input() {
   expect_errors
 }
 
+# The same run as one JSON object: the cases, the totals and the coverage.
+case_test_governance_json() {
+  run test "$ex" --coverage --format json
+  expect_status 0
+  expect_no_stderr
+  node -e '
+    const r = JSON.parse(require("fs").readFileSync(0, "utf8"));
+    const cases = r.files.flatMap((f) => f.cases);
+    if (r.failed !== 0 || r.passed !== cases.length || !cases.every((c) => c.passed)) throw "totals";
+    const c = r.coverage[0];
+    if (c.requests !== cases.length || !c.policies.every((p) => p.exercised)) throw "policy coverage";
+    for (const p of c.policies) for (const k of p.clauses) {
+      if (k.covered !== (k.true > 0 && k.false > 0)) throw "covered";
+    }' <"$stdout_file" || fail "not the expected JSON"
+}
+
+# Faults inside a test file are reported at their line and column in it,
+# inline entities and requests included.
+case_test_file_positions() {
+  run test $golden/inline-entities.test.json
+  expect_status 1
+  grep -q 'inline-entities.test.json:5:63: ' "$stderr_file" || fail "not the place in the file"
+  run test $golden/inline-request.test.json
+  expect_status 1
+  grep -q 'inline-request.test.json:6:56: ' "$stderr_file" || fail "not the place in the file"
+  run test $golden/misspelt.test.json
+  expect_status 1
+  grep -q 'misspelt.test.json:6:26: case 1 has no member "reason"' "$stderr_file" || fail "a misspelt member passed"
+  run test "$ex" --format yaml
+  expect_errors
+}
+
 # ---- repl -------------------------------------------------------------------
 
 # The REPL reading a script from a pipe (the terminal is tests/cli/repl_pty_test.sh).
@@ -169,6 +201,66 @@ case_repl_pipe() {
   expect_no_stderr
 }
 
+# The REPL with a schema (tests/cli/golden/repl-model.cedarschema).
+case_repl_schema() {
+  local args=(--schema $golden/repl-model.cedarschema --policies $golden/repl-policies.cedar
+    --entities $golden/repl-entities.json)
+  status=0
+  "$charter_bin" repl "${args[@]}" <$golden/repl-schema-session.txt >"$stdout_file" 2>"$stderr_file" || status=$?
+  {
+    echo "\$ charter repl ${args[*]} < $golden/repl-schema-session.txt"
+    section stdout "$stdout_file"
+    section stderr "$stderr_file"
+    echo "--- exit $status"
+  } >>"$transcript"
+  expect_status 0
+  expect_no_stderr
+  grep -q '^ALLOW  reasons: seniors-submit$' "$stdout_file" || fail "no decision"
+  # A schema that refuses the loaded policies is not loaded.
+  printf ':load schema %s\n:schema\n' $golden/repl-model.cedarschema |
+    "$charter_bin" repl --policies $golden/repl-bad-policies.cedar >"$stdout_file" 2>&1
+  grep -q '^no schema loaded' "$stdout_file" || fail "a schema that refuses the policies was loaded"
+}
+
+# :edit runs $EDITOR on a loaded file and loads it again; an edit that
+# breaks the file, or an editor that fails, leaves the loaded policies.
+case_repl_edit() {
+  cp $golden/repl-policies.cedar "$work/policies.cedar"
+  # The editor: the first edit raises the level the policy asks for, the
+  # second breaks the file.
+  cat >"$work/edit.sh" <<'EOF'
+if grep -q '>= 3' "$1"; then sed -i -e 's/>= 3/>= 5/' "$1"; else echo 'permit (' >>"$1"; fi
+EOF
+  local request='Org::User::"ada" submit Org::Task::"t1"'
+  local script=":context {\"mfa\": true}
+$request
+:edit
+$request
+:edit
+$request"
+  repl_edit_run() {  # EDITOR
+    status=0
+    printf '%s\n' "$script" | EDITOR="$1" "$charter_bin" repl --policies "$work/policies.cedar" \
+      --entities $golden/repl-entities.json >"$stdout_file" 2>"$stderr_file" || status=$?
+    {
+      echo "\$ EDITOR='$1' charter repl --policies <tmp>/policies.cedar --entities $golden/repl-entities.json"
+      sed -e 's/^/> /' <<<"$script"
+      section stdout "$stdout_file"
+      section stderr "$stderr_file"
+      echo "--- exit $status"
+      echo
+    } | sed -e "s|$work|<tmp>|g" >>"$transcript"
+    expect_status 0
+  }
+  repl_edit_run "sh $work/edit.sh"
+  [[ $(grep -c '^ALLOW  reasons: seniors-submit$' "$stdout_file") -eq 1 ]] || fail "not the policies first loaded"
+  [[ $(grep -c '^DENY$' "$stdout_file") -eq 2 ]] || fail "the edit did not take, or the broken one replaced it"
+  cp $golden/repl-policies.cedar "$work/policies.cedar"
+  repl_edit_run false
+  [[ $(grep -c '^ALLOW  reasons: seniors-submit$' "$stdout_file") -eq 3 ]] || fail "a failed edit changed the policies"
+  rm "$work/edit.sh" "$work/policies.cedar"
+}
+
 # Entities that fail to load leave the REPL without entities, not with a
 # dangling store: `:entities` says so and the session goes on.
 case_repl_bad_entities() {
@@ -182,5 +274,5 @@ case_repl_bad_entities() {
     echo "--- exit $status"
   } >>"$transcript"
   expect_status 0
-  grep -q '^no entities loaded$' "$stdout_file" || fail "no 'no entities loaded' line"
+  grep -q '^no entities loaded' "$stdout_file" || fail "no 'no entities loaded' line"
 }

@@ -11,11 +11,14 @@
 // Explain evaluates the policy text itself, with Charter's reference
 // interpreter (the one the bytecode VM is tested against), so its decision
 // is the Engine's; it costs far more than Engine::Authorize and is meant
-// for people asking "why", not for the request path.
+// for people asking "why", not for the request path. The same machinery
+// gives Coverage (what a series of requests exercised, for `charter test
+// --coverage`) and EvaluateExpression (one expression's value, for the REPL).
 #ifndef CHARTER_EXPLAIN_H_
 #define CHARTER_EXPLAIN_H_
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -118,6 +121,118 @@ CHARTER_API absl::StatusOr<Explanation> Explain(const SourceFile& policies,
                                                 const std::vector<TemplateLink>& links,
                                                 const Request& request, const Entities& entities,
                                                 const ExplainOptions& options = {});
+
+// ---------------------------------------------------------------- coverage
+//
+// Which parts of a policy set a series of requests exercised: for `charter
+// test --coverage`. Each request is decided as Explain decides it, and
+// counted: per policy, how often its scope matched, it was satisfied, it
+// determined the decision or it erred; per `when`/`unless` clause, how often
+// its condition was true, false or failed; and the same for each
+// sub-condition of a clause, the operands of its `&&`, `||`, `!` and
+// `if-then-else` down to the first expression that is none of those.
+//
+//   absl::StatusOr<charter::Coverage> coverage = charter::Coverage::Create(source, {});
+//   for (const charter::Request& r : requests) coverage->Record(r, entities);
+//   for (const charter::PolicyCoverage& p : coverage->policies()) ...
+//
+// A condition is covered when it was seen both true and false. A Coverage
+// accumulates: it is not thread-safe.
+
+// How often a condition had each outcome.
+struct ConditionCoverage {
+  std::string expression;   // its source text
+  SourceRange where;
+  size_t true_count = 0;
+  size_t false_count = 0;
+  size_t error_count = 0;   // its evaluation failed, or gave no boolean
+  bool covered() const { return true_count > 0 && false_count > 0; }
+  bool evaluated() const { return true_count + false_count + error_count > 0; }
+};
+
+struct ClauseCoverage {
+  bool when = true;          // false for `unless`
+  ConditionCoverage condition;  // the body between the braces; `where` is the keyword
+  // The sub-conditions, in source order; empty when the body is a single
+  // condition (no `&&`, `||`, `!` or `if` at its top), which `condition` covers.
+  std::vector<ConditionCoverage> conditions;
+};
+
+struct PolicyCoverage {
+  std::string policy_id;
+  std::string template_id;  // for a template-linked policy, its template
+  bool forbid = false;
+  SourceRange where;        // its `permit`/`forbid` keyword
+  size_t applicable = 0;    // requests whose scope matched
+  size_t satisfied = 0;
+  size_t determining = 0;   // requests it was among the reasons of
+  size_t errored = 0;
+  std::vector<ClauseCoverage> clauses;
+  // Among the reasons or the errors of some request (`charter test`'s
+  // policy coverage).
+  bool exercised() const { return determining > 0 || errored > 0; }
+};
+
+class CHARTER_API Coverage {
+ public:
+  // Reads the policies as Explain does; a fault in them is InvalidArgument.
+  static absl::StatusOr<Coverage> Create(const SourceFile& policies,
+                                         const std::vector<TemplateLink>& links,
+                                         const CompileOptions& options = {});
+  Coverage(Coverage&&) noexcept;
+  Coverage& operator=(Coverage&&) noexcept;
+  ~Coverage();
+
+  // Decides the request (the decision is Explain's and the Engine's) and
+  // counts what it exercised.
+  Decision Record(const Request& request, const Entities& entities);
+
+  size_t requests() const;
+  const std::vector<PolicyCoverage>& policies() const;  // in policy-set order
+
+  // {"requests": N, "policies": [{"id", "effect", "template"?, "line",
+  //  "column", "applicable", "satisfied", "determining", "errors",
+  //  "exercised", "clauses": [{"kind": "when"|"unless", "index", "line",
+  //  "column", "expression", "true", "false", "errors", "covered",
+  //  "conditions": [{"expression", "line", "column", "true", "false",
+  //  "errors", "covered"}]}]}]}
+  std::string ToJson() const;
+
+ private:
+  struct State;
+  explicit Coverage(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+// ---------------------------------------------------------------- expressions
+//
+// The value of one Cedar expression against entities and, optionally, a
+// request: for tools that let people try expressions (`charter repl`).
+//
+//   charter::SourceFile e("<repl>", "User::\"alice\" in Team::\"ml\"");
+//   absl::StatusOr<charter::ExpressionValue> v = charter::EvaluateExpression(e, &request, entities);
+//   // v->ok, v->value == "true"
+
+struct ExpressionValue {
+  bool ok = false;
+  std::string value;        // when ok: the value in Cedar's text form
+  // When ok: the attribute names the value has, sorted: a record's keys, or
+  // the attributes of an entity that the store has (for completion).
+  std::vector<std::string> attributes;
+  std::string error;        // otherwise: the evaluation error, as a Decision words it
+  SourceRange error_where;  // and the sub-expression that failed
+};
+
+// Parses and evaluates `expression`. A syntax fault is InvalidArgument
+// ("name:line:col: message" of the first; every fault goes to
+// `diagnostics` when it is not null). Without a request (`request` null),
+// an expression that names `principal`, `action`, `resource` or `context`
+// fails to evaluate, at the first variable it names.
+CHARTER_API absl::StatusOr<ExpressionValue> EvaluateExpression(const SourceFile& expression,
+                                                               const Request* request,
+                                                               const Entities& entities,
+                                                               const CompileOptions& options = {},
+                                                               Diagnostics* diagnostics = nullptr);
 
 }  // namespace charter
 

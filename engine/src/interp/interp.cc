@@ -423,6 +423,16 @@ PolicyResult EvaluatePolicy(const Instance& instance, const Env& env, Arena* scr
   return result;
 }
 
+bool EvaluateExpression(const ast::Expr& e, const Env& env, Arena* scratch, Value* out,
+                        std::string* error, const ast::Expr** error_at, Tracer* tracer,
+                        const Limits& limits) {
+  Evaluator ev(env, scratch, tracer, limits);
+  if (ev.Eval(e, 0, out)) return true;
+  *error = ev.error();
+  *error_at = ev.error_at();
+  return false;
+}
+
 Env MakeEnv(const Request& request, const Entities& entities, EntityRef refs[3]) {
   const RequestData& data = request.data();
   refs[0] = data.principal_ref;

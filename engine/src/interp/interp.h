@@ -94,6 +94,12 @@ struct Limits {
 PolicyResult EvaluatePolicy(const Instance& policy, const Env& env, Arena* scratch,
                             Tracer* tracer = nullptr, const Limits& limits = {});
 
+// Evaluates one expression on its own (not as a policy condition: any type
+// of value is a result). False with *error and *error_at set when it fails.
+bool EvaluateExpression(const ast::Expr& e, const Env& env, Arena* scratch, Value* out,
+                        std::string* error, const ast::Expr** error_at, Tracer* tracer = nullptr,
+                        const Limits& limits = {});
+
 // The environment of a request against a store. `refs` receives the request's
 // entity references (the environment points at them).
 Env MakeEnv(const Request& request, const Entities& entities, EntityRef refs[3]);

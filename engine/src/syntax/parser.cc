@@ -176,6 +176,12 @@ class AstBuilder {
     return diags_->size() == errors_before;
   }
 
+  std::unique_ptr<ast::Expr> BuildExpression(CP::ExprContext* ctx) {
+    std::unique_ptr<ast::Expr> e = Expr(ctx);
+    CheckDepth(*e);
+    return e;
+  }
+
  private:
   Span SpanOf(antlr4::ParserRuleContext* ctx) const {
     antlr4::Token* stop = ctx->getStop();
@@ -838,6 +844,49 @@ ast::PolicySet ParsePolicySet(const SourceFile& source, const CompileOptions& op
     diagnostics->Error("CH0100", {0, 0}, "internal parser error");
   }
   return set;
+}
+
+std::unique_ptr<ast::Expr> ParseExpression(const SourceFile& source, const CompileOptions& options,
+                                           Diagnostics* diagnostics) {
+  size_t before = diagnostics->size();
+  const std::string& text = source.text();
+  if (text.size() > options.max_source_bytes) {
+    diagnostics->Error("CH0002", {0, 0},
+                       Cat("the expression is ", text.size(), " bytes, more than the limit of ",
+                           options.max_source_bytes));
+    return nullptr;
+  }
+  size_t bad = FindInvalidUtf8(text);
+  if (bad != std::string_view::npos) {
+    uint32_t at = static_cast<uint32_t>(bad);
+    diagnostics->Error("CH0001", {at, at + 1}, "the expression is not valid UTF-8");
+    return nullptr;
+  }
+  std::unique_ptr<ast::Expr> expr;
+  try {
+    OffsetMap map(text);
+    antlr4::ANTLRInputStream input(text);
+    CharterLexer lexer(&input);
+    lexer.removeErrorListeners();
+    antlr4::CommonTokenStream tokens(&lexer);
+    tokens.fill();
+    if (!CheckNesting(tokens, map, options.max_nesting, diagnostics)) return nullptr;
+    CharterParser parser(&tokens);
+    DiagnosticListener listener(map, diagnostics, options.max_errors);
+    parser.removeErrorListeners();
+    parser.addErrorListener(&listener);
+    CharterParser::ExpressionContext* tree = parser.expression();
+    if (listener.count() > 0) return nullptr;
+    AstBuilder builder(map, diagnostics, options.max_expression_depth);
+    expr = builder.BuildExpression(tree->expr());
+    diagnostics->Truncate(before + options.max_errors);
+  } catch (const std::exception& e) {
+    diagnostics->Error("CH0100", {0, 0}, Cat("internal parser error: ", e.what()));
+  } catch (...) {
+    diagnostics->Error("CH0100", {0, 0}, "internal parser error");
+  }
+  if (diagnostics->size() > before) return nullptr;
+  return expr;
 }
 
 }  // namespace charter::internal
