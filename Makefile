@@ -159,7 +159,7 @@ INTERP_COUNT = $(if $(filter command line environment,$(origin COUNT)),$(COUNT),
 .PHONY: interp-differential
 interp-differential: configure
 	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target interp_differential
-	node tests/interp/gen_cases.js --seed $(SEED) --count $(INTERP_COUNT) | $(BUILD_DIR)/tests/interp/interp_differential -
+	node tests/interp/gen_cases.js --seed $(SEED) --count $(INTERP_COUNT) --typed | $(BUILD_DIR)/tests/interp/interp_differential -
 
 clean:
 	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(SANITIZE_DIR) $(FUZZ_DIR) $(TSAN_DIR)

@@ -93,9 +93,10 @@ int RunBatch(const AuthorizeFlags& flags, const Engine& engine, const Entities& 
   return WriteStdout(out) ? kOk : kError;
 }
 
-// With --schema: the schema reads, and the entities and every request
-// conform to it. Prints every fault.
-bool CheckAgainstSchema(const AuthorizeFlags& flags, const Entities& entities,
+// With --schema: the schema reads, is the one a typed bundle was compiled
+// with, and the entities and every request conform to it. Prints every
+// fault.
+bool CheckAgainstSchema(const AuthorizeFlags& flags, const Engine& engine, const Entities& entities,
                         const std::optional<absl::StatusOr<Request>>& request,
                         const std::optional<absl::StatusOr<std::vector<Request>>>& requests) {
   absl::StatusOr<std::string> text = ReadFile(flags.schema, size_t{16} << 20);
@@ -112,6 +113,13 @@ bool CheckAgainstSchema(const AuthorizeFlags& flags, const Entities& entities,
       one.Add(d);
       PrintError(OneLine(one.RenderShort(source)));
     }
+    return false;
+  }
+  if (!engine.schema_fingerprint().empty() && engine.schema_fingerprint() != schema->Fingerprint()) {
+    PrintError(WithPath(flags.source.bundle,
+                        absl::StrCat("the bundle was compiled with another schema (",
+                                     std::string(engine.schema_fingerprint()), "); `", flags.schema, "` is ",
+                                     schema->Fingerprint())));
     return false;
   }
   bool ok = true;
@@ -158,7 +166,16 @@ int RunAuthorize(const AuthorizeFlags& flags) {
     }
   }
   if (failed) return kError;
-  if (!flags.schema.empty() && !CheckAgainstSchema(flags, *entities, request, requests)) return kError;
+  if (!engine->schema_fingerprint().empty() && flags.schema.empty()) {
+    // A typed bundle decides as Cedar does only for inputs that conform to its schema.
+    PrintError(WithPath(flags.source.bundle,
+                        "the bundle was compiled with a schema: pass it with --schema, so that "
+                        "the entities and requests are validated against it"));
+    return kError;
+  }
+  if (!flags.schema.empty() && !CheckAgainstSchema(flags, *engine, *entities, request, requests)) {
+    return kError;
+  }
   if (request.has_value()) return RunSingle(flags, *engine, *entities, **request);
   return RunBatch(flags, *engine, *entities, **requests);
 }

@@ -3,6 +3,8 @@
 // in locals; one exit path for errors that records the pc.
 #include "vm/vm.h"
 
+#include <cstring>
+
 #include "common/strings.h"
 #include "builtins/builtins.h"
 #include "bytecode/opcodes.h"
@@ -25,6 +27,15 @@ namespace {
 
 uint32_t Resolve(const EntityRef* e, const EntityStore* store) {
   return e->uid != kNoUid ? e->uid : store->Find(e->type, e->id);
+}
+
+// A typed opcode's boolean operand, read as a byte: a register that holds
+// no boolean (a hostile bundle, or inputs that do not conform to the
+// schema) gives some answer, and never an invalid `bool` load.
+bool BoolBits(const Value& v) {
+  unsigned char byte;
+  std::memcpy(&byte, &v.b, 1);
+  return byte != 0;
 }
 
 // Errors are appended to a buffer the caller keeps, so that a steady
@@ -57,6 +68,26 @@ bool Comparable(const Value& a, const Value& b, std::string* error) {
   return true;
 }
 
+// Checked arithmetic on the payloads of two longs (typed: not checked).
+bool ArithUnchecked(Op op, const Value& a, const Value& b, Value* out, std::string* error) {
+  int64_t r;
+  bool overflow;
+  const char* verb;
+  switch (op) {
+    case Op::kAdd:
+    case Op::kTAdd: overflow = __builtin_add_overflow(a.i, b.i, &r), verb = "add"; break;
+    case Op::kSub:
+    case Op::kTSub: overflow = __builtin_sub_overflow(a.i, b.i, &r), verb = "subtract"; break;
+    default: overflow = __builtin_mul_overflow(a.i, b.i, &r), verb = "multiply"; break;
+  }
+  if (overflow) {
+    CatAppend(error, "integer overflow while attempting to ", verb, " the values ", a.i, " and ", b.i);
+    return false;
+  }
+  *out = Value::Long(r);
+  return true;
+}
+
 bool Arith(Op op, const Value& a, const Value& b, Value* out, std::string* error) {
   if (a.type != Type::kLong) {
     TypeError(error, "long", a);
@@ -66,20 +97,7 @@ bool Arith(Op op, const Value& a, const Value& b, Value* out, std::string* error
     TypeError(error, "long", b);
     return false;
   }
-  int64_t r;
-  bool overflow;
-  const char* verb;
-  switch (op) {
-    case Op::kAdd: overflow = __builtin_add_overflow(a.i, b.i, &r), verb = "add"; break;
-    case Op::kSub: overflow = __builtin_sub_overflow(a.i, b.i, &r), verb = "subtract"; break;
-    default: overflow = __builtin_mul_overflow(a.i, b.i, &r), verb = "multiply"; break;
-  }
-  if (overflow) {
-    CatAppend(error, "integer overflow while attempting to ", verb, " the values ", a.i, " and ", b.i);
-    return false;
-  }
-  *out = Value::Long(r);
-  return true;
+  return ArithUnchecked(op, a, b, out, error);
 }
 
 }  // namespace
@@ -394,6 +412,105 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
       goto error;
     }
     regs[insn.a()] = out;
+    NEXT();
+  }
+
+  CASE(ConstSet) {
+    regs[insn.a()] = program.const_set(insn.c());
+    NEXT();
+  }
+  CASE(SetExtend) {
+    // Reads every operand before it writes R[a].
+    const Value base = regs[insn.a()];
+    if (base.type != Type::kSet) {
+      TypeError(error, "set", base);
+      goto error;
+    }
+    uint32_t n = insn.b();
+    const Value* src = &regs[insn.c()];
+    Value* elems = scratch->AllocateArray<Value>(size_t{base.size} + n);
+    for (uint32_t i = 0; i < base.size; ++i) elems[i] = base.elements[i];
+    uint32_t unique = base.size;
+    for (uint32_t i = 0; i < n; ++i) {
+      bool dup = false;
+      for (uint32_t k = 0; k < unique && !dup; ++k) dup = Equal(elems[k], src[i]);
+      if (!dup) elems[unique++] = src[i];
+    }
+    regs[insn.a()] = Value::Set(elems, unique);
+    NEXT();
+  }
+  CASE(RecordExtend) {
+    // A merge of two key-sorted field lists; the new value wins a key both have.
+    const Value base = regs[insn.a()];
+    if (base.type != Type::kRecord) {
+      TypeError(error, "record", base);
+      goto error;
+    }
+    const RecordShapeView& shape = program.shape(insn.b());
+    uint32_t n = static_cast<uint32_t>(shape.keys.size());
+    RecordField* fields = scratch->AllocateArray<RecordField>(size_t{base.size} + n);
+    uint32_t i = 0, j = 0, out = 0;
+    while (i < base.size || j < n) {
+      if (j == n || (i < base.size && base.fields[i].key < shape.keys[j])) {
+        fields[out++] = base.fields[i++];
+        continue;
+      }
+      if (i < base.size && base.fields[i].key == shape.keys[j]) ++i;
+      fields[out].key = shape.keys[j];
+      fields[out++].value = regs[insn.c() + shape.order[j]];
+      ++j;
+    }
+    regs[insn.a()] = Value::Record(fields, out);
+    NEXT();
+  }
+  // The typed opcodes: the validator proved the operands' types.
+  CASE(TNot) {
+    regs[insn.a()] = Value::Bool(!BoolBits(regs[insn.b()]));
+    NEXT();
+  }
+  CASE(TJumpIfFalse) {
+    if (!BoolBits(regs[insn.a()])) pc = insn.c();
+    NEXT();
+  }
+  CASE(TJumpIfTrue) {
+    if (BoolBits(regs[insn.a()])) pc = insn.c();
+    NEXT();
+  }
+  CASE(TNeg) {
+    const Value& v = regs[insn.b()];
+    if (v.i == INT64_MIN) {
+      CatAppend(error, "integer overflow while attempting to negate the value ", v.i);
+      goto error;
+    }
+    regs[insn.a()] = Value::Long(-v.i);
+    NEXT();
+  }
+  CASE(TAdd) {
+    if (!ArithUnchecked(Op::kAdd, regs[insn.b()], regs[insn.c()], &regs[insn.a()], error)) goto error;
+    NEXT();
+  }
+  CASE(TSub) {
+    if (!ArithUnchecked(Op::kSub, regs[insn.b()], regs[insn.c()], &regs[insn.a()], error)) goto error;
+    NEXT();
+  }
+  CASE(TMul) {
+    if (!ArithUnchecked(Op::kMul, regs[insn.b()], regs[insn.c()], &regs[insn.a()], error)) goto error;
+    NEXT();
+  }
+  CASE(TLt) {
+    regs[insn.a()] = Value::Bool(regs[insn.b()].i < regs[insn.c()].i);
+    NEXT();
+  }
+  CASE(TLe) {
+    regs[insn.a()] = Value::Bool(regs[insn.b()].i <= regs[insn.c()].i);
+    NEXT();
+  }
+  CASE(TGt) {
+    regs[insn.a()] = Value::Bool(regs[insn.b()].i > regs[insn.c()].i);
+    NEXT();
+  }
+  CASE(TGe) {
+    regs[insn.a()] = Value::Bool(regs[insn.b()].i >= regs[insn.c()].i);
     NEXT();
   }
 
