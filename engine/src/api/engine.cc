@@ -17,6 +17,9 @@ struct EvalScratch {
   // The program the views below point into, kept alive with the context
   // (an EngineHandle may drop the engine meanwhile).
   std::shared_ptr<const Program> program;
+  // The program's constants resolved against the last entity store (it
+  // keeps both alive).
+  StoreBinding binding;
   Arena arena;
   ScopeScratch index;
   std::vector<uint32_t> candidates;
@@ -140,6 +143,7 @@ bool Engine::Authorize(const Request& request, const Entities& entities,
   }
   env.vars[3] = data.context;
   env.store = &store;
+  env.binding = s.binding.Prepare(program_, entities.shared_store());
 
   const internal::ScopeIndex& index = program_->scope_index();
   index.Candidates(keys, store, &s.index, &s.candidates);

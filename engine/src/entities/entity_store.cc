@@ -83,6 +83,29 @@ struct Parsed {
 
 }  // namespace
 
+void EntityStore::InternKeys(Value* record) {
+  // INVARIANT: the values were just read into this store's arena and are
+  // not shared yet, so they may still be changed. Nesting is bounded by
+  // EntitiesOptions::max_nesting; the walk uses an explicit stack anyway.
+  std::vector<Value*> stack{record};
+  while (!stack.empty()) {
+    Value* v = stack.back();
+    stack.pop_back();
+    if (v->type == Type::kSet) {
+      Value* elements = const_cast<Value*>(v->elements);
+      for (uint32_t i = 0; i < v->size; ++i) stack.push_back(&elements[i]);
+      continue;
+    }
+    if (v->type != Type::kRecord) continue;
+    v->interned_keys = true;
+    RecordField* fields = const_cast<RecordField*>(v->fields);
+    for (uint32_t i = 0; i < v->size; ++i) {
+      fields[i].key = keys_.try_emplace(fields[i].key, fields[i].key).first->second;
+      stack.push_back(&fields[i].value);
+    }
+  }
+}
+
 absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_view json,
                                                                    std::string_view source_name,
                                                                    const EntitiesOptions& options) {
@@ -141,6 +164,7 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
     p.uid = store->Intern(type, id)->uid;
     ASSIGN_OR_RETURN(p.attrs, ReadRecord(*attrs, src, &store->arena_, intern, options.max_nesting,
                                          "`attrs`"));
+    store->InternKeys(&p.attrs);
     if (tags != nullptr) {
       ASSIGN_OR_RETURN(p.tags, ReadRecord(*tags, src, &store->arena_, intern, options.max_nesting,
                                           "`tags`"));
