@@ -160,7 +160,7 @@ INTERP_COUNT = $(if $(filter command line environment,$(origin COUNT)),$(COUNT),
 .PHONY: interp-differential
 interp-differential: configure
 	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target interp_differential
-	node tests/interp/gen_cases.js --seed $(SEED) --count $(INTERP_COUNT) | $(BUILD_DIR)/tests/interp/interp_differential -
+	node tests/interp/gen_cases.js --seed $(SEED) --count $(INTERP_COUNT) --typed | $(BUILD_DIR)/tests/interp/interp_differential -
 
 # The differential validation campaign: cases START .. START+COUNT-1 of
 # SEED, each a generated schema and policy set validated by Charter's

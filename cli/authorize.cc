@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "charter/charter.h"
 #include "command.h"
 #include "charter/schema.h"
@@ -93,34 +94,18 @@ int RunBatch(const AuthorizeFlags& flags, const Engine& engine, const Entities& 
   return WriteStdout(out) ? kOk : kError;
 }
 
-// With --schema: the schema, whose faults are printed one a line.
-std::optional<Schema> LoadSchema(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFile(path, size_t{16} << 20);
-  if (!text.ok()) {
-    Fail(text.status());
-    return std::nullopt;
-  }
-  SourceFile source(path, *std::move(text));
-  Diagnostics diagnostics;
-  absl::StatusOr<Schema> schema = Schema::Parse(source, {}, &diagnostics);
-  if (!schema.ok()) {
-    for (const Diagnostic& d : diagnostics.items()) {
-      Diagnostics one;
-      one.Add(d);
-      PrintError(OneLine(one.RenderShort(source)));
-    }
-    return std::nullopt;
-  }
-  return *std::move(schema);
-}
-
 int RunAuthorize(const AuthorizeFlags& flags) {
   // With a schema, the entities and requests are read for the types it
   // declares and checked against it, as Cedar reads them with a schema.
   std::optional<Schema> schema;
   if (!flags.schema.empty()) {
-    schema = LoadSchema(flags.schema);
-    if (!schema.has_value()) return kError;
+    absl::StatusOr<Schema> loaded = LoadSchema(flags.schema);
+    if (!loaded.ok()) {
+      // Schema faults come one diagnostic a line.
+      for (absl::string_view line : absl::StrSplit(loaded.status().message(), '\n')) PrintError(line);
+      return kError;
+    }
+    schema = *std::move(loaded);
   }
   const Schema* with = schema.has_value() ? &*schema : nullptr;
   // Load every input even after one fails, so that all faults are reported
@@ -145,6 +130,23 @@ int RunAuthorize(const AuthorizeFlags& flags) {
     }
   }
   if (failed) return kError;
+  if (!engine->schema_fingerprint().empty()) {
+    // A typed bundle decides as Cedar does only for inputs that conform to
+    // its schema: the schema must be given, and be the same one.
+    if (!schema.has_value()) {
+      PrintError(WithPath(flags.source.bundle,
+                          "the bundle was compiled with a schema: pass it with --schema, so that "
+                          "the entities and requests are validated against it"));
+      return kError;
+    }
+    if (engine->schema_fingerprint() != schema->Fingerprint()) {
+      PrintError(WithPath(flags.source.bundle,
+                          absl::StrCat("the bundle was compiled with another schema (",
+                                       std::string(engine->schema_fingerprint()), "); `", flags.schema,
+                                       "` is ", schema->Fingerprint())));
+      return kError;
+    }
+  }
   if (request.has_value()) return RunSingle(flags, *engine, *entities, **request);
   return RunBatch(flags, *engine, *entities, **requests);
 }

@@ -1,16 +1,21 @@
 // `charter build`: compile a policy set into a bundle file.
 //
-//   charter build --policies P -o OUT
+//   charter build --policies P [--schema S] -o OUT
+//
+// With --schema the policies are validated against the schema first and
+// compiled into a typed bundle that records the schema's fingerprint.
 //
 // The bundle is verified before it is written, and written atomically
 // (a temporary file renamed into place): OUT is either untouched or whole.
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "charter/charter.h"
+#include "charter/schema.h"
 #include "command.h"
 #include "load.h"
 #include "report.h"
@@ -21,11 +26,20 @@ namespace {
 struct BuildFlags {
   std::string policies;
   std::string links;
+  std::string schema;
   std::string output;
 };
 
 int RunBuild(const BuildFlags& flags) {
-  absl::StatusOr<Bundle> bundle = CompilePolicyFile(flags.policies, flags.links);
+  CompileOptions options;
+  std::optional<Schema> schema;
+  if (!flags.schema.empty()) {
+    absl::StatusOr<Schema> loaded = LoadSchema(flags.schema);
+    if (!loaded.ok()) return Fail(loaded.status());
+    schema = *std::move(loaded);
+    options.schema = &*schema;
+  }
+  absl::StatusOr<Bundle> bundle = CompilePolicyFile(flags.policies, flags.links, options);
   if (!bundle.ok()) return Fail(bundle.status());
   if (absl::StatusOr<Engine> engine = Engine::Create(*bundle); !engine.ok()) {
     PrintError(WithPath(flags.policies,
@@ -50,6 +64,10 @@ Command AddBuildCommand(CLI::App& root) {
       ->required();
   app->add_option("--template-linked", flags->links,
                   "Template links: [{\"template_id\", \"link_id\", \"args\": {\"?principal\": ...}}]")
+      ->type_name("FILE");
+  app->add_option("--schema", flags->schema,
+                  "Schema (Cedar schema text or JSON): validate the policies against it and "
+                  "compile typed code")
       ->type_name("FILE");
   app->add_option("-o,--output", flags->output, "Bundle file to write")
       ->type_name("FILE")

@@ -109,6 +109,22 @@ absl::StatusOr<Engine> LoadEngine(const PolicySource& source) {
   return engine;
 }
 
+absl::StatusOr<Schema> LoadSchema(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFile(path, size_t{16} << 20);
+  if (!text.ok()) return text.status();
+  SourceFile source(path, *std::move(text));
+  Diagnostics diagnostics;
+  absl::StatusOr<Schema> schema = Schema::Parse(source, {}, &diagnostics);
+  if (schema.ok()) return schema;
+  std::string lines;
+  for (const Diagnostic& d : diagnostics.items()) {
+    Diagnostics one;
+    one.Add(d);
+    absl::StrAppend(&lines, lines.empty() ? "" : "\n", OneLine(one.RenderShort(source)));
+  }
+  return absl::InvalidArgumentError(lines);
+}
+
 absl::StatusOr<Entities> LoadEntities(const std::string& path, const Schema* schema) {
   EntitiesOptions options;
   absl::StatusOr<std::string> json = ReadFile(path, options.max_input_bytes);

@@ -13,6 +13,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
 #include "charter/charter.h"
+#include "charter/schema.h"
 
 namespace charter::cli {
 
@@ -53,6 +54,10 @@ absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path, const std::str
 
 // Compiles the policies or loads the bundle, and verifies it into an Engine.
 absl::StatusOr<Engine> LoadEngine(const PolicySource& source);
+
+// Reads a schema (Cedar schema text or JSON). Faults are returned one
+// diagnostic a line.
+absl::StatusOr<Schema> LoadSchema(const std::string& path);
 
 // With a schema (not null), entities and requests are read as Cedar reads
 // them with one: values for their declared types, everything checked

@@ -2,10 +2,15 @@
 // strings and entity ids hold.
 #include "bytecode/disasm.h"
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "charter/compiler.h"
 #include "charter/diagnostics.h"
+#include "charter/schema.h"
 #include "gtest/gtest.h"
 
 namespace charter {
@@ -34,6 +39,76 @@ TEST(Disassemble, EscapesControlCharactersInStringsAndEntityIds) {
     EXPECT_TRUE(line.rfind("policy ", 0) == 0 || line.rfind("  ", 0) == 0) << "stray line: " << line;
     start = end + 1;
   }
+}
+
+std::string ReadAll(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Golden listings: for each tests/bytecode/golden/NAME.cedar, NAME.disasm is
+// its code compiled without a schema and, when NAME.cedarschema exists,
+// NAME.typed.disasm its code compiled with it. CHARTER_UPDATE_GOLDEN=1
+// rewrites them.
+void CheckGolden(const std::filesystem::path& golden, const std::string& listing) {
+  if (std::getenv("CHARTER_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(golden, std::ios::binary) << listing;
+    return;
+  }
+  ASSERT_TRUE(std::filesystem::exists(golden)) << golden << " is missing; run with CHARTER_UPDATE_GOLDEN=1";
+  EXPECT_EQ(ReadAll(golden), listing) << "the listing differs from " << golden;
+}
+
+TEST(Disassemble, Goldens) {
+  std::filesystem::path dir = std::filesystem::path(CHARTER_SOURCE_DIR) / "tests/bytecode/golden";
+  int cases = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".cedar") continue;
+    ++cases;
+    std::filesystem::path base = entry.path();
+    base.replace_extension();
+    SourceFile source(entry.path().filename().string(), ReadAll(entry.path()));
+    Diagnostics diagnostics;
+    absl::StatusOr<Bundle> untyped = Compile(source, {}, &diagnostics);
+    ASSERT_TRUE(untyped.ok()) << diagnostics.Render(source);
+    const auto* root = internal::fb::GetBundle(untyped->bytes().data());
+    EXPECT_EQ(root->schema_fingerprint(), nullptr);
+    CheckGolden(base.string() + ".disasm", internal::Disassemble(root));
+
+    std::filesystem::path schema_path = base.string() + ".cedarschema";
+    if (!std::filesystem::exists(schema_path)) continue;
+    SourceFile schema_source(schema_path.filename().string(), ReadAll(schema_path));
+    absl::StatusOr<Schema> schema = Schema::Parse(schema_source, {}, &diagnostics);
+    ASSERT_TRUE(schema.ok()) << diagnostics.Render(schema_source);
+    CompileOptions options;
+    options.schema = &*schema;
+    absl::StatusOr<Bundle> typed = Compile(source, options, &diagnostics);
+    ASSERT_TRUE(typed.ok()) << diagnostics.Render(source);
+    root = internal::fb::GetBundle(typed->bytes().data());
+    ASSERT_NE(root->schema_fingerprint(), nullptr);
+    EXPECT_EQ(root->schema_fingerprint()->str(), schema->Fingerprint());
+    std::string listing = internal::Disassemble(root);
+    CheckGolden(base.string() + ".typed.disasm", listing);
+    // What typing removes, whatever the goldens say.
+    for (const char* checked : {"CheckBool", " JumpIfFalse", " JumpIfTrue", " Not ", " Neg ",
+                                " Add ", " Sub ", " Mul ", " Lt ", " Le ", " Gt ", " Ge "}) {
+      EXPECT_EQ(listing.find(checked), std::string::npos) << checked << " in\n" << listing;
+    }
+  }
+  EXPECT_GT(cases, 0);
+}
+
+// A constant set is one instruction however long; a long one is shortened
+// in listings.
+TEST(Disassemble, ConstantSets) {
+  std::string e = "[0";
+  for (int i = 1; i < 40; ++i) e += ", " + std::to_string(i);
+  std::string out = Listing("permit (principal, action, resource) when { " + e + "].contains(3) };");
+  EXPECT_NE(out.find("ConstSet     r0, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, … 24 more]"),
+            std::string::npos)
+      << out;
 }
 
 }  // namespace

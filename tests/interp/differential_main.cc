@@ -5,6 +5,11 @@
 //
 //   node tests/interp/gen_cases.js --seed S --count N | interp_differential [-|FILE]
 //
+// A case with a "schema" (gen_cases.js --typed) is also decided by typed code:
+// its policies that validate against the schema are compiled with it and
+// without it, and every request of its conforming data must get the same
+// decision, determining policies and errors (with their messages) from both.
+//
 // Prints each disagreement (at most 20 in full), then a summary line; exits
 // 1 on any disagreement or unreadable input. A case that the compiler
 // rejects must be rejected by the interpreter's reader too, with the same
@@ -15,8 +20,10 @@
 #include <vector>
 
 #include "charter/charter.h"
+#include "charter/schema.h"
 #include "interp/interp.h"
 #include "json/json.h"
+#include "syntax/parser.h"
 
 namespace charter {
 namespace {
@@ -37,6 +44,7 @@ bool SameDecision(const Decision& a, const Decision& b) {
 
 struct Totals {
   size_t cases = 0, requests = 0, evaluations = 0, rejected = 0;
+  size_t typed_seen = 0, typed_cases = 0, typed_policies = 0, typed_requests = 0, typed_skipped = 0;
   size_t allow = 0, deny = 0, forbidden = 0, errors = 0;
   size_t mismatches = 0;
 };
@@ -44,6 +52,68 @@ struct Totals {
 void Report(Totals* t, const std::string& what) {
   ++t->mismatches;
   if (t->mismatches <= 20) std::cout << "MISMATCH " << what << "\n";
+}
+
+// The typed check of one case (see the file comment).
+void RunTyped(const std::string& schema_text, const std::string& policies,
+              const std::string& entities_json, const std::string& requests_json,
+              const std::string& where, Totals* t) {
+  SourceFile schema_source("schema.json", schema_text);
+  absl::StatusOr<Schema> schema = Schema::Parse(schema_source, {}, nullptr);
+  absl::StatusOr<Entities> entities = Entities::FromJson(entities_json);
+  absl::StatusOr<std::vector<Request>> requests = Request::ArrayFromJson(requests_json);
+  if (!schema.ok() || !entities.ok() || !requests.ok() || !ValidateEntities(*schema, *entities).ok()) {
+    // The inferred schema or the data made to conform is not accepted:
+    // counted, and the whole run fails if no case is left to compare.
+    ++t->typed_skipped;
+    return;
+  }
+  // The policies that validate, each with the text before it (annotations).
+  SourceFile source("policies.cedar", policies);
+  Diagnostics parse;
+  internal::ast::PolicySet set = internal::ParsePolicySet(source, {}, &parse);
+  if (!parse.empty()) return;
+  std::string kept;
+  uint32_t from = 0;
+  for (const internal::ast::Policy& p : set.policies) {
+    std::string text = policies.substr(from, p.span.end - from);
+    from = p.span.end;
+    Diagnostics d;
+    if (Validate(*schema, SourceFile("one.cedar", text), {}, &d).ok()) {
+      kept += text + "\n";
+      ++t->typed_policies;
+    }
+  }
+  if (kept.empty()) return;
+  SourceFile kept_source("typed.cedar", kept);
+  CompileOptions typed_options;
+  typed_options.schema = &*schema;
+  Diagnostics d;
+  absl::StatusOr<Bundle> typed = Compile(kept_source, typed_options, &d);
+  absl::StatusOr<Bundle> untyped = Compile(kept_source, {}, nullptr);
+  if (!typed.ok() || !untyped.ok()) {
+    Report(t, where + ": validated policies do not compile typed: " + typed.status().ToString() +
+                  " / " + untyped.status().ToString() + "\n" + d.Render(kept_source));
+    return;
+  }
+  absl::StatusOr<Engine> typed_engine = Engine::Create(*std::move(typed));
+  absl::StatusOr<Engine> untyped_engine = Engine::Create(*std::move(untyped));
+  if (!typed_engine.ok() || !untyped_engine.ok()) {
+    Report(t, where + ": typed bundle does not verify: " + typed_engine.status().ToString());
+    return;
+  }
+  ++t->typed_cases;
+  for (size_t i = 0; i < requests->size(); ++i) {
+    const Request& r = (*requests)[i];
+    if (!ValidateRequest(*schema, r).ok()) continue;
+    Decision a = typed_engine->Authorize(r, *entities);
+    Decision b = untyped_engine->Authorize(r, *entities);
+    ++t->typed_requests;
+    if (!SameDecision(a, b)) {
+      Report(t, where + " typed, request " + std::to_string(i) + ":\n  typed:   " + Describe(a) +
+                    "\n  untyped: " + Describe(b));
+    }
+  }
 }
 
 // One case; returns false when the line cannot be read at all.
@@ -70,6 +140,10 @@ bool RunCase(std::string_view line, Totals* t) {
       return true;
     }
     links = *std::move(parsed);
+  }
+  if (std::string schema = field("schema"); !schema.empty()) {
+    ++t->typed_seen;
+    RunTyped(schema, field("policies"), field("typed_entities"), field("typed_requests"), where, t);
   }
   SourceFile source("policies.cedar", field("policies"));
   absl::StatusOr<Bundle> bundle = Compile(source, links, {}, nullptr);
@@ -135,7 +209,13 @@ int Main(int argc, char** argv) {
   std::cout << t.cases << " cases (" << t.rejected << " rejected by both), " << t.requests
             << " requests, " << t.evaluations << " policy evaluations; " << t.allow << " allow, "
             << t.deny << " deny (" << t.forbidden << " by a forbid), " << t.errors
-            << " policy errors; " << t.mismatches << " disagreements\n";
+            << " policy errors; typed code: " << t.typed_cases << " cases, " << t.typed_policies
+            << " policies, " << t.typed_requests << " requests (" << t.typed_skipped
+            << " cases skipped); " << t.mismatches << " disagreements\n";
+  if (t.typed_seen > 0 && t.typed_requests == 0) {
+    std::cerr << "interp_differential: no request was decided by typed code\n";
+    return 1;
+  }
   if (t.cases == 0 || t.requests == 0) {
     // Nothing compared is not agreement: a generator that makes only
     // rejected cases or empty batches must fail the test.

@@ -9,20 +9,29 @@
 // writes (same features), so a reported case can be written out as files:
 //   node tests/oracle/gen.js --seed S --index I --features all --out DIR
 //
-//   node tests/interp/gen_cases.js --seed S --count N [--start K] [--features LIST]
+//   node tests/interp/gen_cases.js --seed S --count N [--start K] [--features LIST] [--typed]
+//
+// With --typed each line also has "schema": a schema inferred from the
+// case's data, with the entities and requests made to conform to it
+// (typed_schema.js), for the check of typed code against untyped code.
 'use strict';
 
 const path = require('path');
 const { generateCase } = require(path.join(__dirname, '..', 'oracle', 'gen.js'));
 const { parseFeatures } = require(path.join(__dirname, '..', 'oracle', 'lib', 'features.js'));
+const { typedCase } = require(path.join(__dirname, 'typed_schema.js'));
 
 function main() {
-  const flags = { seed: '1', count: '100', start: '0', features: 'all' };
+  const flags = { seed: '1', count: '100', start: '0', features: 'all', typed: false };
   const args = process.argv.slice(2);
   for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--typed') {
+      flags.typed = true;
+      continue;
+    }
     const m = /^--(seed|count|start|features)(?:=(.*))?$/.exec(args[i]);
     if (!m) {
-      process.stderr.write('usage: node gen_cases.js --seed S --count N [--start K] [--features LIST]\n');
+      process.stderr.write('usage: node gen_cases.js --seed S --count N [--start K] [--features LIST] [--typed]\n');
       process.exit(2);
     }
     flags[m[1]] = m[2] !== undefined ? m[2] : args[++i];
@@ -39,6 +48,14 @@ function main() {
       requests: JSON.stringify(c.requests),
     };
     if (c.links) line.links = JSON.stringify(c.links);
+    if (flags.typed && !(c.links && c.links.length)) {
+      const t = typedCase(c);
+      if (t) {
+        line.schema = t.schema;
+        line.typed_entities = JSON.stringify(t.entities);
+        line.typed_requests = JSON.stringify(t.requests);
+      }
+    }
     process.stdout.write(`${JSON.stringify(line)}\n`);
   }
 }

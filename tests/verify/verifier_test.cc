@@ -43,6 +43,35 @@ std::string HandMade(std::vector<uint64_t> code, uint16_t registers = 4, uint32_
 
 uint64_t I(Op op, uint32_t a, uint32_t b, uint32_t c) { return Insn::Encode(op, a, b, c); }
 
+// A bundle with constant sets (each element a kind and an index) and one
+// record shape (keys "a" < "b"), around hand-made code.
+std::string WithConstSets(std::vector<uint64_t> code,
+                          const std::vector<std::vector<std::pair<fb::ScalarKind, uint32_t>>>& sets,
+                          std::vector<std::string> string_pool = {"a", "b"},
+                          std::vector<int64_t> longs = {7, 8}) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<flatbuffers::String>> strings;
+  for (const std::string& s : string_pool) strings.push_back(fbb.CreateString(s));
+  std::vector<flatbuffers::Offset<fb::EntityConst>> entities{
+      fb::CreateEntityConst(fbb, fbb.CreateString("User"), fbb.CreateString("alice")),
+      fb::CreateEntityConst(fbb, fbb.CreateString("User"), fbb.CreateString("alice"))};
+  std::vector<flatbuffers::Offset<fb::ConstSet>> const_sets;
+  for (const auto& set : sets) {
+    std::vector<fb::ConstScalar> elems;
+    for (auto [kind, index] : set) elems.emplace_back(kind, index);
+    const_sets.push_back(fb::CreateConstSet(fbb, fbb.CreateVectorOfStructs(elems)));
+  }
+  std::vector<flatbuffers::Offset<fb::RecordShape>> shapes{fb::CreateRecordShape(
+      fbb, fbb.CreateVector(std::vector<uint32_t>{0, 1}), fbb.CreateVector(std::vector<uint32_t>{0, 1}))};
+  std::vector<flatbuffers::Offset<fb::Policy>> policies{fb::CreatePolicy(
+      fbb, fbb.CreateString("p"), fb::Effect::Permit, 0, nullptr, 4, fbb.CreateVector(code))};
+  auto root = fb::CreateBundle(fbb, kFormatVersion, 0, 0, fbb.CreateVector(strings), fbb.CreateVector(longs),
+                               fbb.CreateVector(entities), fbb.CreateVector(policies), 0, 0,
+                               fbb.CreateVector(shapes), fbb.CreateVector(const_sets));
+  fb::FinishBundleBuffer(fbb, root);
+  return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+}
+
 std::string Reject(const std::string& bytes) {
   absl::StatusOr<const fb::Bundle*> r = VerifyBundle(bytes, {});
   EXPECT_FALSE(r.ok());
@@ -138,9 +167,73 @@ TEST(Verifier, RegisterRangesMustFitTheRegisterFile) {
             "invalid bundle: policy `p`: Like at pc 0: pattern out of range");
 }
 
+TEST(Verifier, ChecksConstantSetsAndTheirElements) {
+  using K = fb::ScalarKind;
+  const std::vector<uint64_t> code{I(Op::kConstSet, 0, 0, 0), I(Op::kRetBool, 0, 1, 0)};
+  EXPECT_TRUE(VerifyBundle(WithConstSets(code, {{{K::Bool, 1}, {K::Long, 0}, {K::String, 1}, {K::Entity, 0}}}),
+                           {}).ok());
+  EXPECT_EQ(Reject(WithConstSets({I(Op::kConstSet, 0, 0, 1), I(Op::kRetBool, 0, 1, 0)}, {{{K::Long, 0}}})),
+            "invalid bundle: policy `p`: ConstSet at pc 0: constant set out of range");
+  EXPECT_EQ(Reject(WithConstSets(code, {{{K::Bool, 2}}})), "invalid bundle: constant set: boolean is not 0 or 1");
+  EXPECT_EQ(Reject(WithConstSets(code, {{{K::Long, 2}}})),
+            "invalid bundle: constant set: long constant out of range");
+  EXPECT_EQ(Reject(WithConstSets(code, {{{K::String, 2}}})),
+            "invalid bundle: constant set: string constant out of range");
+  EXPECT_EQ(Reject(WithConstSets(code, {{{K::Entity, 2}}})),
+            "invalid bundle: constant set: entity constant out of range");
+  EXPECT_EQ(Reject(WithConstSets(code, {{{static_cast<K>(9), 0}}})),
+            "invalid bundle: constant set: unknown element kind");
+  // Unique by value, not by index: a pool may repeat a constant.
+  EXPECT_EQ(Reject(WithConstSets(code, {{{K::Long, 0}, {K::Long, 0}}})),
+            "invalid bundle: constant set has two equal elements");
+  EXPECT_EQ(Reject(WithConstSets(code, {{{K::Long, 0}, {K::Long, 1}}}, {"a", "b"}, {7, 7})),
+            "invalid bundle: constant set has two equal elements");
+  EXPECT_EQ(Reject(WithConstSets(code, {{{K::String, 0}, {K::String, 2}}}, {"a", "b", "a"})),
+            "invalid bundle: constant set has two equal elements");
+  EXPECT_EQ(Reject(WithConstSets(code, {{{K::Entity, 0}, {K::Entity, 1}}})),
+            "invalid bundle: constant set has two equal elements");
+  // Long 7 and String "7" differ, so do true and the long 1.
+  EXPECT_TRUE(VerifyBundle(WithConstSets(code, {{{K::Long, 0}, {K::String, 0}, {K::Bool, 1}}}, {"7", "b"}, {7, 1}),
+                           {}).ok());
+}
+
+TEST(Verifier, ChecksTheRangesOfExtendingInstructions) {
+  // SetExtend b=count c=first; RecordExtend b=shape c=first (the shape has 2 keys).
+  EXPECT_TRUE(VerifyBundle(WithConstSets({I(Op::kSetExtend, 0, 3, 1), I(Op::kRecordExtend, 0, 0, 2),
+                                          I(Op::kRetBool, 0, 1, 0)},
+                                         {}),
+                           {}).ok());
+  EXPECT_EQ(Reject(WithConstSets({I(Op::kSetExtend, 0, 4, 1), I(Op::kRetBool, 0, 1, 0)}, {})),
+            "invalid bundle: policy `p`: SetExtend at pc 0: register range out of range");
+  EXPECT_EQ(Reject(WithConstSets({I(Op::kRecordExtend, 0, 0, 3), I(Op::kRetBool, 0, 1, 0)}, {})),
+            "invalid bundle: policy `p`: RecordExtend at pc 0: register range out of range");
+  EXPECT_EQ(Reject(WithConstSets({I(Op::kRecordExtend, 0, 1, 0), I(Op::kRetBool, 0, 1, 0)}, {})),
+            "invalid bundle: policy `p`: RecordExtend at pc 0: record shape out of range");
+  // The typed opcodes take the operands of their checked twins.
+  EXPECT_EQ(Reject(HandMade({I(Op::kTJumpIfFalse, 0, 0, 0), I(Op::kRet, 0, 0, 0)})),
+            "invalid bundle: policy `p`: TJumpIfFalse at pc 0: jump target out of range");
+  EXPECT_EQ(Reject(HandMade({I(Op::kTLt, 0, 1, 9), I(Op::kRet, 0, 0, 0)})),
+            "invalid bundle: policy `p`: TLt at pc 0: register out of range");
+}
+
+// Typed opcodes on values of the wrong type (a hostile bundle, or inputs
+// that do not conform to the schema) answer something, and never crash.
+TEST(Verifier, TypedOpcodesOnWrongTypesAreSafe) {
+  std::string bytes = HandMade({I(Op::kStr, 0, 0, 0), I(Op::kEntity, 1, 0, 0), I(Op::kTLt, 2, 0, 1),
+                                I(Op::kTAdd, 2, 0, 1), I(Op::kTNot, 3, 1, 0), I(Op::kTNeg, 3, 0, 0),
+                                I(Op::kTJumpIfTrue, 0, 0, 8), I(Op::kTJumpIfFalse, 1, 0, 8),
+                                I(Op::kRetBool, 0, 1, 0)});
+  absl::StatusOr<Engine> engine = Engine::Create(Bundle::FromBytes(bytes));
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  absl::StatusOr<Entities> entities = Entities::FromJson("[]");
+  ASSERT_TRUE(entities.ok());
+  Decision d = engine->Authorize(Request::Create({"User", "a"}, {"Action", "v"}, {"Doc", "d"}), *entities);
+  EXPECT_LE(d.errors.size(), 1u);
+}
+
 TEST(Verifier, RejectsBadHeaderFields) {
   EXPECT_EQ(Reject(HandMade({I(Op::kRetBool, 0, 1, 0)}, 4, 99)),
-            "invalid bundle: format version 99, this engine reads 1");
+            "invalid bundle: format version 99, this engine reads " + std::to_string(kFormatVersion));
   EXPECT_EQ(Reject(HandMade({I(Op::kRetBool, 0, 1, 0)}, 0)),
             "invalid bundle: policy `p`: register count out of range");
   EXPECT_EQ(Reject(HandMade({I(Op::kRetBool, 0, 1, 0)}, 300)),

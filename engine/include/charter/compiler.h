@@ -22,6 +22,8 @@
 
 namespace charter {
 
+class Schema;
+
 struct CompileOptions {
   size_t max_source_bytes = size_t{64} << 20;
   // Nesting of brackets, braces, parentheses and `if` in one policy; deeper
@@ -32,6 +34,14 @@ struct CompileOptions {
   int max_expression_depth = 1000;
   // Compilation stops collecting diagnostics after this many.
   size_t max_errors = 100;
+  // With a schema (which must outlive the call), the policy set is first
+  // validated against it (Cedar's strict mode, diagnostics CH05xx; any error
+  // fails the compile) and then compiled into typed code that relies on the
+  // types the validator proved. The bundle records the schema's fingerprint.
+  // A typed bundle decides as Cedar does for entities and requests that
+  // conform to the schema (ValidateEntities, ValidateRequest); see
+  // docs/bundle.md, "Typed bundles".
+  const Schema* schema = nullptr;
 };
 
 // A template-linked policy: the template `template_id` with its slots bound,

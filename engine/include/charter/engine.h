@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -48,6 +49,11 @@ class CHARTER_API Engine {
   bool Authorize(const Request& request, const Entities& entities, EvalContext* context) const;
 
   size_t policy_count() const;
+  // For a typed bundle (compiled with CompileOptions::schema), the schema's
+  // fingerprint (Schema::Fingerprint); empty otherwise. A typed engine
+  // decides as Cedar does for entities and requests that conform to that
+  // schema: validate them with ValidateEntities and ValidateRequest.
+  std::string_view schema_fingerprint() const;
   // Policy ids in policy-set order.
   std::vector<std::string> policy_ids() const;
 

@@ -74,6 +74,7 @@ class CHARTER_API Entities {
                                            const EntitiesOptions& options = {});
   size_t size() const;  // the number of entities with data (not mere parents)
   const internal::EntityStore& store() const { return *store_; }
+  const std::shared_ptr<const internal::EntityStore>& shared_store() const { return store_; }
 
  private:
   explicit Entities(std::shared_ptr<const internal::EntityStore> store);

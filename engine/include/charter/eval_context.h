@@ -1,7 +1,8 @@
 // EvalContext: reusable memory for deciding requests, one per thread. After
 // a few calls have grown it, Engine::Authorize with a context allocates
 // nothing: the decision is read from the context, as views that stay valid
-// until the next call with it (the context keeps the engine's program alive).
+// until the next call with it (the context keeps the engine's program, and
+// the entities of its last call, alive).
 //
 //   charter::EvalContext context;
 //   for (const charter::Request& request : requests) {

@@ -65,6 +65,11 @@ class CHARTER_API Schema {
   std::string ToCedar() const;
   std::string ToJson() const;
 
+  // "sha256:" and the SHA-256 of ToJson(): the same for the same schema,
+  // whichever format it was read from and however it was laid out. A bundle
+  // compiled with this schema records it (Engine::schema_fingerprint).
+  std::string Fingerprint() const;
+
   // Every entity type (with namespaces, "NS::User") and every action, sorted.
   std::vector<std::string> EntityTypes() const;
   std::vector<EntityUid> Actions() const;

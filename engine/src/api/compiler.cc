@@ -2,11 +2,23 @@
 #include "charter/compiler.h"
 
 #include <string_view>
+#include "charter/schema.h"
+#include "check/validator.h"
 #include "compile/lower.h"
+#include "schema/schema_model.h"
 #include "policy_json/policy_json.h"
 #include "syntax/parser.h"
 
 namespace charter {
+namespace {
+
+size_t ErrorsSince(const Diagnostics& diags, size_t before) {
+  size_t n = 0;
+  for (size_t i = before; i < diags.size(); ++i) n += diags.items()[i].severity == Severity::kError;
+  return n;
+}
+
+}  // namespace
 
 absl::StatusOr<Bundle> Compile(const SourceFile& source, const CompileOptions& options,
                                Diagnostics* diagnostics) {
@@ -28,12 +40,19 @@ absl::StatusOr<Bundle> Compile(const SourceFile& source, const std::vector<Templ
            : internal::ParsePolicySet(source, options, diags);
   all_links.insert(all_links.end(), links.begin(), links.end());
   std::string bytes;
-  if (diags->size() == before) {
-    absl::StatusOr<std::string> lowered = internal::LowerToBundle(set, all_links, source, diags);
+  internal::LowerOptions lower;
+  if (options.schema != nullptr && diags->size() == before) {
+    internal::ValidatePolicySet(options.schema->data().model, set, diags);
+    lower.typed = true;
+    lower.schema_fingerprint = options.schema->Fingerprint();
+  }
+  if (ErrorsSince(*diags, before) == 0) {
+    absl::StatusOr<std::string> lowered =
+        internal::LowerToBundle(set, all_links, source, lower, diags);
     if (!lowered.ok()) return lowered.status();
     bytes = *std::move(lowered);
   }
-  if (diags->size() > before) {
+  if (ErrorsSince(*diags, before) > 0) {
     diags->Truncate(before + options.max_errors);
     return absl::InvalidArgumentError(diags->FirstErrorLine(source, before));
   }

@@ -17,6 +17,9 @@ struct EvalScratch {
   // The program the views below point into, kept alive with the context
   // (an EngineHandle may drop the engine meanwhile).
   std::shared_ptr<const Program> program;
+  // The program's constants resolved against the last entity store (it
+  // keeps both alive).
+  StoreBinding binding;
   Arena arena;
   ScopeScratch index;
   std::vector<uint32_t> candidates;
@@ -58,6 +61,29 @@ Program::Program(Bundle bundle, const fb::Bundle* root) : bundle_(std::move(bund
       shapes_.push_back(std::move(view));
     }
   }
+  if (root_->const_sets() != nullptr) {
+    // INVARIANT: the verifier checked every index and that the elements
+    // are unique; entities_ and strings_ no longer move.
+    for (const fb::ConstSet* set : *root_->const_sets()) {
+      std::vector<Value> elems;
+      elems.reserve(set->elems()->size());
+      for (const fb::ConstScalar* e : *set->elems()) {
+        switch (e->kind()) {
+          case fb::ScalarKind::Bool: elems.push_back(Value::Bool(e->index() != 0)); break;
+          case fb::ScalarKind::Long: elems.push_back(Value::Long(longs_[e->index()])); break;
+          case fb::ScalarKind::String: elems.push_back(strings_[e->index()]); break;
+          default: elems.push_back(Value::Entity(&entities_[e->index()])); break;
+        }
+      }
+      const_set_elements_.push_back(std::move(elems));
+    }
+    for (const std::vector<Value>& elems : const_set_elements_) {
+      const_sets_.push_back(Value::Set(elems.data(), static_cast<uint32_t>(elems.size())));
+    }
+  }
+  if (root_->schema_fingerprint() != nullptr) {
+    schema_fingerprint_ = root_->schema_fingerprint()->string_view();
+  }
   if (root_->policies() != nullptr) {
     for (const fb::Policy* p : *root_->policies()) {
       PolicyCode pc;
@@ -84,6 +110,8 @@ absl::StatusOr<Engine> Engine::Create(Bundle bundle, const VerifyOptions& option
 }
 
 size_t Engine::policy_count() const { return program_->policies().size(); }
+
+std::string_view Engine::schema_fingerprint() const { return program_->schema_fingerprint(); }
 
 std::vector<std::string> Engine::policy_ids() const {
   std::vector<std::string> ids;
@@ -115,6 +143,7 @@ bool Engine::Authorize(const Request& request, const Entities& entities,
   }
   env.vars[3] = data.context;
   env.store = &store;
+  env.binding = s.binding.Prepare(program_, entities.shared_store());
 
   const internal::ScopeIndex& index = program_->scope_index();
   index.Candidates(keys, store, &s.index, &s.candidates);

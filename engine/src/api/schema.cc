@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "check/validator.h"
+#include "common/sha256.h"
 #include "common/strings.h"
 #include "common/utf8.h"
 #include "policy_json/policy_json.h"
@@ -65,6 +66,10 @@ absl::StatusOr<Schema> Schema::Parse(const SourceFile& source, const SchemaOptio
 
 std::string Schema::ToCedar() const { return internal::schema::PrintSchemaText(data_->ast); }
 std::string Schema::ToJson() const { return internal::schema::PrintSchemaJson(data_->ast); }
+
+std::string Schema::Fingerprint() const {
+  return internal::Cat("sha256:", internal::Sha256Hex(ToJson()));
+}
 
 std::vector<std::string> Schema::EntityTypes() const {
   std::vector<std::string> out;

@@ -19,8 +19,10 @@ namespace {
 // (Call) says.
 uint32_t RangeLength(const fb::Bundle* b, Insn insn) {
   switch (insn.op()) {
-    case Op::kMakeSet: return insn.b();
-    case Op::kMakeRecord: return b->record_shapes()->Get(insn.b())->keys()->size();
+    case Op::kMakeSet:
+    case Op::kSetExtend: return insn.b();
+    case Op::kMakeRecord:
+    case Op::kRecordExtend: return b->record_shapes()->Get(insn.b())->keys()->size();
     case Op::kCall: return kBuiltins[insn.b()].arity;
     default: return 1;
   }
@@ -89,6 +91,28 @@ std::string Disassemble(const fb::Bundle* b) {
             std::string text = "{";
             for (size_t i = 0; i < keys.size(); ++i) text += (i > 0 ? ", " : "") + keys[i];
             operands.push_back(text + "}");
+            break;
+          }
+          case Operand::kConstSet: {  // as a set literal; a long one shortened
+            constexpr uint32_t kShown = 16;
+            const auto* elems = b->const_sets()->Get(v)->elems();
+            std::string text = "[";
+            for (uint32_t i = 0; i < elems->size() && i < kShown; ++i) {
+              if (i > 0) text += ", ";
+              const fb::ConstScalar* e = elems->Get(i);
+              switch (e->kind()) {
+                case fb::ScalarKind::Bool: text += e->index() != 0 ? "true" : "false"; break;
+                case fb::ScalarKind::Long: text += Cat(b->longs()->Get(e->index())); break;
+                case fb::ScalarKind::String: text += quote(b->strings()->Get(e->index())->str()); break;
+                default: {
+                  const fb::EntityConst* ent = b->entities()->Get(e->index());
+                  text += Cat(ent->type()->str(), "::", quote(ent->id()->str()));
+                  break;
+                }
+              }
+            }
+            if (elems->size() > kShown) text += Cat(", … ", elems->size() - kShown, " more");
+            operands.push_back(text + "]");
             break;
           }
           case Operand::kBuiltin:

@@ -21,7 +21,8 @@ inline constexpr int kNumOpcodes = 0
     ;
 
 enum class Operand : uint8_t {
-  kNone, kReg, kVar, kFlag, kLong, kStr, kEntity, kTarget, kPattern, kShape, kBuiltin, kCount, kRegs
+  kNone, kReg, kVar, kFlag, kLong, kStr, kEntity, kTarget, kPattern, kShape, kBuiltin, kCount, kRegs,
+  kConstSet
 };
 
 struct OpInfo {
@@ -53,7 +54,7 @@ struct Insn {
 
 inline constexpr uint32_t kMaxRegisters = 256;
 inline constexpr uint32_t kMaxOperandB = 0xFFFF;
-inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kFormatVersion = 2;
 
 }  // namespace charter::internal
 

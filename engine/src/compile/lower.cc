@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "common/strings.h"
 #include "builtins/builtins.h"
 #include "bytecode/opcodes.h"
@@ -53,6 +54,28 @@ class Pools {
     shapes_.push_back({std::move(sorted_keys), std::move(order)});
     return static_cast<uint32_t>(shapes_.size() - 1);
   }
+  // A constant set: its elements as (kind, pool index), duplicates dropped
+  // (pools are deduplicated, so equal indices are equal values), in the
+  // order of their first occurrence, as MakeSet would keep them.
+  uint32_t ConstSet(const std::vector<std::unique_ptr<ast::Expr>>& elems) {
+    std::vector<std::pair<uint8_t, uint32_t>> out;
+    absl::flat_hash_set<std::pair<uint8_t, uint32_t>> seen;
+    for (const auto& e : elems) {
+      std::pair<uint8_t, uint32_t> x;
+      switch (e->kind) {
+        case ast::Expr::Kind::kBool: x = {0, e->b ? 1u : 0u}; break;
+        case ast::Expr::Kind::kLong: x = {1, Long(e->i)}; break;
+        case ast::Expr::Kind::kString: x = {2, String(e->str)}; break;
+        default: x = {3, Entity(e->entity)}; break;
+      }
+      if (seen.insert(x).second) out.push_back(x);
+    }
+    const_sets_.push_back(std::move(out));
+    return static_cast<uint32_t>(const_sets_.size() - 1);
+  }
+  const std::vector<std::vector<std::pair<uint8_t, uint32_t>>>& const_sets() const {
+    return const_sets_;
+  }
   const std::vector<std::vector<ast::PatternElem>>& patterns() const { return patterns_; }
   const std::vector<std::pair<std::vector<uint32_t>, std::vector<uint32_t>>>& shapes() const {
     return shapes_;
@@ -70,11 +93,38 @@ class Pools {
   std::vector<std::pair<std::string, std::string>> entity_list_;
   std::vector<std::vector<ast::PatternElem>> patterns_;
   std::vector<std::pair<std::vector<uint32_t>, std::vector<uint32_t>>> shapes_;
+  std::vector<std::vector<std::pair<uint8_t, uint32_t>>> const_sets_;
 };
+
+// Whether a set literal's elements are all literals of the kinds a constant
+// set holds.
+bool IsConstantSet(const ast::Expr& e) {
+  if (e.args.empty()) return false;
+  for (const auto& x : e.args) {
+    using K = ast::Expr::Kind;
+    if (x->kind != K::kBool && x->kind != K::kLong && x->kind != K::kString && x->kind != K::kEntity) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Elements, values or arguments of one MakeSet/SetExtend or
+// MakeRecord/RecordExtend: at most kMaxChunk, and fewer when the registers
+// above `r` run short, so that literals nested in literals still fit.
+constexpr uint32_t kMaxChunk = 32;
+uint32_t ChunkSize(uint32_t r) {
+  uint32_t free = r + 2 < kMaxRegisters ? kMaxRegisters - 2 - r : 0;
+  return std::max<uint32_t>(1, std::min<uint32_t>(kMaxChunk, free / 4));
+}
 
 class PolicyLowerer {
  public:
-  PolicyLowerer(Pools* pools, Diagnostics* diagnostics) : pools_(pools), diags_(diagnostics) {}
+  // `typed`: the policy set validated against a schema, so every operand
+  // the validator expects to be a boolean or a long is one (for inputs that
+  // conform to the schema), and the typed opcodes may be used.
+  PolicyLowerer(Pools* pools, Diagnostics* diagnostics, bool typed)
+      : pools_(pools), diags_(diagnostics), typed_(typed) {}
 
   // `principal_slot` and `resource_slot` are the link's values for a template.
   bool Lower(const ast::Policy& p, const ast::EntityRef* principal_slot = nullptr,
@@ -85,7 +135,7 @@ class PolicyLowerer {
     Scope(p.resource, ast::Var::kResource, resource_slot);
     for (const ast::Condition& c : p.conditions) {
       Expr(*c.body, 0);
-      false_jumps_.push_back(Emit(c.when ? Op::kJumpIfFalse : Op::kJumpIfTrue, 0, 0, 0, c.body->span));
+      false_jumps_.push_back(Emit(c.when ? JumpIfFalse() : JumpIfTrue(), 0, 0, 0, c.body->span));
     }
     Emit(Op::kRetBool, 0, 1, 0, {});
     uint32_t ret_false = Here();
@@ -104,6 +154,27 @@ class PolicyLowerer {
 
  private:
   uint32_t Here() const { return static_cast<uint32_t>(code_.size()); }
+
+  // Jumps on a register the validator proved boolean; TJump* also where the
+  // instruction before made the value (Is, Eq, In, Has are always booleans).
+  Op JumpIfFalse() const { return typed_ ? Op::kTJumpIfFalse : Op::kJumpIfFalse; }
+  Op JumpIfTrue() const { return typed_ ? Op::kTJumpIfTrue : Op::kJumpIfTrue; }
+  // The right operand of `&&`/`||` must be a boolean: checked unless proven.
+  void CheckBool(uint32_t r, Span span) {
+    if (!typed_) Emit(Op::kCheckBool, r, 0, 0, span);
+  }
+  Op Arith(ast::BinaryOp op) const {
+    using B = ast::BinaryOp;
+    switch (op) {
+      case B::kAdd: return typed_ ? Op::kTAdd : Op::kAdd;
+      case B::kSub: return typed_ ? Op::kTSub : Op::kSub;
+      case B::kMul: return typed_ ? Op::kTMul : Op::kMul;
+      case B::kLt: return typed_ ? Op::kTLt : Op::kLt;
+      case B::kLe: return typed_ ? Op::kTLe : Op::kLe;
+      case B::kGt: return typed_ ? Op::kTGt : Op::kGt;
+      default: return typed_ ? Op::kTGe : Op::kGe;
+    }
+  }
 
   uint32_t Emit(Op op, uint32_t a, uint32_t b, uint32_t c, Span span) {
     if (a > max_reg_ && kOpInfo[static_cast<int>(op)].a == Operand::kReg) max_reg_ = a;
@@ -128,14 +199,14 @@ class PolicyLowerer {
     if (s.kind == K::kIs || s.kind == K::kIsIn) {
       Emit(Op::kVar, 0, static_cast<uint32_t>(var), 0, s.span);
       Emit(Op::kIs, 0, 0, pools_->String(s.type), s.span);
-      false_jumps_.push_back(Emit(Op::kJumpIfFalse, 0, 0, 0, s.span));
+      false_jumps_.push_back(Emit(Op::kTJumpIfFalse, 0, 0, 0, s.span));
       if (s.kind == K::kIs) return;
     }
     Emit(Op::kVar, 0, static_cast<uint32_t>(var), 0, s.span);
     // INVARIANT: a template is lowered only with values for its slots.
     Emit(Op::kEntity, 1, 0, pools_->Entity(s.slot ? *slot : s.entity), s.span);
     Emit(s.kind == K::kEq ? Op::kEq : Op::kIn, 0, 0, 1, s.span);
-    false_jumps_.push_back(Emit(Op::kJumpIfFalse, 0, 0, 0, s.span));
+    false_jumps_.push_back(Emit(Op::kTJumpIfFalse, 0, 0, 0, s.span));
   }
 
   void Action(const ast::ActionConstraint& a) {
@@ -145,7 +216,7 @@ class PolicyLowerer {
     if (a.kind != K::kInList) {
       Emit(Op::kEntity, 1, 0, pools_->Entity(a.entities[0]), a.span);
       Emit(a.kind == K::kEq ? Op::kEq : Op::kIn, 1, 0, 1, a.span);
-      false_jumps_.push_back(Emit(Op::kJumpIfFalse, 1, 0, 0, a.span));
+      false_jumps_.push_back(Emit(Op::kTJumpIfFalse, 1, 0, 0, a.span));
       return;
     }
     // `action in [A, B]`: any of them.
@@ -153,7 +224,7 @@ class PolicyLowerer {
     for (const ast::EntityRef& e : a.entities) {
       Emit(Op::kEntity, 1, 0, pools_->Entity(e), e.span);
       Emit(Op::kIn, 1, 0, 1, e.span);
-      matched.push_back(Emit(Op::kJumpIfTrue, 1, 0, 0, e.span));
+      matched.push_back(Emit(Op::kTJumpIfTrue, 1, 0, 0, e.span));
     }
     false_jumps_.push_back(Emit(Op::kJump, 0, 0, 0, a.span));
     for (uint32_t j : matched) Patch(j, Here());
@@ -171,7 +242,7 @@ class PolicyLowerer {
       std::vector<uint32_t> jumps;
       for (size_t i = chain.size() - 1; i-- > 0;) ChainStep(*chain[i], r, &jumps);
       if (!jumps.empty()) {
-        Emit(Op::kCheckBool, r, 0, 0, e.args[1]->span);
+        CheckBool(r, e.args[1]->span);
         for (uint32_t j : jumps) Patch(j, Here());
       }
       return;
@@ -190,13 +261,13 @@ class PolicyLowerer {
       return;
     }
     if (e.bop == B::kAnd || e.bop == B::kOr) {
-      jumps->push_back(Emit(e.bop == B::kAnd ? Op::kJumpIfFalse : Op::kJumpIfTrue, r, 0, 0,
+      jumps->push_back(Emit(e.bop == B::kAnd ? JumpIfFalse() : JumpIfTrue(), r, 0, 0,
                             e.args[0]->span));
       Expr(*e.args[1], r);
       return;
     }
     Expr(*e.args[1], r + 1);
-    Emit(e.bop == B::kAdd ? Op::kAdd : e.bop == B::kSub ? Op::kSub : Op::kMul, r, r, r + 1, e.span);
+    Emit(Arith(e.bop), r, r, r + 1, e.span);
   }
 
   void ExprNode(const ast::Expr& e, uint32_t r) {
@@ -237,18 +308,22 @@ class PolicyLowerer {
         for (size_t i = 0; i < e.keys.size(); ++i) {
           if (i > 0) Emit(Op::kAttr, r + 1, r + 1, pools_->String(e.keys[i - 1]), e.span);
           Emit(Op::kHas, r, r + 1, pools_->String(e.keys[i]), e.span);
-          if (i + 1 < e.keys.size()) done.push_back(Emit(Op::kJumpIfFalse, r, 0, 0, e.span));
+          if (i + 1 < e.keys.size()) done.push_back(Emit(Op::kTJumpIfFalse, r, 0, 0, e.span));
         }
         for (uint32_t j : done) Patch(j, Here());
         return;
       }
       case K::kUnary:
         Expr(*e.args[0], r);
-        Emit(e.uop == ast::UnaryOp::kNot ? Op::kNot : Op::kNeg, r, r, 0, e.span);
+        if (e.uop == ast::UnaryOp::kNot) {
+          Emit(typed_ ? Op::kTNot : Op::kNot, r, r, 0, e.span);
+        } else {
+          Emit(typed_ ? Op::kTNeg : Op::kNeg, r, r, 0, e.span);
+        }
         return;
       case K::kIf: {
         Expr(*e.args[0], r);
-        uint32_t to_else = Emit(Op::kJumpIfFalse, r, 0, 0, e.args[0]->span);
+        uint32_t to_else = Emit(JumpIfFalse(), r, 0, 0, e.args[0]->span);
         Expr(*e.args[1], r);
         uint32_t to_end = Emit(Op::kJump, 0, 0, 0, {});
         Patch(to_else, Here());
@@ -268,22 +343,21 @@ class PolicyLowerer {
         Expr(*e.args[0], r + 1);
         Emit(Op::kIs, r, r + 1, pools_->String(e.str), e.span);
         if (e.args.size() == 1) return;
-        uint32_t done = Emit(Op::kJumpIfFalse, r, 0, 0, e.span);
+        uint32_t done = Emit(Op::kTJumpIfFalse, r, 0, 0, e.span);
         Expr(*e.args[1], r + 2);
         Emit(Op::kIn, r, r + 1, r + 2, e.span);
         Patch(done, Here());
         return;
       }
       case K::kSet:
-        // Elements go to r, r+1, ...; MakeSet reads them all before it writes r.
-        for (size_t i = 0; i < e.args.size(); ++i) Expr(*e.args[i], r + static_cast<uint32_t>(i));
-        Emit(Op::kMakeSet, r, static_cast<uint32_t>(e.args.size()), r, e.span);
-        Touch(r + static_cast<uint32_t>(e.args.size()));
+        if (IsConstantSet(e)) {
+          Emit(Op::kConstSet, r, 0, pools_->ConstSet(e.args), e.span);
+          return;
+        }
+        Literal(e, r);
         return;
       case K::kRecord:
-        for (size_t i = 0; i < e.args.size(); ++i) Expr(*e.args[i], r + static_cast<uint32_t>(i));
-        Emit(Op::kMakeRecord, r, pools_->Shape(e.keys), r, e.span);
-        Touch(r + static_cast<uint32_t>(e.args.size()));
+        Literal(e, r);
         return;
       case K::kMethod:
       case K::kCall: {
@@ -299,6 +373,30 @@ class PolicyLowerer {
     }
   }
 
+  // A set or record literal into r. Its elements (values) are computed in
+  // order, a chunk at a time: the first chunk into r, r+1, ... and MakeSet
+  // (MakeRecord), which reads them all before it writes r; each further
+  // chunk into r+1, ... and SetExtend (RecordExtend), which adds them to
+  // r. So a literal of any length needs at most ChunkSize(r) + 1 registers.
+  void Literal(const ast::Expr& e, uint32_t r) {
+    bool set = e.kind == ast::Expr::Kind::kSet;
+    uint32_t n = static_cast<uint32_t>(e.args.size());
+    uint32_t chunk = ChunkSize(r);
+    for (uint32_t begin = 0; begin == 0 || begin < n; begin += chunk) {
+      uint32_t m = std::min(chunk, n - begin);
+      uint32_t first = begin == 0 ? r : r + 1;
+      for (uint32_t i = 0; i < m; ++i) Expr(*e.args[begin + i], first + i);
+      if (set) {
+        Emit(begin == 0 ? Op::kMakeSet : Op::kSetExtend, r, m, first, e.span);
+      } else {
+        std::vector<std::string> keys(e.keys.begin() + begin, e.keys.begin() + begin + m);
+        Emit(begin == 0 ? Op::kMakeRecord : Op::kRecordExtend, r, pools_->Shape(keys), first, e.span);
+      }
+      Touch(first + m);
+      if (n == 0) break;
+    }
+  }
+
   void Binary(const ast::Expr& e, uint32_t r) {
     using B = ast::BinaryOp;
     switch (e.bop) {
@@ -307,10 +405,10 @@ class PolicyLowerer {
         // The left operand must be a boolean; when it decides, it is the
         // result. Otherwise the right operand, checked to be a boolean.
         Expr(*e.args[0], r);
-        uint32_t done = Emit(e.bop == B::kAnd ? Op::kJumpIfFalse : Op::kJumpIfTrue, r, 0, 0,
+        uint32_t done = Emit(e.bop == B::kAnd ? JumpIfFalse() : JumpIfTrue(), r, 0, 0,
                              e.args[0]->span);
         Expr(*e.args[1], r);
-        Emit(Op::kCheckBool, r, 0, 0, e.args[1]->span);
+        CheckBool(r, e.args[1]->span);
         Patch(done, Here());
         return;
       }
@@ -320,7 +418,7 @@ class PolicyLowerer {
         Expr(*e.args[0], r);
         Expr(*e.args[1], r + 1);
         Emit(e.bop == B::kIn ? Op::kIn : Op::kEq, r, r, r + 1, e.span);
-        if (e.bop == B::kNe) Emit(Op::kNot, r, r, 0, e.span);
+        if (e.bop == B::kNe) Emit(Op::kTNot, r, r, 0, e.span);  // Eq made a boolean
         return;
       case B::kLt:
       case B::kLe:
@@ -329,13 +427,7 @@ class PolicyLowerer {
       case B::kAdd:
       case B::kSub:
       case B::kMul: {
-        Op op = e.bop == B::kLt   ? Op::kLt
-                : e.bop == B::kLe ? Op::kLe
-                : e.bop == B::kGt ? Op::kGt
-                : e.bop == B::kGe ? Op::kGe
-                : e.bop == B::kAdd ? Op::kAdd
-                : e.bop == B::kSub ? Op::kSub
-                                   : Op::kMul;
+        Op op = Arith(e.bop);
         Expr(*e.args[0], r);
         Expr(*e.args[1], r + 1);
         Emit(op, r, r, r + 1, e.span);
@@ -349,6 +441,7 @@ class PolicyLowerer {
   std::vector<uint64_t> code_;
   std::vector<std::array<uint32_t, 3>> spans_;
   std::vector<uint32_t> false_jumps_;
+  bool typed_;
   uint32_t max_reg_ = 1;  // registers 0 and 1 are used by the scope checks
 };
 
@@ -356,14 +449,15 @@ class PolicyLowerer {
 
 absl::StatusOr<std::string> LowerToBundle(const ast::PolicySet& set,
                                           const std::vector<TemplateLink>& links,
-                                          const SourceFile& source, Diagnostics* diagnostics) {
+                                          const SourceFile& source, const LowerOptions& options,
+                                          Diagnostics* diagnostics) {
   flatbuffers::FlatBufferBuilder fbb(1024);
   Pools pools;
   std::vector<flatbuffers::Offset<fb::Policy>> policies;
   bool ok = true;
   auto add = [&](const ast::Policy& p, const std::string& id, const ast::EntityRef* principal,
                  const ast::EntityRef* resource) {
-    PolicyLowerer lowerer(&pools, diagnostics);
+    PolicyLowerer lowerer(&pools, diagnostics, options.typed);
     if (!lowerer.Lower(p, principal, resource)) {
       ok = false;
       return;
@@ -439,11 +533,20 @@ absl::StatusOr<std::string> LowerToBundle(const ast::PolicySet& set,
   for (const auto& [keys, order] : pools.shapes()) {
     shapes.push_back(fb::CreateRecordShape(fbb, fbb.CreateVector(keys), fbb.CreateVector(order)));
   }
+  std::vector<flatbuffers::Offset<fb::ConstSet>> const_sets;
+  for (const auto& elems : pools.const_sets()) {
+    std::vector<fb::ConstScalar> scalars;
+    scalars.reserve(elems.size());
+    for (auto [kind, index] : elems) scalars.emplace_back(static_cast<fb::ScalarKind>(kind), index);
+    const_sets.push_back(fb::CreateConstSet(fbb, fbb.CreateVectorOfStructs(scalars)));
+  }
+  auto fingerprint =
+      options.schema_fingerprint.empty() ? 0 : fbb.CreateString(options.schema_fingerprint);
   auto root = fb::CreateBundle(fbb, kFormatVersion, fbb.CreateString(CHARTER_VERSION),
                                fbb.CreateString(source.name()), fbb.CreateVector(strings),
                                fbb.CreateVector(pools.longs()), fbb.CreateVector(entities),
-                               fbb.CreateVector(policies), 0, fbb.CreateVector(patterns),
-                               fbb.CreateVector(shapes));
+                               fbb.CreateVector(policies), fingerprint, fbb.CreateVector(patterns),
+                               fbb.CreateVector(shapes), fbb.CreateVector(const_sets));
   fb::FinishBundleBuffer(fbb, root);
   return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
 }

@@ -12,6 +12,13 @@
 
 namespace charter::internal {
 
+struct LowerOptions {
+  // The policy set validated against a schema: emit typed code (no checks of
+  // the types the validator proved) and record the schema's fingerprint.
+  bool typed = false;
+  std::string schema_fingerprint;
+};
+
 // Returns the bundle's bytes. Constructs the bytecode cannot express yet are
 // diagnostics (code CH0200) with their spans; the result is then empty.
 // Templates are lowered once per link, with the link's slot values. A link
@@ -19,7 +26,8 @@ namespace charter::internal {
 // diagnostics, and then the returned bytes are empty.
 absl::StatusOr<std::string> LowerToBundle(const ast::PolicySet& set,
                                           const std::vector<TemplateLink>& links,
-                                          const SourceFile& source, Diagnostics* diagnostics);
+                                          const SourceFile& source, const LowerOptions& options,
+                                          Diagnostics* diagnostics);
 
 }  // namespace charter::internal
 

@@ -85,6 +85,29 @@ struct Parsed {
 
 }  // namespace
 
+void EntityStore::InternKeys(Value* record) {
+  // INVARIANT: the values were just read into this store's arena and are
+  // not shared yet, so they may still be changed. Nesting is bounded by
+  // EntitiesOptions::max_nesting; the walk uses an explicit stack anyway.
+  std::vector<Value*> stack{record};
+  while (!stack.empty()) {
+    Value* v = stack.back();
+    stack.pop_back();
+    if (v->type == Type::kSet) {
+      Value* elements = const_cast<Value*>(v->elements);
+      for (uint32_t i = 0; i < v->size; ++i) stack.push_back(&elements[i]);
+      continue;
+    }
+    if (v->type != Type::kRecord) continue;
+    v->interned_keys = true;
+    RecordField* fields = const_cast<RecordField*>(v->fields);
+    for (uint32_t i = 0; i < v->size; ++i) {
+      fields[i].key = keys_.try_emplace(fields[i].key, fields[i].key).first->second;
+      stack.push_back(&fields[i].value);
+    }
+  }
+}
+
 absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_view json,
                                                                    std::string_view source_name,
                                                                    const EntitiesOptions& options,
@@ -187,6 +210,7 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
         }
       }
     }
+    store->InternKeys(&p.attrs);
     if (!parents->is_array()) return src.Error(parents->offset(), "`parents` must be a JSON array");
     for (size_t k = 0; k < parents->size(); ++k) {
       std::string_view ptype, pid;

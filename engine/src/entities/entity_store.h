@@ -79,6 +79,13 @@ class EntityStore {
   std::span<const uint32_t> parents(uint32_t uid) const {
     return {parents_.data() + parent_begin_[uid], parent_begin_[uid + 1] - parent_begin_[uid]};
   }
+  // The one copy of a record key that every record of this store's entity
+  // attributes uses (records marked interned_keys), or nullptr when no
+  // attribute record of the store has that key.
+  const std::string_view* InternedKey(std::string_view key) const {
+    auto it = keys_.find(key);
+    return it == keys_.end() ? nullptr : &it->second;
+  }
   // EntityKeyHash of the uid's type and id.
   uint64_t key_hash(uint32_t uid) const { return key_hashes_[uid]; }
   size_t size() const { return entities_.size(); }
@@ -86,6 +93,9 @@ class EntityStore {
 
  private:
   const EntityRef* Intern(std::string_view type, std::string_view id);
+  // Makes every key of `record` and of the records nested in it (in records
+  // and sets) the store's one copy of that key, and marks those records.
+  void InternKeys(Value* record);
   struct Key {
     std::string_view type, id;
     friend bool operator==(const Key& a, const Key& b) { return a.type == b.type && a.id == b.id; }
@@ -99,6 +109,7 @@ class EntityStore {
   std::vector<const EntityRef*> refs_;
   std::vector<uint64_t> key_hashes_;  // uid -> EntityKeyHash
   absl::flat_hash_map<Key, uint32_t> index_;
+  absl::flat_hash_map<std::string_view, std::string_view> keys_;  // record keys, interned
   std::vector<int32_t> data_index_;  // uid -> entities_ index, or -1
   std::vector<EntityData> entities_;
   // The hierarchy, by uid: parents (CSR), post-order number, descendant intervals (CSR).

@@ -26,6 +26,15 @@
 namespace charter::internal {
 namespace {
 
+// The text of a rule that is one token (an identifier), without the
+// stringstream RuleContext::getText builds; longer rules as before.
+std::string RuleText(antlr4::ParserRuleContext* ctx) {
+  if (ctx->getStart() != nullptr && ctx->getStart() == ctx->getStop()) {
+    return ctx->getStart()->getText();
+  }
+  return ctx->getText();
+}
+
 using grammar::CharterLexer;
 using grammar::CharterParser;
 using CP = CharterParser;
@@ -140,7 +149,7 @@ class AstBuilder {
     std::set<std::string> keys;
     for (CP::AnnotationContext* a : ctx->annotation()) {
       ast::Annotation ann;
-      ann.key = a->anyIdent()->getText();
+      ann.key = RuleText(a->anyIdent());
       ann.span = SpanOf(a);
       if (a->STRING() != nullptr) ann.value = Unescape(a->STRING()->getSymbol(), false, nullptr);
       if (!keys.insert(ann.key).second) {
@@ -197,8 +206,9 @@ class AstBuilder {
     std::string s;
     for (CP::IdentContext* i : p->ident()) {
       if (!s.empty()) s += "::";
-      s += i->getText();
-      if (i->getText() == "__cedar") {
+      std::string name = RuleText(i);
+      s += name;
+      if (name == "__cedar") {
         diags_->Error("CH0127", SpanOf(i), "`__cedar` is reserved and cannot name a type or namespace");
       }
     }
@@ -343,7 +353,7 @@ class AstBuilder {
       } else {
         for (CP::AnyIdentContext* id : has->anyIdent()) {
           CheckUnreserved(id, "an attribute name");
-          path.push_back(id->getText());
+          path.push_back(RuleText(id));
         }
       }
       // `e has a.b.c` means `e has a && e.a has b && e.a.b has c`; one
@@ -394,7 +404,7 @@ class AstBuilder {
   // Reserved words (and Cedar's reserved `__cedar`) cannot name attributes
   // or keys, though the grammar lets them through to give this message.
   void CheckUnreserved(CP::AnyIdentContext* id, std::string_view what) {
-    std::string name = id->getText();
+    std::string name = RuleText(id);
     if (id->ident() != nullptr && name != "__cedar") return;
     diags_->Error("CH0127", SpanOf(id), Cat("`", name, "` is reserved and cannot be ", what),
                   Cat("write it as a string: `[\"", name, "\"]`, `has \"", name, "\"` or `\"", name,
@@ -500,7 +510,7 @@ class AstBuilder {
       Span span{begin, SpanOf(suffix).end};
       if (auto* m = dynamic_cast<CP::MethodCallContext*>(suffix)) {
         auto call = Node(ast::Expr::Kind::kMethod, span);
-        call->str = m->anyIdent()->getText();
+        call->str = RuleText(m->anyIdent());
         int id = FindBuiltin(call->str, CallStyle::kMethod);
         if (id < 0) {
           diags_->Error("CH0113", SpanOf(m->anyIdent()),
@@ -518,7 +528,7 @@ class AstBuilder {
       } else if (auto* a = dynamic_cast<CP::AttrAccessContext*>(suffix)) {
         auto attr = Node(ast::Expr::Kind::kAttr, span);
         CheckUnreserved(a->anyIdent(), "an attribute name");
-        attr->str = a->anyIdent()->getText();
+        attr->str = RuleText(a->anyIdent());
         attr->args.push_back(std::move(e));
         e = std::move(attr);
       } else {
@@ -598,7 +608,7 @@ class AstBuilder {
         if (init->key->STRING() != nullptr) {
           key = Unescape(init->key->STRING()->getSymbol(), false, nullptr);
         } else {
-          key = init->key->anyIdent()->getText();
+          key = RuleText(init->key->anyIdent());
           CheckUnreserved(init->key->anyIdent(), "a record key");
         }
         if (!seen.insert(key).second) {
@@ -815,11 +825,34 @@ ast::PolicySet ParsePolicySet(const SourceFile& source, const CompileOptions& op
     antlr4::CommonTokenStream tokens(&lexer);
     tokens.fill();
     if (!CheckNesting(tokens, map, options.max_nesting, diagnostics)) return set;
+    // Two-stage parsing (ANTLR's recommended strategy): SLL prediction,
+    // which never falls back to full-context prediction, bailing out at the
+    // first syntax error; only then the whole text again in full LL mode
+    // with error recovery and diagnostics. The grammar's one true ambiguity
+    // (a scope variable is a `varRef` and a one-name `path`) is resolved the
+    // same way in both modes, by the first alternative; full LL resolved it
+    // anew at every variable, which was most of the time of a compile.
     CharterParser parser(&tokens);
     DiagnosticListener listener(map, diagnostics, options.max_errors);
     parser.removeErrorListeners();
-    parser.addErrorListener(&listener);
-    CharterParser::PolicySetContext* tree = parser.policySet();
+    parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
+        antlr4::atn::PredictionMode::SLL);
+    parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+    CharterParser::PolicySetContext* tree = nullptr;
+    try {
+      tree = parser.policySet();
+    } catch (const antlr4::ParseCancellationException&) {
+      tree = nullptr;
+    }
+    if (tree == nullptr) {
+      tokens.seek(0);
+      parser.reset();
+      parser.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
+      parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
+          antlr4::atn::PredictionMode::LL);
+      parser.addErrorListener(&listener);
+      tree = parser.policySet();
+    }
     AstBuilder builder(map, diagnostics, options.max_expression_depth);
     std::set<std::string> ids;
     auto policies = tree->policy();

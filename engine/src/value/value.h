@@ -36,6 +36,9 @@ struct Value;
 
 struct Value {
   Type type = Type::kBool;
+  // A record whose keys an entity store interned (EntityStore::InternedKey):
+  // equal keys are one string there, so a key is found by its address.
+  bool interned_keys = false;
   uint32_t size = 0;  // bytes of a string, fields of a record, elements of a set
   union {
     bool b;

@@ -4,9 +4,11 @@
 #include "verify/verifier.h"
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "common/status_macros.h"
 #include "common/strings.h"
 #include "builtins/builtins.h"
 #include "bytecode/opcodes.h"
@@ -51,11 +53,52 @@ absl::Status CheckOperand(Operand kind, uint32_t value, uint32_t pc, uint32_t si
       return value < count(b->record_shapes()) ? absl::OkStatus() : Bad("record shape out of range");
     case Operand::kBuiltin:
       return value < kNumBuiltins ? absl::OkStatus() : Bad("unknown builtin");
+    case Operand::kConstSet:
+      return value < count(b->const_sets()) ? absl::OkStatus() : Bad("constant set out of range");
     case Operand::kCount:
     case Operand::kRegs:
       return absl::OkStatus();  // checked with the whole instruction
   }
   return Bad("unknown operand kind");
+}
+
+// Each element names a constant of its kind, and no two elements are equal
+// (the VM's sets hold unique elements): compared by value, since a hostile
+// bundle may repeat a constant in a pool.
+absl::Status VerifyConstSets(const fb::Bundle* b) {
+  auto count = [](const auto* v) -> uint32_t { return v == nullptr ? 0 : v->size(); };
+  for (const fb::ConstSet* set : *b->const_sets()) {
+    if (set->elems() == nullptr) return Bad("constant set without elements");
+    absl::flat_hash_set<std::tuple<uint8_t, int64_t, std::string_view, std::string_view>> seen;
+    for (const fb::ConstScalar* e : *set->elems()) {
+      uint32_t i = e->index();
+      std::tuple<uint8_t, int64_t, std::string_view, std::string_view> key;
+      switch (e->kind()) {
+        case fb::ScalarKind::Bool:
+          if (i > 1) return Bad("constant set: boolean is not 0 or 1");
+          key = {0, i, {}, {}};
+          break;
+        case fb::ScalarKind::Long:
+          if (i >= count(b->longs())) return Bad("constant set: long constant out of range");
+          key = {1, b->longs()->Get(i), {}, {}};
+          break;
+        case fb::ScalarKind::String:
+          if (i >= count(b->strings())) return Bad("constant set: string constant out of range");
+          key = {2, 0, b->strings()->Get(i)->string_view(), {}};
+          break;
+        case fb::ScalarKind::Entity: {
+          if (i >= count(b->entities())) return Bad("constant set: entity constant out of range");
+          const fb::EntityConst* entity = b->entities()->Get(i);
+          key = {3, 0, entity->type()->string_view(), entity->id()->string_view()};
+          break;
+        }
+        default:
+          return Bad("constant set: unknown element kind");
+      }
+      if (!seen.insert(key).second) return Bad("constant set has two equal elements");
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status VerifyPolicy(const fb::Policy* p, size_t index, const fb::Bundle* b,
@@ -95,8 +138,10 @@ absl::Status VerifyPolicy(const fb::Policy* p, size_t index, const fb::Bundle* b
       // INVARIANT: the b operand (count, shape or builtin) was checked above.
       uint64_t length = 0;
       switch (insn.op()) {
-        case Op::kMakeSet: length = insn.b(); break;
-        case Op::kMakeRecord: length = b->record_shapes()->Get(insn.b())->keys()->size(); break;
+        case Op::kMakeSet:
+        case Op::kSetExtend: length = insn.b(); break;
+        case Op::kMakeRecord:
+        case Op::kRecordExtend: length = b->record_shapes()->Get(insn.b())->keys()->size(); break;
         default: length = kBuiltins[insn.b()].arity; break;
       }
       if (uint64_t{insn.c()} + length > regs) {
@@ -179,6 +224,12 @@ absl::StatusOr<const fb::Bundle*> VerifyBundle(std::string_view bytes, const Ver
         }
       }
     }
+  }
+  if (b->schema_fingerprint() != nullptr && !ValidString(b->schema_fingerprint())) {
+    return Bad("schema fingerprint is not valid UTF-8");
+  }
+  if (b->const_sets() != nullptr) {
+    RETURN_IF_ERROR(VerifyConstSets(b));
   }
   const auto* policies = b->policies();
   if (policies != nullptr) {

@@ -44,8 +44,18 @@ class Program {
   std::string_view string_view(uint32_t k) const { return strings_[k].string(); }
   int64_t long_at(uint32_t k) const { return longs_[k]; }
   const EntityRef* entity(uint32_t k) const { return &entities_[k]; }
+  size_t num_strings() const { return strings_.size(); }
+  size_t num_entities() const { return entities_.size(); }
+  // The index of an entity constant of this program, or -1 for any other
+  // entity reference.
+  int64_t entity_index(const EntityRef* e) const {
+    return e >= entities_.data() && e < entities_.data() + entities_.size() ? e - entities_.data() : -1;
+  }
   const std::vector<PatternPart>& pattern(uint32_t k) const { return patterns_[k]; }
   const RecordShapeView& shape(uint32_t k) const { return shapes_[k]; }
+  const Value& const_set(uint32_t k) const { return const_sets_[k]; }
+  // The fingerprint of the schema a typed bundle was compiled with, or empty.
+  std::string_view schema_fingerprint() const { return schema_fingerprint_; }
   const ScopeIndex& scope_index() const { return scope_index_; }
 
  private:
@@ -57,6 +67,9 @@ class Program {
   std::vector<EntityRef> entities_;
   std::vector<std::vector<PatternPart>> patterns_;
   std::vector<RecordShapeView> shapes_;
+  std::vector<std::vector<Value>> const_set_elements_;
+  std::vector<Value> const_sets_;  // each points into const_set_elements_
+  std::string_view schema_fingerprint_;
   ScopeIndex scope_index_;  // built last, from the tables above
 };
 

@@ -61,7 +61,8 @@ PolicyScope AnalyzeScope(const Program& program, const PolicyCode& policy) {
         regs[insn.a()] = t;
         continue;
       }
-      case Op::kJumpIfFalse: {
+      case Op::kJumpIfFalse:
+      case Op::kTJumpIfFalse: {  // the compiler's scope tests use the typed jump
         const RegFact& x = regs[insn.a()];
         if (x.kind != RegFact::kTest || !group.empty() || !IsReturnFalse(policy, insn.c())) {
           return scope;
@@ -69,7 +70,8 @@ PolicyScope AnalyzeScope(const Program& program, const PolicyCode& policy) {
         scope.all.push_back(x.test);
         continue;
       }
-      case Op::kJumpIfTrue: {
+      case Op::kJumpIfTrue:
+      case Op::kTJumpIfTrue: {
         const RegFact& x = regs[insn.a()];
         if (x.kind != RegFact::kTest) return scope;
         if (group.empty()) group_target = insn.c();

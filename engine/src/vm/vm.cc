@@ -3,6 +3,8 @@
 // in locals; one exit path for errors that records the pc.
 #include "vm/vm.h"
 
+#include <cstring>
+
 #include "common/strings.h"
 #include "builtins/builtins.h"
 #include "bytecode/opcodes.h"
@@ -23,8 +25,43 @@ const char* DispatchKind() {
 
 namespace {
 
-uint32_t Resolve(const EntityRef* e, const EntityStore* store) {
-  return e->uid != kNoUid ? e->uid : store->Find(e->type, e->id);
+// An entity's uid in the store: known already, from the binding for the
+// program's entity constants, or found by (type, id).
+uint32_t Resolve(const EntityRef* e, const Program& program, const Environment& env) {
+  if (e->uid != kNoUid) return e->uid;
+  if (env.binding != nullptr) {
+    int64_t k = program.entity_index(e);
+    if (k >= 0) return env.binding->entity_uid(static_cast<uint32_t>(k));
+  }
+  return env.store->Find(e->type, e->id);
+}
+
+// The field `strings[k]` of a record. A record of the store's entity data
+// with a binding: by the address of the store's copy of the key, without
+// comparing strings (records that long are searched by key instead).
+constexpr uint32_t kLinearFields = 16;
+const Value* FindAttr(const Value& record, uint32_t k, const Program& program, const Environment& env) {
+  if (env.binding != nullptr && record.interned_keys && record.size <= kLinearFields) {
+    const StoreBinding::Key& key = env.binding->key(k);
+    if (!key.present) return nullptr;
+    for (uint32_t i = 0; i < record.size; ++i) {
+      const std::string_view& f = record.fields[i].key;
+      if (f.data() == key.interned.data() && f.size() == key.interned.size()) {
+        return &record.fields[i].value;
+      }
+    }
+    return nullptr;
+  }
+  return FindField(record, program.string_view(k));
+}
+
+// A typed opcode's boolean operand, read as a byte: a register that holds
+// no boolean (a hostile bundle, or inputs that do not conform to the
+// schema) gives some answer, and never an invalid `bool` load.
+bool BoolBits(const Value& v) {
+  unsigned char byte;
+  std::memcpy(&byte, &v.b, 1);
+  return byte != 0;
 }
 
 // Errors are appended to a buffer the caller keeps, so that a steady
@@ -34,13 +71,13 @@ void TypeError(std::string* error, std::string_view expected, const Value& got) 
 }
 
 // `a in b` for two entities: reflexive, then the precomputed ancestors.
-bool EntityIn(const EntityRef* a, const EntityRef* b, const EntityStore* store) {
+bool EntityIn(const EntityRef* a, const EntityRef* b, const Program& program, const Environment& env) {
   if (Equal(Value::Entity(a), Value::Entity(b))) return true;
-  uint32_t ua = Resolve(a, store);
+  uint32_t ua = Resolve(a, program, env);
   if (ua == kNoUid) return false;
-  uint32_t ub = Resolve(b, store);
+  uint32_t ub = Resolve(b, program, env);
   if (ub == kNoUid) return false;
-  return store->HasAncestor(ua, ub);
+  return env.store->HasAncestor(ua, ub);
 }
 
 // `<` and friends: two longs, two datetimes or two durations.
@@ -57,21 +94,16 @@ bool Comparable(const Value& a, const Value& b, std::string* error) {
   return true;
 }
 
-bool Arith(Op op, const Value& a, const Value& b, Value* out, std::string* error) {
-  if (a.type != Type::kLong) {
-    TypeError(error, "long", a);
-    return false;
-  }
-  if (b.type != Type::kLong) {
-    TypeError(error, "long", b);
-    return false;
-  }
+// Checked arithmetic on the payloads of two longs (typed: not checked).
+bool ArithUnchecked(Op op, const Value& a, const Value& b, Value* out, std::string* error) {
   int64_t r;
   bool overflow;
   const char* verb;
   switch (op) {
-    case Op::kAdd: overflow = __builtin_add_overflow(a.i, b.i, &r), verb = "add"; break;
-    case Op::kSub: overflow = __builtin_sub_overflow(a.i, b.i, &r), verb = "subtract"; break;
+    case Op::kAdd:
+    case Op::kTAdd: overflow = __builtin_add_overflow(a.i, b.i, &r), verb = "add"; break;
+    case Op::kSub:
+    case Op::kTSub: overflow = __builtin_sub_overflow(a.i, b.i, &r), verb = "subtract"; break;
     default: overflow = __builtin_mul_overflow(a.i, b.i, &r), verb = "multiply"; break;
   }
   if (overflow) {
@@ -82,7 +114,44 @@ bool Arith(Op op, const Value& a, const Value& b, Value* out, std::string* error
   return true;
 }
 
+bool Arith(Op op, const Value& a, const Value& b, Value* out, std::string* error) {
+  if (a.type != Type::kLong) {
+    TypeError(error, "long", a);
+    return false;
+  }
+  if (b.type != Type::kLong) {
+    TypeError(error, "long", b);
+    return false;
+  }
+  return ArithUnchecked(op, a, b, out, error);
+}
+
 }  // namespace
+
+const StoreBinding* StoreBinding::Prepare(const std::shared_ptr<const Program>& program,
+                                          const std::shared_ptr<const EntityStore>& store) {
+  if (program_ != program || store_ != store) {
+    // A new pair: remember it, and bind if it comes again.
+    program_ = program;
+    store_ = store;
+    bound_ = false;
+    return nullptr;
+  }
+  if (!bound_) {
+    keys_.resize(program->num_strings());
+    for (uint32_t k = 0; k < keys_.size(); ++k) {
+      const std::string_view* interned = store->InternedKey(program->string_view(k));
+      keys_[k] = interned != nullptr ? Key{*interned, true} : Key{{}, false};
+    }
+    entity_uids_.resize(program->num_entities());
+    for (uint32_t k = 0; k < entity_uids_.size(); ++k) {
+      const EntityRef* e = program->entity(k);
+      entity_uids_[k] = store->Find(e->type, e->id);
+    }
+    bound_ = true;
+  }
+  return this;
+}
 
 bool MatchPattern(std::string_view s, const std::vector<PatternPart>& parts) {
   // Bytewise matching is exact for UTF-8: a literal (valid UTF-8) can only
@@ -112,7 +181,13 @@ bool MatchPattern(std::string_view s, const std::vector<PatternPart>& parts) {
 Outcome Run(const Program& program, const PolicyCode& policy, const Environment& env,
             Arena* scratch, std::string* error) {
   error->clear();
-  Value regs[kMaxRegisters];
+  // The register file, left uninitialized but for the policy's registers:
+  // constructing all 256 Values on every run was a fifth of a decision.
+  union RegisterFile {
+    RegisterFile() {}
+    Value values[kMaxRegisters];
+  } file;
+  Value* const regs = file.values;
   for (uint32_t i = 0; i < policy.num_registers; ++i) regs[i] = Value::Bool(false);
   const uint64_t* const code = policy.code;
   const EntityStore* const store = env.store;
@@ -165,13 +240,13 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
     std::string_view name = program.string_view(insn.c());
     const Value* found = nullptr;
     if (base.type == Type::kRecord) {
-      found = FindField(base, name);
+      found = FindAttr(base, insn.c(), program, env);
       if (found == nullptr) {
         CatAppend(error, "record does not have the attribute `", name, "`");
         goto error;
       }
     } else if (base.type == Type::kEntity) {
-      uint32_t uid = Resolve(base.entity, store);
+      uint32_t uid = Resolve(base.entity, program, env);
       const EntityData* data = uid == kNoUid ? nullptr : store->data(uid);
       if (data == nullptr) {
         error->append("entity `");
@@ -179,7 +254,7 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
         error->append("` does not exist");
         goto error;
       }
-      found = FindField(data->attrs, name);
+      found = FindAttr(data->attrs, insn.c(), program, env);
       if (found == nullptr) {
         error->push_back('`');
         AppendEntityToCedar(error, base.entity->type, base.entity->id);
@@ -195,14 +270,13 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
   }
   CASE(Has) {
     const Value& base = regs[insn.b()];
-    std::string_view name = program.string_view(insn.c());
     bool has = false;
     if (base.type == Type::kRecord) {
-      has = FindField(base, name) != nullptr;
+      has = FindAttr(base, insn.c(), program, env) != nullptr;
     } else if (base.type == Type::kEntity) {
-      uint32_t uid = Resolve(base.entity, store);
+      uint32_t uid = Resolve(base.entity, program, env);
       const EntityData* data = uid == kNoUid ? nullptr : store->data(uid);
-      has = data != nullptr && FindField(data->attrs, name) != nullptr;
+      has = data != nullptr && FindAttr(data->attrs, insn.c(), program, env) != nullptr;
     } else {
       TypeError(error, "record or entity", base);
       goto error;
@@ -232,7 +306,7 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
     }
     bool in = false;
     if (rhs.type == Type::kEntity) {
-      in = EntityIn(lhs.entity, rhs.entity, store);
+      in = EntityIn(lhs.entity, rhs.entity, program, env);
     } else if (rhs.type == Type::kSet) {
       // Every element is type-checked before the answer, as in Cedar.
       for (uint32_t i = 0; i < rhs.size; ++i) {
@@ -242,7 +316,7 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
         }
       }
       for (uint32_t i = 0; i < rhs.size && !in; ++i) {
-        in = EntityIn(lhs.entity, rhs.elements[i].entity, store);
+        in = EntityIn(lhs.entity, rhs.elements[i].entity, program, env);
       }
     } else {
       TypeError(error, "entity or set of entities", rhs);
@@ -394,6 +468,105 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
       goto error;
     }
     regs[insn.a()] = out;
+    NEXT();
+  }
+
+  CASE(ConstSet) {
+    regs[insn.a()] = program.const_set(insn.c());
+    NEXT();
+  }
+  CASE(SetExtend) {
+    // Reads every operand before it writes R[a].
+    const Value base = regs[insn.a()];
+    if (base.type != Type::kSet) {
+      TypeError(error, "set", base);
+      goto error;
+    }
+    uint32_t n = insn.b();
+    const Value* src = &regs[insn.c()];
+    Value* elems = scratch->AllocateArray<Value>(size_t{base.size} + n);
+    for (uint32_t i = 0; i < base.size; ++i) elems[i] = base.elements[i];
+    uint32_t unique = base.size;
+    for (uint32_t i = 0; i < n; ++i) {
+      bool dup = false;
+      for (uint32_t k = 0; k < unique && !dup; ++k) dup = Equal(elems[k], src[i]);
+      if (!dup) elems[unique++] = src[i];
+    }
+    regs[insn.a()] = Value::Set(elems, unique);
+    NEXT();
+  }
+  CASE(RecordExtend) {
+    // A merge of two key-sorted field lists; the new value wins a key both have.
+    const Value base = regs[insn.a()];
+    if (base.type != Type::kRecord) {
+      TypeError(error, "record", base);
+      goto error;
+    }
+    const RecordShapeView& shape = program.shape(insn.b());
+    uint32_t n = static_cast<uint32_t>(shape.keys.size());
+    RecordField* fields = scratch->AllocateArray<RecordField>(size_t{base.size} + n);
+    uint32_t i = 0, j = 0, out = 0;
+    while (i < base.size || j < n) {
+      if (j == n || (i < base.size && base.fields[i].key < shape.keys[j])) {
+        fields[out++] = base.fields[i++];
+        continue;
+      }
+      if (i < base.size && base.fields[i].key == shape.keys[j]) ++i;
+      fields[out].key = shape.keys[j];
+      fields[out++].value = regs[insn.c() + shape.order[j]];
+      ++j;
+    }
+    regs[insn.a()] = Value::Record(fields, out);
+    NEXT();
+  }
+  // The typed opcodes: the validator proved the operands' types.
+  CASE(TNot) {
+    regs[insn.a()] = Value::Bool(!BoolBits(regs[insn.b()]));
+    NEXT();
+  }
+  CASE(TJumpIfFalse) {
+    if (!BoolBits(regs[insn.a()])) pc = insn.c();
+    NEXT();
+  }
+  CASE(TJumpIfTrue) {
+    if (BoolBits(regs[insn.a()])) pc = insn.c();
+    NEXT();
+  }
+  CASE(TNeg) {
+    const Value& v = regs[insn.b()];
+    if (v.i == INT64_MIN) {
+      CatAppend(error, "integer overflow while attempting to negate the value ", v.i);
+      goto error;
+    }
+    regs[insn.a()] = Value::Long(-v.i);
+    NEXT();
+  }
+  CASE(TAdd) {
+    if (!ArithUnchecked(Op::kAdd, regs[insn.b()], regs[insn.c()], &regs[insn.a()], error)) goto error;
+    NEXT();
+  }
+  CASE(TSub) {
+    if (!ArithUnchecked(Op::kSub, regs[insn.b()], regs[insn.c()], &regs[insn.a()], error)) goto error;
+    NEXT();
+  }
+  CASE(TMul) {
+    if (!ArithUnchecked(Op::kMul, regs[insn.b()], regs[insn.c()], &regs[insn.a()], error)) goto error;
+    NEXT();
+  }
+  CASE(TLt) {
+    regs[insn.a()] = Value::Bool(regs[insn.b()].i < regs[insn.c()].i);
+    NEXT();
+  }
+  CASE(TLe) {
+    regs[insn.a()] = Value::Bool(regs[insn.b()].i <= regs[insn.c()].i);
+    NEXT();
+  }
+  CASE(TGt) {
+    regs[insn.a()] = Value::Bool(regs[insn.b()].i > regs[insn.c()].i);
+    NEXT();
+  }
+  CASE(TGe) {
+    regs[insn.a()] = Value::Bool(regs[insn.b()].i >= regs[insn.c()].i);
     NEXT();
   }
 

@@ -3,7 +3,10 @@
 #ifndef CHARTER_VM_VM_H_
 #define CHARTER_VM_VM_H_
 
+#include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "common/arena.h"
 #include "entities/entity_store.h"
@@ -12,10 +15,42 @@
 
 namespace charter::internal {
 
+// A program's constants resolved against one entity store, so that reading
+// an attribute of a stored entity compares no strings and finding an entity
+// constant hashes none: for each string constant, the store's interned copy
+// of that key (EntityStore::InternedKey) if any record of the store has it;
+// for each entity constant, its uid in the store. Built once for a (program,
+// store) pair and kept by an evaluation context; Prepare binds on the second
+// request with the same pair, so a context used once (Engine::Authorize
+// without one) pays nothing for it.
+class StoreBinding {
+ public:
+  // The binding for this pair, or nullptr while it is not worth building.
+  // Keeps both alive while it is bound to them, so that neither address can
+  // be reused by another program or store meanwhile.
+  const StoreBinding* Prepare(const std::shared_ptr<const Program>& program,
+                              const std::shared_ptr<const EntityStore>& store);
+
+  struct Key {
+    std::string_view interned;  // the store's copy of the key
+    bool present;               // whether any record of the store has the key
+  };
+  const Key& key(uint32_t string_index) const { return keys_[string_index]; }
+  uint32_t entity_uid(uint32_t entity_index) const { return entity_uids_[entity_index]; }
+
+ private:
+  std::shared_ptr<const Program> program_;
+  std::shared_ptr<const EntityStore> store_;
+  bool bound_ = false;
+  std::vector<Key> keys_;
+  std::vector<uint32_t> entity_uids_;
+};
+
 // The request as the VM sees it: the four variables and the store.
 struct Environment {
   Value vars[4];  // principal, action, resource, context
   const EntityStore* store = nullptr;
+  const StoreBinding* binding = nullptr;  // for `store`, or nullptr
 };
 
 enum class Outcome : uint8_t { kFalse, kTrue, kError };
