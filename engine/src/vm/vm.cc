@@ -26,9 +26,7 @@ const char* DispatchKind() {
 
 namespace {
 
-uint32_t Resolve(const EntityRef* e, const EntityStore* store) {
-  return e->uid != kNoUid ? e->uid : store->Find(e->type, e->id);
-}
+uint32_t Resolve(const EntityRef* e, const EntityStore* store) { return store->Resolve(*e); }
 
 // Errors are appended to a buffer the caller keeps, so that a steady
 // stream of erring requests allocates nothing once the buffer has grown.
