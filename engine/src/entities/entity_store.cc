@@ -55,6 +55,25 @@ bool EntityStore::Ancestors(uint32_t uid, size_t limit, AncestorScratch* scratch
                             std::vector<uint32_t>* out) const {
   out->clear();
   if (uid >= post_.size()) return true;
+  if (limit <= kSmallAncestorWalk) {
+    // A short walk (the scope index's) remembers what it reached in `out`
+    // itself: no mark per uid, so a fresh scratch costs nothing.
+    std::vector<uint32_t>& stack = scratch->stack;
+    stack.clear();
+    stack.push_back(uid);
+    while (!stack.empty()) {
+      uint32_t u = stack.back();
+      stack.pop_back();
+      for (uint32_t k = parent_begin_[u]; k < parent_begin_[u + 1]; ++k) {
+        uint32_t p = parents_[k];
+        if (std::find(out->begin(), out->end(), p) != out->end()) continue;
+        if (out->size() == limit) return false;
+        out->push_back(p);
+        stack.push_back(p);
+      }
+    }
+    return true;
+  }
   if (scratch->mark.size() < post_.size()) scratch->mark.resize(post_.size(), 0);
   if (++scratch->stamp == 0) {  // wrapped: forget every old mark
     std::fill(scratch->mark.begin(), scratch->mark.end(), 0);

@@ -76,7 +76,9 @@ class EntityStore {
   bool HasAncestor(uint32_t uid, uint32_t ancestor) const;
   // Writes the transitive ancestors of `uid` to *out (in no particular
   // order), unless there are more than `limit`: then returns false and *out
-  // holds some of them.
+  // holds some of them. Up to kSmallAncestorWalk, `scratch` needs no memory
+  // per uid.
+  static constexpr size_t kSmallAncestorWalk = 64;
   bool Ancestors(uint32_t uid, size_t limit, AncestorScratch* scratch,
                  std::vector<uint32_t>* out) const;
   // The direct parents of `uid`, as its entity JSON names them (deduplicated).
