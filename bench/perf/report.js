@@ -5,7 +5,7 @@
 // figures go into docs/performance.md.
 //
 //   node bench/perf/report.js [--build DIR] [--runs R] [--wasm-seconds S]
-//        [--peer-sets 'governance 10 10000'] [--json FILE]
+//        [--peer-sets 'governance 10 10000'] [--json FILE] [--callgrind auto|yes|no]
 //
 // What it runs, all from DIR (a Release build with charter_cli,
 // charter_workload and workload_bench):
@@ -16,13 +16,14 @@
 //   bench/workload_bench                   R repetitions: decisions with allocation
 //                                          counts, bundle load + verify, compile, entity JSON
 //   node bench/peer/peer.js --format json  once per peer set: cedar-wasm and Charter in one run
+//   valgrind --tool=callgrind              instructions per decision (when valgrind is there)
 // Every figure is the median of the R runs (peer ratios: of one run each).
 // Status is judged on CPU time, the figure a contended machine does not
 // distort; the wall figure is printed beside it and the status says when the
 // wall figure misses where the CPU figure meets.
 'use strict';
 
-const { execFileSync } = require('child_process');
+const { execFileSync, spawnSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -32,12 +33,13 @@ const root = path.join(__dirname, '..', '..');
 function usage(message) {
   if (message) process.stderr.write(`report.js: ${message}\n`);
   process.stderr.write('usage: node bench/perf/report.js [--build DIR] [--runs R] [--wasm-seconds S] ' +
-    "[--peer-sets 'governance 10 10000'] [--json FILE]\n");
+    "[--peer-sets 'governance 10 10000'] [--json FILE] [--callgrind auto|yes|no]\n");
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const flags = { build: 'build-bench', runs: '3', 'wasm-seconds': '5', 'peer-sets': 'governance 10 10000', json: '' };
+  const flags = { build: 'build-bench', runs: '3', 'wasm-seconds': '5', 'peer-sets': 'governance 10 10000', json: '',
+    callgrind: 'auto' };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--help' || argv[i] === '-h') usage();
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(argv[i]);
@@ -47,6 +49,7 @@ function parseArgs(argv) {
     flags[m[1]] = v;
   }
   if (!/^[1-9]\d*$/.test(flags.runs)) usage('`--runs` must be a positive number');
+  if (!['auto', 'yes', 'no'].includes(flags.callgrind)) usage('`--callgrind` is auto, yes or no');
   if (!/^\d+(\.\d+)?$/.test(flags['wasm-seconds'])) usage('`--wasm-seconds` must be a number');
   flags.runs = Number(flags.runs);
   flags.build = path.resolve(flags.build);
@@ -159,6 +162,33 @@ function googleBench(flags) {
   return results;
 }
 
+// Instructions per decision, counted by callgrind inside Engine::Authorize
+// only (the loads are not counted): `charter bench --iterations 10` decides
+// every request 21 times (warm-up, 10 timed passes, 10 latency passes), so
+// the warm-up's growing of the context weighs little.
+// Generated sets are read as bundles, so that valgrind does not compile them.
+function instructions(flags, set) {
+  const f = setFiles(flags, set);
+  const charterPath = path.join(flags.build, 'cli', 'charter');
+  let source = ['--policies', f.policies];
+  if (set !== 'governance') {
+    const bundle = path.join(workloadDir(flags, set), 'bundle.charter');
+    run(charterPath, ['build', '--policies', f.policies, '-o', bundle]);
+    source = ['--bundle', bundle];
+  }
+  const out = path.join(flags.build, `callgrind-${set}.out`);
+  const r = spawnSync('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`,
+    '--toggle-collect=charter::Engine::Authorize(charter::Request const&, charter::Entities const&, charter::EvalContext*) const',
+    charterPath, 'bench', ...source, '--entities', f.entities, '--requests', f.requests, '--iterations', '10',
+    '--format', 'json'], { encoding: 'utf8', maxBuffer: 1 << 30, cwd: root });
+  try { fs.unlinkSync(out); } catch (e) { /* not written */ }
+  const m = /Collected : (\d+)/.exec(r.stderr || '');
+  if (r.status !== 0 || !m) fail(`valgrind on ${set} failed: ${(r.stderr || String(r.error)).trim().slice(-500)}`);
+  const b = JSON.parse(r.stdout);
+  const decisions = b.requests * (1 + b.iterations + b.latency_ns.passes);
+  return Number(m[1]) / decisions;
+}
+
 function peer(flags, set) {
   const f = setFiles(flags, set);
   return JSON.parse(run(process.execPath, [path.join(root, 'bench', 'peer', 'peer.js'), '--charter',
@@ -212,6 +242,14 @@ function main() {
     peers[s] = peer(flags, s);
   }
   const loadAfter = os.loadavg();
+
+  let ir = null;
+  const haveValgrind = spawnSync('valgrind', ['--version']).status === 0;
+  if (flags.callgrind === 'yes' || (flags.callgrind === 'auto' && haveValgrind)) {
+    progress('callgrind: instructions per decision');
+    ir = {};
+    for (const set of ['governance', ...sizes]) ir[set] = instructions(flags, set);
+  }
 
   // ---- the table ----
   const rows = [];
@@ -277,16 +315,23 @@ function main() {
   lines.push('|---|---|---|---|---|');
   for (const r of rows) lines.push(`| ${r.join(' | ')} |`);
   lines.push('');
+  if (ir) {
+    lines.push(`Instructions per decision (callgrind, inside Engine::Authorize with an EvalContext): governance ` +
+      `${num(ir.governance, 0)}; ${sizes.map((n) => `${n} policies ${num(ir[n], 0)}`).join('; ')}; ` +
+      `10,000 ÷ 10: ${times(ir[10000] / ir[10])}.`);
+    lines.push('');
+  }
   lines.push('Per set (charter bench, medians): ' + ['governance', ...sizes].map((s) => {
     const b = s === 'governance' ? gov : scaled[s];
     return `${s === 'governance' ? 'governance' : `${s} policies`}: ${b.policies} policies, ${b.entities} entities, ` +
-      `${b.requests} requests (${b.allow} allowed), ${ns(b.cpu)} CPU, ${ns(b.pass)} wall`;
+      `${b.requests} requests (${b.allow} allowed), ${num(b.runs[0].policies_evaluated_per_request)} evaluated a request, ` +
+      `${ns(b.cpu)} CPU, ${ns(b.pass)} wall`;
   }).join('; ') + '.');
   process.stdout.write(`${lines.join('\n')}\n`);
 
   if (flags.json) {
     fs.writeFileSync(flags.json, `${JSON.stringify({ machine: m, started, loadBefore, loadAfter,
-      governance: gov, scaled, google_benchmark: gb, peers }, null, 1)}\n`);
+      governance: gov, scaled, google_benchmark: gb, peers, instructions_per_decision: ir }, null, 1)}\n`);
     progress(`raw figures in ${flags.json}`);
   }
 }
