@@ -72,6 +72,17 @@ TEST(Verifier, RejectsMisalignedLongConstants) {
   EXPECT_EQ(r.status().message(), "invalid bundle: long constants are not 8-byte aligned");
 }
 
+// A policy set with no long constants has an empty `longs` vector, which
+// FlatBuffers leaves unaligned: that is no fault.
+TEST(Verifier, AcceptsAnEmptyUnalignedVector) {
+  for (const char* text : {"permit(principal, action, resource);",
+                           "permit(principal, action, resource) when { context.n > 1 };"}) {
+    Bundle bundle = Bundle::FromBytes(CompileText(text));
+    absl::StatusOr<const fb::Bundle*> r = VerifyBundle(bundle.bytes(), {});
+    EXPECT_TRUE(r.ok()) << text << ": " << r.status();
+  }
+}
+
 TEST(Verifier, AcceptsMinimalHandMadeCode) {
   EXPECT_TRUE(VerifyBundle(HandMade({I(Op::kRetBool, 0, 1, 0)}), {}).ok());
 }

@@ -24,10 +24,12 @@ absl::Status Bad(std::string_view what) {
 // FlatBuffers' Verifier checks a vector's length prefix for alignment, not
 // its elements: a hostile bundle can place a vector of 8-byte scalars at an
 // address that is 4 mod 8, and reading it would be undefined behaviour. (The
-// bundle's bytes start 8-byte aligned: mapped, or copied by Bundle.)
+// bundle's bytes start 8-byte aligned: mapped, or copied by Bundle.) An
+// empty vector has nothing to read, and FlatBuffers does not align it.
 template <typename T>
 bool ElementsAligned(const flatbuffers::Vector<T>* v) {
-  return v == nullptr || reinterpret_cast<uintptr_t>(v->data()) % alignof(T) == 0;
+  return v == nullptr || v->size() == 0 ||
+         reinterpret_cast<uintptr_t>(v->data()) % alignof(T) == 0;
 }
 
 bool ValidString(const flatbuffers::String* s) {
