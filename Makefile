@@ -7,6 +7,7 @@
 #   make tsan       ThreadSanitizer build of the engine-swap test, and run it
 #   make bench      Release build of the benchmarks, and run them
 #   make bench-peer cedar-wasm and `charter bench` on the same workloads (bench/peer/)
+#   make perf-report  every target of issue 5 measured, as a table (bench/perf/)
 #   make fuzz       clang build of the libFuzzer targets, each run FUZZ_SECONDS
 #   make conformance  the differential campaign against Cedar: COUNT cases of SEED
 #   make validation-conformance  the validation campaign against Cedar's validator
@@ -115,6 +116,23 @@ bench-peer: deps
 	  node bench/peer/peer.js --charter $(BENCH_DIR)/cli/charter --policies "$$dir/policies.cedar" \
 	    --entities "$$dir/entities.json" --requests "$$dir/requests.json" --wasm-seconds $(PEER_SECONDS); \
 	done
+
+# The performance report (bench/perf/report.js): the Release directory of
+# `make bench`, the generated workloads, then every target of issue 5
+# measured PERF_RUNS times (medians), cedar-wasm for PERF_WASM_SECONDS on
+# each of PERF_PEER_SETS, printed as a Markdown table; the raw figures go to
+# $(BENCH_DIR)/perf-report.json. Not part of CI: it takes several minutes.
+PERF_RUNS         ?= 3
+PERF_WASM_SECONDS ?= 5
+PERF_PEER_SETS    ?= governance 10 10000
+
+.PHONY: perf-report
+perf-report: deps
+	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
+	  -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF)
+	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_cli charter_workload workload_bench
+	node bench/perf/report.js --build $(BENCH_DIR) --runs $(PERF_RUNS) \
+	  --wasm-seconds $(PERF_WASM_SECONDS) --peer-sets '$(PERF_PEER_SETS)' --json $(BENCH_DIR)/perf-report.json
 
 # -O1 keeps the sanitizer build quick to compile and its stacks readable.
 sanitize: deps

@@ -1,8 +1,11 @@
 // The benchmarks behind the targets of issue 5 (docs/performance.md reports
-// them):
-//   BM_GovernanceDecision         the governance example's requests, one decision an iteration
+// them; bench/perf/report.js runs them):
+//   BM_GovernanceDecision         the governance example's requests, one decision an
+//                                 iteration, with one reusable EvalContext
+//   BM_GovernanceDecisionOwned    the same through Authorize's owning Decision
 //   BM_PolicySetDecision/N        generated sets of N policies over 10,000 entities
-//                                 (bench/gen/workload.h), one decision an iteration
+//                                 (bench/gen/workload.h), one decision an iteration,
+//                                 with one reusable EvalContext
 //   BM_BundleLoadVerify/N         map a bundle file of N policies and verify it into an Engine
 //   BM_Compile/N                  compile N policies of policy text into a bundle
 //   BM_EntitiesFromJson/N         build the store of N entities from Cedar JSON (bytes/s)
@@ -135,17 +138,34 @@ bool Usable(benchmark::State& state, const Inputs& in) {
   return false;
 }
 
-void Decide(benchmark::State& state, const Inputs& in) {
+enum class Path { kContext, kOwned };
+
+void Decide(benchmark::State& state, const Inputs& in, Path path) {
   if (!Usable(state, in)) return;
   const size_t n = in.requests.size();
   size_t i = 0;
   size_t allowed = 0;
+  size_t evaluated = 0;
+  charter::EvalContext context;
+  // One pass before counting: the context grows to the policy set and the
+  // entity store (the steady state starts after it).
+  for (const charter::Request& r : in.requests) in.engine->Authorize(r, *in.entities, &context);
   uint64_t allocations_before = g_allocations.load(std::memory_order_relaxed);
-  for (auto _ : state) {
-    charter::Decision decision = in.engine->Authorize(in.requests[i], *in.entities);
-    allowed += decision.allowed ? 1 : 0;
-    benchmark::DoNotOptimize(decision);
-    if (++i == n) i = 0;
+  if (path == Path::kContext) {
+    for (auto _ : state) {
+      bool allow = in.engine->Authorize(in.requests[i], *in.entities, &context);
+      allowed += allow ? 1 : 0;
+      evaluated += context.policies_evaluated();
+      benchmark::DoNotOptimize(allow);
+      if (++i == n) i = 0;
+    }
+  } else {
+    for (auto _ : state) {
+      charter::Decision decision = in.engine->Authorize(in.requests[i], *in.entities);
+      allowed += decision.allowed ? 1 : 0;
+      benchmark::DoNotOptimize(decision);
+      if (++i == n) i = 0;
+    }
   }
   uint64_t allocations = g_allocations.load(std::memory_order_relaxed) - allocations_before;
   state.SetItemsProcessed(state.iterations());
@@ -156,13 +176,26 @@ void Decide(benchmark::State& state, const Inputs& in) {
   state.counters["policies"] = static_cast<double>(in.engine->policy_count());
   state.counters["allow_share"] =
       state.iterations() ? static_cast<double>(allowed) / static_cast<double>(state.iterations()) : 0;
+  if (path == Path::kContext) {
+    state.counters["evaluated_per_decision"] =
+        state.iterations()
+            ? static_cast<double>(evaluated) / static_cast<double>(state.iterations())
+            : 0;
+  }
 }
 
-void BM_GovernanceDecision(benchmark::State& state) { Decide(state, Governance()); }
+void BM_GovernanceDecision(benchmark::State& state) {
+  Decide(state, Governance(), Path::kContext);
+}
 BENCHMARK(BM_GovernanceDecision);
 
+void BM_GovernanceDecisionOwned(benchmark::State& state) {
+  Decide(state, Governance(), Path::kOwned);
+}
+BENCHMARK(BM_GovernanceDecisionOwned);
+
 void BM_PolicySetDecision(benchmark::State& state) {
-  Decide(state, Generated(static_cast<size_t>(state.range(0))));
+  Decide(state, Generated(static_cast<size_t>(state.range(0))), Path::kContext);
 }
 BENCHMARK(BM_PolicySetDecision)->Arg(10)->Arg(1000)->Arg(10000);
 

@@ -90,6 +90,63 @@ TEST(ZeroAllocations, SteadyStateAuthorizeAllocatesNothing) {
   EXPECT_GT(allowed, 0u);
 }
 
+// The scope index's paths: entities with a few ancestors (listed), one
+// with more than ScopeIndex::kMaxRequestAncestors (each `in` target asked of
+// the store instead), action groups, `is`, and policies filed by action.
+TEST(ZeroAllocations, ScopeIndexPathsAllocateNothing) {
+  std::string entities = "[";
+  for (int i = 0; i < 60; ++i) {  // a chain g0 -> g1 -> ... -> g59
+    entities += "{\"uid\":{\"type\":\"G\",\"id\":\"g" + std::to_string(i) +
+                "\"},\"attrs\":{},\"parents\":[" +
+                (i < 59 ? "{\"type\":\"G\",\"id\":\"g" + std::to_string(i + 1) + "\"}" : "") + "]},";
+  }
+  entities += R"(
+    {"uid":{"type":"User","id":"deep"},"attrs":{"level":1},"parents":[{"type":"G","id":"g0"}]},
+    {"uid":{"type":"User","id":"alice"},"attrs":{"level":3},"parents":[{"type":"Team","id":"ml"}]},
+    {"uid":{"type":"Team","id":"ml"},"attrs":{},"parents":[]},
+    {"uid":{"type":"Action","id":"view"},"attrs":{},"parents":[{"type":"Action","id":"read"}]},
+    {"uid":{"type":"Task","id":"t1"},"attrs":{"gpus":4},"parents":[{"type":"Namespace","id":"ns"}]}
+  ])";
+  absl::StatusOr<Entities> store = Entities::FromJson(entities);
+  ASSERT_TRUE(store.ok()) << store.status();
+  SourceFile source("paths.cedar", R"(
+    permit(principal in G::"g50", action == Action::"view", resource);
+    permit(principal in Team::"ml", action in [Action::"view", Action::"edit"], resource in Namespace::"ns")
+      when { principal.level > 2 };
+    forbid(principal, action in Action::"read", resource is Task) when { resource.gpus > 8 };
+    permit(principal == User::"alice", action, resource) when { resource.missing };
+    permit(principal is User, action, resource);
+  )");
+  Diagnostics diagnostics;
+  absl::StatusOr<Bundle> bundle = Compile(source, {}, &diagnostics);
+  ASSERT_TRUE(bundle.ok()) << diagnostics.Render(source);
+  absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  std::vector<Request> requests;
+  for (const char* user : {"deep", "alice", "nobody"}) {
+    for (const char* action : {"view", "edit", "read"}) {
+      for (const char* task : {"t1", "t2"}) {
+        requests.push_back(Request::Create({"User", user}, {"Action", action}, {"Task", task}));
+      }
+    }
+  }
+  EvalContext context;
+  size_t errors = 0;
+  for (const Request& r : requests) {
+    engine->Authorize(r, *store, &context);
+    EXPECT_EQ(context.ToDecision().ToJson(), engine->Authorize(r, *store).ToJson());
+    errors += context.errors().size();
+  }
+  EXPECT_GT(errors, 0u) << "alice's policy reads a missing attribute";
+  long before = g_allocations.load();
+  size_t allowed = 0;
+  for (int round = 0; round < 100; ++round) {
+    for (const Request& r : requests) allowed += engine->Authorize(r, *store, &context);
+  }
+  EXPECT_EQ(g_allocations.load() - before, 0) << "allocations in " << 100 * requests.size() << " decisions";
+  EXPECT_GT(allowed, 0u);
+}
+
 TEST(ZeroAllocations, TheCounterCounts) {
   long before = g_allocations.load();
   std::vector<int>* v = new std::vector<int>(100);

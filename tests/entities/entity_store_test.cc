@@ -267,6 +267,35 @@ TEST(EntityStoreHierarchy, DiamondAndDuplicateParents) {
   EXPECT_FALSE(InAncestors(*store, "T", "b", "T", "c"));
 }
 
+// The short walk (limit up to kSmallAncestorWalk, no mark per uid) and the
+// marked walk give the same ancestors, and the short one stops at its limit.
+TEST(EntityStoreHierarchy, ShortAndLongAncestorWalksAgree) {
+  Store store = MustLoad(R"([
+    {"uid": {"type": "U", "id": "a"}, "attrs": {},
+     "parents": [{"type": "G", "id": "b"}, {"type": "G", "id": "c"}]},
+    {"uid": {"type": "G", "id": "b"}, "attrs": {}, "parents": [{"type": "G", "id": "d"}]},
+    {"uid": {"type": "G", "id": "c"}, "attrs": {},
+     "parents": [{"type": "G", "id": "d"}, {"type": "G", "id": "e"}]},
+    {"uid": {"type": "G", "id": "d"}, "attrs": {}, "parents": [{"type": "G", "id": "e"}]},
+    {"uid": {"type": "G", "id": "e"}, "attrs": {}, "parents": []}
+  ])");
+  for (uint32_t uid = 0; uid < store->num_uids(); ++uid) {
+    AncestorScratch scratch;
+    std::vector<uint32_t> small, large;
+    EXPECT_TRUE(store->Ancestors(uid, EntityStore::kSmallAncestorWalk, &scratch, &small));
+    EXPECT_TRUE(store->Ancestors(uid, EntityStore::kSmallAncestorWalk + 1, &scratch, &large));
+    std::sort(small.begin(), small.end());
+    std::sort(large.begin(), large.end());
+    EXPECT_EQ(small, large) << "uid " << uid;
+  }
+  AncestorScratch scratch;
+  std::vector<uint32_t> out;
+  EXPECT_FALSE(store->Ancestors(store->Find("U", "a"), 3, &scratch, &out));  // a has 4
+  EXPECT_EQ(out.size(), 3u);
+  EXPECT_TRUE(store->Ancestors(store->Find("U", "a"), 4, &scratch, &out));
+  EXPECT_EQ(out.size(), 4u);
+}
+
 TEST(EntityStoreHierarchy, SameIdDifferentTypes) {
   Store store = MustLoad(R"([
     {"uid": {"type": "User", "id": "x"}, "attrs": {}, "parents": [{"type": "Group", "id": "x"}]},

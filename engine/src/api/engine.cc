@@ -41,7 +41,8 @@ Program::Program(Bundle bundle, const fb::Bundle* root) : bundle_(std::move(bund
   }
   if (root_->entities() != nullptr) {
     for (const fb::EntityConst* e : *root_->entities()) {
-      entities_.push_back(EntityRef{e->type()->string_view(), e->id()->string_view(), kNoUid});
+      std::string_view type = e->type()->string_view(), id = e->id()->string_view();
+      entities_.push_back(EntityRef{type, id, kNoUid, EntityKeyHash(type, id)});
     }
   }
   if (root_->patterns() != nullptr) {
@@ -136,7 +137,8 @@ bool Engine::Authorize(const Request& request, const Entities& entities,
   internal::Environment env;
   internal::ScopeKeys keys;
   for (int i = 0; i < 3; ++i) {
-    refs[i].uid = store.Find(refs[i].type, refs[i].id);
+    refs[i].key_hash = data.key_hashes[i];
+    refs[i].uid = store.Find(refs[i].type, refs[i].id, data.key_hashes[i]);
     env.vars[i] = Value::Entity(&refs[i]);
     keys.refs[i] = &refs[i];
     keys.hashes[i] = data.key_hashes[i];
@@ -154,7 +156,6 @@ bool Engine::Authorize(const Request& request, const Entities& entities,
   s.evaluated = 0;
   const std::vector<internal::PolicyCode>& policies = program_->policies();
   for (uint32_t c : s.candidates) {
-    if (index.FailsEq(c, keys)) continue;
     const internal::PolicyCode& p = policies[c];
     ++s.evaluated;
     size_t e = s.error_policies.size();

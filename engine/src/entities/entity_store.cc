@@ -14,22 +14,30 @@
 namespace charter::internal {
 
 const EntityRef* EntityStore::Intern(std::string_view type, std::string_view id) {
-  auto it = index_.find(Key{type, id});
-  if (it != index_.end()) return refs_[it->second];
+  uint64_t hash = EntityKeyHash(type, id);
+  uint32_t found = Find(type, id, hash);
+  if (found != kNoUid) return refs_[found];
   uint32_t uid = static_cast<uint32_t>(refs_.size());
   EntityRef* ref = arena_.New<EntityRef>();
   ref->type = arena_.CopyString(type);
   ref->id = arena_.CopyString(id);
   ref->uid = uid;
+  ref->key_hash = hash;
   refs_.push_back(ref);
-  key_hashes_.push_back(EntityKeyHash(ref->type, ref->id));
-  index_.emplace(Key{ref->type, ref->id}, uid);
+  key_hashes_.push_back(hash);
+  if (!index_.emplace(hash, uid).second) collisions_.emplace(Key{ref->type, ref->id}, uid);
   return ref;
 }
 
-uint32_t EntityStore::Find(std::string_view type, std::string_view id) const {
-  auto it = index_.find(Key{type, id});
-  return it == index_.end() ? kNoUid : it->second;
+uint32_t EntityStore::Find(std::string_view type, std::string_view id, uint64_t hash) const {
+  auto it = index_.find(hash);
+  if (it != index_.end()) {
+    const EntityRef& r = *refs_[it->second];
+    if (r.id == id && r.type == type) return it->second;
+  }
+  if (collisions_.empty()) return kNoUid;
+  auto c = collisions_.find(Key{type, id});
+  return c == collisions_.end() ? kNoUid : c->second;
 }
 
 bool EntityStore::HasAncestor(uint32_t uid, uint32_t ancestor) const {
@@ -49,6 +57,25 @@ bool EntityStore::Ancestors(uint32_t uid, size_t limit, AncestorScratch* scratch
                             std::vector<uint32_t>* out) const {
   out->clear();
   if (uid >= post_.size()) return true;
+  if (limit <= kSmallAncestorWalk) {
+    // A short walk (the scope index's) remembers what it reached in `out`
+    // itself: no mark per uid, so a fresh scratch costs nothing.
+    std::vector<uint32_t>& stack = scratch->stack;
+    stack.clear();
+    stack.push_back(uid);
+    while (!stack.empty()) {
+      uint32_t u = stack.back();
+      stack.pop_back();
+      for (uint32_t k = parent_begin_[u]; k < parent_begin_[u + 1]; ++k) {
+        uint32_t p = parents_[k];
+        if (std::find(out->begin(), out->end(), p) != out->end()) continue;
+        if (out->size() == limit) return false;
+        out->push_back(p);
+        stack.push_back(p);
+      }
+    }
+    return true;
+  }
   if (scratch->mark.size() < post_.size()) scratch->mark.resize(post_.size(), 0);
   if (++scratch->stamp == 0) {  // wrapped: forget every old mark
     std::fill(scratch->mark.begin(), scratch->mark.end(), 0);

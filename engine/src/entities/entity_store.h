@@ -62,7 +62,17 @@ class EntityStore {
   EntityStore() = default;
 
   // The uid index of (type, id), or kNoUid.
-  uint32_t Find(std::string_view type, std::string_view id) const;
+  uint32_t Find(std::string_view type, std::string_view id) const {
+    return Find(type, id, EntityKeyHash(type, id));
+  }
+  // The same, given `hash` == EntityKeyHash(type, id).
+  uint32_t Find(std::string_view type, std::string_view id, uint64_t hash) const;
+  // The uid of `e`: its own when it has one, else looked up (by its
+  // key_hash when it has one).
+  uint32_t Resolve(const EntityRef& e) const {
+    if (e.uid != kNoUid) return e.uid;
+    return Find(e.type, e.id, e.key_hash != 0 ? e.key_hash : EntityKeyHash(e.type, e.id));
+  }
   const EntityRef& ref(uint32_t uid) const { return *refs_[uid]; }
   // The entity's data, or nullptr when the store has no entity with that uid.
   const EntityData* data(uint32_t uid) const {
@@ -72,7 +82,9 @@ class EntityStore {
   bool HasAncestor(uint32_t uid, uint32_t ancestor) const;
   // Writes the transitive ancestors of `uid` to *out (in no particular
   // order), unless there are more than `limit`: then returns false and *out
-  // holds some of them.
+  // holds some of them. Up to kSmallAncestorWalk, `scratch` needs no memory
+  // per uid.
+  static constexpr size_t kSmallAncestorWalk = 64;
   bool Ancestors(uint32_t uid, size_t limit, AncestorScratch* scratch,
                  std::vector<uint32_t>* out) const;
   // The direct parents of `uid`, as its entity JSON names them (deduplicated).
@@ -108,7 +120,10 @@ class EntityStore {
   Arena arena_;
   std::vector<const EntityRef*> refs_;
   std::vector<uint64_t> key_hashes_;  // uid -> EntityKeyHash
-  absl::flat_hash_map<Key, uint32_t> index_;
+  // uid by EntityKeyHash; an entity whose hash another already has is in
+  // `collisions_` instead (so a lookup hashes no string and compares one).
+  absl::flat_hash_map<uint64_t, uint32_t> index_;
+  absl::flat_hash_map<Key, uint32_t> collisions_;
   absl::flat_hash_map<std::string_view, std::string_view> keys_;  // record keys, interned
   std::vector<int32_t> data_index_;  // uid -> entities_ index, or -1
   std::vector<EntityData> entities_;

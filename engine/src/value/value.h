@@ -29,6 +29,10 @@ struct EntityRef {
   std::string_view type;
   std::string_view id;
   uint32_t uid = kNoUid;
+  // EntityKeyHash(type, id) (entities/entity_store.h) when it was worked
+  // out ahead, so that a store looks the entity up without hashing its
+  // strings; 0 when not known.
+  uint64_t key_hash = 0;
 };
 
 struct RecordField;

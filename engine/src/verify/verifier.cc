@@ -3,6 +3,7 @@
 // boundaries, a terminator at the end, unique policy ids, valid UTF-8).
 #include "verify/verifier.h"
 
+#include <cstdint>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -20,6 +21,17 @@ namespace {
 
 absl::Status Bad(std::string_view what) {
   return absl::InvalidArgumentError(Cat("invalid bundle: ", what));
+}
+
+// FlatBuffers' Verifier checks a vector's length prefix for alignment, not
+// its elements: a hostile bundle can place a vector of 8-byte scalars at an
+// address that is 4 mod 8, and reading it would be undefined behaviour. (The
+// bundle's bytes start 8-byte aligned: mapped, or copied by Bundle.) An
+// empty vector has nothing to read, and FlatBuffers does not align it.
+template <typename T>
+bool ElementsAligned(const flatbuffers::Vector<T>* v) {
+  return v == nullptr || v->size() == 0 ||
+         reinterpret_cast<uintptr_t>(v->data()) % alignof(T) == 0;
 }
 
 bool ValidString(const flatbuffers::String* s) {
@@ -121,6 +133,7 @@ absl::Status VerifyPolicy(const fb::Policy* p, size_t index, const fb::Bundle* b
   if (regs == 0 || regs > kMaxRegisters) return bad("register count out of range");
   const auto* code = p->code();
   if (code == nullptr || code->size() == 0) return bad("no code");
+  if (!ElementsAligned(code)) return bad("code is not 8-byte aligned");
   if (code->size() > options.max_code_words) return bad("code is longer than the limit");
   uint32_t size = code->size();
   for (uint32_t pc = 0; pc < size; ++pc) {
@@ -178,6 +191,7 @@ absl::StatusOr<const fb::Bundle*> VerifyBundle(std::string_view bytes, const Ver
   flatbuffers::Verifier verifier(data, bytes.size(), vo);
   if (!fb::VerifyBundleBuffer(verifier)) return Bad("corrupt structure");
   const fb::Bundle* b = fb::GetBundle(data);
+  if (!ElementsAligned(b->longs())) return Bad("long constants are not 8-byte aligned");
   if (b->format_version() != kFormatVersion) {
     return Bad(Cat("format version ", b->format_version(), ", this engine reads ",
                             kFormatVersion));

@@ -4,6 +4,8 @@
 #include "vm/vm.h"
 
 #include <cstring>
+#include <new>
+#include <type_traits>
 
 #include "common/strings.h"
 #include "builtins/builtins.h"
@@ -33,7 +35,7 @@ uint32_t Resolve(const EntityRef* e, const Program& program, const Environment& 
     int64_t k = program.entity_index(e);
     if (k >= 0) return env.binding->entity_uid(static_cast<uint32_t>(k));
   }
-  return env.store->Find(e->type, e->id);
+  return env.store->Resolve(*e);
 }
 
 // The field `strings[k]` of a record. A record of the store's entity data
