@@ -144,6 +144,16 @@ TEST(Validator, UnknownAttribute) {
 TEST(Validator, OptionalAttributeWithoutHas) {
   ExpectError(R"(permit(principal, action, resource) when { principal.manager.level > 1 };)", "CH0513",
               "attribute `manager` of `User` is optional and may be absent here", "principal.manager");
+  // A record is named by the expression that reads it, not by its whole type.
+  ExpectError(R"(permit(principal, action, resource) when { principal.profile.mfa };)", "CH0513",
+              "attribute `mfa` of record `principal.profile` is optional and may be absent here",
+              "principal.profile.mfa");
+  ExpectError(R"(permit(principal, action, resource) when { principal["profile"]["mfa"] };)", "CH0513",
+              "attribute `mfa` of record `principal.profile` is optional and may be absent here",
+              R"(principal["profile"]["mfa"])");
+  ExpectError(R"(permit(principal, action, resource) when { {a: principal.profile}.a.mfa };)", "CH0513",
+              "attribute `mfa` of `{dept: String, mfa?: Bool}` is optional and may be absent here",
+              "{a: principal.profile}.a.mfa");
 }
 
 TEST(Validator, EmptySetLiteral) {

@@ -8,6 +8,7 @@
 // may be read only where a test guards them.
 #include "check/validator.h"
 
+#include <cctype>
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -350,6 +351,31 @@ std::string Quote(std::string_view s) {
 }
 
 std::string Uid(const ast::EntityRef& r) { return Cat(r.type, "::", Quote(r.id)); }
+
+// The text of `e` when it is a variable followed by attribute reads, such as
+// `resource.contract` (keys that are not identifiers in brackets); empty for
+// anything else.
+std::string PathText(const Expr& e) {
+  std::vector<const std::string*> keys;
+  const Expr* at = &e;
+  while (at->kind == Expr::Kind::kAttr) {
+    keys.push_back(&at->str);
+    at = at->args[0].get();
+  }
+  if (at->kind != Expr::Kind::kVar) return "";
+  std::string out(ast::VarText(at->var));
+  for (auto it = keys.rbegin(); it != keys.rend(); ++it) {
+    const std::string& k = **it;
+    bool ident = !k.empty() && !std::isdigit(static_cast<unsigned char>(k[0]));
+    for (char c : k) ident = ident && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (ident) {
+      CatAppend(&out, ".", k);
+    } else {
+      CatAppend(&out, "[", Quote(k), "]");
+    }
+  }
+  return out;
+}
 
 struct ExtFn {
   const char* name;
@@ -781,8 +807,11 @@ class Checker {
       }
       if (found != nullptr) {
         if (found->required || prior.count(AttrCap(on, e.str)) != 0) return Ok(found->type);
-        Error("CH0513", e.span,
-              Cat("attribute `", e.str, "` of `", TypeName(*t), "` is optional and may be absent here"),
+        // A record is named by the expression that reads it: its type spelt
+        // out can fill a screen.
+        std::string path = t->kind == Kind::kRecord ? PathText(on) : "";
+        std::string holder = path.empty() ? Cat("`", TypeName(*t), "`") : Cat("record `", path, "`");
+        Error("CH0513", e.span, Cat("attribute `", e.str, "` of ", holder, " is optional and may be absent here"),
               Cat("test for it first: `... has ", e.str, " && ...`"));
         return Fail(found->type);
       }
