@@ -15,7 +15,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "charter/charter.h"
 #include "command.h"
 #include "charter/schema.h"
@@ -100,11 +99,7 @@ int RunAuthorize(const AuthorizeFlags& flags) {
   std::optional<Schema> schema;
   if (!flags.schema.empty()) {
     absl::StatusOr<Schema> loaded = LoadSchema(flags.schema);
-    if (!loaded.ok()) {
-      // Schema faults come one diagnostic a line.
-      for (absl::string_view line : absl::StrSplit(loaded.status().message(), '\n')) PrintError(line);
-      return kError;
-    }
+    if (!loaded.ok()) return Fail(loaded.status());  // one diagnostic a line
     schema = *std::move(loaded);
   }
   const Schema* with = schema.has_value() ? &*schema : nullptr;

@@ -562,15 +562,21 @@ class Session {
     return s;
   }
 
+  // A request typed at OFFSET of the input, checked against the schema if
+  // one is loaded.
+  absl::StatusOr<Request> ReadRequest(const std::string& text, size_t offset) {
+    absl::StatusOr<Request> request = ParseRequest(text, offset);
+    if (!request.ok()) return request;
+    if (absl::Status s = Check(*request); !s.ok()) return s;
+    return request;
+  }
+
   void Decide(const std::string& line, size_t offset) {
     if (engine_ == nullptr) {
       Error("no policies loaded (:load policies FILE)");
       return;
     }
-    absl::StatusOr<Request> request = ParseRequest(line, offset);
-    if (request.ok()) {
-      if (absl::Status s = Check(*request); !s.ok()) request = s;
-    }
+    absl::StatusOr<Request> request = ReadRequest(line, offset);
     if (!request.ok()) {
       Report(request.status());
       return;
@@ -592,10 +598,7 @@ class Session {
       return;
     }
     if (!rest.empty()) {
-      absl::StatusOr<Request> r = ParseRequest(rest, rest_at);
-      if (r.ok()) {
-        if (absl::Status s = Check(*r); !s.ok()) r = s;
-      }
+      absl::StatusOr<Request> r = ReadRequest(rest, rest_at);
       if (!r.ok()) {
         Report(r.status());
         return;

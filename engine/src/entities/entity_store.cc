@@ -57,9 +57,9 @@ bool EntityStore::Ancestors(uint32_t uid, size_t limit, AncestorScratch* scratch
                             std::vector<uint32_t>* out) const {
   out->clear();
   if (uid >= post_.size()) return true;
-  if (limit <= kSmallAncestorWalk) {
-    // A short walk (the scope index's) remembers what it reached in `out`
-    // itself: no mark per uid, so a fresh scratch costs nothing.
+  // A depth-first walk up the parents; `reached(p)` says whether p was
+  // reached before, and remembers it if not.
+  auto walk = [&](auto reached) {
     std::vector<uint32_t>& stack = scratch->stack;
     stack.clear();
     stack.push_back(uid);
@@ -68,36 +68,29 @@ bool EntityStore::Ancestors(uint32_t uid, size_t limit, AncestorScratch* scratch
       stack.pop_back();
       for (uint32_t k = parent_begin_[u]; k < parent_begin_[u + 1]; ++k) {
         uint32_t p = parents_[k];
-        if (std::find(out->begin(), out->end(), p) != out->end()) continue;
+        if (reached(p)) continue;
         if (out->size() == limit) return false;
         out->push_back(p);
         stack.push_back(p);
       }
     }
     return true;
+  };
+  if (limit <= kSmallAncestorWalk) {
+    // A short walk (the scope index's) looks in `out` itself: no mark per
+    // uid, so a fresh scratch costs nothing.
+    return walk([out](uint32_t p) { return std::find(out->begin(), out->end(), p) != out->end(); });
   }
   if (scratch->mark.size() < post_.size()) scratch->mark.resize(post_.size(), 0);
   if (++scratch->stamp == 0) {  // wrapped: forget every old mark
     std::fill(scratch->mark.begin(), scratch->mark.end(), 0);
     scratch->stamp = 1;
   }
-  uint32_t stamp = scratch->stamp;
-  std::vector<uint32_t>& stack = scratch->stack;
-  stack.clear();
-  stack.push_back(uid);
-  while (!stack.empty()) {
-    uint32_t u = stack.back();
-    stack.pop_back();
-    for (uint32_t k = parent_begin_[u]; k < parent_begin_[u + 1]; ++k) {
-      uint32_t p = parents_[k];
-      if (scratch->mark[p] == stamp) continue;
-      scratch->mark[p] = stamp;
-      if (out->size() == limit) return false;
-      out->push_back(p);
-      stack.push_back(p);
-    }
-  }
-  return true;
+  return walk([&mark = scratch->mark, stamp = scratch->stamp](uint32_t p) {
+    if (mark[p] == stamp) return true;
+    mark[p] = stamp;
+    return false;
+  });
 }
 
 namespace {

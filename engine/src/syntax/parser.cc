@@ -798,6 +798,24 @@ bool ParsedWhole(antlr4::tree::ParseTree* root) {
   return true;
 }
 
+// The checks before ANTLR sees TEXT (WHAT names it in the message): within
+// the size limit (CH0002) and valid UTF-8 (CH0001).
+bool AcceptableText(const std::string& text, std::string_view what, const CompileOptions& options,
+                    Diagnostics* diagnostics) {
+  if (text.size() > options.max_source_bytes) {
+    diagnostics->Error("CH0002", {0, 0},
+                       Cat(what, " is ", text.size(), " bytes, more than the limit of ", options.max_source_bytes));
+    return false;
+  }
+  size_t bad = FindInvalidUtf8(text);
+  if (bad != std::string_view::npos) {
+    uint32_t at = static_cast<uint32_t>(bad);
+    diagnostics->Error("CH0001", {at, at + 1}, Cat(what, " is not valid UTF-8"));
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 ast::PolicySet ParsePolicySet(const SourceFile& source, const CompileOptions& options,
@@ -805,18 +823,7 @@ ast::PolicySet ParsePolicySet(const SourceFile& source, const CompileOptions& op
   ast::PolicySet set;
   size_t before = diagnostics->size();
   const std::string& text = source.text();
-  if (text.size() > options.max_source_bytes) {
-    diagnostics->Error("CH0002", {0, 0},
-                       Cat("policy text is ", text.size(), " bytes, more than the limit of ",
-                                    options.max_source_bytes));
-    return set;
-  }
-  size_t bad = FindInvalidUtf8(text);
-  if (bad != std::string_view::npos) {
-    uint32_t at = static_cast<uint32_t>(bad);
-    diagnostics->Error("CH0001", {at, at + 1}, "policy text is not valid UTF-8");
-    return set;
-  }
+  if (!AcceptableText(text, "policy text", options, diagnostics)) return set;
   try {
     OffsetMap map(text);
     antlr4::ANTLRInputStream input(text);
@@ -883,18 +890,7 @@ std::unique_ptr<ast::Expr> ParseExpression(const SourceFile& source, const Compi
                                            Diagnostics* diagnostics) {
   size_t before = diagnostics->size();
   const std::string& text = source.text();
-  if (text.size() > options.max_source_bytes) {
-    diagnostics->Error("CH0002", {0, 0},
-                       Cat("the expression is ", text.size(), " bytes, more than the limit of ",
-                           options.max_source_bytes));
-    return nullptr;
-  }
-  size_t bad = FindInvalidUtf8(text);
-  if (bad != std::string_view::npos) {
-    uint32_t at = static_cast<uint32_t>(bad);
-    diagnostics->Error("CH0001", {at, at + 1}, "the expression is not valid UTF-8");
-    return nullptr;
-  }
+  if (!AcceptableText(text, "the expression", options, diagnostics)) return nullptr;
   std::unique_ptr<ast::Expr> expr;
   try {
     OffsetMap map(text);

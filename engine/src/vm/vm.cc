@@ -116,6 +116,16 @@ bool ArithUnchecked(Op op, const Value& a, const Value& b, Value* out, std::stri
   return true;
 }
 
+// -a of a long, or an overflow error for the one long that has no negation.
+bool Negate(const Value& a, Value* out, std::string* error) {
+  if (a.i == INT64_MIN) {
+    CatAppend(error, "integer overflow while attempting to negate the value ", a.i);
+    return false;
+  }
+  *out = Value::Long(-a.i);
+  return true;
+}
+
 bool Arith(Op op, const Value& a, const Value& b, Value* out, std::string* error) {
   if (a.type != Type::kLong) {
     TypeError(error, "long", a);
@@ -374,11 +384,7 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
       TypeError(error, "long", v);
       goto error;
     }
-    if (v.i == INT64_MIN) {
-      CatAppend(error, "integer overflow while attempting to negate the value ", v.i);
-      goto error;
-    }
-    regs[insn.a()] = Value::Long(-v.i);
+    if (!Negate(v, &regs[insn.a()], error)) goto error;
     NEXT();
   }
   CASE(Add) {
@@ -536,11 +542,7 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
   }
   CASE(TNeg) {
     const Value& v = regs[insn.b()];
-    if (v.i == INT64_MIN) {
-      CatAppend(error, "integer overflow while attempting to negate the value ", v.i);
-      goto error;
-    }
-    regs[insn.a()] = Value::Long(-v.i);
+    if (!Negate(v, &regs[insn.a()], error)) goto error;
     NEXT();
   }
   CASE(TAdd) {
