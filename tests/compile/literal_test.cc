@@ -40,8 +40,8 @@ Outcome Decide(const std::string& condition, const std::string& context_json = "
       context_json, "}"));
   EXPECT_TRUE(entities.ok() && request.ok());
   out.vm = engine->Authorize(*request, *entities);
-  absl::StatusOr<std::unique_ptr<internal::interp::PolicySet>> set =
-      internal::interp::ReadPolicySet(source, {}, {}, nullptr);
+  absl::StatusOr<std::unique_ptr<internal::PolicySet>> set =
+      internal::ReadLinkedPolicySet(source, {}, {}, nullptr);
   EXPECT_TRUE(set.ok()) << set.status();
   out.interp = internal::interp::Authorize(**set, *request, *entities);
   EXPECT_EQ(out.vm.ToJson(), out.interp.ToJson()) << condition.substr(0, 200);

@@ -147,8 +147,8 @@ bool RunCase(std::string_view line, Totals* t) {
   }
   SourceFile source("policies.cedar", field("policies"));
   absl::StatusOr<Bundle> bundle = Compile(source, links, {}, nullptr);
-  absl::StatusOr<std::unique_ptr<internal::interp::PolicySet>> set =
-      internal::interp::ReadPolicySet(source, links, {}, nullptr);
+  absl::StatusOr<std::unique_ptr<internal::PolicySet>> set =
+      internal::ReadLinkedPolicySet(source, links, {}, nullptr);
   if (!bundle.ok() || !set.ok()) {
     ++t->rejected;
     if (bundle.ok() || set.ok() || bundle.status().message() != set.status().message()) {

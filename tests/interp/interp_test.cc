@@ -54,7 +54,7 @@ class InterpTest : public ::testing::Test {
 
   std::string Decide(const std::string& text, const std::vector<TemplateLink>& links) {
     SourceFile source("t.cedar", text);
-    auto set = ReadPolicySet(source, links, {}, nullptr);
+    auto set = ReadLinkedPolicySet(source, links, {}, nullptr);
     auto bundle = Compile(source, links, {}, nullptr);
     EXPECT_EQ(set.ok(), bundle.ok()) << text;
     if (!set.ok()) {
@@ -207,7 +207,7 @@ TEST_F(InterpTest, Templates) {
   EXPECT_EQ(Decide(text, {no}), "false");
   EXPECT_EQ(Decide(text, {no, yes}), "true");
   SourceFile source("t.cedar", text);
-  auto set = ReadPolicySet(source, {no, yes}, {}, nullptr);
+  auto set = ReadLinkedPolicySet(source, {no, yes}, {}, nullptr);
   ASSERT_TRUE(set.ok());
   ASSERT_EQ((*set)->instances.size(), 3u);
   EXPECT_EQ((*set)->instances[0].id, "s");
@@ -245,7 +245,7 @@ TEST_F(InterpTest, LongChains) {
 
 TEST_F(InterpTest, TracerSeesEveryValue) {
   SourceFile source("t.cedar", "permit(principal, action, resource) when { principal.level + 1 > 3 };");
-  auto set = ReadPolicySet(source, {}, {}, nullptr);
+  auto set = ReadLinkedPolicySet(source, {}, {}, nullptr);
   ASSERT_TRUE(set.ok());
   struct Recorder : Tracer {
     std::vector<std::string> seen;
@@ -272,7 +272,7 @@ TEST_F(InterpTest, ResultSaysWhatDecided) {
                     "permit(principal, action == Action::\"edit\", resource);\n"
                     "permit(principal, action, resource) when { true } unless { principal.level == 3 };\n"
                     "permit(principal, action, resource) when { principal.profile.nope };\n");
-  auto set = ReadPolicySet(source, {}, {}, nullptr);
+  auto set = ReadLinkedPolicySet(source, {}, {}, nullptr);
   ASSERT_TRUE(set.ok());
   EntityRef refs[3];
   Request alice = Alice();
@@ -301,7 +301,7 @@ TEST(InterpGovernance, AgreesWithTheVm) {
     return s.str();
   };
   SourceFile source("policies.cedar", read("examples/governance/policies.cedar"));
-  auto set = ReadPolicySet(source, {}, {}, nullptr);
+  auto set = ReadLinkedPolicySet(source, {}, {}, nullptr);
   ASSERT_TRUE(set.ok()) << set.status();
   auto bundle = Compile(source, {}, nullptr);
   ASSERT_TRUE(bundle.ok());

@@ -1,13 +1,13 @@
-// charter::Compile: parse, lower, bundle.
+// charter::Compile: read (policy_set/), validate, lower, bundle.
 #include "charter/compiler.h"
 
-#include <string_view>
+#include <memory>
+
 #include "charter/schema.h"
 #include "check/validator.h"
 #include "compile/lower.h"
+#include "policy_set/policy_set.h"
 #include "schema/schema_model.h"
-#include "policy_json/policy_json.h"
-#include "syntax/parser.h"
 
 namespace charter {
 namespace {
@@ -30,25 +30,16 @@ absl::StatusOr<Bundle> Compile(const SourceFile& source, const std::vector<Templ
   Diagnostics local;
   Diagnostics* diags = diagnostics != nullptr ? diagnostics : &local;
   size_t before = diags->size();
-  // Cedar's JSON policy format is an object; policy text never starts with `{`.
-  std::string_view text = source.text();
-  size_t first_char = text.find_first_not_of(" \t\r\n");
-  bool json = first_char != std::string_view::npos && text[first_char] == '{';
-  std::vector<TemplateLink> all_links;
-  internal::ast::PolicySet set =
-      json ? internal::ParsePolicySetJson(source, options, diags, &all_links)
-           : internal::ParsePolicySet(source, options, diags);
-  all_links.insert(all_links.end(), links.begin(), links.end());
+  std::unique_ptr<internal::PolicySet> set = internal::ReadPolicySet(source, links, options, diags);
   std::string bytes;
   internal::LowerOptions lower;
   if (options.schema != nullptr && diags->size() == before) {
-    internal::ValidatePolicySet(options.schema->data().model, set, diags);
+    internal::ValidatePolicySet(options.schema->data().model, set->ast, diags);
     lower.typed = true;
     lower.schema_fingerprint = options.schema->Fingerprint();
   }
   if (ErrorsSince(*diags, before) == 0) {
-    absl::StatusOr<std::string> lowered =
-        internal::LowerToBundle(set, all_links, source, lower, diags);
+    absl::StatusOr<std::string> lowered = internal::LowerToBundle(*set, source, lower, diags);
     if (!lowered.ok()) return lowered.status();
     bytes = *std::move(lowered);
   }

@@ -1,16 +1,17 @@
 // charter::Schema and charter::Validate: read, resolve, print, validate.
 #include "charter/schema.h"
 
+#include <memory>
 #include <string_view>
 
 #include "check/validator.h"
 #include "common/sha256.h"
 #include "common/strings.h"
 #include "common/utf8.h"
-#include "policy_json/policy_json.h"
+#include "json/json.h"
+#include "policy_set/policy_set.h"
 #include "schema/schema_model.h"
 #include "schema/schema_parse.h"
-#include "syntax/parser.h"
 
 namespace charter {
 
@@ -50,8 +51,7 @@ absl::StatusOr<Schema> Schema::Parse(const SourceFile& source, const SchemaOptio
                  "schema text is not valid UTF-8");
     return FirstError(source, *diags, before);
   }
-  size_t first_char = text.find_first_not_of(" \t\r\n");
-  bool json = first_char != std::string_view::npos && text[first_char] == '{';
+  bool json = internal::json::StartsWithObject(text);
   auto data = std::make_shared<internal::SchemaData>();
   data->source_name = source.name();
   data->ast = json ? internal::schema::ParseSchemaJson(source, options, diags)
@@ -88,16 +88,10 @@ absl::Status Validate(const Schema& schema, const SourceFile& policies,
   Diagnostics local;
   Diagnostics* diags = diagnostics != nullptr ? diagnostics : &local;
   size_t before = diags->size();
-  std::string_view text = policies.text();
-  size_t first_char = text.find_first_not_of(" \t\r\n");
-  bool json = first_char != std::string_view::npos && text[first_char] == '{';
-  std::vector<TemplateLink> links;
-  internal::ast::PolicySet set = json
-                                     ? internal::ParsePolicySetJson(policies, options, diags, &links)
-                                     : internal::ParsePolicySet(policies, options, diags);
+  std::unique_ptr<internal::PolicySet> set = internal::ReadPolicySet(policies, {}, options, diags);
   // The set holds the policies that parsed cleanly; they are validated even
   // when others did not parse, so that one run reports every fault.
-  internal::ValidatePolicySet(schema.data().model, set, diags);
+  internal::ValidatePolicySet(schema.data().model, set->ast, diags);
   diags->Truncate(before + options.max_errors);
   return FirstError(policies, *diags, before);
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "common/snippet.h"
 #include "common/strings.h"
 #include "common/utf8.h"
 
@@ -62,36 +63,74 @@ std::string Header(const SourceFile& source, const Diagnostic& d, bool with_code
 
 }  // namespace
 
-std::string Diagnostics::Render(const SourceFile& source, bool color) const {
-  std::string out;
-  const char* red = color ? "\x1b[1;31m" : "";
-  const char* blue = color ? "\x1b[1;34m" : "";
-  const char* reset = color ? "\x1b[0m" : "";
-  for (const Diagnostic& d : items_) {
-    SourceFile::Position pos = source.PositionOf(d.span.begin);
-    std::string_view line = source.Line(pos.line);
-    std::string number = Cat(pos.line);
-    std::string pad(number.size(), ' ');
-    CatAppend(&out, Header(source, d, true), "\n");
-    CatAppend(&out, blue, pad, " |", reset, "\n");
-    CatAppend(&out, blue, number, " |", reset, " ", line, "\n");
-    // The underline covers the span's part on its first line (at least one column).
-    SourceFile::Position end = source.PositionOf(d.span.end);
-    uint32_t line_len = static_cast<uint32_t>(internal::CountScalars(line));
-    uint32_t last = end.line == pos.line ? end.column : line_len + 1;
-    uint32_t width = last > pos.column ? last - pos.column : 1;
-    std::string lead;
+namespace internal {
+
+size_t AppendSnippet(std::string* out, const SourceFile& source, Span span,
+                     const SnippetStyle& style) {
+  const char* gutter = style.gutter;
+  const char* reset = style.reset;
+  SourceFile::Position pos = source.PositionOf(span.begin);
+  SourceFile::Position end = source.PositionOf(span.end);
+  uint32_t last_line = std::max(pos.line, std::min(end.line, pos.line + style.max_lines - 1));
+  std::string pad(Cat(last_line).size(), ' ');
+  auto bar = [&] {
+    if (style.colour_blanks) {
+      CatAppend(out, gutter, pad, " |", reset);
+    } else {
+      CatAppend(out, pad, " ", gutter, "|", reset);
+    }
+  };
+  if (style.location) {
+    CatAppend(out, pad, gutter, "--> ", reset, source.name(), ":", pos.line, ":", pos.column, "\n");
+  }
+  bar();
+  out->push_back('\n');
+  for (uint32_t n = pos.line; n <= last_line; ++n) {
+    std::string_view line = source.Line(n);
+    uint32_t line_len = static_cast<uint32_t>(CountScalars(line));
+    // Columns [from, to) of this line are in the span; the first and the
+    // last line only in part, lines between from their first non-blank.
+    uint32_t from = n == pos.line
+                        ? pos.column
+                        : static_cast<uint32_t>(CountScalars(line.substr(
+                              0, std::min(line.find_first_not_of(" \t"), line.size())))) + 1;
+    uint32_t to = n == end.line ? end.column : line_len + 1;
+    if (to <= from) to = from + 1;
     // Keep tabs so that the underline lines up with the source line.
+    std::string lead;
     uint32_t col = 1;
     for (char c : line) {
-      if (col >= pos.column) break;
+      if (col >= from) break;
       if ((static_cast<unsigned char>(c) & 0xC0) == 0x80) continue;
       lead.push_back(c == '\t' ? '\t' : ' ');
       ++col;
     }
-    while (col < pos.column) lead.push_back(' '), ++col;
-    CatAppend(&out, blue, pad, " |", reset, " ", lead, red, std::string(width, '^'), reset,
-                    "\n");
+    while (col < from) lead.push_back(' '), ++col;
+    std::string number = Cat(n);
+    number.resize(pad.size(), ' ');
+    CatAppend(out, gutter, number, " |", reset, " ", line, "\n");
+    bar();
+    CatAppend(out, " ", lead, style.mark, std::string(to - from, '^'));
+    if (n == last_line && style.label.has_value()) CatAppend(out, " ", *style.label);
+    CatAppend(out, reset, "\n");
+  }
+  return pad.size();
+}
+
+}  // namespace internal
+
+std::string Diagnostics::Render(const SourceFile& source, bool color) const {
+  std::string out;
+  const char* blue = color ? "\x1b[1;34m" : "";
+  const char* reset = color ? "\x1b[0m" : "";
+  internal::SnippetStyle style;
+  style.gutter = blue;
+  style.mark = color ? "\x1b[1;31m" : "";
+  style.reset = reset;
+  for (const Diagnostic& d : items_) {
+    CatAppend(&out, Header(source, d, true), "\n");
+    // The underline covers the span's part on its first line (at least one column).
+    std::string pad(internal::AppendSnippet(&out, source, d.span, style), ' ');
     if (!d.help.empty()) CatAppend(&out, blue, pad, " = ", reset, "help: ", d.help, "\n");
   }
   return out;

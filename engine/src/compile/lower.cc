@@ -447,10 +447,8 @@ class PolicyLowerer {
 
 }  // namespace
 
-absl::StatusOr<std::string> LowerToBundle(const ast::PolicySet& set,
-                                          const std::vector<TemplateLink>& links,
-                                          const SourceFile& source, const LowerOptions& options,
-                                          Diagnostics* diagnostics) {
+absl::StatusOr<std::string> LowerToBundle(const PolicySet& set, const SourceFile& source,
+                                          const LowerOptions& options, Diagnostics* diagnostics) {
   flatbuffers::FlatBufferBuilder fbb(1024);
   Pools pools;
   std::vector<flatbuffers::Offset<fb::Policy>> policies;
@@ -476,44 +474,14 @@ absl::StatusOr<std::string> LowerToBundle(const ast::PolicySet& set,
         fbb.CreateVector(annotations), &span, static_cast<uint16_t>(lowerer.num_registers()),
         fbb.CreateVector(lowerer.code()), fbb.CreateVectorOfStructs(spans)));
   };
-  absl::flat_hash_map<std::string, const ast::Policy*> templates;
-  absl::flat_hash_map<std::string, bool> ids;
-  for (const ast::Policy& p : set.policies) {
-    ids[p.id] = true;
-    if (p.is_template()) {
-      templates[p.id] = &p;
-    } else {
-      add(p, p.id, nullptr, nullptr);
-    }
+  for (const PolicyInstance& instance : set.instances) {
+    const ast::Policy& p = *instance.policy;
+    add(p, instance.id, p.principal.slot ? &instance.principal_slot : nullptr,
+        p.resource.slot ? &instance.resource_slot : nullptr);
   }
-  for (const TemplateLink& link : links) {
-    auto it = templates.find(link.template_id);
-    if (it == templates.end()) {
-      return absl::InvalidArgumentError(
-          Cat("link `", link.link_id, "`: there is no template `", link.template_id, "`"));
-    }
-    if (!ids.emplace(link.link_id, true).second) {
-      return absl::InvalidArgumentError(
-          Cat("link `", link.link_id, "`: the policy id `", link.link_id, "` is already taken"));
-    }
-    const ast::Policy& t = *it->second;
-    ast::EntityRef slots[2];
-    const std::optional<EntityUid>* values[2] = {&link.principal, &link.resource};
-    bool has_slot[2] = {t.principal.slot, t.resource.slot};
-    const char* names[2] = {"?principal", "?resource"};
-    for (int k = 0; k < 2; ++k) {
-      if (has_slot[k] && !values[k]->has_value()) {
-        return absl::InvalidArgumentError(Cat("link `", link.link_id, "`: template `",
-                                              link.template_id, "` needs a value for `", names[k], "`"));
-      }
-      if (!has_slot[k] && values[k]->has_value()) {
-        return absl::InvalidArgumentError(Cat("link `", link.link_id, "`: template `",
-                                              link.template_id, "` has no slot `", names[k], "`"));
-      }
-      if (has_slot[k]) slots[k] = ast::EntityRef{(*values[k])->type, (*values[k])->id, {}};
-    }
-    add(t, link.link_id, has_slot[0] ? &slots[0] : nullptr, has_slot[1] ? &slots[1] : nullptr);
-  }
+  // A link that does not fit ends the instances; the policies before it are
+  // lowered all the same, so that their diagnostics are reported with it.
+  if (!set.linked.ok()) return set.linked;
   if (!ok) return std::string();
   std::vector<flatbuffers::Offset<flatbuffers::String>> strings;
   for (const std::string& s : pools.strings()) strings.push_back(fbb.CreateString(s));

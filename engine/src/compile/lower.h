@@ -4,11 +4,9 @@
 
 #include <string>
 
-#include "ast/ast.h"
-#include "charter/compiler.h"
-#include "charter/diagnostics.h"
 #include "absl/status/statusor.h"
-#include <vector>
+#include "charter/diagnostics.h"
+#include "policy_set/policy_set.h"
 
 namespace charter::internal {
 
@@ -19,15 +17,13 @@ struct LowerOptions {
   std::string schema_fingerprint;
 };
 
-// Returns the bundle's bytes. Constructs the bytecode cannot express yet are
-// diagnostics (code CH0200) with their spans; the result is then empty.
-// Templates are lowered once per link, with the link's slot values. A link
-// that does not fit its template is a Status error; faults in the text are
-// diagnostics, and then the returned bytes are empty.
-absl::StatusOr<std::string> LowerToBundle(const ast::PolicySet& set,
-                                          const std::vector<TemplateLink>& links,
-                                          const SourceFile& source, const LowerOptions& options,
-                                          Diagnostics* diagnostics);
+// Returns the bundle's bytes: one policy for each of the set's instances, a
+// template once per link with the link's slot values. A policy too complex
+// for the VM is a diagnostic (CH0201) with its span, and the returned bytes
+// are then empty. A set whose templates did not link (`set.linked`) is that
+// Status error.
+absl::StatusOr<std::string> LowerToBundle(const PolicySet& set, const SourceFile& source,
+                                          const LowerOptions& options, Diagnostics* diagnostics);
 
 }  // namespace charter::internal
 

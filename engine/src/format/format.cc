@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,7 +19,7 @@
 #include "ast/ast.h"
 #include "common/strings.h"
 #include "common/utf8.h"
-#include "syntax/parser.h"
+#include "policy_set/policy_set.h"
 #include "value/value.h"
 
 namespace charter {
@@ -679,19 +680,18 @@ absl::StatusOr<std::string> FormatPolicies(const SourceFile& source, const Forma
                                            Diagnostics* diagnostics) {
   Diagnostics local;
   Diagnostics* diags = diagnostics != nullptr ? diagnostics : &local;
-  std::string_view text = source.text();
-  size_t first_char = text.find_first_not_of(" \t\r\n");
-  if (first_char != std::string_view::npos && text[first_char] == '{') {
+  size_t before = diags->size();
+  std::unique_ptr<internal::PolicySet> set = internal::ReadPolicySet(
+      source, {}, options.parse, diags, internal::PolicyFormats::kTextOnly);
+  if (set->format == internal::PolicyFormat::kJson) {
     return absl::InvalidArgumentError(
         internal::Cat(source.name(), ": Cedar's JSON policy format is not formatted"));
   }
-  size_t before = diags->size();
-  internal::ast::PolicySet set = internal::ParsePolicySet(source, options.parse, diags);
   if (std::string error = diags->FirstErrorLine(source, before); !error.empty()) {
     return absl::InvalidArgumentError(error);
   }
   internal::Printer printer(source, options);
-  return printer.PrintSet(set);
+  return printer.PrintSet(set->ast);
 }
 
 }  // namespace charter

@@ -7,12 +7,9 @@
 #include <algorithm>
 #include <utility>
 
-#include "absl/container/flat_hash_set.h"
 #include "builtins/builtins.h"
 #include "common/strings.h"
-#include "policy_json/policy_json.h"
 #include "request/request_data.h"
-#include "syntax/parser.h"
 
 namespace charter::internal::interp {
 namespace {
@@ -382,7 +379,7 @@ class Evaluator {
 
 }  // namespace
 
-PolicyResult EvaluatePolicy(const Instance& instance, const Env& env, Arena* scratch,
+PolicyResult EvaluatePolicy(const PolicyInstance& instance, const Env& env, Arena* scratch,
                             Tracer* tracer, const Limits& limits) {
   const ast::Policy& p = *instance.policy;
   Evaluator ev(env, scratch, tracer, limits);
@@ -454,7 +451,7 @@ Decision Authorize(const PolicySet& set, const Request& request, const Entities&
   Arena scratch;
   Decision decision;
   std::vector<std::string> permits, forbids;
-  for (const Instance& instance : set.instances) {
+  for (const PolicyInstance& instance : set.instances) {
     PolicyResult r = EvaluatePolicy(instance, env, &scratch);
     if (r.outcome == Outcome::kError) {
       decision.errors.push_back(PolicyError{instance.id, std::move(r.error)});
@@ -466,61 +463,6 @@ Decision Authorize(const PolicySet& set, const Request& request, const Entities&
   decision.allowed = forbids.empty() && !permits.empty();
   decision.reasons = forbids.empty() ? std::move(permits) : std::move(forbids);
   return decision;
-}
-
-absl::StatusOr<std::unique_ptr<PolicySet>> ReadPolicySet(const SourceFile& source,
-                                                         const std::vector<TemplateLink>& links,
-                                                         const CompileOptions& options,
-                                                         Diagnostics* diagnostics) {
-  Diagnostics local;
-  Diagnostics* diags = diagnostics != nullptr ? diagnostics : &local;
-  size_t before = diags->size();
-  auto set = std::make_unique<PolicySet>();
-  // Cedar's JSON policy format is an object; policy text never starts with `{`.
-  std::string_view text = source.text();
-  size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && text[first] == '{') {
-    set->ast = ParsePolicySetJson(source, options, diags, &set->links);
-  } else {
-    set->ast = ParsePolicySet(source, options, diags);
-  }
-  if (diags->size() > before) return absl::InvalidArgumentError(diags->FirstErrorLine(source, before));
-  set->links.insert(set->links.end(), links.begin(), links.end());
-
-  absl::flat_hash_set<std::string> ids;
-  for (const ast::Policy& p : set->ast.policies) {
-    ids.insert(p.id);
-    if (!p.is_template()) set->instances.push_back(Instance{p.id, &p, nullptr, {}, {}});
-  }
-  for (const TemplateLink& link : set->links) {
-    const ast::Policy* t = nullptr;
-    for (const ast::Policy& p : set->ast.policies) {
-      if (p.is_template() && p.id == link.template_id) t = &p;
-    }
-    if (t == nullptr) {
-      return absl::InvalidArgumentError(
-          Cat("link `", link.link_id, "`: there is no template `", link.template_id, "`"));
-    }
-    if (!ids.insert(link.link_id).second) {
-      return absl::InvalidArgumentError(
-          Cat("link `", link.link_id, "`: the policy id `", link.link_id, "` is already taken"));
-    }
-    Instance instance{link.link_id, t, &link, {}, {}};
-    const std::optional<EntityUid>* values[2] = {&link.principal, &link.resource};
-    bool slots[2] = {t->principal.slot, t->resource.slot};
-    ast::EntityRef* targets[2] = {&instance.principal_slot, &instance.resource_slot};
-    const char* names[2] = {"?principal", "?resource"};
-    for (int k = 0; k < 2; ++k) {
-      if (slots[k] != values[k]->has_value()) {
-        return absl::InvalidArgumentError(
-            Cat("link `", link.link_id, "`: template `", link.template_id, "` ",
-                slots[k] ? "needs a value for `" : "has no slot `", names[k], "`"));
-      }
-      if (slots[k]) *targets[k] = ast::EntityRef{(*values[k])->type, (*values[k])->id, {}};
-    }
-    set->instances.push_back(std::move(instance));
-  }
-  return set;
 }
 
 }  // namespace charter::internal::interp

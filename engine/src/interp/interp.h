@@ -13,48 +13,16 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "ast/ast.h"
-#include "charter/compiler.h"
 #include "charter/decision.h"
-#include "charter/diagnostics.h"
 #include "charter/entities.h"
 #include "charter/request.h"
 #include "common/arena.h"
 #include "entities/entity_store.h"
+#include "policy_set/policy_set.h"
 #include "value/value.h"
 
 namespace charter::internal::interp {
-
-// One policy as the authorizer sees it: a static policy, or a template with
-// the values one link gives its slots.
-struct Instance {
-  std::string id;
-  const ast::Policy* policy = nullptr;
-  const TemplateLink* link = nullptr;   // for a linked template
-  ast::EntityRef principal_slot;        // when policy->principal.slot
-  ast::EntityRef resource_slot;         // when policy->resource.slot
-};
-
-// A policy set read for the interpreter: the AST and its instances, in the
-// compiler's order (static policies in the order of the text, then one
-// instance per link in the links' order), so that decisions list their
-// reasons in the same order as the Engine's.
-struct PolicySet {
-  ast::PolicySet ast;
-  std::vector<TemplateLink> links;
-  std::vector<Instance> instances;  // INVARIANT: point into `ast` and `links`
-};
-
-// Parses policy text or Cedar's JSON policy format (as charter::Compile does)
-// and instantiates templates with `links`. Faults in the text go to
-// `diagnostics` and make the result InvalidArgument ("file:line:col:
-// message" of the first); a link that does not fit its template is
-// InvalidArgument too, worded as the compiler words it.
-absl::StatusOr<std::unique_ptr<PolicySet>> ReadPolicySet(const SourceFile& source,
-                                                         const std::vector<TemplateLink>& links,
-                                                         const CompileOptions& options,
-                                                         Diagnostics* diagnostics);
 
 // Sees every value the interpreter computes, after the node's children.
 class Tracer {
@@ -91,7 +59,7 @@ struct Limits {
 };
 
 // Evaluates one policy. Values made on the way go to `scratch`.
-PolicyResult EvaluatePolicy(const Instance& policy, const Env& env, Arena* scratch,
+PolicyResult EvaluatePolicy(const PolicyInstance& policy, const Env& env, Arena* scratch,
                             Tracer* tracer = nullptr, const Limits& limits = {});
 
 // Evaluates one expression on its own (not as a policy condition: any type
@@ -104,7 +72,8 @@ bool EvaluateExpression(const ast::Expr& e, const Env& env, Arena* scratch, Valu
 // entity references (the environment points at them).
 Env MakeEnv(const Request& request, const Entities& entities, EntityRef refs[3]);
 
-// Cedar's authorizer over every instance.
+// Cedar's authorizer over every instance of a set that ReadLinkedPolicySet
+// (policy_set/) read.
 Decision Authorize(const PolicySet& set, const Request& request, const Entities& entities);
 
 }  // namespace charter::internal::interp

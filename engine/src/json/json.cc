@@ -788,6 +788,11 @@ absl::StatusOr<Document> Parse(std::string_view text,
   return parser.Run();
 }
 
+bool StartsWithObject(std::string_view text) {
+  size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && text[first] == '{';
+}
+
 std::string LineCol(std::string_view text, uint32_t offset) {
   const std::string_view before = text.substr(0, std::min<size_t>(offset, text.size()));
   const size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));

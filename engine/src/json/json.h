@@ -140,6 +140,11 @@ class Document {
 absl::StatusOr<Document> Parse(std::string_view text,
                                const ParseOptions& options = {});
 
+// Whether the first character of `text` after JSON whitespace is `{`: how a
+// reader that takes a JSON object or a text format (policies, schemas) tells
+// them apart, since neither text format starts with `{`.
+bool StartsWithObject(std::string_view text);
+
 // "LINE:COL" of a byte offset in text: both 1-based, lines split at '\n',
 // columns counted in Unicode scalar values (UTF-8 lead bytes). An offset past
 // the end is taken as the end.

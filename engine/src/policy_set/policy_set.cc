@@ -1,0 +1,91 @@
+// The front door: choose the format, parse, link the templates.
+#include "policy_set/policy_set.h"
+
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "common/strings.h"
+#include "json/json.h"
+#include "policy_json/policy_json.h"
+#include "syntax/parser.h"
+
+namespace charter::internal {
+
+std::unique_ptr<PolicySet> ReadPolicySet(const SourceFile& source,
+                                         const std::vector<TemplateLink>& links,
+                                         const CompileOptions& options, Diagnostics* diagnostics,
+                                         PolicyFormats formats) {
+  Diagnostics local;
+  Diagnostics* diags = diagnostics != nullptr ? diagnostics : &local;
+  size_t before = diags->size();
+  auto set = std::make_unique<PolicySet>();
+  if (json::StartsWithObject(source.text())) {
+    set->format = PolicyFormat::kJson;
+    if (formats == PolicyFormats::kTextOnly) return set;
+    set->ast = ParsePolicySetJson(source, options, diags, &set->links);
+  } else {
+    set->ast = ParsePolicySet(source, options, diags);
+  }
+  set->links.insert(set->links.end(), links.begin(), links.end());
+  for (size_t i = before; i < diags->size(); ++i) {
+    if (diags->items()[i].severity == Severity::kError) return set;
+  }
+  set->linked = LinkTemplates(set->ast, set->links, &set->instances);
+  return set;
+}
+
+absl::StatusOr<std::unique_ptr<PolicySet>> ReadLinkedPolicySet(
+    const SourceFile& source, const std::vector<TemplateLink>& links,
+    const CompileOptions& options, Diagnostics* diagnostics) {
+  Diagnostics local;
+  Diagnostics* diags = diagnostics != nullptr ? diagnostics : &local;
+  size_t before = diags->size();
+  std::unique_ptr<PolicySet> set = ReadPolicySet(source, links, options, diags);
+  if (diags->size() > before) return absl::InvalidArgumentError(diags->FirstErrorLine(source, before));
+  if (!set->linked.ok()) return set->linked;
+  return set;
+}
+
+absl::Status LinkTemplates(const ast::PolicySet& set, const std::vector<TemplateLink>& links,
+                           std::vector<PolicyInstance>* out) {
+  absl::flat_hash_set<std::string_view> ids;
+  absl::flat_hash_map<std::string_view, const ast::Policy*> templates;
+  for (const ast::Policy& p : set.policies) {
+    ids.insert(p.id);
+    if (p.is_template()) {
+      templates[p.id] = &p;
+    } else {
+      out->push_back(PolicyInstance{p.id, &p, nullptr, {}, {}});
+    }
+  }
+  for (const TemplateLink& link : links) {
+    auto it = templates.find(link.template_id);
+    if (it == templates.end()) {
+      return absl::InvalidArgumentError(
+          Cat("link `", link.link_id, "`: there is no template `", link.template_id, "`"));
+    }
+    if (!ids.insert(link.link_id).second) {
+      return absl::InvalidArgumentError(
+          Cat("link `", link.link_id, "`: the policy id `", link.link_id, "` is already taken"));
+    }
+    const ast::Policy& t = *it->second;
+    PolicyInstance instance{link.link_id, &t, &link, {}, {}};
+    const std::optional<EntityUid>* values[2] = {&link.principal, &link.resource};
+    bool slots[2] = {t.principal.slot, t.resource.slot};
+    ast::EntityRef* targets[2] = {&instance.principal_slot, &instance.resource_slot};
+    const char* names[2] = {"?principal", "?resource"};
+    for (int k = 0; k < 2; ++k) {
+      if (slots[k] != values[k]->has_value()) {
+        return absl::InvalidArgumentError(
+            Cat("link `", link.link_id, "`: template `", link.template_id, "` ",
+                slots[k] ? "needs a value for `" : "has no slot `", names[k], "`"));
+      }
+      if (slots[k]) *targets[k] = ast::EntityRef{(*values[k])->type, (*values[k])->id, {}};
+    }
+    out->push_back(std::move(instance));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace charter::internal
