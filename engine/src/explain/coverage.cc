@@ -16,8 +16,6 @@
 namespace charter {
 namespace {
 
-using internal::RangeOf;
-using internal::TextOf;
 using internal::Value;
 namespace ast = internal::ast;
 namespace interp = internal::interp;
@@ -107,20 +105,20 @@ absl::StatusOr<Coverage> Coverage::Create(const SourceFile& policies, const std:
     pc.policy_id = instance.id;
     if (instance.link != nullptr) pc.template_id = instance.link->template_id;
     pc.forbid = p.effect == ast::Effect::kForbid;
-    pc.where = RangeOf(policies, p.effect_span);
+    pc.where = internal::RangeOf(policies, p.effect_span);
     std::vector<std::vector<const ast::Expr*>> clauses;
     for (uint32_t i = 0; i < p.conditions.size(); ++i) {
       const ast::Condition& c = p.conditions[i];
       ClauseCoverage cc;
       cc.when = c.when;
-      cc.condition.expression = TextOf(policies, c.body->span);
-      cc.condition.where = RangeOf(policies, c.span);
+      cc.condition.expression = internal::TextOf(policies, c.body->span);
+      cc.condition.where = internal::RangeOf(policies, c.span);
       std::vector<const ast::Expr*> subs = SubConditions(*c.body);
       if (subs.size() < 2) subs.clear();
       for (uint32_t k = 0; k < subs.size(); ++k) {
         ConditionCoverage sub;
-        sub.expression = TextOf(policies, subs[k]->span);
-        sub.where = RangeOf(policies, subs[k]->span);
+        sub.expression = internal::TextOf(policies, subs[k]->span);
+        sub.where = internal::RangeOf(policies, subs[k]->span);
         cc.conditions.push_back(std::move(sub));
         state->slots.emplace(subs[k], Slot{i, k});
       }

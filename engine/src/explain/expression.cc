@@ -13,11 +13,9 @@ namespace charter {
 namespace {
 
 using internal::Cat;
-using internal::RangeOf;
 using internal::Value;
 namespace ast = internal::ast;
 namespace interp = internal::interp;
-using K = ast::Expr::Kind;
 
 // The first variable `e` names, in evaluation order, or null.
 const ast::Expr* FirstVariable(const ast::Expr& root) {
@@ -25,7 +23,7 @@ const ast::Expr* FirstVariable(const ast::Expr& root) {
   while (!stack.empty()) {
     const ast::Expr* e = stack.back();
     stack.pop_back();
-    if (e->kind == K::kVar) return e;
+    if (e->kind == ast::Expr::Kind::kVar) return e;
     for (auto it = e->args.rbegin(); it != e->args.rend(); ++it) stack.push_back(it->get());
   }
   return nullptr;
@@ -54,7 +52,7 @@ absl::StatusOr<ExpressionValue> EvaluateExpression(const SourceFile& expression,
     if (const ast::Expr* var = FirstVariable(*e); var != nullptr) {
       static constexpr const char* kNames[] = {"principal", "action", "resource", "context"};
       out.error = Cat("`", kNames[static_cast<int>(var->var)], "` has no value: there is no request");
-      out.error_where = RangeOf(expression, var->span);
+      out.error_where = internal::RangeOf(expression, var->span);
       return out;
     }
   }
@@ -74,7 +72,7 @@ absl::StatusOr<ExpressionValue> EvaluateExpression(const SourceFile& expression,
       for (uint32_t i = 0; i < record->size; ++i) out.attributes.emplace_back(record->fields[i].key);
     }
   } else {
-    out.error_where = RangeOf(expression, error_at != nullptr ? error_at->span : e->span);
+    out.error_where = internal::RangeOf(expression, error_at != nullptr ? error_at->span : e->span);
   }
   return out;
 }
