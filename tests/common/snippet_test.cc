@@ -1,0 +1,96 @@
+// AppendSnippet, the underline renderer of diagnostics and explain: one line
+// or several, tabs and multi-byte characters kept in line, labels, colours.
+#include "common/snippet.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace charter::internal {
+namespace {
+
+std::string Render(const SourceFile& source, Span span, const SnippetStyle& style, size_t* width = nullptr) {
+  std::string out;
+  size_t w = AppendSnippet(&out, source, span, style);
+  if (width != nullptr) *width = w;
+  return out;
+}
+
+TEST(SnippetTest, OneLine) {
+  SourceFile source("p.cedar", "permit(principal, action, resource) when { && };");
+  size_t width = 0;
+  EXPECT_EQ(Render(source, Span{43, 45}, {}, &width),
+            "  |\n"
+            "1 | permit(principal, action, resource) when { && };\n"
+            "  | " + std::string(43, ' ') + "^^\n");
+  EXPECT_EQ(width, 1u);
+}
+
+TEST(SnippetTest, AnEmptySpanIsOneColumn) {
+  SourceFile source("p.cedar", "permit(principal, action, resource)");
+  EXPECT_EQ(Render(source, Span{35, 35}, {}),
+            "  |\n"
+            "1 | permit(principal, action, resource)\n"
+            "  | " + std::string(35, ' ') + "^\n");
+}
+
+TEST(SnippetTest, FirstLineOnlyByDefault) {
+  SourceFile source("p.cedar", "when {\n  a &&\n  b\n};");
+  EXPECT_EQ(Render(source, Span{5, 17}, {}),
+            "  |\n"
+            "1 | when {\n"
+            "  |      ^\n");
+}
+
+TEST(SnippetTest, SeveralLinesWithLocationAndLabel) {
+  std::string text = "x\nx\nx\nx\nx\nx\nx\nx\nwhen {\n\t a &&\n  b\n};";
+  SourceFile source("p.cedar", text);
+  SnippetStyle style;
+  style.max_lines = 6;
+  style.location = true;
+  style.label = "false";
+  size_t width = 0;
+  // From `{` on line 9 to `b` on line 11: the second line from its first
+  // non-blank, the tab kept.
+  EXPECT_EQ(Render(source, Span{21, 33}, style, &width),
+            "  --> p.cedar:9:6\n"
+            "   |\n"
+            "9  | when {\n"
+            "   |      ^\n"
+            "10 | \t a &&\n"
+            "   | \t ^^^^\n"
+            "11 |   b\n"
+            "   |   ^ false\n");
+  EXPECT_EQ(width, 2u);
+}
+
+TEST(SnippetTest, ColumnsCountScalarValues) {
+  SourceFile source("p.cedar", "\"é\" == x");
+  EXPECT_EQ(Render(source, Span{8, 9}, {}),
+            "  |\n"
+            "1 | \"é\" == x\n"
+            "  | " + std::string(7, ' ') + "^\n");
+}
+
+TEST(SnippetTest, Colours) {
+  SourceFile source("p.cedar", "a");
+  SnippetStyle style;
+  style.gutter = "<g>";
+  style.mark = "<m>";
+  style.reset = "</>";
+  style.label = "L";
+  EXPECT_EQ(Render(source, Span{0, 1}, style),
+            "<g>  |</>\n"
+            "<g>1 |</> a\n"
+            "<g>  |</> <m>^ L</>\n");
+  style.colour_blanks = false;
+  style.location = true;
+  EXPECT_EQ(Render(source, Span{0, 1}, style),
+            " <g>--> </>p.cedar:1:1\n"
+            "  <g>|</>\n"
+            "<g>1 |</> a\n"
+            "  <g>|</> <m>^ L</>\n");
+}
+
+}  // namespace
+}  // namespace charter::internal
