@@ -68,6 +68,7 @@ struct PolicySet {
 // validator can still look at them. The templates are linked only when the
 // text has no error (else `instances` is empty and `linked` OK). With
 // kTextOnly, JSON input is recognised (`format`) but not read.
+// `diagnostics` may be null.
 std::unique_ptr<PolicySet> ReadPolicySet(const SourceFile& source,
                                          const std::vector<TemplateLink>& links,
                                          const CompileOptions& options, Diagnostics* diagnostics,
