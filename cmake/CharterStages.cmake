@@ -45,7 +45,8 @@ endfunction()
 # library) and CHARTER_STAGE_LIBRARIES (the object library targets).
 function(charter_stage_libraries src_dir root_dir)
   get_property(stages GLOBAL PROPERTY CHARTER_STAGES)
-  file(GLOB entries LIST_DIRECTORIES true RELATIVE ${src_dir} ${src_dir}/*)
+  # CONFIGURE_DEPENDS: a new directory re-runs the configure, and its check.
+  file(GLOB entries LIST_DIRECTORIES true CONFIGURE_DEPENDS RELATIVE ${src_dir} ${src_dir}/*)
   set(dirs "")
   foreach(entry IN LISTS entries)
     if(IS_DIRECTORY ${src_dir}/${entry})
