@@ -61,11 +61,17 @@ install_into() {
 check_exports() {
   local lib="$1"
   echo "== exports of $lib"
-  nm -D --defined-only -C "$lib" >"$work/exports.txt"
+  # (without the [abi:cxx11] tags of functions that return std::string)
+  nm -D --defined-only -C "$lib" | sed "s/\[abi:cxx11\]//g" >"$work/exports.txt"
   echo "$(wc -l <"$work/exports.txt") exported symbols, $(grep -c 'charter::' "$work/exports.txt") of charter"
-  if grep -q 'charter::internal::' "$work/exports.txt"; then
+  # A symbol of charter::internal itself (a function, variable, type's
+  # typeinfo or vtable). Public members that take internal types (the
+  # private constructors of Engine, Entities, Request, Schema) are members of
+  # public classes, and are not counted here.
+  local internal='^[0-9a-f]+ [A-Za-z] ((typeinfo|typeinfo name|vtable|VTT|guard variable) for )?charter::internal::'
+  if grep -Eq "$internal" "$work/exports.txt"; then
     echo "libcharter exports internal symbols:" >&2
-    grep 'charter::internal::' "$work/exports.txt" | head -20 >&2
+    grep -E "$internal" "$work/exports.txt" | head -20 >&2
     exit 1
   fi
   # One symbol of each public header with out-of-line code.
