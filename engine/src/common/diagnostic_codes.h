@@ -27,6 +27,13 @@ inline constexpr DiagnosticInfo kDiagnosticTable[] = {
 #include "common/diagnostics.def"
 };
 
+// Codes no longer emitted, whose numbers are never reused.
+inline constexpr std::string_view kRetiredDiagnosticCodes[] = {
+#define CHARTER_DIAGNOSTIC(code, severity, title)
+#define CHARTER_RETIRED_DIAGNOSTIC(code, title) #code,
+#include "common/diagnostics.def"
+};
+
 // The row of `code`, or nullptr when the table has none (retired codes
 // included).
 inline const DiagnosticInfo* FindDiagnosticInfo(std::string_view code) {
