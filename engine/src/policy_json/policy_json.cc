@@ -89,6 +89,7 @@
 #include "common/diagnostic_codes.h"
 #include "common/strings.h"
 #include "json/json.h"
+#include "json/json_diagnostics.h"
 
 namespace charter::internal {
 namespace {
@@ -294,81 +295,12 @@ ExprPtr Clone(const ast::Expr& root, size_t* count) {
   return out;
 }
 
-// Byte ranges of the input's values: containers from one pass over the text,
-// scalars by scanning their token.
-class Extents {
- public:
-  explicit Extents(std::string_view text) : text_(text) {
-    std::vector<uint32_t> open;
-    for (uint32_t i = 0; i < text.size(); ++i) {
-      char c = text[i];
-      if (c == '"') {
-        i = StringEnd(i) - 1;
-      } else if (c == '{' || c == '[') {
-        open.push_back(static_cast<uint32_t>(containers_.size()));
-        containers_.push_back({i, i + 1});
-      } else if ((c == '}' || c == ']') && !open.empty()) {
-        containers_[open.back()].second = i + 1;
-        open.pop_back();
-      }
-    }
-  }
-
-  Span Of(const Value& v) const {
-    uint32_t begin = v.offset();
-    if (begin >= text_.size()) return {begin, begin};
-    char c = text_[begin];
-    if (c == '{' || c == '[') {
-      auto it = std::lower_bound(containers_.begin(), containers_.end(), begin,
-                                 [](const std::pair<uint32_t, uint32_t>& p, uint32_t at) {
-                                   return p.first < at;
-                                 });
-      if (it != containers_.end() && it->first == begin) return {begin, it->second};
-      return {begin, begin + 1};
-    }
-    if (c == '"') return {begin, StringEnd(begin)};
-    uint32_t end = begin;
-    while (end < text_.size() && std::string_view("+-.0123456789eEtrufalsn").find(text_[end]) !=
-                                     std::string_view::npos) {
-      ++end;
-    }
-    return {begin, std::max(end, begin + 1)};
-  }
-
-  // The span of a key: its quoted string.
-  Span Key(uint32_t offset) const { return {offset, StringEnd(offset)}; }
-
- private:
-  // One past the closing quote of the string that opens at `begin`.
-  uint32_t StringEnd(uint32_t begin) const {
-    uint32_t i = begin + 1;
-    while (i < text_.size() && text_[i] != '"') i += text_[i] == '\\' ? 2 : 1;
-    return std::min<uint32_t>(i + 1, static_cast<uint32_t>(text_.size()));
-  }
-
-  std::string_view text_;
-  std::vector<std::pair<uint32_t, uint32_t>> containers_;  // sorted by begin
-};
-
 // The JSON nesting an expression of `max_expression_depth` operators may
 // need: three levels an operator at most ({"Set": [...]}), and the policy
 // set around it.
 int MaxJsonDepth(const CompileOptions& options) {
   int64_t depth = int64_t{3} * std::max(options.max_expression_depth, 0) + 16;
   return static_cast<int>(std::min<int64_t>(depth, int64_t{1} << 24));
-}
-
-// Byte offset of "LINE:COL" (both 1-based, columns in scalar values).
-uint32_t OffsetOfLineCol(std::string_view text, size_t line, size_t column) {
-  uint32_t i = 0;
-  for (size_t l = 1; l < line && i < text.size(); ++i) {
-    if (text[i] == '\n') ++l;
-  }
-  for (size_t c = 1; c < column && i < text.size(); ++c) {
-    ++i;
-    while (i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) ++i;
-  }
-  return i;
 }
 
 class Reader {
@@ -1291,7 +1223,7 @@ class Reader {
 
   const CompileOptions& options_;
   Diagnostics* diags_;
-  Extents extents_;
+  json::Extents extents_;
   size_t copy_budget_;
   size_t copied_ = 0;
   std::string_view clause_ = "when";
@@ -1317,27 +1249,17 @@ ast::PolicySet ParsePolicySetJson(const SourceFile& source, const CompileOptions
   // max_expression_depth.
   parse_options.max_depth = MaxJsonDepth(options);
   parse_options.max_bytes = options.max_source_bytes;
-  absl::StatusOr<json::Document> doc = json::Parse(text, parse_options);
+  json::ParseFault fault;
+  absl::StatusOr<json::Document> doc = json::Parse(text, parse_options, &fault);
   if (!doc.ok()) {
-    // "LINE:COL: message"
-    std::string_view message = ToStd(doc.status().message());
-    size_t line = 0, column = 0, i = 0;
-    while (i < message.size() && message[i] >= '0' && message[i] <= '9') line = line * 10 + (message[i++] - '0');
-    if (i < message.size() && message[i] == ':') ++i;
-    while (i < message.size() && message[i] >= '0' && message[i] <= '9') column = column * 10 + (message[i++] - '0');
-    if (i + 1 < message.size() && message[i] == ':' && message[i + 1] == ' ') {
-      message.remove_prefix(i + 2);
-    } else {
-      line = column = 1;
-    }
-    uint32_t at = OffsetOfLineCol(text, line, column);
-    uint32_t end = std::min<uint32_t>(at + 1, static_cast<uint32_t>(text.size()));
+    std::string_view message = fault.message;
+    Span at = json::FaultSpan(text, fault);
     if (message.rfind("nesting deeper than", 0) == 0) {
-      diagnostics->Error(codes::CH0302, {at, std::max(at, end)},
+      diagnostics->Error(codes::CH0302, at,
                          Cat("JSON nested deeper than ", MaxJsonDepth(options), " levels"),
                          Cat("expressions may be ", options.max_expression_depth, " operators deep"));
     } else {
-      diagnostics->Error(codes::CH0300, {at, std::max(at, end)}, Cat("invalid JSON: ", message));
+      diagnostics->Error(codes::CH0300, at, Cat("invalid JSON: ", message));
     }
     return set;
   }
