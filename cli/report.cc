@@ -68,7 +68,7 @@ void PrintError(absl::string_view message) { PrintLines("charter: error: ", mess
 void PrintWarning(absl::string_view message) { PrintLines("charter: warning: ", message); }
 
 int Fail(const absl::Status& status) {
-  if (std::optional<absl::Cord> rendered = status.GetPayload(kRenderedPayload)) {
+  if (auto rendered = status.GetPayload(kRenderedPayload); rendered.has_value()) {
     std::string text(*rendered);
     std::fflush(stdout);
     std::fwrite(text.data(), 1, text.size(), stderr);

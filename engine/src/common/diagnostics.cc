@@ -136,7 +136,7 @@ void AttachDiagnostic(absl::Status* status, const Diagnostic& d) {
 }  // namespace internal
 
 std::optional<Diagnostic> DiagnosticOf(const absl::Status& status) {
-  std::optional<absl::Cord> payload = status.GetPayload(kDiagnosticPayload);
+  auto payload = status.GetPayload(kDiagnosticPayload);
   if (!payload.has_value()) return std::nullopt;
   std::string text(*payload);
   size_t newline = text.find('\n');
