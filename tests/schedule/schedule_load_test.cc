@@ -87,13 +87,13 @@ TEST(ScheduleLoad, EachFaultIsADiagnostic) {
   };
   const Case cases[] = {
       {"{\"resource_flavors\"", "{,\"resource_flavors\"", "CH0700", ","},
-      {"\"cohorts\": [", "\"cohorts\": 7, \"x\": [", "CH0701", "7"},
+      {"[\"default\"]", "\"default\"", "CH0701", "\"default\""},
       {"\"cluster_queue\": \"team-a\", ", "", "CH0702", "{\"name\": \"w\", \"pod_sets\": [{\"name\": \"m\", \"count\": 1, \"requests\": {\"cpu\": 1}}]}"},
       {"\"cohort\": \"ml\"", "\"cohort\": \"ml\", \"colour\": 1", "CH0703", "\"colour\""},
       {"\"count\": 1", "\"count\": -1", "CH0704", "-1"},
       {"[\"default\"]", "[\"default\", \"default\"]", "CH0705", "\"default\""},
       {"\"cluster_queue\": \"team-a\"", "\"cluster_queue\": \"team-x\"", "CH0706", "\"team-x\""},
-      {"\"parent\": null", "\"parent\": \"ml\"", "CH0707", "\"ml\""},
+      {"\"parent\": null", "\"parent\": \"ml\"", "CH0707", "{\"name\": \"ml\", \"parent\": \"ml\"}"},
   };
   for (const Case& c : cases) {
     std::string text = kBase;
