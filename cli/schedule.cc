@@ -33,7 +33,10 @@ absl::StatusOr<schedule::State> LoadStateFile(const ScheduleFlags& flags) {
   schedule::LoadOptions options;
   options.source_name = flags.state;
   options.scenario = flags.scenario;
-  return flags.hyperpod ? schedule::LoadHyperPodState(*text, options) : schedule::LoadState(*text, options);
+  absl::StatusOr<schedule::State> state =
+      flags.hyperpod ? schedule::LoadHyperPodState(*text, options) : schedule::LoadState(*text, options);
+  if (!state.ok()) return InputFault(flags.state, *text, state.status());
+  return state;
 }
 
 int RunSchedule(const ScheduleFlags& flags) {
