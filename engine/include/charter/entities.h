@@ -10,8 +10,10 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "charter/export.h"
@@ -33,6 +35,16 @@ struct EntityUid {
   }
   // Cedar's text form, `Type::"id"` with the id escaped.
   std::string ToString() const;
+};
+
+// One entity as the store holds it, for tools that show entities (the
+// REPL's `:entities UID`): its direct parents as its JSON named them, and
+// its attributes and tags as Cedar record literals.
+struct EntityInfo {
+  EntityUid uid;
+  std::vector<EntityUid> parents;
+  std::string attrs;  // "{}" when it has none
+  std::string tags;   // empty when it has none
 };
 
 struct EntitiesOptions {
@@ -73,6 +85,14 @@ class CHARTER_API Entities {
                                            std::string_view source_name = "entities.json",
                                            const EntitiesOptions& options = {});
   size_t size() const;  // the number of entities with data (not mere parents)
+
+  // The entities with data, in the store's order (the order read).
+  std::vector<EntityUid> Uids() const;
+  // Every uid the store knows: those of Uids() and the parents named
+  // without data of their own, in the store's order.
+  std::vector<EntityUid> KnownUids() const;
+  // The entity `uid`, or nullopt when the store has no data for it.
+  std::optional<EntityInfo> Find(const EntityUid& uid) const;
   const internal::EntityStore& store() const { return *store_; }
   const std::shared_ptr<const internal::EntityStore>& shared_store() const { return store_; }
 

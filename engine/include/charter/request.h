@@ -12,6 +12,7 @@
 #define CHARTER_REQUEST_H_
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -54,6 +55,8 @@ class CHARTER_API Request {
   const EntityUid& principal() const;
   const EntityUid& action() const;
   const EntityUid& resource() const;
+  // The context as a Cedar record literal: {"mfa": true}.
+  std::string ContextToCedar() const;
   const internal::RequestData& data() const { return *data_; }
 
  private:

@@ -73,6 +73,13 @@ class CHARTER_API Schema {
   // Every entity type (with namespaces, "NS::User") and every action, sorted.
   std::vector<std::string> EntityTypes() const;
   std::vector<EntityUid> Actions() const;
+  // The attributes an entity type declares, sorted (none for a type the
+  // schema does not declare).
+  std::vector<std::string> Attributes(std::string_view entity_type) const;
+  // The entity types some action takes as its principal (resource), in the
+  // order of Actions(), a type once for each action that takes it.
+  std::vector<std::string> PrincipalTypes() const;
+  std::vector<std::string> ResourceTypes() const;
 
   const internal::SchemaData& data() const { return *data_; }
 

@@ -170,5 +170,6 @@ absl::StatusOr<std::vector<Request>> Request::ArrayFromJson(std::string_view jso
 const EntityUid& Request::principal() const { return data_->principal; }
 const EntityUid& Request::action() const { return data_->action; }
 const EntityUid& Request::resource() const { return data_->resource; }
+std::string Request::ContextToCedar() const { return internal::ToCedar(data_->context); }
 
 }  // namespace charter
