@@ -21,10 +21,17 @@
 namespace charter {
 
 namespace internal {
-class EntityStore;
+class ApiAccess;    // api/access.h
+class EntityStore;  // entities/entity_store.h
 }  // namespace internal
 
+class Diagnostics;
+class Engine;
+class Request;
 class Schema;
+class SourceFile;
+struct CompileOptions;
+struct ExpressionValue;
 
 // A reference to an entity: its type (with namespaces, "NS::User") and id.
 struct EntityUid {
@@ -93,10 +100,17 @@ class CHARTER_API Entities {
   std::vector<EntityUid> KnownUids() const;
   // The entity `uid`, or nullopt when the store has no data for it.
   std::optional<EntityInfo> Find(const EntityUid& uid) const;
+ private:
+  // The library reaches the store through internal::ApiAccess; Engine and
+  // EvaluateExpression read it directly.
+  friend class internal::ApiAccess;
+  friend class Engine;
+  friend absl::StatusOr<ExpressionValue> EvaluateExpression(const SourceFile& expression, const Request* request,
+                                                            const Entities& entities, const CompileOptions& options,
+                                                            Diagnostics* diagnostics);
   const internal::EntityStore& store() const { return *store_; }
   const std::shared_ptr<const internal::EntityStore>& shared_store() const { return store_; }
 
- private:
   explicit Entities(std::shared_ptr<const internal::EntityStore> store);
   std::shared_ptr<const internal::EntityStore> store_;
 };

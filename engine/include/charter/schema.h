@@ -41,7 +41,8 @@
 namespace charter {
 
 namespace internal {
-struct SchemaData;
+class ApiAccess;    // api/access.h
+struct SchemaData;  // schema/schema_model.h
 }  // namespace internal
 
 struct SchemaOptions {
@@ -81,9 +82,16 @@ class CHARTER_API Schema {
   std::vector<std::string> PrincipalTypes() const;
   std::vector<std::string> ResourceTypes() const;
 
+ private:
+  // The library reaches the schema through internal::ApiAccess; Compile and
+  // Validate read it directly.
+  friend class internal::ApiAccess;
+  friend absl::StatusOr<Bundle> Compile(const SourceFile& source, const std::vector<TemplateLink>& links,
+                                        const CompileOptions& options, Diagnostics* diagnostics);
+  friend absl::Status Validate(const Schema& schema, const SourceFile& policies, const CompileOptions& options,
+                               Diagnostics* diagnostics);
   const internal::SchemaData& data() const { return *data_; }
 
- private:
   explicit Schema(std::shared_ptr<const internal::SchemaData> data);
   std::shared_ptr<const internal::SchemaData> data_;
 };
