@@ -37,7 +37,7 @@ struct CHARTER_API DisassembledInstruction {
   Span span;
 
   // Its line of the listing, without the newline.
-  std::string ToText(bool synopsis = true) const;
+  std::string ToText(bool with_synopsis = true) const;
 };
 
 struct CHARTER_API DisassembledPolicy {
@@ -54,9 +54,9 @@ struct CHARTER_API Disassembly {
   std::vector<DisassembledPolicy> policies;
 
   // The listing: each policy's Header() line, then a line for each of its
-  // instructions (pc, opcode, operands, and with `synopsis` the opcode's
-  // synopsis after `;`).
-  std::string ToText(bool synopsis = true) const;
+  // instructions (pc, opcode, operands, and with `with_synopsis` the
+  // opcode's synopsis after `;`).
+  std::string ToText(bool with_synopsis = true) const;
 };
 
 // Verifies the bundle (as Engine::Create does) and disassembles it. A

@@ -6,11 +6,13 @@
 
 namespace charter {
 
-std::string DisassembledInstruction::ToText(bool synopsis) const {
-  return internal::InstructionLine(*this, synopsis);
+std::string DisassembledInstruction::ToText(bool with_synopsis) const {
+  return internal::InstructionLine(*this, with_synopsis);
 }
 std::string DisassembledPolicy::Header() const { return internal::PolicyHeader(*this); }
-std::string Disassembly::ToText(bool synopsis) const { return internal::ListingText(*this, synopsis); }
+std::string Disassembly::ToText(bool with_synopsis) const {
+  return internal::ListingText(*this, with_synopsis);
+}
 
 absl::StatusOr<Disassembly> Disassemble(const Bundle& bundle, const VerifyOptions& options) {
   absl::StatusOr<const internal::fb::Bundle*> root = internal::VerifyBundle(bundle.bytes(), options);

@@ -8,7 +8,7 @@ namespace charter {
 
 class JsonDocument::Tree {
  public:
-  explicit Tree(internal::json::Document doc) : doc(std::move(doc)) {}
+  explicit Tree(internal::json::Document d) : doc(std::move(d)) {}
   internal::json::Document doc;
 };
 
