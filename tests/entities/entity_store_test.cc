@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "api/access.h"
 #include "charter/diagnostics.h"
 #include "charter/entities.h"
 #include "charter/schema.h"
@@ -717,7 +718,8 @@ TEST(Entities, PublicFromJson) {
       R"([{"uid": {"type": "User", "id": "a"}, "attrs": {}, "parents": [{"type": "G", "id": "g"}]}])");
   ASSERT_TRUE(e.ok()) << e.status();
   EXPECT_EQ(e->size(), 1u);
-  EXPECT_TRUE(e->store().HasAncestor(e->store().Find("User", "a"), e->store().Find("G", "g")));
+  const internal::EntityStore& store = internal::ApiAccess::Store(*e);
+  EXPECT_TRUE(store.HasAncestor(store.Find("User", "a"), store.Find("G", "g")));
   absl::StatusOr<Entities> bad = Entities::FromJson("[1]");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(std::string(bad.status().message()),

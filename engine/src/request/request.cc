@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "api/access.h"
 #include "common/diagnostic_codes.h"
 #include "common/strings.h"
 #include "common/status_macros.h"
@@ -116,6 +117,29 @@ absl::StatusOr<internal::json::Document> ParseDocument(std::string_view json,
   return doc;
 }
 
+absl::StatusOr<Request> Read(std::string_view json, std::string_view source_name,
+                             const internal::SchemaModel* schema) {
+  ASSIGN_OR_RETURN(internal::json::Document doc, ParseDocument(json, source_name));
+  JsonSource src{source_name, json};
+  ASSIGN_OR_RETURN(std::shared_ptr<internal::RequestData> data, ReadRequest(doc.root(), src, schema));
+  return internal::ApiAccess::MakeRequest(std::move(data));
+}
+
+absl::StatusOr<std::vector<Request>> ReadAll(std::string_view json, std::string_view source_name,
+                                             const internal::SchemaModel* schema) {
+  ASSIGN_OR_RETURN(internal::json::Document doc, ParseDocument(json, source_name));
+  JsonSource src{source_name, json};
+  const internal::json::Value& root = doc.root();
+  if (!root.is_array()) return src.Error(codes::CH0602, root.offset(), "requests must be a JSON array of request objects");
+  std::vector<Request> out;
+  out.reserve(root.size());
+  for (size_t i = 0; i < root.size(); ++i) {
+    ASSIGN_OR_RETURN(std::shared_ptr<internal::RequestData> data, ReadRequest(root.at(i), src, schema));
+    out.push_back(internal::ApiAccess::MakeRequest(std::move(data)));
+  }
+  return out;
+}
+
 }  // namespace
 
 Request::Request(std::shared_ptr<const internal::RequestData> data) : data_(std::move(data)) {}
@@ -129,29 +153,6 @@ Request Request::Create(EntityUid principal, EntityUid action, EntityUid resourc
   return Request(std::move(data));
 }
 
-absl::StatusOr<Request> Request::Read(std::string_view json, std::string_view source_name,
-                                      const internal::SchemaModel* schema) {
-  ASSIGN_OR_RETURN(internal::json::Document doc, ParseDocument(json, source_name));
-  JsonSource src{source_name, json};
-  ASSIGN_OR_RETURN(std::shared_ptr<internal::RequestData> data, ReadRequest(doc.root(), src, schema));
-  return Request(std::move(data));
-}
-
-absl::StatusOr<std::vector<Request>> Request::ReadAll(std::string_view json, std::string_view source_name,
-                                                      const internal::SchemaModel* schema) {
-  ASSIGN_OR_RETURN(internal::json::Document doc, ParseDocument(json, source_name));
-  JsonSource src{source_name, json};
-  const internal::json::Value& root = doc.root();
-  if (!root.is_array()) return src.Error(codes::CH0602, root.offset(), "requests must be a JSON array of request objects");
-  std::vector<Request> out;
-  out.reserve(root.size());
-  for (size_t i = 0; i < root.size(); ++i) {
-    ASSIGN_OR_RETURN(std::shared_ptr<internal::RequestData> data, ReadRequest(root.at(i), src, schema));
-    out.push_back(Request(std::move(data)));
-  }
-  return out;
-}
-
 absl::StatusOr<Request> Request::FromJson(std::string_view json, std::string_view source_name) {
   return Read(json, source_name, nullptr);
 }
@@ -163,16 +164,17 @@ absl::StatusOr<std::vector<Request>> Request::ArrayFromJson(std::string_view jso
 
 absl::StatusOr<Request> Request::FromJson(std::string_view json, const Schema& schema,
                                           std::string_view source_name) {
-  return Read(json, source_name, &schema.data().model);
+  return Read(json, source_name, &internal::ApiAccess::Model(schema));
 }
 
 absl::StatusOr<std::vector<Request>> Request::ArrayFromJson(std::string_view json, const Schema& schema,
                                                             std::string_view source_name) {
-  return ReadAll(json, source_name, &schema.data().model);
+  return ReadAll(json, source_name, &internal::ApiAccess::Model(schema));
 }
 
 const EntityUid& Request::principal() const { return data_->principal; }
 const EntityUid& Request::action() const { return data_->action; }
 const EntityUid& Request::resource() const { return data_->resource; }
+std::string Request::ContextToCedar() const { return internal::ToCedar(data_->context); }
 
 }  // namespace charter
