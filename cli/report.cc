@@ -83,7 +83,7 @@ absl::Status InputFault(absl::string_view path, absl::string_view text, const ab
   absl::Status named(status.code(), WithPath(path, OneLine(status.message())));
   std::optional<Diagnostic> d = DiagnosticOf(status);
   if (!d.has_value()) return named;
-  SourceFile source(std::string(path), std::string(text));
+  SourceFile source{std::string(path), std::string(text)};
   Diagnostics one;
   one.Add(*d);
   std::string_view line = source.Line(source.PositionOf(d->span.begin).line);
