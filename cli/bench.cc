@@ -261,7 +261,10 @@ absl::StatusOr<Entities> TimedLoadEntities(const std::string& path, Loads* loads
     wall.push_back(NsSince(start));
     cpu.push_back(ThreadCpuNs() - cpu_start);
     spent += wall.back();
-    if (!loaded.ok()) return InputFault(path, *json, loaded.status());
+    if (!loaded.ok()) {
+      const absl::Status& s = loaded.status();
+      return absl::Status(s.code(), WithPath(path, OneLine(s.message())));
+    }
     if (i == 0) entities = std::move(loaded);
   }
   std::sort(wall.begin(), wall.end());

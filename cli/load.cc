@@ -47,7 +47,7 @@ absl::StatusOr<std::vector<TemplateLink>> LoadTemplateLinks(const std::string& p
   absl::StatusOr<std::string> json = ReadFile(path, max_bytes);
   if (!json.ok()) return json.status();
   absl::StatusOr<std::vector<TemplateLink>> parsed = ParseTemplateLinks(*json, path);
-  if (!parsed.ok()) return InputFault(path, *json, parsed.status());
+  if (!parsed.ok()) return Named(path, parsed.status());
   return parsed;
 }
 
@@ -131,7 +131,7 @@ absl::StatusOr<Entities> LoadEntities(const std::string& path, const Schema* sch
   if (!json.ok()) return json.status();
   absl::StatusOr<Entities> entities = schema != nullptr ? Entities::FromJson(*json, *schema, path, options)
                                                         : Entities::FromJson(*json, path, options);
-  if (!entities.ok()) return InputFault(path, *json, entities.status());
+  if (!entities.ok()) return Named(path, entities.status());
   return entities;
 }
 
@@ -140,7 +140,7 @@ absl::StatusOr<Request> LoadRequest(const std::string& path, const Schema* schem
   if (!json.ok()) return json.status();
   absl::StatusOr<Request> request =
       schema != nullptr ? Request::FromJson(*json, *schema, path) : Request::FromJson(*json, path);
-  if (!request.ok()) return InputFault(path, *json, request.status());
+  if (!request.ok()) return Named(path, request.status());
   return request;
 }
 
@@ -149,7 +149,7 @@ absl::StatusOr<std::vector<Request>> LoadRequests(const std::string& path, const
   if (!json.ok()) return json.status();
   absl::StatusOr<std::vector<Request>> requests =
       schema != nullptr ? Request::ArrayFromJson(*json, *schema, path) : Request::ArrayFromJson(*json, path);
-  if (!requests.ok()) return InputFault(path, *json, requests.status());
+  if (!requests.ok()) return Named(path, requests.status());
   return requests;
 }
 

@@ -3,16 +3,10 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <optional>
 #include <string>
-#include <unistd.h>
-
-#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "charter/diagnostics.h"
 
 namespace charter::cli {
 namespace {
@@ -38,12 +32,6 @@ void PrintLines(absl::string_view prefix, absl::string_view message) {
   std::fflush(stderr);
 }
 
-// The payload of an InputFault status: its rendering, printed as it is.
-constexpr char kRenderedPayload[] = "charter.cli/rendered";
-
-// Source lines longer than this are not shown under a fault.
-constexpr size_t kMaxShownLine = 400;
-
 }  // namespace
 
 std::string OneLine(absl::string_view text) {
@@ -68,33 +56,8 @@ void PrintError(absl::string_view message) { PrintLines("charter: error: ", mess
 void PrintWarning(absl::string_view message) { PrintLines("charter: warning: ", message); }
 
 int Fail(const absl::Status& status) {
-  if (auto rendered = status.GetPayload(kRenderedPayload); rendered.has_value()) {
-    std::string text(*rendered);
-    std::fflush(stdout);
-    std::fwrite(text.data(), 1, text.size(), stderr);
-    std::fflush(stderr);
-    return kError;
-  }
   PrintError(status.message());
   return kError;
-}
-
-absl::Status InputFault(absl::string_view path, absl::string_view text, const absl::Status& status) {
-  absl::Status named(status.code(), WithPath(path, OneLine(status.message())));
-  std::optional<Diagnostic> d = DiagnosticOf(status);
-  if (!d.has_value()) return named;
-  SourceFile source(std::string(path), std::string(text));
-  Diagnostics one;
-  one.Add(*d);
-  std::string_view line = source.Line(source.PositionOf(d->span.begin).line);
-  if (line.size() > kMaxShownLine) {
-    SourceFile::Position at = source.PositionOf(d->span.begin);
-    return absl::Status(status.code(), absl::StrCat(path, ":", at.line, ":", at.column, ": error[",
-                                                    d->code, "]: ", OneLine(d->message)));
-  }
-  bool color = isatty(STDERR_FILENO) != 0 && getenv("NO_COLOR") == nullptr;
-  named.SetPayload(kRenderedPayload, absl::Cord(one.Render(source, color)));
-  return named;
 }
 
 bool WriteStdout(absl::string_view text) {

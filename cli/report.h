@@ -30,17 +30,7 @@ void PrintError(absl::string_view message);
 void PrintWarning(absl::string_view message);
 
 // Prints the status's message as errors (see PrintError) and returns kError.
-// A status made by InputFault prints its rendering instead.
 int Fail(const absl::Status& status);
-
-// The status of a failed read of the JSON file `path` (entities, requests,
-// template links, scheduling state), whose text is `text`, named by `path`.
-// When it carries a Diagnostic (charter::DiagnosticOf), Fail prints that
-// the way `charter check` prints a fault in policy text: "path:line:col:
-// error[CODE]: message", the source line and an underline (colour only on
-// a terminal). A source line too long to show (minified JSON) keeps the one
-// line "charter: error: path:line:col: error[CODE]: message".
-absl::Status InputFault(absl::string_view path, absl::string_view text, const absl::Status& status);
 
 // Writes `text` to stdout in one piece and flushes it. On failure reports
 // "charter: error: cannot write to stdout: ..." and returns false.

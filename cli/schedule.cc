@@ -33,10 +33,7 @@ absl::StatusOr<schedule::State> LoadStateFile(const ScheduleFlags& flags) {
   schedule::LoadOptions options;
   options.source_name = flags.state;
   options.scenario = flags.scenario;
-  absl::StatusOr<schedule::State> state =
-      flags.hyperpod ? schedule::LoadHyperPodState(*text, options) : schedule::LoadState(*text, options);
-  if (!state.ok()) return InputFault(flags.state, *text, state.status());
-  return state;
+  return flags.hyperpod ? schedule::LoadHyperPodState(*text, options) : schedule::LoadState(*text, options);
 }
 
 int RunSchedule(const ScheduleFlags& flags) {

@@ -392,7 +392,7 @@ TEST(RequestDiagnostics, EachFaultHasACodeAndASpan) {
   absl::StatusOr<Request> r = Request::FromJson(json);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(DiagnosticOf(r.status())->code, "CH0605");
-  EXPECT_EQ(json.substr(DiagnosticOf(r.status())->span.begin, 7), R"("U::a")");
+  EXPECT_EQ(std::string(json.substr(DiagnosticOf(r.status())->span.begin, 6)), R"("U::a")");
   json = R"([{"principal": "U::\"a\"", "action": "Action::\"x\"", "resource": "U::\"b\"", }])";
   ExpectFault(json, Request::ArrayFromJson(json).status(), "CH0600", "trailing comma before `}`", ",");
   json = R"({"requests": []})";
