@@ -580,7 +580,7 @@ TEST(DocsExamples, ConsoleSessions) {
 
 // --- bytecode listings -------------------------------------------------------
 
-std::string Disassemble(const Bundle& bundle) {
+std::string DisassembleText(const Bundle& bundle) {
   return internal::Disassemble(internal::fb::GetBundle(bundle.bytes().data()));
 }
 
@@ -596,7 +596,7 @@ TEST(DocsExamples, BytecodeListings) {
       SourceFile source(source_block->where(), source_block->text);
       absl::StatusOr<Bundle> bundle = Compile(source, OptionsOf(*source_block), nullptr);
       ASSERT_TRUE(bundle.ok()) << bundle.status();
-      EXPECT_EQ(b.text, Disassemble(*bundle)) << b.where() << ": the listing differs";
+      EXPECT_EQ(b.text, DisassembleText(*bundle)) << b.where() << ": the listing differs";
     }
   }
   EXPECT_GE(listings, 1);
