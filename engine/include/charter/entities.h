@@ -100,6 +100,7 @@ class CHARTER_API Entities {
   std::vector<EntityUid> KnownUids() const;
   // The entity `uid`, or nullopt when the store has no data for it.
   std::optional<EntityInfo> Find(const EntityUid& uid) const;
+
  private:
   // The library reaches the store through internal::ApiAccess; Engine and
   // EvaluateExpression read it directly.

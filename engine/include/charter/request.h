@@ -58,6 +58,7 @@ class CHARTER_API Request {
   const EntityUid& resource() const;
   // The context as a Cedar record literal: {"mfa": true}.
   std::string ContextToCedar() const;
+
  private:
   // The library reaches the data through internal::ApiAccess; Engine reads
   // it directly.
