@@ -33,7 +33,7 @@ install(FILES ${CHARTER_INSTALL_GEN_DIR}/charter/version.h
 
 # The standard governance model; find_package(charter) sets charter_STDLIB_DIR
 # to where it is installed.
-set(CHARTER_INSTALL_STDLIB_DIR ${CMAKE_INSTALL_DATADIR}/charter/stdlib)
+set(CHARTER_INSTALL_STDLIB_DIR share/charter/stdlib)  # relative: the package config finds it under its own prefix
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/stdlib/
   DESTINATION ${CHARTER_INSTALL_STDLIB_DIR} COMPONENT charter_runtime)
 
