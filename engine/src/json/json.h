@@ -140,6 +140,18 @@ class Document {
 absl::StatusOr<Document> Parse(std::string_view text,
                                const ParseOptions& options = {});
 
+// A fault of Parse: the byte offset where it stopped and the message
+// without the "LINE:COL: " that the status message starts with.
+struct ParseFault {
+  uint32_t offset = 0;
+  std::string message;
+};
+
+// Parse that also describes its fault, when it fails, in `*fault`, for
+// readers that report it as a Diagnostic (json/extents.h).
+absl::StatusOr<Document> Parse(std::string_view text, const ParseOptions& options,
+                               ParseFault* fault);
+
 // Whether the first character of `text` after JSON whitespace is `{`: how a
 // reader that takes a JSON object or a text format (policies, schemas) tells
 // them apart, since neither text format starts with `{`.
