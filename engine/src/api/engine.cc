@@ -23,8 +23,8 @@ struct EvalScratch {
   Arena arena;
   ScopeScratch index;
   std::vector<uint32_t> candidates;
-  std::vector<std::string_view> permits, forbids, error_policies;
-  std::vector<std::string> messages;  // grows; error i's message is messages[i]
+  std::vector<std::string_view> permits, forbids;
+  std::vector<EvalError> failures;  // grows; error i's message is failures[i].message
   std::vector<PolicyErrorView> errors;
   bool allowed = false;
   size_t evaluated = 0;
@@ -152,30 +152,27 @@ bool Engine::Authorize(const Request& request, const Entities& entities,
   s.arena.Reset();
   s.permits.clear();
   s.forbids.clear();
-  s.error_policies.clear();
+  s.errors.clear();
   s.evaluated = 0;
   const std::vector<internal::PolicyCode>& policies = program_->policies();
   for (uint32_t c : s.candidates) {
     const internal::PolicyCode& p = policies[c];
     ++s.evaluated;
-    size_t e = s.error_policies.size();
-    if (e == s.messages.size()) s.messages.emplace_back();
-    switch (internal::Run(*program_, p, env, &s.arena, &s.messages[e])) {
+    size_t e = s.errors.size();
+    if (e == s.failures.size()) s.failures.emplace_back();
+    switch (internal::Run(*program_, p, env, &s.arena, &s.failures[e])) {
       case internal::Outcome::kTrue:
         (p.forbid ? s.forbids : s.permits).push_back(p.id);
         break;
       case internal::Outcome::kFalse:
         break;
       case internal::Outcome::kError:
-        s.error_policies.push_back(p.id);
+        s.errors.push_back(PolicyErrorView{p.id, {}, internal::SpanAt(p, s.failures[e].pc)});
         break;
     }
   }
   // INVARIANT: the messages no longer move, so views of them hold.
-  s.errors.clear();
-  for (size_t i = 0; i < s.error_policies.size(); ++i) {
-    s.errors.push_back(PolicyErrorView{s.error_policies[i], s.messages[i]});
-  }
+  for (size_t i = 0; i < s.errors.size(); ++i) s.errors[i].message = s.failures[i].message;
   s.allowed = s.forbids.empty() && !s.permits.empty();
   return s.allowed;
 }
@@ -212,7 +209,7 @@ Decision EvalContext::ToDecision() const {
   d.allowed = allowed();
   for (std::string_view id : reasons()) d.reasons.emplace_back(id);
   for (const PolicyErrorView& e : errors()) {
-    d.errors.push_back(PolicyError{std::string(e.policy_id), std::string(e.message)});
+    d.errors.push_back(PolicyError{std::string(e.policy_id), std::string(e.message), e.span});
   }
   return d;
 }

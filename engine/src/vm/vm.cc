@@ -191,7 +191,8 @@ bool MatchPattern(std::string_view s, const std::vector<PatternPart>& parts) {
 }
 
 Outcome Run(const Program& program, const PolicyCode& policy, const Environment& env,
-            Arena* scratch, std::string* error) {
+            Arena* scratch, EvalError* failure) {
+  std::string* const error = &failure->message;
   error->clear();
   // The register file, left uninitialized but for the policy's registers:
   // constructing all 256 Values on every run was a fifth of a decision.
@@ -582,7 +583,30 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
 #undef NEXT
 
 error:
+  // Every instruction is fetched with pc++ before it runs (and a jump sets
+  // pc only once it cannot fail), so the one that failed is at pc - 1.
+  failure->pc = pc - 1;
   return Outcome::kError;
+}
+
+Span SpanAt(const PolicyCode& policy, uint32_t pc) {
+  const auto* spans = policy.source != nullptr ? policy.source->pc_spans() : nullptr;
+  if (spans == nullptr) return {};
+  // The compiler writes the table in pc order, one entry at most an
+  // instruction (a hostile bundle's order gives a wrong span, never a read
+  // out of bounds).
+  uint32_t lo = 0, hi = spans->size();
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (spans->Get(mid)->pc() < pc) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo == spans->size() || spans->Get(lo)->pc() != pc) return {};
+  const fb::PcSpan* s = spans->Get(lo);
+  return Span{s->begin(), s->end()};
 }
 
 }  // namespace charter::internal
