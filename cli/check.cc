@@ -22,9 +22,9 @@
 #include "charter/charter.h"
 #include "charter/schema.h"
 #include "command.h"
-#include "common/strings.h"
 #include "files.h"
 #include "report.h"
+#include "util.h"
 
 namespace charter::cli {
 namespace {
@@ -41,14 +41,14 @@ struct FileReport {
 };
 
 std::string Plural(size_t n, const char* one, const char* many) {
-  return internal::Cat(n, " ", n == 1 ? one : many);
+  return Cat(n, " ", n == 1 ? one : many);
 }
 
 // "N errors" or "N errors, M warnings".
 std::string Counts(const FileReport& report) {
-  return internal::Cat(Plural(report.errors, "error", "errors"),
+  return Cat(Plural(report.errors, "error", "errors"),
                        report.warnings > 0
-                           ? internal::Cat(", ", Plural(report.warnings, "warning", "warnings"))
+                           ? Cat(", ", Plural(report.warnings, "warning", "warnings"))
                            : std::string());
 }
 
@@ -89,7 +89,7 @@ std::optional<Schema> LoadSchema(const std::string& path, bool color) {
     return std::nullopt;
   }
   WriteRendered(diagnostics.Render(source, color));
-  PrintError(internal::Cat(path, ": ", Counts(report)));
+  PrintError(Cat(path, ": ", Counts(report)));
   return std::nullopt;
 }
 
@@ -149,12 +149,12 @@ int RunCheck(const CheckFlags& flags) {
     WriteRendered(report->rendered);
     if (report->errors > 0) {
       failed = true;
-      PrintError(internal::Cat(path, ": ", Counts(*report)));
+      PrintError(Cat(path, ": ", Counts(*report)));
     } else if (flags.schema.empty() || schema.has_value()) {
       // (Not "ok" when the schema it was to be validated against failed.)
-      internal::CatAppend(&out, path, ": ok",
+      CatAppend(&out, path, ": ok",
                           report->warnings > 0
-                              ? internal::Cat(" (", Plural(report->warnings, "warning", "warnings"),
+                              ? Cat(" (", Plural(report->warnings, "warning", "warnings"),
                                               ")")
                               : std::string(),
                           "\n");

@@ -4,10 +4,10 @@
 //   charter disasm --policies P [--template-linked L] # compiled first
 //
 // The bundle is verified before it is read, so a corrupt one is an error,
-// never a crash. One block a policy, one line an instruction; with
-// --policies, each run of instructions follows the source line it computes.
+// never a crash. One block a policy, one line an instruction with its
+// opcode's synopsis; with --policies, each run of instructions follows the
+// source line it computes.
 // The instruction set is described in docs/bundle.md.
-#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -16,14 +16,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "bytecode/disasm.h"
 #include "charter/charter.h"
-#include "common/strings.h"
 #include "command.h"
 #include "files.h"
 #include "load.h"
 #include "report.h"
-#include "verify/verifier.h"
+#include "util.h"
 
 namespace charter::cli {
 namespace {
@@ -36,40 +34,27 @@ struct DisasmFlags {
 
 // The listing with the source lines it comes from, objdump -S style: before
 // an instruction, the policy line its expression starts on, when that is not
-// the line shown last ("    ; 3 | when { context.urgent };"). The lines
-// come from the bundle's pc-to-span tables.
-std::string WithSource(const std::string& listing, const internal::fb::Bundle* bundle,
-                       const SourceFile& source) {
+// the line shown last in its policy ("    ; 3 | when { context.urgent };").
+// The lines come from the instructions' spans (the bundle's pc-to-span
+// tables).
+std::string WithSource(const Disassembly& d, const SourceFile& source) {
   std::string out;
-  int policy = -1;
-  uint32_t shown = 0;  // the source line shown last in this policy
-  const internal::fb::Policy* p = nullptr;
-  size_t start = 0;
-  while (start < listing.size()) {
-    size_t end = listing.find('\n', start);
-    if (end == std::string::npos) end = listing.size();
-    std::string_view line(listing.data() + start, end - start);
-    start = end + 1;
-    if (line.rfind("policy ", 0) == 0) {
-      ++policy;
-      shown = 0;
-      p = bundle->policies()->Get(static_cast<uint32_t>(policy));
-    } else if (p != nullptr && p->pc_spans() != nullptr && line.size() > 2 && line[2] >= '0' && line[2] <= '9') {
-      uint32_t pc = static_cast<uint32_t>(std::strtoul(std::string(line.substr(2, 8)).c_str(), nullptr, 10));
-      for (const internal::fb::PcSpan* span : *p->pc_spans()) {
-        if (span->pc() != pc || span->begin() >= source.text().size()) continue;
-        uint32_t n = source.PositionOf(span->begin()).line;
+  for (const DisassembledPolicy& p : d.policies) {
+    CatAppend(&out, p.Header(), "\n");
+    uint32_t shown = 0;  // the source line shown last in this policy
+    for (const DisassembledInstruction& i : p.code) {
+      if (i.has_span && i.span.begin < source.text().size()) {
+        uint32_t n = source.PositionOf(i.span.begin).line;
         if (n != shown) {
           std::string_view text = source.Line(n);
           size_t first = text.find_first_not_of(" \t");
           text = first == std::string_view::npos ? std::string_view() : text.substr(first);
-          internal::CatAppend(&out, "    ; ", n, " | ", text, "\n");
+          CatAppend(&out, "    ; ", n, " | ", text, "\n");
           shown = n;
         }
-        break;
       }
+      CatAppend(&out, i.ToText(), "\n");
     }
-    internal::CatAppend(&out, line, "\n");
   }
   return out;
 }
@@ -97,13 +82,12 @@ int RunDisasm(const DisasmFlags& flags) {
     bundle = CompilePolicySource(*source, *links, compile);
     if (!bundle.ok()) return Fail(bundle.status());
   }
-  absl::StatusOr<const internal::fb::Bundle*> root = internal::VerifyBundle(bundle->bytes(), options);
-  if (!root.ok()) {
-    PrintError(WithPath(path, OneLine(root.status().message())));
+  absl::StatusOr<Disassembly> disassembly = Disassemble(*bundle, options);
+  if (!disassembly.ok()) {
+    PrintError(WithPath(path, OneLine(disassembly.status().message())));
     return kError;
   }
-  std::string listing = internal::Disassemble(*root);
-  if (source.has_value()) listing = WithSource(listing, *root, *source);
+  std::string listing = source.has_value() ? WithSource(*disassembly, *source) : disassembly->ToText();
   return WriteStdout(listing) ? kOk : kError;
 }
 

@@ -14,10 +14,9 @@
 #include "charter/charter.h"
 #include "charter/format.h"
 #include "command.h"
-#include "common/strings.h"
-#include "common/files.h"
 #include "files.h"
 #include "report.h"
+#include "util.h"
 
 namespace charter::cli {
 namespace {
@@ -41,7 +40,7 @@ int RunFmt(const FmtFlags& flags) {
   for (const std::string& path : flags.files) {
     absl::StatusOr<std::string> text = ReadFile(path, options.parse.max_source_bytes);
     if (!text.ok()) {
-      internal::CatAppend(&errors, errors.empty() ? "" : "\n", text.status().message());
+      CatAppend(&errors, errors.empty() ? "" : "\n", text.status().message());
       continue;
     }
     SourceFile source(path, *text);
@@ -53,11 +52,11 @@ int RunFmt(const FmtFlags& flags) {
         if (d.severity != Severity::kError) continue;
         Diagnostics one;
         one.Add(d);
-        internal::CatAppend(&errors, errors.empty() ? "" : "\n", OneLine(one.RenderShort(source)));
+        CatAppend(&errors, errors.empty() ? "" : "\n", OneLine(one.RenderShort(source)));
         any = true;
       }
       if (!any) {
-        internal::CatAppend(&errors, errors.empty() ? "" : "\n",
+        CatAppend(&errors, errors.empty() ? "" : "\n",
                             WithPath(path, OneLine(formatted.status().message())));
       }
       continue;
@@ -73,19 +72,19 @@ int RunFmt(const FmtFlags& flags) {
     size_t changed = 0;
     for (const Formatted& f : results) {
       if (f.text == f.original) continue;
-      internal::CatAppend(&out, f.path, "\n");
+      CatAppend(&out, f.path, "\n");
       ++changed;
     }
     if (!WriteStdout(out)) return kError;
     if (changed == 0) return kOk;
-    PrintError(internal::Cat(changed, changed == 1 ? " file is" : " files are",
+    PrintError(Cat(changed, changed == 1 ? " file is" : " files are",
                              " not formatted (`charter fmt -w` rewrites them)"));
     return kError;
   }
   if (flags.write) {
     for (const Formatted& f : results) {
       if (f.text == f.original) continue;
-      if (absl::Status s = internal::WriteFileAtomically(f.path, f.text); !s.ok()) return Fail(s);
+      if (absl::Status s = WriteFileAtomically(f.path, f.text); !s.ok()) return Fail(s);
     }
     return kOk;
   }

@@ -24,19 +24,14 @@
 #include "charter/charter.h"
 #include "charter/explain.h"
 #include "command.h"
-#include "common/status_macros.h"
-#include "common/strings.h"
 #include "files.h"
-#include "json/json.h"
 #include "load.h"
 #include "report.h"
+#include "util.h"
 
 namespace charter::cli {
 namespace {
 
-namespace json = internal::json;
-using internal::Cat;
-using internal::CatAppend;
 
 struct TestFlags {
   std::vector<std::string> paths;
@@ -72,14 +67,14 @@ size_t ValueEnd(std::string_view text, size_t begin) {
   return i;
 }
 
-std::string_view Raw(std::string_view text, const json::Value& v) {
+std::string_view Raw(std::string_view text, const JsonValue& v) {
   return text.substr(v.offset(), ValueEnd(text, v.offset()) - v.offset());
 }
 
 // The value `v` of `text` at its own place: everything before it blanked
 // (line breaks kept, every other character one space), so that a reader's
 // "LINE:COL" is a position in the test file. Only built to report an error.
-std::string InPlace(std::string_view text, const json::Value& v) {
+std::string InPlace(std::string_view text, const JsonValue& v) {
   std::string out;
   for (size_t i = 0; i < v.offset(); ++i) {
     char c = text[i];
@@ -96,7 +91,7 @@ std::string InPlace(std::string_view text, const json::Value& v) {
 // Parses an inline value with `parse` (Entities::FromJson, Request::FromJson);
 // on failure, parses it again at its place in the file for the position.
 template <typename T, typename Parse>
-absl::StatusOr<T> ParseInline(const std::string& path, std::string_view text, const json::Value& v,
+absl::StatusOr<T> ParseInline(const std::string& path, std::string_view text, const JsonValue& v,
                               Parse parse) {
   absl::StatusOr<T> parsed = parse(Raw(text, v));
   if (parsed.ok()) return parsed;
@@ -114,14 +109,14 @@ std::string Resolve(const std::string& test_file, std::string_view path) {
 // A fault in a test file, at the value it is about: "FILE:LINE:COL: message".
 absl::Status Fault(const std::string& path, std::string_view text, uint32_t offset,
                    std::string_view message) {
-  return absl::InvalidArgumentError(Cat(path, ":", json::LineCol(text, offset), ": ", message));
+  return absl::InvalidArgumentError(Cat(path, ":", JsonLineCol(text, offset), ": ", message));
 }
 
 // An expected `reasons` or `errors` list: an array of policy ids, nothing
 // else (a misspelt shape must not pass as an empty list).
 absl::StatusOr<std::vector<std::string>> PolicyIds(const std::string& path, std::string_view text,
                                                    size_t case_number, std::string_view key,
-                                                   const json::Value& v) {
+                                                   const JsonValue& v) {
   std::vector<std::string> out;
   bool ok = v.is_array();
   for (size_t i = 0; ok && i < v.size(); ++i) {
@@ -137,7 +132,7 @@ absl::StatusOr<std::vector<std::string>> PolicyIds(const std::string& path, std:
 
 // Members of an object that are not among `known`: an error at the first,
 // so that a misspelt member cannot pass silently.
-absl::Status KnownMembers(const std::string& path, std::string_view text, const json::Value& object,
+absl::Status KnownMembers(const std::string& path, std::string_view text, const JsonValue& object,
                           std::initializer_list<std::string_view> known, std::string_view what) {
   for (size_t i = 0; i < object.size(); ++i) {
     std::string_view key = object.key(i);
@@ -160,7 +155,7 @@ void JsonList(std::string* out, const std::vector<std::string>& ids) {
   *out += "[";
   for (size_t i = 0; i < ids.size(); ++i) {
     if (i > 0) *out += ",";
-    json::AppendQuoted(out, ids[i]);
+    AppendJsonQuoted(out, ids[i]);
   }
   *out += "]";
 }
@@ -222,17 +217,17 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
   absl::StatusOr<std::string> read = ReadFile(path, size_t{256} << 20);
   if (!read.ok()) return read.status();
   const std::string& text = *read;
-  absl::StatusOr<json::Document> doc = json::Parse(text);
+  absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(text);
   if (!doc.ok()) {
     return absl::InvalidArgumentError(
         Cat(path, ":", doc.status().message(), " (a test file is JSON: see docs/testing.md)"));
   }
-  const json::Value& root = doc->root();
-  const json::Value* policies = root.Find("policies");
-  const json::Value* entities = root.Find("entities");
-  const json::Value* cases = root.Find("cases");
-  if (!root.is_object() || policies == nullptr || !policies->is_string() || cases == nullptr ||
-      !cases->is_array() || (entities != nullptr && !entities->is_string() && !entities->is_array())) {
+  JsonValue root = doc->root();
+  std::optional<JsonValue> policies = root.Find("policies");
+  std::optional<JsonValue> entities = root.Find("entities");
+  std::optional<JsonValue> cases = root.Find("cases");
+  if (!root.is_object() || policies == std::nullopt || !policies->is_string() || cases == std::nullopt ||
+      !cases->is_array() || (entities != std::nullopt && !entities->is_string() && !entities->is_array())) {
     return Fault(path, text, root.offset(),
                  "a test file is an object with \"policies\" (a path), \"cases\" (an array) "
                  "and optionally \"entities\" (a path or an array)");
@@ -242,39 +237,39 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
   PolicyFile& policy_file = LoadPolicyFile(policy_path, flags.coverage, totals);
   if (!policy_file.status.ok()) return policy_file.status;
   Entities store;
-  if (entities != nullptr && entities->is_string()) {
+  if (entities != std::nullopt && entities->is_string()) {
     ASSIGN_OR_RETURN(store, LoadEntities(Resolve(path, entities->as_string())));
-  } else if (entities != nullptr) {
+  } else if (entities != std::nullopt) {
     ASSIGN_OR_RETURN(store, ParseInline<Entities>(path, text, *entities, [&](std::string_view piece) {
                        return Entities::FromJson(piece, path);
                      }));
   }
   for (size_t i = 0; i < cases->size(); ++i) {
-    const json::Value& c = cases->at(i);
+    JsonValue c = cases->at(i);
     size_t number = i + 1;
     if (!c.is_object()) return Fault(path, text, c.offset(), Cat("case ", number, " is not an object"));
     RETURN_IF_ERROR(KnownMembers(path, text, c, {"name", "request", "decision", "reasons", "errors"},
                                  Cat("case ", number)));
-    const json::Value* name = c.Find("name");
-    const json::Value* request = c.Find("request");
-    const json::Value* decision = c.Find("decision");
-    if (name != nullptr && !name->is_string()) {
+    std::optional<JsonValue> name = c.Find("name");
+    std::optional<JsonValue> request = c.Find("request");
+    std::optional<JsonValue> decision = c.Find("decision");
+    if (name != std::nullopt && !name->is_string()) {
       return Fault(path, text, name->offset(), Cat("case ", number, ": \"name\" must be a string"));
     }
-    std::string label = name != nullptr ? std::string(name->as_string()) : Cat(path, " case ", number);
-    if (request == nullptr || decision == nullptr || !decision->is_string() ||
+    std::string label = name != std::nullopt ? std::string(name->as_string()) : Cat(path, " case ", number);
+    if (request == std::nullopt || decision == std::nullopt || !decision->is_string() ||
         (decision->as_string() != "allow" && decision->as_string() != "deny")) {
-      return Fault(path, text, decision != nullptr ? decision->offset() : c.offset(),
+      return Fault(path, text, decision != std::nullopt ? decision->offset() : c.offset(),
                    Cat("case ", number, ": needs \"request\" and \"decision\" (\"allow\" or \"deny\")"));
     }
     ASSIGN_OR_RETURN(Request r, ParseInline<Request>(path, text, *request, [&](std::string_view piece) {
                        return Request::FromJson(piece, path);
                      }));
     std::optional<std::vector<std::string>> want_reasons, want_errors;
-    if (const json::Value* v = c.Find("reasons"); v != nullptr) {
+    if (std::optional<JsonValue> v = c.Find("reasons"); v != std::nullopt) {
       ASSIGN_OR_RETURN(want_reasons, PolicyIds(path, text, number, "reasons", *v));
     }
-    if (const json::Value* v = c.Find("errors"); v != nullptr) {
+    if (std::optional<JsonValue> v = c.Find("errors"); v != std::nullopt) {
       ASSIGN_OR_RETURN(want_errors, PolicyIds(path, text, number, "errors", *v));
     }
     Decision d = policy_file.engine->Authorize(r, store);
@@ -303,7 +298,7 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
     CatAppend(out, passed ? "PASS " : "FAIL ", label, "\n", diff);
     if (flags.format == "json") {
       *json_cases += json_cases->empty() ? "{\"name\":" : ",{\"name\":";
-      json::AppendQuoted(json_cases, label);
+      AppendJsonQuoted(json_cases, label);
       CatAppend(json_cases, ",\"passed\":", passed ? "true" : "false", ",\"expected\":{\"decision\":\"",
                 decision->as_string(), "\"");
       if (want_reasons.has_value()) {
@@ -409,11 +404,11 @@ int RunTest(const TestFlags& flags) {
     absl::Status s = RunFile(f, flags, &totals, &out, &cases);
     if (json_output) {
       CatAppend(&json, i == 0 ? "" : ",", "{\"file\":");
-      json::AppendQuoted(&json, f);
+      AppendJsonQuoted(&json, f);
       CatAppend(&json, ",\"cases\":[", cases, "]");
       if (!s.ok()) {
         json += ",\"error\":";
-        json::AppendQuoted(&json, OneLine(s.message()));
+        AppendJsonQuoted(&json, OneLine(s.message()));
       }
       json += "}";
     } else if (!WriteStdout(out)) {
@@ -433,7 +428,7 @@ int RunTest(const TestFlags& flags) {
       if (!file.coverage.has_value()) continue;
       summary += CoverageText(path, *file.coverage);
       CatAppend(&json, first ? "" : ",", "{\"policies_file\":");
-      json::AppendQuoted(&json, path);
+      AppendJsonQuoted(&json, path);
       std::string c = file.coverage->ToJson();
       CatAppend(&json, ",", std::string_view(c).substr(1));
       first = false;

@@ -3,11 +3,15 @@
 // prefixed with "SOURCE:LINE:COL: ".
 #include "charter/request.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "api/access.h"
+#include "charter/compiler.h"
+#include "charter/diagnostics.h"
 #include "gtest/gtest.h"
 #include "request/request_data.h"
 #include "value/value.h"
@@ -70,13 +74,13 @@ TEST(RequestFromJson, StringForm) {
   EXPECT_EQ(r.action(), (EntityUid{"Action", "view"}));
   EXPECT_EQ(r.resource(), (EntityUid{"Photo", "p.jpg"}));
   // No context means an empty record.
-  EXPECT_EQ(r.data().context.type, Type::kRecord);
-  EXPECT_EQ(r.data().context.size, 0u);
+  EXPECT_EQ(internal::ApiAccess::Data(r).context.type, Type::kRecord);
+  EXPECT_EQ(internal::ApiAccess::Data(r).context.size, 0u);
   // The bound references view the uids.
-  EXPECT_EQ(r.data().principal_ref.type, "User");
-  EXPECT_EQ(r.data().principal_ref.id, "alice");
-  EXPECT_EQ(r.data().principal_ref.uid, internal::kNoUid);
-  EXPECT_EQ(r.data().resource_ref.id, "p.jpg");
+  EXPECT_EQ(internal::ApiAccess::Data(r).principal_ref.type, "User");
+  EXPECT_EQ(internal::ApiAccess::Data(r).principal_ref.id, "alice");
+  EXPECT_EQ(internal::ApiAccess::Data(r).principal_ref.uid, internal::kNoUid);
+  EXPECT_EQ(internal::ApiAccess::Data(r).resource_ref.id, "p.jpg");
 }
 
 TEST(RequestFromJson, StringFormWithNamespaces) {
@@ -137,9 +141,9 @@ TEST(RequestFromJson, Create) {
   EXPECT_EQ(r.principal(), (EntityUid{"User", "a"}));
   EXPECT_EQ(r.action(), (EntityUid{"Action", "b"}));
   EXPECT_EQ(r.resource(), (EntityUid{"Doc", "c"}));
-  EXPECT_EQ(r.data().action_ref.type, "Action");
-  EXPECT_EQ(r.data().action_ref.id, "b");
-  EXPECT_EQ(r.data().context.size, 0u);
+  EXPECT_EQ(internal::ApiAccess::Data(r).action_ref.type, "Action");
+  EXPECT_EQ(internal::ApiAccess::Data(r).action_ref.id, "b");
+  EXPECT_EQ(internal::ApiAccess::Data(r).context.size, 0u);
 }
 
 // ---------------------------------------------------------------------------
@@ -151,7 +155,7 @@ TEST(RequestFromJson, Context) {
     "context": {"mfa": true, "n": -9223372036854775808, "s": "x", "tags": ["a", "b", "a"],
                 "who": {"__entity": {"type": "User", "id": "bob"}},
                 "nested": {"z": 1, "a": {}}}})");
-  const Value& c = r.data().context;
+  const Value& c = internal::ApiAccess::Data(r).context;
   ASSERT_EQ(c.type, Type::kRecord);
   EXPECT_EQ(c.size, 6u);
   EXPECT_EQ(ToCedar(c),
@@ -181,8 +185,8 @@ TEST(RequestFromJson, ContextOutlivesTheInput) {
   ASSERT_TRUE(r.ok()) << r.status();
   Request copy = *r;
   r = absl::InvalidArgumentError("gone");
-  ASSERT_NE(FindField(copy.data().context, "key"), nullptr);
-  EXPECT_EQ(FindField(copy.data().context, "key")->string(), "value");
+  ASSERT_NE(FindField(internal::ApiAccess::Data(copy).context, "key"), nullptr);
+  EXPECT_EQ(FindField(internal::ApiAccess::Data(copy).context, "key")->string(), "value");
   EXPECT_EQ(copy.principal().id, "p");
 }
 
@@ -329,11 +333,11 @@ TEST(RequestArrayFromJson, Several) {
   ASSERT_TRUE(rs.ok()) << rs.status();
   ASSERT_EQ(rs->size(), 2u);
   EXPECT_EQ((*rs)[0].principal().id, "a");
-  EXPECT_EQ((*rs)[0].data().context.size, 0u);
+  EXPECT_EQ(internal::ApiAccess::Data((*rs)[0]).context.size, 0u);
   EXPECT_EQ((*rs)[1].principal().id, "b");
   EXPECT_EQ((*rs)[1].action().id, "y");
-  ASSERT_NE(FindField((*rs)[1].data().context, "k"), nullptr);
-  EXPECT_EQ(FindField((*rs)[1].data().context, "k")->i, 1);
+  ASSERT_NE(FindField(internal::ApiAccess::Data((*rs)[1]).context, "k"), nullptr);
+  EXPECT_EQ(FindField(internal::ApiAccess::Data((*rs)[1]).context, "k")->i, 1);
 
   absl::StatusOr<std::vector<Request>> none = Request::ArrayFromJson(" [] ");
   ASSERT_TRUE(none.ok()) << none.status();
@@ -360,6 +364,49 @@ TEST(RequestArrayFromJson, Errors) {
   ASSERT_FALSE(named.ok());
   EXPECT_EQ(std::string(named.status().message()),
             "batch.json:1:2: a request must be a JSON object");
+}
+
+// Faults in request and template-link JSON are Diagnostics: a code, the
+// message, and a span that underlines the value or key at fault.
+void ExpectFault(std::string_view json, const absl::Status& status, std::string_view code,
+                 std::string_view message, std::string_view underlined) {
+  ASSERT_FALSE(status.ok()) << json;
+  std::optional<Diagnostic> d = DiagnosticOf(status);
+  ASSERT_TRUE(d.has_value()) << status;
+  EXPECT_EQ(d->code, code) << json;
+  EXPECT_EQ(d->message, message) << json;
+  ASSERT_LE(d->span.end, json.size());
+  EXPECT_EQ(json.substr(d->span.begin, d->span.end - d->span.begin), underlined) << json;
+}
+
+TEST(RequestDiagnostics, EachFaultHasACodeAndASpan) {
+  std::string_view json = R"({"principal": "U::\"a\"", "action": "Action::\"x\"",
+ "resource": "U::\"b\"", "bogus": 1})";
+  ExpectFault(json, Request::FromJson(json).status(), "CH0604",
+              "unexpected key `bogus` in a request; expected `principal`, `action`, `resource`, "
+              "`context` or `description`",
+              R"("bogus")");
+  json = R"({"principal": "U::\"a\"", "action": "Action::\"x\""})";
+  ExpectFault(json, Request::FromJson(json).status(), "CH0603", "a request lacks `resource`", json);
+  json = R"({"principal": "U::a", "action": "Action::\"x\"", "resource": "U::\"b\""})";
+  absl::StatusOr<Request> r = Request::FromJson(json);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(DiagnosticOf(r.status())->code, "CH0605");
+  EXPECT_EQ(std::string(json.substr(DiagnosticOf(r.status())->span.begin, 6)), R"("U::a")");
+  json = R"([{"principal": "U::\"a\"", "action": "Action::\"x\"", "resource": "U::\"b\"", }])";
+  ExpectFault(json, Request::ArrayFromJson(json).status(), "CH0600", "trailing comma before `}`", ",");
+  json = R"({"requests": []})";
+  ExpectFault(json, Request::ArrayFromJson(json).status(), "CH0602",
+              "requests must be a JSON array of request objects", json);
+}
+
+TEST(TemplateLinkDiagnostics, EachFaultHasACodeAndASpan) {
+  std::string_view json = R"([{"template_id": "t", "link_id": "l", "args": {"?who": "U::\"a\""}}])";
+  ExpectFault(json, ParseTemplateLinks(json, "links.json").status(), "CH0604",
+              "unknown slot `?who`; the slots are `?principal` and `?resource`", R"("?who")");
+  json = R"([{"template_id": "t", "args": {}}])";
+  ExpectFault(json, ParseTemplateLinks(json, "links.json").status(), "CH0603",
+              "a template link lacks `link_id`", R"({"template_id": "t", "args": {}})");
 }
 
 }  // namespace

@@ -17,6 +17,10 @@
 
 namespace charter {
 
+namespace internal {
+class BundleStorage;  // vm/bundle_loader.h
+}  // namespace internal
+
 class CHARTER_API Bundle {
  public:
   // Maps the file read-only into memory (zero-copy). NotFound or
@@ -35,9 +39,8 @@ class CHARTER_API Bundle {
   absl::Status WriteFile(const std::string& path) const;
 
  private:
-  class Storage;
-  explicit Bundle(std::shared_ptr<const Storage> storage);
-  std::shared_ptr<const Storage> storage_;
+  explicit Bundle(std::shared_ptr<const internal::BundleStorage> storage);
+  std::shared_ptr<const internal::BundleStorage> storage_;
 };
 
 }  // namespace charter

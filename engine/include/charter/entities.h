@@ -10,8 +10,10 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "charter/export.h"
@@ -19,13 +21,20 @@
 namespace charter {
 
 namespace internal {
-class EntityStore;
+class ApiAccess;    // api/access.h
+class EntityStore;  // entities/entity_store.h
 }  // namespace internal
 
+class Diagnostics;
+class Engine;
+class Request;
 class Schema;
+class SourceFile;
+struct CompileOptions;
+struct ExpressionValue;
 
 // A reference to an entity: its type (with namespaces, "NS::User") and id.
-struct EntityUid {
+struct CHARTER_API EntityUid {
   std::string type;
   std::string id;
   friend bool operator==(const EntityUid& a, const EntityUid& b) {
@@ -33,6 +42,16 @@ struct EntityUid {
   }
   // Cedar's text form, `Type::"id"` with the id escaped.
   std::string ToString() const;
+};
+
+// One entity as the store holds it, for tools that show entities (the
+// REPL's `:entities UID`): its direct parents as its JSON named them, and
+// its attributes and tags as Cedar record literals.
+struct EntityInfo {
+  EntityUid uid;
+  std::vector<EntityUid> parents;
+  std::string attrs;  // "{}" when it has none
+  std::string tags;   // empty when it has none
 };
 
 struct EntitiesOptions {
@@ -73,10 +92,26 @@ class CHARTER_API Entities {
                                            std::string_view source_name = "entities.json",
                                            const EntitiesOptions& options = {});
   size_t size() const;  // the number of entities with data (not mere parents)
+
+  // The entities with data, in the store's order (the order read).
+  std::vector<EntityUid> Uids() const;
+  // Every uid the store knows: those of Uids() and the parents named
+  // without data of their own, in the store's order.
+  std::vector<EntityUid> KnownUids() const;
+  // The entity `uid`, or nullopt when the store has no data for it.
+  std::optional<EntityInfo> Find(const EntityUid& uid) const;
+
+ private:
+  // The library reaches the store through internal::ApiAccess; Engine and
+  // EvaluateExpression read it directly.
+  friend class internal::ApiAccess;
+  friend class Engine;
+  friend absl::StatusOr<ExpressionValue> EvaluateExpression(const SourceFile& expression, const Request* request,
+                                                            const Entities& entities, const CompileOptions& options,
+                                                            Diagnostics* diagnostics);
   const internal::EntityStore& store() const { return *store_; }
   const std::shared_ptr<const internal::EntityStore>& shared_store() const { return store_; }
 
- private:
   explicit Entities(std::shared_ptr<const internal::EntityStore> store);
   std::shared_ptr<const internal::EntityStore> store_;
 };

@@ -12,6 +12,7 @@
 #define CHARTER_REQUEST_H_
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,10 +23,11 @@
 namespace charter {
 
 namespace internal {
-struct RequestData;
-struct SchemaModel;
+class ApiAccess;    // api/access.h
+struct RequestData;  // request/request_data.h
 }  // namespace internal
 
+class Engine;
 class Schema;
 
 class CHARTER_API Request {
@@ -54,14 +56,17 @@ class CHARTER_API Request {
   const EntityUid& principal() const;
   const EntityUid& action() const;
   const EntityUid& resource() const;
-  const internal::RequestData& data() const { return *data_; }
+  // The context as a Cedar record literal: {"mfa": true}.
+  std::string ContextToCedar() const;
 
  private:
+  // The library reaches the data through internal::ApiAccess; Engine reads
+  // it directly.
+  friend class internal::ApiAccess;
+  friend class Engine;
+  const internal::RequestData& data() const { return *data_; }
+
   explicit Request(std::shared_ptr<const internal::RequestData> data);
-  static absl::StatusOr<Request> Read(std::string_view json, std::string_view source_name,
-                                      const internal::SchemaModel* schema);
-  static absl::StatusOr<std::vector<Request>> ReadAll(std::string_view json, std::string_view source_name,
-                                                      const internal::SchemaModel* schema);
   std::shared_ptr<const internal::RequestData> data_;
 };
 

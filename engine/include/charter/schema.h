@@ -41,7 +41,8 @@
 namespace charter {
 
 namespace internal {
-struct SchemaData;
+class ApiAccess;    // api/access.h
+struct SchemaData;  // schema/schema_model.h
 }  // namespace internal
 
 struct SchemaOptions {
@@ -73,10 +74,24 @@ class CHARTER_API Schema {
   // Every entity type (with namespaces, "NS::User") and every action, sorted.
   std::vector<std::string> EntityTypes() const;
   std::vector<EntityUid> Actions() const;
-
-  const internal::SchemaData& data() const { return *data_; }
+  // The attributes an entity type declares, sorted (none for a type the
+  // schema does not declare).
+  std::vector<std::string> Attributes(std::string_view entity_type) const;
+  // The entity types some action takes as its principal (resource), in the
+  // order of Actions(), a type once for each action that takes it.
+  std::vector<std::string> PrincipalTypes() const;
+  std::vector<std::string> ResourceTypes() const;
 
  private:
+  // The library reaches the schema through internal::ApiAccess; Compile and
+  // Validate read it directly.
+  friend class internal::ApiAccess;
+  friend absl::StatusOr<Bundle> Compile(const SourceFile& source, const std::vector<TemplateLink>& links,
+                                        const CompileOptions& options, Diagnostics* diagnostics);
+  friend absl::Status Validate(const Schema& schema, const SourceFile& policies, const CompileOptions& options,
+                               Diagnostics* diagnostics);
+  const internal::SchemaData& data() const { return *data_; }
+
   explicit Schema(std::shared_ptr<const internal::SchemaData> data);
   std::shared_ptr<const internal::SchemaData> data_;
 };

@@ -3,6 +3,7 @@
 #include "charter/engine.h"
 
 #include "common/status_macros.h"
+#include "request/request_data.h"
 #include "verify/verifier.h"
 #include "vm/authorizer.h"
 #include "vm/program.h"
@@ -30,7 +31,10 @@ std::vector<std::string> Engine::policy_ids() const {
 bool Engine::Authorize(const Request& request, const Entities& entities,
                        EvalContext* context) const {
   if (context->scratch_ == nullptr) context->scratch_ = std::make_unique<internal::EvalScratch>();
-  return internal::Authorize(program_, request.data(), entities.shared_store(), context->scratch_.get());
+  const internal::RequestData& data = request.data();
+  internal::RequestView view{{&data.principal_ref, &data.action_ref, &data.resource_ref},
+                             data.key_hashes, &data.context};
+  return internal::Authorize(program_, view, entities.shared_store(), context->scratch_.get());
 }
 
 Decision Engine::Authorize(const Request& request, const Entities& entities) const {

@@ -21,4 +21,38 @@ absl::StatusOr<Entities> Entities::FromJson(std::string_view json, std::string_v
 
 size_t Entities::size() const { return store_->size(); }
 
+namespace {
+
+EntityUid UidOf(const internal::EntityRef& e) { return EntityUid{std::string(e.type), std::string(e.id)}; }
+
+}  // namespace
+
+std::vector<EntityUid> Entities::Uids() const {
+  std::vector<EntityUid> out;
+  out.reserve(store_->size());
+  for (uint32_t uid = 0; uid < store_->num_uids(); ++uid) {
+    if (store_->data(uid) != nullptr) out.push_back(UidOf(store_->ref(uid)));
+  }
+  return out;
+}
+
+std::vector<EntityUid> Entities::KnownUids() const {
+  std::vector<EntityUid> out;
+  out.reserve(store_->num_uids());
+  for (uint32_t uid = 0; uid < store_->num_uids(); ++uid) out.push_back(UidOf(store_->ref(uid)));
+  return out;
+}
+
+std::optional<EntityInfo> Entities::Find(const EntityUid& uid) const {
+  uint32_t index = store_->Find(uid.type, uid.id);
+  const internal::EntityData* data = index == internal::kNoUid ? nullptr : store_->data(index);
+  if (data == nullptr) return std::nullopt;
+  EntityInfo info;
+  info.uid = uid;
+  for (uint32_t parent : store_->parents(index)) info.parents.push_back(UidOf(store_->ref(parent)));
+  info.attrs = internal::ToCedar(data->attrs);
+  if (data->tags.type == internal::Type::kRecord && data->tags.size > 0) info.tags = internal::ToCedar(data->tags);
+  return info;
+}
+
 }  // namespace charter

@@ -6,17 +6,29 @@
 //     1  Entity       r1, Team::"ml"
 //     3  JumpIfFalse  r0, -> 18
 //
-// Used by `charter disasm` and by the docs test (```bytecode listings).
+// and, with the synopsis column (what `charter disasm` prints), each line
+// followed by its opcode's synopsis from opcodes.def. Behind
+// charter::Disassemble (charter/disassembly.h); the docs test compares
+// ```bytecode listings with the listing without synopses.
 #ifndef CHARTER_BYTECODE_DISASM_H_
 #define CHARTER_BYTECODE_DISASM_H_
 
 #include <string>
 
 #include "charter/bundle_generated.h"
+#include "charter/disassembly.h"
 
 namespace charter::internal {
 
 // INVARIANT: `bundle` has passed VerifyBundle (operands index its pools).
+Disassembly DisassembleBundle(const fb::Bundle* bundle);
+
+// The lines of the listing (charter::Disassembly's ToText and its parts').
+std::string PolicyHeader(const DisassembledPolicy& p);
+std::string InstructionLine(const DisassembledInstruction& i, bool synopsis);
+std::string ListingText(const Disassembly& d, bool synopsis);
+
+// ListingText(DisassembleBundle(bundle), false).
 std::string Disassemble(const fb::Bundle* bundle);
 
 }  // namespace charter::internal

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "api/access.h"
 #include "builtins/builtins.h"
 #include "common/strings.h"
 #include "policy_json/policy_json.h"
@@ -446,7 +447,7 @@ bool EvaluateExpression(const ast::Expr& e, const Env& env, Arena* scratch, Valu
 }
 
 Env MakeEnv(const Request& request, const Entities& entities, EntityRef refs[3]) {
-  const RequestData& data = request.data();
+  const RequestData& data = ApiAccess::Data(request);
   refs[0] = data.principal_ref;
   refs[1] = data.action_ref;
   refs[2] = data.resource_ref;
@@ -456,7 +457,7 @@ Env MakeEnv(const Request& request, const Entities& entities, EntityRef refs[3])
     env.vars[i] = Value::Entity(&refs[i]);
   }
   env.vars[3] = data.context;
-  env.store = &entities.store();
+  env.store = &ApiAccess::Store(entities);
   return env;
 }
 

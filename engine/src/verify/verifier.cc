@@ -13,6 +13,7 @@
 #include "common/strings.h"
 #include "builtins/builtins.h"
 #include "bytecode/opcodes.h"
+#include "bytecode/operands.h"
 #include "common/utf8.h"
 #include "flatbuffers/flatbuffers.h"
 
@@ -149,15 +150,7 @@ absl::Status VerifyPolicy(const fb::Policy* p, size_t index, const fb::Bundle* b
     }
     if (info.c == Operand::kRegs) {
       // INVARIANT: the b operand (count, shape or builtin) was checked above.
-      uint64_t length = 0;
-      switch (insn.op()) {
-        case Op::kMakeSet:
-        case Op::kSetExtend: length = insn.b(); break;
-        case Op::kMakeRecord:
-        case Op::kRecordExtend: length = b->record_shapes()->Get(insn.b())->keys()->size(); break;
-        default: length = kBuiltins[insn.b()].arity; break;
-      }
-      if (uint64_t{insn.c()} + length > regs) {
+      if (uint64_t{insn.c()} + RegisterRangeLength(b, insn) > regs) {
         return bad(Cat(info.name, " at pc ", pc, ": register range out of range"));
       }
     }

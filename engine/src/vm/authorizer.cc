@@ -4,26 +4,24 @@
 
 namespace charter::internal {
 
-bool Authorize(const std::shared_ptr<const Program>& program, const RequestData& data,
+bool Authorize(const std::shared_ptr<const Program>& program, const RequestView& request,
                const std::shared_ptr<const EntityStore>& shared_store, EvalScratch* scratch) {
   EvalScratch& s = *scratch;
   if (s.program != program) s.program = program;  // no atomic operation in the steady state
   const EntityStore& store = *shared_store;
   // The request's entities, resolved against this store once.
   EntityRef* refs = s.refs;
-  refs[0] = data.principal_ref;
-  refs[1] = data.action_ref;
-  refs[2] = data.resource_ref;
   Environment env;
   ScopeKeys keys;
   for (int i = 0; i < 3; ++i) {
-    refs[i].key_hash = data.key_hashes[i];
-    refs[i].uid = store.Find(refs[i].type, refs[i].id, data.key_hashes[i]);
+    refs[i] = *request.entities[i];
+    refs[i].key_hash = request.key_hashes[i];
+    refs[i].uid = store.Find(refs[i].type, refs[i].id, request.key_hashes[i]);
     env.vars[i] = Value::Entity(&refs[i]);
     keys.refs[i] = &refs[i];
-    keys.hashes[i] = data.key_hashes[i];
+    keys.hashes[i] = request.key_hashes[i];
   }
-  env.vars[3] = data.context;
+  env.vars[3] = *request.context;
   env.store = &store;
   env.binding = s.binding.Prepare(program, shared_store);
 

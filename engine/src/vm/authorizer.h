@@ -17,7 +17,6 @@
 #include "charter/eval_context.h"
 #include "common/arena.h"
 #include "entities/entity_store.h"
-#include "request/request_data.h"
 #include "vm/program.h"
 #include "vm/scope_index.h"
 #include "vm/vm.h"
@@ -44,10 +43,18 @@ struct EvalScratch {
   size_t evaluated = 0;
 };
 
+// A request as the authorizer reads it: views of the request stage's
+// RequestData, which the VM stage does not see.
+struct RequestView {
+  const EntityRef* entities[3];  // principal, action, resource
+  const uint64_t* key_hashes;    // EntityKeyHash of each
+  const Value* context;
+};
+
 // Decides `request` against `store` with `program`, writing the decision
 // into *s; returns whether the request is allowed. Once *s has grown to the
 // policy set and the requests, a call allocates nothing.
-bool Authorize(const std::shared_ptr<const Program>& program, const RequestData& request,
+bool Authorize(const std::shared_ptr<const Program>& program, const RequestView& request,
                const std::shared_ptr<const EntityStore>& store, EvalScratch* s);
 
 }  // namespace charter::internal

@@ -1,0 +1,426 @@
+// The REPL's entries: a command, a request or an expression, each run
+// against the session (repl_session.h), its output or its error printed.
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "charter/charter.h"
+#include "charter/explain.h"
+#include "charter/json.h"
+#include "repl_output.h"
+#include "repl_session.h"
+#include "repl_words.h"
+#include "report.h"
+#include "util.h"
+
+namespace charter::cli {
+namespace {
+
+constexpr char kHelp[] =
+    "  REQUEST               decide it: User::\"alice\" submitTask Task::\"t1\" (an action\n"
+    "                        without a type is an Action), or a JSON request object\n"
+    "  EXPRESSION            evaluate it against the entities and the current request:\n"
+    "                        User::\"alice\" in Team::\"ml\", principal.level > 2, [1, 2].contains(2)\n"
+    "  :explain [REQUEST]    explain the decision on the current request, or on REQUEST\n"
+    "  :eval EXPRESSION      evaluate, even what looks like a request\n"
+    "  :request              show the current request\n"
+    "  :context [JSON]       set the context (of the current request and the next short forms)\n"
+    "  :load policies FILE   load policies; :load entities FILE, :load schema FILE likewise\n"
+    "  :edit [KIND]          edit the policies (or entities, schema) in $EDITOR, then load them\n"
+    "  :reload               load the files again, after editing them\n"
+    "  :policies             show the policy text\n"
+    "  :entities [TYPE|UID]  count the entities by type; list a type; show an entity\n"
+    "  :schema               show the schema\n"
+    "  :help, :quit\n"
+    "An entry continues on the next line after a `\\`, an operator, or while a bracket or string\n"
+    "is open; an empty line ends it.\n";
+
+std::string Describe(const Request& r) {
+  return Cat(r.principal().ToString(), " ", r.action().ToString(), " ", r.resource().ToString(),
+             "  context: ", r.ContextToCedar());
+}
+
+// `{"principal": ...}` (a JSON request) rather than a record literal:
+// JSON whose members are a request's, or broken JSON that names one.
+bool LooksLikeJsonRequest(const std::string& text) {
+  absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(text);
+  if (!doc.ok()) return text.find("\"principal\"") != std::string::npos;
+  JsonValue root = doc->root();
+  return root.is_object() && (root.Find("principal").has_value() || root.Find("action").has_value() ||
+                              root.Find("resource").has_value());
+}
+
+}  // namespace
+
+bool Session::Run(const Entry& entry) {
+  std::string line = Trim(entry.text);
+  if (line.empty() || line[0] == '#') return true;
+  // The offset of the trimmed text in the entry, for positions.
+  size_t lead = entry.text.find_first_not_of(" \t\r\n");
+  entry_ = &entry;
+  if (line == ":quit" || line == ":q" || line == ":exit") return false;
+  std::string command = line[0] == ':' ? line.substr(0, line.find_first_of(" \t\n")) : "";
+  std::string rest = command.empty() ? "" : Trim(std::string_view(line).substr(command.size()));
+  size_t rest_at = command.empty() ? lead : entry.text.find(rest, lead + command.size());
+  if (command.empty()) {
+    RequestOrExpression(line, lead);
+  } else if (command == ":help") {
+    Out(kHelp);
+  } else if (command == ":load") {
+    std::vector<Word> w = Words(rest);
+    if (w.size() != 2 || (w[0].text != "policies" && w[0].text != "entities" && w[0].text != "schema")) {
+      Error("usage: :load policies FILE, :load entities FILE or :load schema FILE");
+    } else if (w[0].text == "policies") {
+      Report(LoadPolicies(w[1].text));
+    } else if (w[0].text == "entities") {
+      Report(LoadEntitiesFile(w[1].text));
+    } else {
+      Report(LoadSchema(w[1].text));
+    }
+  } else if (command == ":edit") {
+    Edit(rest);
+  } else if (command == ":reload") {
+    Reload();
+  } else if (command == ":policies") {
+    if (policies_ == nullptr) {
+      Out("no policies loaded (:load policies FILE)\n");
+    } else {
+      const std::string& text = policies_->text();
+      Out(text.empty() || text.back() == '\n' ? text : text + "\n");
+    }
+  } else if (command == ":entities") {
+    ShowEntities(rest);
+  } else if (command == ":schema") {
+    Out(schema_ == nullptr ? "no schema loaded (:load schema FILE)\n"
+                           : Cat("// ", schema_path_, "\n", schema_->ToCedar()));
+  } else if (command == ":context") {
+    SetContext(rest, rest_at);
+  } else if (command == ":request") {
+    Out(current_.has_value() ? Cat(Describe(*current_), "\n") : "no request yet\n");
+  } else if (command == ":eval") {
+    if (rest.empty()) {
+      Error("usage: :eval EXPRESSION");
+    } else {
+      Evaluate(rest, rest_at);
+    }
+  } else if (command == ":explain") {
+    Explain(rest, rest_at);
+  } else {
+    Error(Cat("unknown command `", command, "` (:help lists them)"));
+  }
+  return true;
+}
+
+// `text`, found at `offset` in the entry, at its place in the input, for
+// a reader that reports "LINE:COL": the lines before it empty, the
+// columns before it blank.
+std::string Session::Placed(const std::string& text, size_t offset) const {
+  const std::string& entry = entry_->text;
+  std::string out(entry_->line - 1, '\n');
+  size_t line_start = entry.rfind('\n', offset == 0 ? 0 : offset - 1);
+  line_start = line_start == std::string::npos || offset == 0 ? 0 : line_start + 1;
+  for (size_t i = 0; i < offset; ++i) {
+    char c = entry[i];
+    if (c == '\n') {
+      out.push_back('\n');
+    } else if (i >= line_start && (static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+      out.push_back(' ');
+    }
+  }
+  return out + text;
+}
+
+// An entry that is not a command: a request or an expression.
+void Session::RequestOrExpression(const std::string& line, size_t offset) {
+  std::vector<Word> w = Words(line);
+  if (line[0] == '{' && LooksLikeJsonRequest(line)) {
+    Decide(line, offset);
+    return;
+  }
+  if (w.size() == 3 && LooksLikeEntity(w[0].text) && LooksLikeEntity(w[2].text) &&
+      (IsIdentifier(w[1].text) || LooksLikeEntity(w[1].text)) && !IsOperatorWord(w[1].text)) {
+    Decide(line, offset);
+    return;
+  }
+  // A short request with a word too many or too few: say what a request
+  // is rather than what the expression parser expected.
+  if (w.size() >= 2 && LooksLikeEntity(w[0].text) && IsIdentifier(w[1].text) && !IsOperatorWord(w[1].text)) {
+    Error("a request is `PRINCIPAL ACTION RESOURCE`, e.g. User::\"alice\" submitTask Task::\"t1\", "
+          "or a JSON object");
+    return;
+  }
+  Evaluate(line, offset);
+}
+
+// Evaluates `text`, found at `offset` in the entry.
+void Session::Evaluate(const std::string& text, size_t offset) {
+  Diagnostics diagnostics;
+  SourceFile source(kInputName, Placed(text, offset));
+  absl::StatusOr<ExpressionValue> v = EvaluateExpression(
+      source, current_.has_value() ? &*current_ : nullptr, entities_, CompileOptions(), &diagnostics);
+  if (!v.ok()) {
+    Report(v.status());
+    return;
+  }
+  if (!v->ok) {
+    Error(Cat(kInputName, ":", v->error_where.line, ":", v->error_where.column, ": ", v->error));
+    return;
+  }
+  Out(v->value + "\n");
+}
+
+// A request from an entry (short form or JSON), with errors at their
+// place in the input.
+absl::StatusOr<Request> Session::ParseRequest(const std::string& line, size_t offset) {
+  if (line[0] == '{') {
+    absl::StatusOr<Request> r = Request::FromJson(Placed(line, offset), kInputName);
+    if (!r.ok()) return absl::InvalidArgumentError(OneLine(r.status().message()));
+    return r;
+  }
+  std::vector<Word> w = Words(line);
+  if (w.size() != 3) {
+    return absl::InvalidArgumentError(
+        "a request is `PRINCIPAL ACTION RESOURCE`, e.g. User::\"alice\" submitTask Task::\"t1\", or a JSON object");
+  }
+  // Each part is read as the expression it is (an entity literal), so
+  // that a fault in it is reported where it is.
+  std::string parts[3];
+  const char* roles[3] = {"principal", "action", "resource"};
+  for (int i = 0; i < 3; ++i) {
+    if (i == 1 && IsIdentifier(w[1].text)) {
+      parts[i] = BareAction(w[1].text);
+      continue;
+    }
+    const std::string& text = w[i].text;
+    SourceFile source(kInputName, Placed(text, offset + w[i].at));
+    absl::StatusOr<ExpressionValue> v = EvaluateExpression(source, nullptr, entities_);
+    if (!v.ok()) return v.status();
+    if (!v->ok || !LooksLikeEntity(v->value)) {
+      SourceFile::Position p = source.PositionOf(static_cast<uint32_t>(source.text().size() - text.size()));
+      return absl::InvalidArgumentError(Cat(kInputName, ":", p.line, ":", p.column, ": the ", roles[i],
+                                            " must be an entity, like User::\"alice\""));
+    }
+    parts[i] = v->value;
+  }
+  std::string json = Cat("{\"principal\": ", JsonString(parts[0]), ", \"action\": ", JsonString(parts[1]),
+                         ", \"resource\": ", JsonString(parts[2]), ", \"context\": ", context_, "}");
+  absl::StatusOr<Request> r = Request::FromJson(json, kInputName);
+  if (!r.ok()) return absl::InvalidArgumentError(OneLine(r.status().message()));
+  return r;
+}
+
+// The action a bare name means: the only action of that name that the
+// schema, the entities or the policies know (`NS::Action::"name"` in a
+// namespace), else `Action::"name"`.
+std::string Session::BareAction(const std::string& name) const {
+  auto it = actions_.find(name);
+  if (it != actions_.end() && it->second.size() == 1) return *it->second.begin();
+  return Cat("Action::", JsonString(name));
+}
+
+// Checks a request against the schema, if any.
+absl::Status Session::Check(const Request& r) const {
+  if (schema_ == nullptr) return absl::OkStatus();
+  absl::Status s = ValidateRequest(*schema_, r);
+  if (!s.ok()) {
+    std::string m = OneLine(s.message());
+    if (m.rfind("request: ", 0) == 0) m = m.substr(9);
+    return absl::InvalidArgumentError(Cat("the schema refuses the request: ", m));
+  }
+  return s;
+}
+
+// A request typed at OFFSET of the input, checked against the schema if
+// one is loaded.
+absl::StatusOr<Request> Session::ReadRequest(const std::string& text, size_t offset) {
+  absl::StatusOr<Request> request = ParseRequest(text, offset);
+  if (!request.ok()) return request;
+  if (absl::Status s = Check(*request); !s.ok()) return s;
+  return request;
+}
+
+void Session::Decide(const std::string& line, size_t offset) {
+  if (engine_ == nullptr) {
+    Error("no policies loaded (:load policies FILE)");
+    return;
+  }
+  absl::StatusOr<Request> request = ReadRequest(line, offset);
+  if (!request.ok()) {
+    Report(request.status());
+    return;
+  }
+  current_ = *request;
+  Decision d = engine_->Authorize(*request, entities_);
+  std::string out = d.allowed ? "ALLOW" : "DENY";
+  if (!d.reasons.empty()) {
+    out += "  reasons:";
+    for (const std::string& id : d.reasons) CatAppend(&out, " ", id);
+  }
+  for (const PolicyError& e : d.errors) CatAppend(&out, "\n  error in ", e.policy_id, ": ", e.message);
+  Out(out + "\n");
+}
+
+void Session::Explain(const std::string& rest, size_t rest_at) {
+  if (policies_ == nullptr) {
+    Error("no policies loaded (:load policies FILE)");
+    return;
+  }
+  if (!rest.empty()) {
+    absl::StatusOr<Request> r = ReadRequest(rest, rest_at);
+    if (!r.ok()) {
+      Report(r.status());
+      return;
+    }
+    current_ = *r;
+  }
+  if (!current_.has_value()) {
+    Error("no request to explain (type one, or :explain REQUEST)");
+    return;
+  }
+  absl::StatusOr<Explanation> why = charter::Explain(*policies_, {}, *current_, entities_);
+  if (!why.ok()) {
+    Report(why.status());
+    return;
+  }
+  Out(why->ToText(*policies_, ColorOnStdout()));
+}
+
+void Session::SetContext(const std::string& json, size_t at) {
+  if (json.empty()) {
+    Out(Cat("context: ", context_, "\n"));
+    return;
+  }
+  // Read as JSON at its place (errors point into the input), then as a
+  // request's context.
+  absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(Placed(json, at));
+  if (!doc.ok()) {
+    Error(Cat(kInputName, ":", doc.status().message()));
+    return;
+  }
+  std::string context = json;
+  for (char& c : context) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  absl::StatusOr<Request> r = Request::FromJson(
+      Cat("{\"principal\": \"User::\\\"x\\\"\", \"action\": \"Action::\\\"x\\\"\", \"resource\": \"User::\\\"x\\\"\", "
+          "\"context\": ",
+          context, "}"),
+      "context");
+  if (!r.ok()) {
+    std::string m(r.status().message());
+    size_t colon = m.find(": ", m.find(':', m.find(':') + 1));  // after "context:L:C"
+    Error(Cat("context: ", colon == std::string::npos ? m : m.substr(colon + 2)));
+    return;
+  }
+  if (current_.has_value()) {
+    // The current request takes the new context too, so that expressions
+    // see it.
+    std::string request = Cat("{\"principal\": ", JsonString(current_->principal().ToString()),
+                              ", \"action\": ", JsonString(current_->action().ToString()),
+                              ", \"resource\": ", JsonString(current_->resource().ToString()),
+                              ", \"context\": ", context, "}");
+    absl::StatusOr<Request> updated = Request::FromJson(request, kInputName);
+    if (updated.ok()) {
+      if (absl::Status s = Check(*updated); !s.ok()) {
+        Report(s);
+        return;
+      }
+      current_ = *updated;
+    }
+  }
+  context_ = context;
+}
+
+// Opens a loaded file in $VISUAL or $EDITOR (vi without either), then
+// loads it again.
+void Session::Edit(const std::string& what) {
+  std::string kind = what.empty() ? "policies" : what;
+  const std::string* path = kind == "policies" ? &policies_path_
+                            : kind == "entities" ? &entities_path_
+                            : kind == "schema"   ? &schema_path_
+                                                 : nullptr;
+  if (path == nullptr) {
+    Error("usage: :edit [policies|entities|schema]");
+    return;
+  }
+  if (path->empty()) {
+    Error(Cat("no ", kind, " file to edit (:load ", kind, " FILE)"));
+    return;
+  }
+  const char* editor = std::getenv("VISUAL");
+  if (editor == nullptr || *editor == '\0') editor = std::getenv("EDITOR");
+  if (editor == nullptr || *editor == '\0') editor = "vi";
+  std::string quoted = "'";
+  for (char c : *path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  quoted += "'";
+  std::fflush(stdout);
+  int status = std::system(Cat(editor, " ", quoted).c_str());
+  if (status != 0) {
+    Error(Cat("the editor (", editor, ") failed; ", *path, " was not loaded again"));
+    return;
+  }
+  std::string file = *path;
+  Report(kind == "policies" ? LoadPolicies(file) : kind == "entities" ? LoadEntitiesFile(file) : LoadSchema(file));
+}
+
+void Session::ShowEntities(const std::string& arg) {
+  if (!entities_loaded_) {
+    Out("no entities loaded (:load entities FILE)\n");
+    return;
+  }
+  if (arg.empty()) {
+    std::map<std::string, size_t> counts;
+    for (const EntityUid& e : entities_.Uids()) ++counts[e.type];
+    std::string out = Cat(entities_.size(), " entities from ", entities_path_, "\n");
+    for (const auto& [type, n] : counts) CatAppend(&out, "  ", type, ": ", n, "\n");
+    Out(out);
+    return;
+  }
+  if (LooksLikeEntity(arg)) {
+    absl::StatusOr<ExpressionValue> v = EvaluateExpression(SourceFile(kInputName, arg), nullptr, entities_);
+    if (!v.ok()) {
+      Report(v.status());
+      return;
+    }
+    // The entity whose literal is the value (the id unescaped, as the
+    // store has it).
+    std::optional<EntityInfo> entity;
+    for (const EntityUid& e : entities_.Uids()) {
+      if (e.ToString() == v->value) {
+        entity = entities_.Find(e);
+        break;
+      }
+    }
+    if (!entity.has_value()) {
+      Error(Cat("there is no entity ", v->value));
+      return;
+    }
+    std::string out = v->value + "\n  parents: ";
+    if (entity->parents.empty()) out += "none";
+    for (size_t i = 0; i < entity->parents.size(); ++i) {
+      CatAppend(&out, i == 0 ? "" : ", ", entity->parents[i].ToString());
+    }
+    CatAppend(&out, "\n  attrs: ", entity->attrs, "\n");
+    if (!entity->tags.empty()) CatAppend(&out, "  tags: ", entity->tags, "\n");
+    Out(out);
+    return;
+  }
+  std::string out;
+  size_t n = 0;
+  for (const EntityUid& e : entities_.Uids()) {
+    if (e.type != arg) continue;
+    CatAppend(&out, e.ToString(), "\n");
+    ++n;
+  }
+  if (n == 0) {
+    Error(Cat("no entities of type `", arg, "` (:entities lists the types)"));
+    return;
+  }
+  Out(out);
+}
+
+}  // namespace charter::cli

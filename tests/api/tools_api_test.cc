@@ -1,0 +1,140 @@
+// The public API that tools use (the `charter` command is written with it
+// alone): entity listing and lookup, what a schema declares, a request's
+// context, disassembly with spans and synopses, and the JSON reader.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "charter/charter.h"
+#include "charter/schema.h"
+#include "gtest/gtest.h"
+
+namespace charter {
+namespace {
+
+TEST(EntitiesListing, UidsFindAndKnownUids) {
+  absl::StatusOr<Entities> e = Entities::FromJson(R"([
+    {"uid": {"type": "User", "id": "a\"b"}, "attrs": {"level": 3}, "parents": [{"type": "Team", "id": "ml"}],
+     "tags": {"k": "v"}},
+    {"uid": {"type": "User", "id": "c"}, "attrs": {}, "parents": []}
+  ])");
+  ASSERT_TRUE(e.ok()) << e.status();
+  std::vector<EntityUid> uids = e->Uids();
+  ASSERT_EQ(uids.size(), 2u);
+  EXPECT_EQ(uids[0].ToString(), "User::\"a\\\"b\"");
+  EXPECT_EQ(uids[1].ToString(), "User::\"c\"");
+  // Team::"ml" is named as a parent only: known, but without data.
+  std::vector<EntityUid> known = e->KnownUids();
+  EXPECT_EQ(known.size(), 3u);
+  EXPECT_FALSE(e->Find(EntityUid{"Team", "ml"}).has_value());
+
+  std::optional<EntityInfo> a = e->Find(EntityUid{"User", "a\"b"});
+  ASSERT_TRUE(a.has_value());
+  ASSERT_EQ(a->parents.size(), 1u);
+  EXPECT_EQ(a->parents[0].ToString(), "Team::\"ml\"");
+  EXPECT_NE(a->attrs.find("level"), std::string::npos) << a->attrs;
+  EXPECT_NE(a->tags.find("\"v\""), std::string::npos) << a->tags;
+  std::optional<EntityInfo> c = e->Find(EntityUid{"User", "c"});
+  ASSERT_TRUE(c.has_value());
+  EXPECT_TRUE(c->parents.empty());
+  EXPECT_EQ(c->attrs, "{}");
+  EXPECT_EQ(c->tags, "");
+}
+
+TEST(SchemaLookup, AttributesAndTheTypesActionsTake) {
+  SourceFile text("s.cedarschema", R"(
+    entity Team;
+    entity User in [Team] { level: Long, manager?: User };
+    entity Task { owner: User };
+    action view appliesTo { principal: User, resource: Task };
+    action edit appliesTo { principal: [User, Team], resource: Task };)");
+  absl::StatusOr<Schema> schema = Schema::Parse(text, {}, nullptr);
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  EXPECT_EQ(schema->Attributes("User"), (std::vector<std::string>{"level", "manager"}));
+  EXPECT_TRUE(schema->Attributes("Team").empty());
+  EXPECT_TRUE(schema->Attributes("Nope").empty());
+  std::vector<std::string> principals = schema->PrincipalTypes();
+  EXPECT_NE(std::find(principals.begin(), principals.end(), "Team"), principals.end());
+  EXPECT_NE(std::find(principals.begin(), principals.end(), "User"), principals.end());
+  std::vector<std::string> resources = schema->ResourceTypes();
+  EXPECT_EQ(resources, (std::vector<std::string>{"Task", "Task"}));
+}
+
+TEST(RequestContext, AsCedar) {
+  absl::StatusOr<Request> r = Request::FromJson(
+      R"({"principal": "User::\"a\"", "action": "Action::\"v\"", "resource": "Task::\"t\"",
+          "context": {"mfa": true}})");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NE(r->ContextToCedar().find("mfa"), std::string::npos) << r->ContextToCedar();
+  EXPECT_EQ(Request::Create({"User", "a"}, {"Action", "v"}, {"Task", "t"}).ContextToCedar(), "{}");
+}
+
+TEST(Disassembly, StructuredWithSpansAndSynopses) {
+  std::string text = "@id(\"p\")\npermit (principal, action, resource)\nwhen { context.urgent };\n";
+  SourceFile source("p.cedar", text);
+  absl::StatusOr<Bundle> bundle = Compile(source, {}, nullptr);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  absl::StatusOr<Disassembly> d = Disassemble(*bundle);
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_EQ(d->policies.size(), 1u);
+  const DisassembledPolicy& p = d->policies[0];
+  EXPECT_TRUE(p.permit);
+  EXPECT_EQ(p.Header(), "policy p (permit, " + std::to_string(p.registers) + " registers)");
+  ASSERT_FALSE(p.code.empty());
+  bool spanned = false;
+  for (size_t pc = 0; pc < p.code.size(); ++pc) {
+    const DisassembledInstruction& i = p.code[pc];
+    EXPECT_EQ(i.pc, pc);
+    EXPECT_FALSE(i.opcode.empty());
+    EXPECT_FALSE(i.synopsis.empty());
+    // The line without the synopsis is the line with it, cut before `;`.
+    std::string with = i.ToText(true), without = i.ToText(false);
+    EXPECT_EQ(with.rfind(without, 0), 0u) << with;
+    EXPECT_NE(with.find("; " + i.synopsis), std::string::npos) << with;
+    if (i.has_span) {
+      spanned = true;
+      EXPECT_LE(i.span.end, text.size());
+      EXPECT_LT(i.span.begin, i.span.end);
+    }
+  }
+  EXPECT_TRUE(spanned) << "no instruction has a source span";
+  std::string listing = d->ToText(false);
+  EXPECT_EQ(listing.rfind(p.Header() + "\n", 0), 0u) << listing;
+}
+
+TEST(Disassembly, RefusesABundleThatDoesNotVerify) {
+  absl::StatusOr<Disassembly> d = Disassemble(Bundle::FromBytes("not a bundle"));
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(d.status().message().find("invalid bundle"), std::string::npos) << d.status();
+}
+
+TEST(Json, ReadsWithPositions) {
+  std::string text = "{\"a\": [1, \"x\"],\n \"b\": {\"c\": true}}";
+  absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(text);
+  ASSERT_TRUE(doc.ok()) << doc.status();
+  JsonValue root = doc->root();
+  ASSERT_TRUE(root.is_object());
+  ASSERT_EQ(root.size(), 2u);
+  EXPECT_EQ(root.key(1), "b");
+  EXPECT_EQ(JsonLineCol(text, root.key_offset(1)), "2:2");
+  std::optional<JsonValue> a = root.Find("a");
+  ASSERT_TRUE(a.has_value());
+  ASSERT_TRUE(a->is_array());
+  EXPECT_TRUE(a->at(0).is_number());
+  EXPECT_EQ(a->at(1).as_string(), "x");
+  EXPECT_TRUE(root.member(1).Find("c")->as_bool());
+  EXPECT_FALSE(root.Find("z").has_value());
+  EXPECT_FALSE(a->Find("a").has_value());  // not an object
+
+  absl::StatusOr<JsonDocument> bad = JsonDocument::Parse("{\"a\": 1,}");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "1:8: trailing comma before `}`");
+  std::string quoted;
+  AppendJsonQuoted(&quoted, "a\"b\n");
+  EXPECT_EQ(quoted, "\"a\\\"b\\n\"");
+}
+
+}  // namespace
+}  // namespace charter
