@@ -54,14 +54,16 @@ std::string TextLine(const Request& request, const Decision& decision) {
   return line;
 }
 
-int RunSingle(const AuthorizeFlags& flags, const Engine& engine, const Entities& entities,
-              const Request& request) {
+// `source`, the policy text the engine was compiled from (with --policies),
+// gives the JSON formats the line and column of each evaluation error.
+int RunSingle(const AuthorizeFlags& flags, const Engine& engine, const SourceFile* source,
+              const Entities& entities, const Request& request) {
   Decision decision = engine.Authorize(request, entities);
   std::string out;
   if (flags.format == "text") {
     out = decision.allowed ? "ALLOW\n" : "DENY\n";
   } else {  // json, jsonl: one object on one line
-    out = decision.ToJson() + "\n";
+    out = decision.ToJsonWithPositions(source) + "\n";
   }
   if (!WriteStdout(out)) return kError;
   if (flags.format == "text") {
@@ -74,8 +76,8 @@ int RunSingle(const AuthorizeFlags& flags, const Engine& engine, const Entities&
   return decision.allowed ? kAllow : kDeny;
 }
 
-int RunBatch(const AuthorizeFlags& flags, const Engine& engine, const Entities& entities,
-             const std::vector<Request>& requests) {
+int RunBatch(const AuthorizeFlags& flags, const Engine& engine, const SourceFile* source,
+             const Entities& entities, const std::vector<Request>& requests) {
   // Decide everything first, then write once: no partial output.
   std::string out;
   if (flags.format == "json") out.push_back('[');
@@ -84,9 +86,9 @@ int RunBatch(const AuthorizeFlags& flags, const Engine& engine, const Entities& 
     if (flags.format == "text") {
       out += TextLine(requests[i], decision);
     } else if (flags.format == "jsonl") {
-      absl::StrAppend(&out, decision.ToJson(), "\n");
+      absl::StrAppend(&out, decision.ToJsonWithPositions(source), "\n");
     } else {
-      absl::StrAppend(&out, i == 0 ? "" : ",", decision.ToJson());
+      absl::StrAppend(&out, i == 0 ? "" : ",", decision.ToJsonWithPositions(source));
     }
   }
   if (flags.format == "json") out += "]\n";
@@ -105,7 +107,8 @@ int RunAuthorize(const AuthorizeFlags& flags) {
   const Schema* with = schema.has_value() ? &*schema : nullptr;
   // Load every input even after one fails, so that all faults are reported
   // at once.
-  absl::StatusOr<Engine> engine = LoadEngine(flags.source);
+  std::optional<SourceFile> text;
+  absl::StatusOr<Engine> engine = LoadEngine(flags.source, &text);
   absl::StatusOr<Entities> entities = LoadEntities(flags.entities, with);
   std::optional<absl::StatusOr<Request>> request;
   std::optional<absl::StatusOr<std::vector<Request>>> requests;
@@ -142,8 +145,9 @@ int RunAuthorize(const AuthorizeFlags& flags) {
       return kError;
     }
   }
-  if (request.has_value()) return RunSingle(flags, *engine, *entities, **request);
-  return RunBatch(flags, *engine, *entities, **requests);
+  const SourceFile* source = text.has_value() ? &*text : nullptr;
+  if (request.has_value()) return RunSingle(flags, *engine, source, *entities, **request);
+  return RunBatch(flags, *engine, source, *entities, **requests);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // errors.
 #include "load.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -76,16 +77,20 @@ absl::StatusOr<Bundle> CompilePolicySource(const SourceFile& source,
 }
 
 absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path, const std::string& links_path,
-                                         const CompileOptions& options) {
+                                         const CompileOptions& options,
+                                         std::optional<SourceFile>* text) {
   absl::StatusOr<std::vector<TemplateLink>> links =
       LoadTemplateLinks(links_path, options.max_source_bytes);
   if (!links.ok()) return links.status();
-  absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
-  if (!text.ok()) return text.status();
-  return CompilePolicySource(SourceFile(path, *std::move(text)), *links, options);
+  absl::StatusOr<std::string> read = ReadFile(path, options.max_source_bytes);
+  if (!read.ok()) return read.status();
+  SourceFile source(path, *std::move(read));
+  absl::StatusOr<Bundle> bundle = CompilePolicySource(source, *links, options);
+  if (text != nullptr) text->emplace(std::move(source));
+  return bundle;
 }
 
-absl::StatusOr<Engine> LoadEngine(const PolicySource& source) {
+absl::StatusOr<Engine> LoadEngine(const PolicySource& source, std::optional<SourceFile>* text) {
   if (!source.bundle.empty()) {
     const std::string& path = source.bundle;
     VerifyOptions options;
@@ -97,7 +102,7 @@ absl::StatusOr<Engine> LoadEngine(const PolicySource& source) {
     return engine;
   }
   const std::string& path = source.policies;
-  absl::StatusOr<Bundle> bundle = CompilePolicyFile(path, source.links);
+  absl::StatusOr<Bundle> bundle = CompilePolicyFile(path, source.links, {}, text);
   if (!bundle.ok()) return bundle.status();
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
   if (!engine.ok()) {

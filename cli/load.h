@@ -7,6 +7,7 @@
 #define CHARTER_CLI_LOAD_H_
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,12 +49,16 @@ absl::StatusOr<Bundle> CompilePolicySource(const SourceFile& source,
 
 // Reads and compiles a policy file, as CompilePolicySource.
 // `links_path`, when not empty, names template links in the Cedar CLI's
-// `--template-linked` JSON form.
+// `--template-linked` JSON form. With `text`, the policy text read is kept
+// there (for the positions of evaluation errors).
 absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path, const std::string& links_path = "",
-                                         const CompileOptions& options = {});
+                                         const CompileOptions& options = {},
+                                         std::optional<SourceFile>* text = nullptr);
 
 // Compiles the policies or loads the bundle, and verifies it into an Engine.
-absl::StatusOr<Engine> LoadEngine(const PolicySource& source);
+// With `text` and --policies, the policy text is kept there.
+absl::StatusOr<Engine> LoadEngine(const PolicySource& source,
+                                  std::optional<SourceFile>* text = nullptr);
 
 // Reads a schema (Cedar schema text or JSON). Faults are returned one
 // diagnostic a line.

@@ -1,6 +1,10 @@
 // End to end through the public API: text -> bundle -> verified engine ->
 // decisions, with Cedar's decision rules.
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 
 #include "charter/charter.h"
 #include "gtest/gtest.h"
@@ -94,6 +98,58 @@ TEST(Authorize, ErroringPolicyIsSkippedAndReported) {
   ASSERT_EQ(d.errors.size(), 1u);
   EXPECT_EQ(d.errors[0].policy_id, "needs-level");
   EXPECT_NE(d.errors[0].message.find("`missing`"), std::string::npos) << d.errors[0].message;
+}
+
+// The text an error's span covers.
+std::string Covered(const std::string& text, Span span) {
+  return text.substr(span.begin, span.end - span.begin);
+}
+
+TEST(Authorize, ErrorsCarryTheSpanOfTheFailingExpression) {
+  const std::string text = R"(@id("missing") permit(principal, action, resource) when { principal.missing == 1 };
+@id("arith") permit(principal, action, resource) when { principal.level + "a" == 2 };
+@id("left") permit(principal, action, resource) when { principal.level && true };
+@id("right") permit(principal, action, resource) when { true && principal.team };
+@id("if") permit(principal, action, resource) when { if principal.team then true else false };
+@id("body") permit(principal, action, resource) when { true } unless { principal.level };
+@id("call") permit(principal, action, resource) when { ip("10.0.0.1").isInRange(principal.team) };
+)";
+  Engine engine = MustCompile(text);
+  Decision d = engine.Authorize(Req("User:alice", "Action:submitTask", "Task:t1"), MustLoad());
+  ASSERT_EQ(d.errors.size(), 7u) << d.ToJson();
+  std::vector<std::pair<std::string, std::string>> got;
+  for (const PolicyError& e : d.errors) got.emplace_back(e.policy_id, Covered(text, e.span));
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, std::string>>{
+                     {"missing", "principal.missing"},
+                     {"arith", R"(principal.level + "a")"},
+                     {"left", "principal.level"},
+                     {"right", "principal.team"},
+                     {"if", "principal.team"},
+                     {"body", "principal.level"},
+                     {"call", R"(ip("10.0.0.1").isInRange(principal.team))"},
+                 }));
+  // The same spans without allocating, through a context.
+  EvalContext context;
+  engine.Authorize(Req("User:alice", "Action:submitTask", "Task:t1"), MustLoad(), &context);
+  ASSERT_EQ(context.errors().size(), 7u);
+  for (size_t i = 0; i < 7; ++i) {
+    EXPECT_EQ(context.errors()[i].span.begin, d.errors[i].span.begin);
+    EXPECT_EQ(context.errors()[i].span.end, d.errors[i].span.end);
+  }
+  // ToJson leaves them out; ToJsonWithPositions gives offsets, and with the
+  // source the line and column.
+  Decision one;
+  one.errors = {d.errors[1]};
+  EXPECT_EQ(one.ToJson(),
+            R"({"decision":"deny","reasons":[],"errors":[{"policy":"arith","message":"type error: expected long, got string"}]})");
+  uint32_t begin = d.errors[1].span.begin, end = d.errors[1].span.end;
+  EXPECT_EQ(one.ToJsonWithPositions(),
+            absl::StrCat(R"({"decision":"deny","reasons":[],"errors":[{"policy":"arith","message":"type error: expected long, got string","begin":)",
+                         begin, R"(,"end":)", end, "}]}"));
+  SourceFile source("test.cedar", text);
+  EXPECT_EQ(one.ToJsonWithPositions(&source),
+            absl::StrCat(R"({"decision":"deny","reasons":[],"errors":[{"policy":"arith","message":"type error: expected long, got string","begin":)",
+                         begin, R"(,"end":)", end, R"(,"line":2,"column":57}]})"));
 }
 
 TEST(Authorize, ConditionsWithAttributesAndLogic) {

@@ -65,12 +65,43 @@ class InterpTest : public ::testing::Test {
     EXPECT_TRUE(engine.ok());
     Decision interp = Authorize(**set, Alice(), entities_);
     Decision vm = engine->Authorize(Alice(), entities_);
-    EXPECT_EQ(interp.ToJson(), vm.ToJson()) << text;
+    // With positions: both point at the same expression when they err.
+    EXPECT_EQ(interp.ToJsonWithPositions(), vm.ToJsonWithPositions()) << text;
+    last_text_ = text;
+    last_ = interp;
     return Text(interp);
   }
 
+  // The text the error of `permit(principal, action, resource) when { EXPR };`
+  // points at, the same for the interpreter and the VM (as Decide checks).
+  std::string Where(const std::string& expr) {
+    Eval(expr);
+    if (last_.errors.empty()) return "no error";
+    Span s = last_.errors[0].span;
+    return last_text_.substr(s.begin, s.end - s.begin);
+  }
+
   Entities entities_;
+  std::string last_text_;
+  Decision last_;
 };
+
+TEST_F(InterpTest, ErrorsPointWhereTheVmFails) {
+  EXPECT_EQ(Where("principal.nope"), "principal.nope");
+  EXPECT_EQ(Where("principal.level"), "principal.level");
+  EXPECT_EQ(Where("principal.level + \"a\" + 1 == 2"), "principal.level + \"a\"");
+  EXPECT_EQ(Where("principal.level && true"), "principal.level");
+  EXPECT_EQ(Where("false || principal.level"), "principal.level");
+  EXPECT_EQ(Where("true && true && principal.level"), "principal.level");
+  EXPECT_EQ(Where("true && principal.level && true"), "principal.level");
+  // In a longer chain, an inner link's right operand is checked as the next
+  // link's left one.
+  EXPECT_EQ(Where("true && true && principal.level && true"), "true && true && principal.level");
+  EXPECT_EQ(Where("false || false || principal.level || true"), "false || false || principal.level");
+  EXPECT_EQ(Where("if principal.level then true else false"), "principal.level");
+  EXPECT_EQ(Where("principal in principal.level"), "principal in principal.level");
+  EXPECT_EQ(Where("principal.profile.age.x == 1"), "principal.profile.age.x");
+}
 
 TEST_F(InterpTest, Literals) {
   EXPECT_EQ(Eval("true"), "true");

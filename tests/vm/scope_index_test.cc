@@ -139,7 +139,7 @@ TEST(ScopeIndex, NeverDropsAPolicyThatCouldApply) {
         env.vars[3] = Value::Record(nullptr, 0);
         env.store = &store;
         Arena arena;
-        std::string error;
+        EvalError error;
         for (uint32_t i = 0; i < w.program->policies().size(); ++i) {
           Outcome outcome = internal::Run(*w.program, w.program->policies()[i], env, &arena, &error);
           bool listed = std::find(candidates.begin(), candidates.end(), i) != candidates.end();

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "charter/diagnostics.h"
 #include "charter/export.h"
 
 namespace charter {
@@ -14,6 +15,10 @@ namespace charter {
 struct PolicyError {
   std::string policy_id;
   std::string message;
+  // Where the expression that failed is in the policy source: byte offsets,
+  // as in a Diagnostic (SourceFile::PositionOf gives its line and column).
+  // Empty (begin == end == 0) when unknown: a bundle without source spans.
+  Span span;
 };
 
 struct CHARTER_API Decision {
@@ -24,7 +29,13 @@ struct CHARTER_API Decision {
   std::vector<PolicyError> errors;
 
   // {"decision":"allow"|"deny","reasons":[ids],"errors":[{"policy":id,"message":text}]}
+  // (without the errors' spans: the object other Cedar tools give, and compare).
   std::string ToJson() const;
+  // The same object, each error whose span is known also saying where it
+  // happened: "begin" and "end", its byte offsets, then, given the policy
+  // source the spans point into, the "line" and "column" (1-based) of begin.
+  //   {"policy":id,"message":text,"begin":120,"end":139,"line":4,"column":18}
+  std::string ToJsonWithPositions(const SourceFile* source = nullptr) const;
 };
 
 }  // namespace charter

@@ -32,6 +32,7 @@ struct EvalScratch;
 struct PolicyErrorView {
   std::string_view policy_id;
   std::string_view message;
+  Span span;  // as in PolicyError
 };
 
 class CHARTER_API EvalContext {

@@ -39,7 +39,7 @@ class Evaluator {
     Value v;
     if (!Node(*links.back(), depth + 1, &v)) return false;
     for (size_t i = links.size() - 1; i-- > 0;) {
-      if (!Apply(*links[i], v, depth + 1, &v)) return false;
+      if (!Apply(*links[i], v, depth + 1, &v, /*outermost=*/i == 0)) return false;
     }
     *out = v;
     return true;
@@ -76,15 +76,20 @@ class Evaluator {
     return false;
   }
 
-  bool Fail(const ast::Expr& e, std::string message) {
+  // The error of node `e`; `where` is the expression the VM's failing
+  // instruction computes, when that is not `e` (an operand that is not a
+  // boolean), so that both report the same span.
+  bool Fail(const ast::Expr& e, std::string message, const ast::Expr* where = nullptr) {
     if (error_at_ == nullptr) {
       error_ = std::move(message);
       error_at_ = &e;
+      error_span_ = (where != nullptr ? where : &e)->span;
     }
     return false;
   }
   const std::string& error() const { return error_; }
   const ast::Expr* error_at() const { return error_at_; }
+  Span error_span() const { return error_span_; }
 
  private:
   bool Done(const ast::Expr& e, const Value& v, Value* out) {
@@ -140,7 +145,7 @@ class Evaluator {
       case K::kIf: {
         Value c;
         if (!Eval(*e.args[0], depth + 1, &c)) return false;
-        if (c.type != Type::kBool) return Fail(e, TypeError("bool", c));
+        if (c.type != Type::kBool) return Fail(e, TypeError("bool", c), e.args[0].get());
         Value v;
         if (!Eval(*e.args[c.b ? 1 : 2], depth + 1, &v)) return false;
         return Done(e, v, out);
@@ -214,19 +219,24 @@ class Evaluator {
     return Fail(e, "unknown expression");
   }
 
-  // An attribute access or a binary operator whose left operand is `left`.
-  bool Apply(const ast::Expr& e, const Value& left, int depth, Value* out) {
+  // An attribute access or a binary operator whose left operand is `left`;
+  // `outermost` unless it is an inner link of a chain.
+  bool Apply(const ast::Expr& e, const Value& left, int depth, Value* out, bool outermost = true) {
     if (e.kind == K::kAttr) {
       const Value* v;
       if (!Attribute(e, left, e.str, &v)) return false;
       return Done(e, *v, out);
     }
     if (e.bop == BinaryOp::kAnd || e.bop == BinaryOp::kOr) {
-      if (left.type != Type::kBool) return Fail(e, TypeError("bool", left));
+      if (left.type != Type::kBool) return Fail(e, TypeError("bool", left), e.args[0].get());
       if (left.b == (e.bop == BinaryOp::kOr)) return Done(e, left, out);
       Value right;
       if (!Eval(*e.args[1], depth + 1, &right)) return false;
-      if (right.type != Type::kBool) return Fail(e, TypeError("bool", right));
+      // The VM checks the right operand of an inner link of a chain as the
+      // left operand of the next link, whose span is this link's.
+      if (right.type != Type::kBool) {
+        return Fail(e, TypeError("bool", right), outermost ? e.args[1].get() : &e);
+      }
       return Done(e, right, out);
     }
     Value right;
@@ -376,6 +386,7 @@ class Evaluator {
   const Limits& limits_;
   std::string error_;
   const ast::Expr* error_at_ = nullptr;
+  Span error_span_;
 };
 
 }  // namespace
@@ -409,6 +420,7 @@ PolicyResult EvaluatePolicy(const PolicyInstance& instance, const Env& env, Aren
       result.condition = i;
       result.error = ev.error();
       result.error_at = ev.error_at();
+      result.error_span = ev.error_span();
       return result;
     }
     if (v.b != c.when) {
@@ -455,7 +467,7 @@ Decision Authorize(const PolicySet& set, const Request& request, const Entities&
   for (const PolicyInstance& instance : set.instances) {
     PolicyResult r = EvaluatePolicy(instance, env, &scratch);
     if (r.outcome == Outcome::kError) {
-      decision.errors.push_back(PolicyError{instance.id, std::move(r.error)});
+      decision.errors.push_back(PolicyError{instance.id, std::move(r.error), r.error_span});
     } else if (r.outcome == Outcome::kTrue) {
       (instance.policy->effect == ast::Effect::kForbid ? forbids : permits).push_back(instance.id);
     }

@@ -50,6 +50,9 @@ struct PolicyResult {
   size_t condition = 0;                 // with Part::kCondition: its index
   std::string error;                    // with kError
   const ast::Expr* error_at = nullptr;  // with kError: the innermost node that failed
+  // With kError: the span the VM reports, that of the expression its failing
+  // instruction computes (error_at's, or an operand's that is not a boolean).
+  Span error_span;
 };
 
 struct Limits {

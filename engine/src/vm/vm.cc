@@ -96,24 +96,22 @@ bool Comparable(const Value& a, const Value& b, std::string* error) {
   return true;
 }
 
-// Checked arithmetic on the payloads of two longs (typed: not checked).
-bool ArithUnchecked(Op op, const Value& a, const Value& b, Value* out, std::string* error) {
-  int64_t r;
-  bool overflow;
-  const char* verb;
-  switch (op) {
-    case Op::kAdd:
-    case Op::kTAdd: overflow = __builtin_add_overflow(a.i, b.i, &r), verb = "add"; break;
-    case Op::kSub:
-    case Op::kTSub: overflow = __builtin_sub_overflow(a.i, b.i, &r), verb = "subtract"; break;
-    default: overflow = __builtin_mul_overflow(a.i, b.i, &r), verb = "multiply"; break;
-  }
-  if (overflow) {
-    CatAppend(error, "integer overflow while attempting to ", verb, " the values ", a.i, " and ", b.i);
+// Whether both operands of an arithmetic opcode are longs; the type error
+// of the first that is not, otherwise.
+bool Longs(const Value& a, const Value& b, std::string* error) {
+  if (a.type != Type::kLong) {
+    TypeError(error, "long", a);
     return false;
   }
-  *out = Value::Long(r);
+  if (b.type != Type::kLong) {
+    TypeError(error, "long", b);
+    return false;
+  }
   return true;
+}
+
+void Overflow(std::string* error, const char* verb, int64_t a, int64_t b) {
+  CatAppend(error, "integer overflow while attempting to ", verb, " the values ", a, " and ", b);
 }
 
 // -a of a long, or an overflow error for the one long that has no negation.
@@ -126,16 +124,15 @@ bool Negate(const Value& a, Value* out, std::string* error) {
   return true;
 }
 
-bool Arith(Op op, const Value& a, const Value& b, Value* out, std::string* error) {
-  if (a.type != Type::kLong) {
-    TypeError(error, "long", a);
-    return false;
+// Appends to elems[0, unique) each of src[0, n) it does not hold yet, and
+// returns the new count (sets keep one copy of each value).
+uint32_t AddUnique(Value* elems, uint32_t unique, const Value* src, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) {
+    bool dup = false;
+    for (uint32_t k = 0; k < unique && !dup; ++k) dup = Equal(elems[k], src[i]);
+    if (!dup) elems[unique++] = src[i];
   }
-  if (b.type != Type::kLong) {
-    TypeError(error, "long", b);
-    return false;
-  }
-  return ArithUnchecked(op, a, b, out, error);
+  return unique;
 }
 
 }  // namespace
@@ -191,7 +188,8 @@ bool MatchPattern(std::string_view s, const std::vector<PatternPart>& parts) {
 }
 
 Outcome Run(const Program& program, const PolicyCode& policy, const Environment& env,
-            Arena* scratch, std::string* error) {
+            Arena* scratch, EvalError* failure) {
+  std::string* const error = &failure->message;
   error->clear();
   // The register file, left uninitialized but for the policy's registers:
   // constructing all 256 Values on every run was a fifth of a decision.
@@ -226,6 +224,78 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
     insn.word = code[pc++];
     switch (insn.op()) {
 #endif
+
+// The families of opcodes that come untyped and typed (T...), each written
+// once, as Lua's op_arith serves its variants. `checked` (a constant) says
+// whether the opcode checks its operands' types; a typed one relies on the
+// validator's proof, and only reads the payload (see opcodes.def).
+
+// A boolean operand into `out`: checked, or read as a byte.
+#define BOOL_OPERAND(checked, v, out)  \
+  do {                                 \
+    const Value& bool_operand = (v);   \
+    if (checked) {                     \
+      if (bool_operand.type != Type::kBool) { \
+        TypeError(error, "bool", bool_operand); \
+        goto error;                    \
+      }                                \
+      out = bool_operand.b;            \
+    } else {                           \
+      out = BoolBits(bool_operand);    \
+    }                                  \
+  } while (0)
+// R[a] = !R[b].
+#define OP_NOT(name, checked)           \
+  CASE(name) {                          \
+    bool b;                             \
+    BOOL_OPERAND(checked, regs[insn.b()], b); \
+    regs[insn.a()] = Value::Bool(!b);   \
+    NEXT();                             \
+  }
+// if R[a] == when goto c.
+#define OP_JUMP_IF(name, checked, when) \
+  CASE(name) {                          \
+    bool b;                             \
+    BOOL_OPERAND(checked, regs[insn.a()], b); \
+    if (b == (when)) pc = insn.c();     \
+    NEXT();                             \
+  }
+// R[a] = -R[b], overflow an error.
+#define OP_NEG(name, checked)                                \
+  CASE(name) {                                               \
+    const Value& v = regs[insn.b()];                         \
+    if ((checked) && v.type != Type::kLong) {                \
+      TypeError(error, "long", v);                           \
+      goto error;                                            \
+    }                                                        \
+    if (!Negate(v, &regs[insn.a()], error)) goto error;      \
+    NEXT();                                                  \
+  }
+// R[a] = R[b] op R[c] on longs, overflow (`overflows`, a __builtin_*_overflow)
+// an error.
+#define OP_ARITH(name, checked, overflows, verb)             \
+  CASE(name) {                                               \
+    const Value& l = regs[insn.b()];                         \
+    const Value& r = regs[insn.c()];                         \
+    if ((checked) && !Longs(l, r, error)) goto error;        \
+    int64_t result;                                          \
+    if (overflows(l.i, r.i, &result)) {                      \
+      Overflow(error, verb, l.i, r.i);                       \
+      goto error;                                            \
+    }                                                        \
+    regs[insn.a()] = Value::Long(result);                    \
+    NEXT();                                                  \
+  }
+// R[a] = R[b] op R[c] on two longs, datetimes or durations (their payloads
+// order alike).
+#define OP_COMPARE(name, checked, op)                        \
+  CASE(name) {                                               \
+    const Value& l = regs[insn.b()];                         \
+    const Value& r = regs[insn.c()];                         \
+    if ((checked) && !Comparable(l, r, error)) goto error;   \
+    regs[insn.a()] = Value::Bool(l.i op r.i);                \
+    NEXT();                                                  \
+  }
 
   CASE(Bool) {
     regs[insn.a()] = Value::Bool(insn.b() != 0);
@@ -300,15 +370,7 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
     regs[insn.a()] = Value::Bool(Equal(regs[insn.b()], regs[insn.c()]));
     NEXT();
   }
-  CASE(Not) {
-    const Value& v = regs[insn.b()];
-    if (v.type != Type::kBool) {
-      TypeError(error, "bool", v);
-      goto error;
-    }
-    regs[insn.a()] = Value::Bool(!v.b);
-    NEXT();
-  }
+  OP_NOT(Not, true)
   CASE(In) {
     const Value& lhs = regs[insn.b()];
     const Value& rhs = regs[insn.c()];
@@ -338,95 +400,34 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
     NEXT();
   }
   CASE(CheckBool) {
-    if (regs[insn.a()].type != Type::kBool) {
-      TypeError(error, "bool", regs[insn.a()]);
-      goto error;
-    }
+    bool b;
+    BOOL_OPERAND(true, regs[insn.a()], b);
+    (void)b;
     NEXT();
   }
-  CASE(JumpIfFalse) {
-    const Value& v = regs[insn.a()];
-    if (v.type != Type::kBool) {
-      TypeError(error, "bool", v);
-      goto error;
-    }
-    if (!v.b) pc = insn.c();
-    NEXT();
-  }
-  CASE(JumpIfTrue) {
-    const Value& v = regs[insn.a()];
-    if (v.type != Type::kBool) {
-      TypeError(error, "bool", v);
-      goto error;
-    }
-    if (v.b) pc = insn.c();
-    NEXT();
-  }
+  OP_JUMP_IF(JumpIfFalse, true, false)
+  OP_JUMP_IF(JumpIfTrue, true, true)
   CASE(Jump) {
     pc = insn.c();
     NEXT();
   }
   CASE(Ret) {
-    const Value& v = regs[insn.a()];
-    if (v.type != Type::kBool) {
-      TypeError(error, "bool", v);
-      goto error;
-    }
-    return v.b ? Outcome::kTrue : Outcome::kFalse;
+    bool b;
+    BOOL_OPERAND(true, regs[insn.a()], b);
+    return b ? Outcome::kTrue : Outcome::kFalse;
   }
   CASE(RetBool) {
     return insn.b() != 0 ? Outcome::kTrue : Outcome::kFalse;
   }
 
-  CASE(Neg) {
-    const Value& v = regs[insn.b()];
-    if (v.type != Type::kLong) {
-      TypeError(error, "long", v);
-      goto error;
-    }
-    if (!Negate(v, &regs[insn.a()], error)) goto error;
-    NEXT();
-  }
-  CASE(Add) {
-    if (!Arith(Op::kAdd, regs[insn.b()], regs[insn.c()], &regs[insn.a()], error)) goto error;
-    NEXT();
-  }
-  CASE(Sub) {
-    if (!Arith(Op::kSub, regs[insn.b()], regs[insn.c()], &regs[insn.a()], error)) goto error;
-    NEXT();
-  }
-  CASE(Mul) {
-    if (!Arith(Op::kMul, regs[insn.b()], regs[insn.c()], &regs[insn.a()], error)) goto error;
-    NEXT();
-  }
-  CASE(Lt) {
-    const Value& l = regs[insn.b()];
-    const Value& r = regs[insn.c()];
-    if (!Comparable(l, r, error)) goto error;
-    regs[insn.a()] = Value::Bool(l.i < r.i);
-    NEXT();
-  }
-  CASE(Le) {
-    const Value& l = regs[insn.b()];
-    const Value& r = regs[insn.c()];
-    if (!Comparable(l, r, error)) goto error;
-    regs[insn.a()] = Value::Bool(l.i <= r.i);
-    NEXT();
-  }
-  CASE(Gt) {
-    const Value& l = regs[insn.b()];
-    const Value& r = regs[insn.c()];
-    if (!Comparable(l, r, error)) goto error;
-    regs[insn.a()] = Value::Bool(l.i > r.i);
-    NEXT();
-  }
-  CASE(Ge) {
-    const Value& l = regs[insn.b()];
-    const Value& r = regs[insn.c()];
-    if (!Comparable(l, r, error)) goto error;
-    regs[insn.a()] = Value::Bool(l.i >= r.i);
-    NEXT();
-  }
+  OP_NEG(Neg, true)
+  OP_ARITH(Add, true, __builtin_add_overflow, "add")
+  OP_ARITH(Sub, true, __builtin_sub_overflow, "subtract")
+  OP_ARITH(Mul, true, __builtin_mul_overflow, "multiply")
+  OP_COMPARE(Lt, true, <)
+  OP_COMPARE(Le, true, <=)
+  OP_COMPARE(Gt, true, >)
+  OP_COMPARE(Ge, true, >=)
   CASE(Is) {
     const Value& v = regs[insn.b()];
     if (v.type != Type::kEntity) {
@@ -449,13 +450,7 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
     uint32_t n = insn.b();
     const Value* src = &regs[insn.c()];
     Value* elems = scratch->AllocateArray<Value>(n);
-    uint32_t unique = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-      bool dup = false;
-      for (uint32_t k = 0; k < unique && !dup; ++k) dup = Equal(elems[k], src[i]);
-      if (!dup) elems[unique++] = src[i];
-    }
-    regs[insn.a()] = Value::Set(elems, unique);
+    regs[insn.a()] = Value::Set(elems, AddUnique(elems, 0, src, n));
     NEXT();
   }
   CASE(MakeRecord) {
@@ -494,13 +489,7 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
     const Value* src = &regs[insn.c()];
     Value* elems = scratch->AllocateArray<Value>(size_t{base.size} + n);
     for (uint32_t i = 0; i < base.size; ++i) elems[i] = base.elements[i];
-    uint32_t unique = base.size;
-    for (uint32_t i = 0; i < n; ++i) {
-      bool dup = false;
-      for (uint32_t k = 0; k < unique && !dup; ++k) dup = Equal(elems[k], src[i]);
-      if (!dup) elems[unique++] = src[i];
-    }
-    regs[insn.a()] = Value::Set(elems, unique);
+    regs[insn.a()] = Value::Set(elems, AddUnique(elems, base.size, src, n));
     NEXT();
   }
   CASE(RecordExtend) {
@@ -528,61 +517,56 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
     NEXT();
   }
   // The typed opcodes: the validator proved the operands' types.
-  CASE(TNot) {
-    regs[insn.a()] = Value::Bool(!BoolBits(regs[insn.b()]));
-    NEXT();
-  }
-  CASE(TJumpIfFalse) {
-    if (!BoolBits(regs[insn.a()])) pc = insn.c();
-    NEXT();
-  }
-  CASE(TJumpIfTrue) {
-    if (BoolBits(regs[insn.a()])) pc = insn.c();
-    NEXT();
-  }
-  CASE(TNeg) {
-    const Value& v = regs[insn.b()];
-    if (!Negate(v, &regs[insn.a()], error)) goto error;
-    NEXT();
-  }
-  CASE(TAdd) {
-    if (!ArithUnchecked(Op::kAdd, regs[insn.b()], regs[insn.c()], &regs[insn.a()], error)) goto error;
-    NEXT();
-  }
-  CASE(TSub) {
-    if (!ArithUnchecked(Op::kSub, regs[insn.b()], regs[insn.c()], &regs[insn.a()], error)) goto error;
-    NEXT();
-  }
-  CASE(TMul) {
-    if (!ArithUnchecked(Op::kMul, regs[insn.b()], regs[insn.c()], &regs[insn.a()], error)) goto error;
-    NEXT();
-  }
-  CASE(TLt) {
-    regs[insn.a()] = Value::Bool(regs[insn.b()].i < regs[insn.c()].i);
-    NEXT();
-  }
-  CASE(TLe) {
-    regs[insn.a()] = Value::Bool(regs[insn.b()].i <= regs[insn.c()].i);
-    NEXT();
-  }
-  CASE(TGt) {
-    regs[insn.a()] = Value::Bool(regs[insn.b()].i > regs[insn.c()].i);
-    NEXT();
-  }
-  CASE(TGe) {
-    regs[insn.a()] = Value::Bool(regs[insn.b()].i >= regs[insn.c()].i);
-    NEXT();
-  }
+  OP_NOT(TNot, false)
+  OP_JUMP_IF(TJumpIfFalse, false, false)
+  OP_JUMP_IF(TJumpIfTrue, false, true)
+  OP_NEG(TNeg, false)
+  OP_ARITH(TAdd, false, __builtin_add_overflow, "add")
+  OP_ARITH(TSub, false, __builtin_sub_overflow, "subtract")
+  OP_ARITH(TMul, false, __builtin_mul_overflow, "multiply")
+  OP_COMPARE(TLt, false, <)
+  OP_COMPARE(TLe, false, <=)
+  OP_COMPARE(TGt, false, >)
+  OP_COMPARE(TGe, false, >=)
 
 #ifndef CHARTER_COMPUTED_GOTO
     }
   }
 #endif
+#undef OP_COMPARE
+#undef OP_ARITH
+#undef OP_NEG
+#undef OP_JUMP_IF
+#undef OP_NOT
+#undef BOOL_OPERAND
 #undef CASE
 #undef NEXT
 
 error:
+  // Every instruction is fetched with pc++ before it runs (and a jump sets
+  // pc only once it cannot fail), so the one that failed is at pc - 1.
+  failure->pc = pc - 1;
   return Outcome::kError;
+}
+
+Span SpanAt(const PolicyCode& policy, uint32_t pc) {
+  const auto* spans = policy.source != nullptr ? policy.source->pc_spans() : nullptr;
+  if (spans == nullptr) return {};
+  // The compiler writes the table in pc order, one entry at most an
+  // instruction (a hostile bundle's order gives a wrong span, never a read
+  // out of bounds).
+  uint32_t lo = 0, hi = spans->size();
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (spans->Get(mid)->pc() < pc) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo == spans->size() || spans->Get(lo)->pc() != pc) return {};
+  const fb::PcSpan* s = spans->Get(lo);
+  return Span{s->begin(), s->end()};
 }
 
 }  // namespace charter::internal

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "charter/diagnostics.h"
 #include "common/arena.h"
 #include "entities/entity_store.h"
 #include "vm/program.h"
@@ -55,13 +56,24 @@ struct Environment {
 
 enum class Outcome : uint8_t { kFalse, kTrue, kError };
 
+// Why and where a run erred.
+struct EvalError {
+  std::string message;
+  uint32_t pc = 0;  // the instruction that failed
+};
+
 // Runs `policy` (from `program`, already verified). Total: the code only
 // jumps forward, so it ends after at most policy.size instructions.
 // Values made during evaluation (sets, records) go to `scratch`. On kError
-// the message is in *error (cleared first; its capacity is reused, so a
-// steady stream of erring requests allocates nothing once it has grown).
+// *error says why and where (its message is cleared first and its capacity
+// reused, so a steady stream of erring requests allocates nothing once it
+// has grown); otherwise *error is left as it was but for the message.
 Outcome Run(const Program& program, const PolicyCode& policy, const Environment& env,
-            Arena* scratch, std::string* error);
+            Arena* scratch, EvalError* error);
+
+// The source span of the expression the instruction at `pc` of `policy`
+// computes, from the bundle's pc-to-span table; empty when it has none.
+Span SpanAt(const PolicyCode& policy, uint32_t pc);
 
 // Cedar's `like`: `*` matches any sequence of characters; anchored at both ends.
 bool MatchPattern(std::string_view s, const std::vector<PatternPart>& pattern);
