@@ -32,7 +32,9 @@ class ExplainTest : public ::testing::Test {
     EXPECT_TRUE(bundle.ok());
     auto engine = Engine::Create(*std::move(bundle));
     EXPECT_TRUE(engine.ok());
-    EXPECT_EQ(why->decision.ToJson(), engine->Authorize(r, entities_).ToJson());
+    Decision vm = engine->Authorize(r, entities_);
+    EXPECT_EQ(why->decision.ToJson(), vm.ToJson());
+    EXPECT_EQ(why->decision.ToJsonWithPositions(&source), vm.ToJsonWithPositions(&source));
     return *std::move(why);
   }
   Entities entities_;
@@ -106,6 +108,32 @@ TEST_F(ExplainTest, TemplatesAndText) {
             0u)
       << e.ToJson();
   EXPECT_NE(e.ToText(source, true).find("\x1b["), std::string::npos);
+}
+
+TEST_F(ExplainTest, ErrorsAreUnderlinedWhereTheDecisionSaysTheyFailed) {
+  // `&&` fails on its left operand, which is not a boolean: the Decision
+  // (the VM's and the interpreter's alike) points at that operand, and so
+  // does the explanation.
+  const std::string text =
+      "@id(\"e\") forbid(principal, action, resource) when { principal.level && true };";
+  Explanation e = Why(text);
+  ASSERT_EQ(e.decision.errors.size(), 1u);
+  const PolicyError& error = e.decision.errors[0];
+  EXPECT_EQ(text.substr(error.span.begin, error.span.end - error.span.begin), "principal.level");
+  ASSERT_EQ(e.policies.size(), 1u);
+  ASSERT_EQ(e.policies[0].conditions.size(), 1u);
+  const ExplainedCondition& c = e.policies[0].conditions[0];
+  EXPECT_EQ(c.expression, "principal.level");
+  EXPECT_EQ(c.where.span.begin, error.span.begin);
+  EXPECT_EQ(c.where.column, error.span.begin + 1);
+  SourceFile source("p.cedar", text);
+  EXPECT_NE(e.ToText(source).find(" --> p.cedar:1:" + std::to_string(error.span.begin + 1) + "\n"
+                                  "  |\n"
+                                  "1 | " + text + "\n"
+                                  "  | " + std::string(error.span.begin, ' ') + "^^^^^^^^^^^^^^^ "
+                                  "type error: expected bool, got long\n"),
+            std::string::npos)
+      << e.ToText(source);
 }
 
 TEST_F(ExplainTest, BadPolicyText) {

@@ -172,7 +172,7 @@ Decision Coverage::Record(const Request& request, const Entities& entities) {
     }
     if (r.outcome == interp::Outcome::kError) {
       ++pc.errored;
-      decision.errors.push_back(PolicyError{instance.id, r.error});
+      decision.errors.push_back(PolicyError{instance.id, r.error, r.error_span});
     } else if (r.outcome == interp::Outcome::kTrue) {
       ++pc.satisfied;
       (pc.forbid ? forbids : permits).push_back(instance.id);

@@ -179,8 +179,17 @@ absl::StatusOr<Explanation> Explain(const SourceFile& policies, const std::vecto
       case interp::Outcome::kError:
         pe.outcome = PolicyOutcome::kErrored;
         pe.error = r.error;
-        out.decision.errors.push_back(PolicyError{instance.id, r.error});
-        if (r.error_at != nullptr) pe.conditions.push_back(Condition(*r.error_at, "error", rec, policies, options));
+        out.decision.errors.push_back(PolicyError{instance.id, r.error, r.error_span});
+        if (r.error_at != nullptr) {
+          ExplainedCondition failed = Condition(*r.error_at, "error", rec, policies, options);
+          // Underlined where the Decision says it failed: the failing
+          // expression, or its operand that is not a boolean.
+          if (r.error_span.end > r.error_span.begin) {
+            failed.expression = TextOf(policies, r.error_span);
+            failed.where = RangeOf(policies, r.error_span);
+          }
+          pe.conditions.push_back(std::move(failed));
+        }
         break;
     }
     out.policies.push_back(std::move(pe));
