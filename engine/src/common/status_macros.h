@@ -1,25 +1,8 @@
-// RETURN_IF_ERROR and ASSIGN_OR_RETURN for absl::Status and absl::StatusOr.
+// RETURN_IF_ERROR and ASSIGN_OR_RETURN, shared with the tools
+// (engine/support/charter_support/status_macros.h).
 #ifndef CHARTER_COMMON_STATUS_MACROS_H_
 #define CHARTER_COMMON_STATUS_MACROS_H_
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
-
-#define CHARTER_CONCAT_INNER_(a, b) a##b
-#define CHARTER_CONCAT_(a, b) CHARTER_CONCAT_INNER_(a, b)
-
-#define RETURN_IF_ERROR(expr)                        \
-  do {                                               \
-    ::absl::Status charter_status_ = (expr);         \
-    if (!charter_status_.ok()) return charter_status_; \
-  } while (0)
-
-#define ASSIGN_OR_RETURN(lhs, expr) \
-  ASSIGN_OR_RETURN_IMPL_(CHARTER_CONCAT_(charter_statusor_, __LINE__), lhs, expr)
-
-#define ASSIGN_OR_RETURN_IMPL_(statusor, lhs, expr) \
-  auto statusor = (expr);                           \
-  if (!statusor.ok()) return statusor.status();     \
-  lhs = std::move(statusor).value()
+#include "charter_support/status_macros.h"
 
 #endif  // CHARTER_COMMON_STATUS_MACROS_H_

@@ -1,34 +1,16 @@
-// String concatenation over std::string_view. Debian's abseil is built with
-// its own absl::string_view (ABSL_OPTION_USE_STD_STRING_VIEW 0), so
-// absl::StrCat does not take std::string_view; Cat converts on the way in.
+// String concatenation over std::string_view, shared with the tools
+// (engine/support/charter_support/strings.h), in the engine's namespace.
 #ifndef CHARTER_COMMON_STRINGS_H_
 #define CHARTER_COMMON_STRINGS_H_
 
-#include <string>
-#include <string_view>
-
-#include "absl/strings/str_cat.h"
-#include "absl/strings/string_view.h"
+#include "charter_support/strings.h"
 
 namespace charter::internal {
 
-template <typename T>
-const T& ForCat(const T& v) {
-  return v;
-}
-inline absl::string_view ForCat(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-
-template <typename... Args>
-std::string Cat(const Args&... args) {
-  return absl::StrCat(ForCat(args)...);
-}
-
-template <typename... Args>
-void CatAppend(std::string* out, const Args&... args) {
-  absl::StrAppend(out, ForCat(args)...);
-}
-
-inline std::string_view ToStd(absl::string_view s) { return std::string_view(s.data(), s.size()); }
+using support::Cat;
+using support::CatAppend;
+using support::ForCat;
+using support::ToStd;
 
 }  // namespace charter::internal
 

@@ -1,0 +1,37 @@
+// String concatenation over std::string_view, for the engine and for the
+// tools built beside it (the CLI), which share these header-only helpers
+// but not the engine's internals. Debian's abseil is built with its own
+// absl::string_view (ABSL_OPTION_USE_STD_STRING_VIEW 0), so absl::StrCat
+// does not take std::string_view; Cat converts on the way in.
+#ifndef CHARTER_SUPPORT_STRINGS_H_
+#define CHARTER_SUPPORT_STRINGS_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+
+namespace charter::support {
+
+template <typename T>
+const T& ForCat(const T& v) {
+  return v;
+}
+inline absl::string_view ForCat(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+template <typename... Args>
+std::string Cat(const Args&... args) {
+  return absl::StrCat(ForCat(args)...);
+}
+
+template <typename... Args>
+void CatAppend(std::string* out, const Args&... args) {
+  absl::StrAppend(out, ForCat(args)...);
+}
+
+inline std::string_view ToStd(absl::string_view s) { return std::string_view(s.data(), s.size()); }
+
+}  // namespace charter::support
+
+#endif  // CHARTER_SUPPORT_STRINGS_H_
