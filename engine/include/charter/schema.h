@@ -77,8 +77,8 @@ class CHARTER_API Schema {
   // The attributes an entity type declares, sorted (none for a type the
   // schema does not declare).
   std::vector<std::string> Attributes(std::string_view entity_type) const;
-  // The entity types some action takes as its principal (resource), in the
-  // order of Actions(), a type once for each action that takes it.
+  // The entity types some action takes as its principal (resource), each
+  // once, sorted.
   std::vector<std::string> PrincipalTypes() const;
   std::vector<std::string> ResourceTypes() const;
 

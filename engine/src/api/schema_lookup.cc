@@ -1,5 +1,6 @@
 // What a schema declares, for tools that complete or list names (the REPL):
 // an entity type's attributes, the types actions take.
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,20 +18,25 @@ std::vector<std::string> Schema::Attributes(std::string_view entity_type) const 
   return out;
 }
 
+namespace {
+
+// The entity types some action takes in one position (`types` of each
+// action: its principals or its resources), each once, sorted.
+template <typename Member>
+std::vector<std::string> TypesActionsTake(const internal::SchemaModel& model, Member types) {
+  std::set<std::string> out;
+  for (const auto& [key, action] : model.actions) out.insert((action.*types).begin(), (action.*types).end());
+  return std::vector<std::string>(out.begin(), out.end());
+}
+
+}  // namespace
+
 std::vector<std::string> Schema::PrincipalTypes() const {
-  std::vector<std::string> out;
-  for (const auto& [key, action] : data_->model.actions) {
-    out.insert(out.end(), action.principals.begin(), action.principals.end());
-  }
-  return out;
+  return TypesActionsTake(data_->model, &internal::ActionInfo::principals);
 }
 
 std::vector<std::string> Schema::ResourceTypes() const {
-  std::vector<std::string> out;
-  for (const auto& [key, action] : data_->model.actions) {
-    out.insert(out.end(), action.resources.begin(), action.resources.end());
-  }
-  return out;
+  return TypesActionsTake(data_->model, &internal::ActionInfo::resources);
 }
 
 }  // namespace charter
