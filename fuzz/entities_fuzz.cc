@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "api/access.h"
+#include "access/access.h"
 #include "charter/compiler.h"
 #include "charter/decision.h"
 #include "charter/diagnostics.h"

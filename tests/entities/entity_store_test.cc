@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "api/access.h"
+#include "access/access.h"
 #include "charter/diagnostics.h"
 #include "charter/entities.h"
 #include "charter/schema.h"

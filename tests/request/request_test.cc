@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "api/access.h"
+#include "access/access.h"
 #include "charter/compiler.h"
 #include "charter/diagnostics.h"
 #include "gtest/gtest.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "api/access.h"
+#include "access/access.h"
 #include "charter/charter.h"
 #include "gtest/gtest.h"
 #include "request/request_data.h"

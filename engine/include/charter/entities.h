@@ -21,7 +21,7 @@
 namespace charter {
 
 namespace internal {
-class ApiAccess;    // api/access.h
+class ApiAccess;    // access/access.h
 class EntityStore;  // entities/entity_store.h
 }  // namespace internal
 
@@ -102,15 +102,8 @@ class CHARTER_API Entities {
   std::optional<EntityInfo> Find(const EntityUid& uid) const;
 
  private:
-  // The library reaches the store through internal::ApiAccess; Engine and
-  // EvaluateExpression read it directly.
+  // The library reaches the store through internal::ApiAccess.
   friend class internal::ApiAccess;
-  friend class Engine;
-  friend absl::StatusOr<ExpressionValue> EvaluateExpression(const SourceFile& expression, const Request* request,
-                                                            const Entities& entities, const CompileOptions& options,
-                                                            Diagnostics* diagnostics);
-  const internal::EntityStore& store() const { return *store_; }
-  const std::shared_ptr<const internal::EntityStore>& shared_store() const { return store_; }
 
   explicit Entities(std::shared_ptr<const internal::EntityStore> store);
   std::shared_ptr<const internal::EntityStore> store_;

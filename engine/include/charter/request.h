@@ -23,7 +23,7 @@
 namespace charter {
 
 namespace internal {
-class ApiAccess;    // api/access.h
+class ApiAccess;    // access/access.h
 struct RequestData;  // request/request_data.h
 }  // namespace internal
 
@@ -60,11 +60,8 @@ class CHARTER_API Request {
   std::string ContextToCedar() const;
 
  private:
-  // The library reaches the data through internal::ApiAccess; Engine reads
-  // it directly.
+  // The library reaches the data through internal::ApiAccess.
   friend class internal::ApiAccess;
-  friend class Engine;
-  const internal::RequestData& data() const { return *data_; }
 
   explicit Request(std::shared_ptr<const internal::RequestData> data);
   std::shared_ptr<const internal::RequestData> data_;

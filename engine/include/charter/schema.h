@@ -41,7 +41,7 @@
 namespace charter {
 
 namespace internal {
-class ApiAccess;    // api/access.h
+class ApiAccess;    // access/access.h
 struct SchemaData;  // schema/schema_model.h
 }  // namespace internal
 
@@ -83,14 +83,8 @@ class CHARTER_API Schema {
   std::vector<std::string> ResourceTypes() const;
 
  private:
-  // The library reaches the schema through internal::ApiAccess; Compile and
-  // Validate read it directly.
+  // The library reaches the schema through internal::ApiAccess.
   friend class internal::ApiAccess;
-  friend absl::StatusOr<Bundle> Compile(const SourceFile& source, const std::vector<TemplateLink>& links,
-                                        const CompileOptions& options, Diagnostics* diagnostics);
-  friend absl::Status Validate(const Schema& schema, const SourceFile& policies, const CompileOptions& options,
-                               Diagnostics* diagnostics);
-  const internal::SchemaData& data() const { return *data_; }
 
   explicit Schema(std::shared_ptr<const internal::SchemaData> data);
   std::shared_ptr<const internal::SchemaData> data_;

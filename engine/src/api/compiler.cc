@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "access/access.h"
 #include "charter/schema.h"
 #include "check/validator.h"
 #include "compile/lower.h"
@@ -34,7 +35,7 @@ absl::StatusOr<Bundle> Compile(const SourceFile& source, const std::vector<Templ
   std::string bytes;
   internal::LowerOptions lower;
   if (options.schema != nullptr && diags->size() == before) {
-    internal::ValidatePolicySet(options.schema->data().model, set->ast, diags);
+    internal::ValidatePolicySet(internal::ApiAccess::Model(*options.schema), set->ast, diags);
     lower.typed = true;
     lower.schema_fingerprint = options.schema->Fingerprint();
   }

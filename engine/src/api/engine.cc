@@ -2,6 +2,7 @@
 // (verify/) and of the authorizer (vm/authorizer.h).
 #include "charter/engine.h"
 
+#include "access/access.h"
 #include "common/status_macros.h"
 #include "request/request_data.h"
 #include "verify/verifier.h"
@@ -31,10 +32,10 @@ std::vector<std::string> Engine::policy_ids() const {
 bool Engine::Authorize(const Request& request, const Entities& entities,
                        EvalContext* context) const {
   if (context->scratch_ == nullptr) context->scratch_ = std::make_unique<internal::EvalScratch>();
-  const internal::RequestData& data = request.data();
+  const internal::RequestData& data = internal::ApiAccess::Data(request);
   internal::RequestView view{{&data.principal_ref, &data.action_ref, &data.resource_ref},
                              data.key_hashes, &data.context};
-  return internal::Authorize(program_, view, entities.shared_store(), context->scratch_.get());
+  return internal::Authorize(program_, view, internal::ApiAccess::SharedStore(entities), context->scratch_.get());
 }
 
 Decision Engine::Authorize(const Request& request, const Entities& entities) const {

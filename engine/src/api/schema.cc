@@ -4,6 +4,7 @@
 #include <memory>
 #include <string_view>
 
+#include "access/access.h"
 #include "check/validator.h"
 #include "common/diagnostic_codes.h"
 #include "common/sha256.h"
@@ -92,7 +93,7 @@ absl::Status Validate(const Schema& schema, const SourceFile& policies,
   std::unique_ptr<internal::PolicySet> set = internal::ReadPolicySet(policies, {}, options, diags);
   // The set holds the policies that parsed cleanly; they are validated even
   // when others did not parse, so that one run reports every fault.
-  internal::ValidatePolicySet(schema.data().model, set->ast, diags);
+  internal::ValidatePolicySet(internal::ApiAccess::Model(schema), set->ast, diags);
   diags->Truncate(before + options.max_errors);
   return FirstError(policies, *diags, before);
 }

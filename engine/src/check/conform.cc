@@ -1,7 +1,7 @@
 // Conformance of data to a schema: entities and requests, value by value.
 #include <string>
 
-#include "api/access.h"
+#include "access/access.h"
 #include "charter/schema.h"
 #include "common/status_macros.h"
 #include "common/strings.h"

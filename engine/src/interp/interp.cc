@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "api/access.h"
+#include "access/access.h"
 #include "builtins/builtins.h"
 #include "common/strings.h"
 #include "request/request_data.h"

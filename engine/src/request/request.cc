@@ -1,10 +1,10 @@
-// charter::Request from JSON: {"principal", "action", "resource", "context"},
+// Requests from JSON (the data behind a charter::Request, which api/request.cc
+// wraps): {"principal", "action", "resource", "context"},
 // each entity as {"type","id"}, {"__entity": {...}} or the string `Type::"id"`.
 #include "charter/request.h"
 
 #include <cctype>
 
-#include "api/access.h"
 #include "common/diagnostic_codes.h"
 #include "common/strings.h"
 #include "common/status_macros.h"
@@ -117,64 +117,33 @@ absl::StatusOr<internal::json::Document> ParseDocument(std::string_view json,
   return doc;
 }
 
-absl::StatusOr<Request> Read(std::string_view json, std::string_view source_name,
-                             const internal::SchemaModel* schema) {
-  ASSIGN_OR_RETURN(internal::json::Document doc, ParseDocument(json, source_name));
+}  // namespace
+
+namespace internal {
+
+absl::StatusOr<std::shared_ptr<RequestData>> ReadRequestJson(std::string_view json, std::string_view source_name,
+                                                             const SchemaModel* schema) {
+  ASSIGN_OR_RETURN(json::Document doc, ParseDocument(json, source_name));
   JsonSource src{source_name, json};
-  ASSIGN_OR_RETURN(std::shared_ptr<internal::RequestData> data, ReadRequest(doc.root(), src, schema));
-  return internal::ApiAccess::MakeRequest(std::move(data));
+  return ReadRequest(doc.root(), src, schema);
 }
 
-absl::StatusOr<std::vector<Request>> ReadAll(std::string_view json, std::string_view source_name,
-                                             const internal::SchemaModel* schema) {
-  ASSIGN_OR_RETURN(internal::json::Document doc, ParseDocument(json, source_name));
+absl::StatusOr<std::vector<std::shared_ptr<RequestData>>> ReadRequestArrayJson(std::string_view json,
+                                                                               std::string_view source_name,
+                                                                               const SchemaModel* schema) {
+  ASSIGN_OR_RETURN(json::Document doc, ParseDocument(json, source_name));
   JsonSource src{source_name, json};
-  const internal::json::Value& root = doc.root();
+  const json::Value& root = doc.root();
   if (!root.is_array()) return src.Error(codes::CH0602, root.offset(), "requests must be a JSON array of request objects");
-  std::vector<Request> out;
+  std::vector<std::shared_ptr<RequestData>> out;
   out.reserve(root.size());
   for (size_t i = 0; i < root.size(); ++i) {
-    ASSIGN_OR_RETURN(std::shared_ptr<internal::RequestData> data, ReadRequest(root.at(i), src, schema));
-    out.push_back(internal::ApiAccess::MakeRequest(std::move(data)));
+    ASSIGN_OR_RETURN(std::shared_ptr<RequestData> data, ReadRequest(root.at(i), src, schema));
+    out.push_back(std::move(data));
   }
   return out;
 }
 
-}  // namespace
-
-Request::Request(std::shared_ptr<const internal::RequestData> data) : data_(std::move(data)) {}
-
-Request Request::Create(EntityUid principal, EntityUid action, EntityUid resource) {
-  auto data = std::make_shared<internal::RequestData>();
-  data->principal = std::move(principal);
-  data->action = std::move(action);
-  data->resource = std::move(resource);
-  data->Bind();
-  return Request(std::move(data));
-}
-
-absl::StatusOr<Request> Request::FromJson(std::string_view json, std::string_view source_name) {
-  return Read(json, source_name, nullptr);
-}
-
-absl::StatusOr<std::vector<Request>> Request::ArrayFromJson(std::string_view json,
-                                                            std::string_view source_name) {
-  return ReadAll(json, source_name, nullptr);
-}
-
-absl::StatusOr<Request> Request::FromJson(std::string_view json, const Schema& schema,
-                                          std::string_view source_name) {
-  return Read(json, source_name, &internal::ApiAccess::Model(schema));
-}
-
-absl::StatusOr<std::vector<Request>> Request::ArrayFromJson(std::string_view json, const Schema& schema,
-                                                            std::string_view source_name) {
-  return ReadAll(json, source_name, &internal::ApiAccess::Model(schema));
-}
-
-const EntityUid& Request::principal() const { return data_->principal; }
-const EntityUid& Request::action() const { return data_->action; }
-const EntityUid& Request::resource() const { return data_->resource; }
-std::string Request::ContextToCedar() const { return internal::ToCedar(data_->context); }
+}  // namespace internal
 
 }  // namespace charter

@@ -2,6 +2,11 @@
 #ifndef CHARTER_REQUEST_REQUEST_DATA_H_
 #define CHARTER_REQUEST_REQUEST_DATA_H_
 
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
 #include "charter/entities.h"
 #include "common/arena.h"
 #include "entities/entity_store.h"
@@ -31,6 +36,18 @@ struct RequestData {
     key_hashes[2] = EntityKeyHash(resource.type, resource.id);
   }
 };
+
+struct SchemaModel;
+
+// A request from JSON ({"principal", "action", "resource", "context"}), or a
+// JSON array of them; with `schema`, checked against it and its context read
+// by the action's declared types. A fault is the InvalidArgument status,
+// with its Diagnostic, that charter::Request::FromJson returns.
+absl::StatusOr<std::shared_ptr<RequestData>> ReadRequestJson(std::string_view json, std::string_view source_name,
+                                                             const SchemaModel* schema);
+absl::StatusOr<std::vector<std::shared_ptr<RequestData>>> ReadRequestArrayJson(std::string_view json,
+                                                                               std::string_view source_name,
+                                                                               const SchemaModel* schema);
 
 }  // namespace charter::internal
 

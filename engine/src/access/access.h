@@ -1,11 +1,13 @@
 // How the library's own code reaches what a public object holds: the entity
 // store behind an Entities, the data behind a Request, the schema behind a
 // Schema. The public headers hand none of these out; a user of the library
-// cannot include this header (it is under engine/src/).
+// cannot include this header (it is under engine/src/). A stage of its own,
+// below every stage that implements part of the public API (check, interp,
+// api), and above the stages whose data it hands out.
 //
 //   const internal::EntityStore& store = internal::ApiAccess::Store(entities);
-#ifndef CHARTER_API_ACCESS_H_
-#define CHARTER_API_ACCESS_H_
+#ifndef CHARTER_ACCESS_ACCESS_H_
+#define CHARTER_ACCESS_ACCESS_H_
 
 #include <memory>
 #include <utility>
@@ -34,4 +36,4 @@ class ApiAccess {
 
 }  // namespace charter::internal
 
-#endif  // CHARTER_API_ACCESS_H_
+#endif  // CHARTER_ACCESS_ACCESS_H_
