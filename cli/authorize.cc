@@ -55,7 +55,8 @@ std::string TextLine(const Request& request, const Decision& decision) {
 }
 
 // `source`, the policy text the engine was compiled from (with --policies),
-// gives the JSON formats the line and column of each evaluation error.
+// gives each evaluation error its line and column: in the JSON formats, and
+// in the text format's warnings.
 int RunSingle(const AuthorizeFlags& flags, const Engine& engine, const SourceFile* source,
               const Entities& entities, const Request& request) {
   Decision decision = engine.Authorize(request, entities);
@@ -69,8 +70,15 @@ int RunSingle(const AuthorizeFlags& flags, const Engine& engine, const SourceFil
   if (flags.format == "text") {
     // The text answer has no room for them, and a skipped policy may be
     // why the answer is what it is.
+    // With the policy text at hand, each says where it failed, as a
+    // diagnostic would: "policies.cedar:163:8: policy `p` was skipped: ...".
     for (const PolicyError& e : decision.errors) {
-      PrintWarning(absl::StrCat("policy `", e.policy_id, "` was skipped: ", OneLine(e.message)));
+      std::string where;
+      if (source != nullptr && e.span.end > e.span.begin) {
+        SourceFile::Position p = source->PositionOf(e.span.begin);
+        where = absl::StrCat(source->name(), ":", p.line, ":", p.column, ": ");
+      }
+      PrintWarning(absl::StrCat(where, "policy `", e.policy_id, "` was skipped: ", OneLine(e.message)));
     }
   }
   return decision.allowed ? kAllow : kDeny;
