@@ -195,6 +195,45 @@ TEST(DocsExamples, DocumentsArePresent) {
   EXPECT_GE(BlocksOf("console").size(), 2u);
 }
 
+// docs/architecture.md's stage table is engine/CMakeLists.txt's (each row a
+// stage and the stages it may include, in the same order), and every stage
+// directory has a row in its table of stages.
+TEST(DocsExamples, ArchitectureShowsTheStageTable) {
+  std::vector<const Block*> tables;
+  for (const Block* b : BlocksOf("stages")) {
+    if (b->file == "docs/architecture.md") tables.push_back(b);
+  }
+  ASSERT_EQ(tables.size(), 1u) << "docs/architecture.md has no ```stages block";
+  std::vector<std::string> documented;
+  for (const std::string& line : Split(tables[0]->text, '\n', true)) {
+    std::string row;
+    for (const std::string& word : Split(line, ' ', true)) row += (row.empty() ? "" : " ") + word;
+    documented.push_back(row);
+  }
+  // charter_stage(STAGE DEP...) rows, which may continue on the next lines.
+  std::string cmake = ReadText("engine/CMakeLists.txt");
+  std::vector<std::string> declared;
+  re2::StringPiece input(cmake);
+  std::string args;
+  while (RE2::FindAndConsume(&input, R"((?m)^charter_stage\(([^)]*)\))", &args)) {
+    std::string row;
+    for (const std::string& line : Split(args, '\n')) {
+      for (const std::string& word : Split(line, ' ', true)) row += (row.empty() ? "" : " ") + word;
+    }
+    declared.push_back(row);
+  }
+  ASSERT_GE(declared.size(), 10u) << "no charter_stage rows found in engine/CMakeLists.txt";
+  EXPECT_EQ(documented, declared) << tables[0]->where()
+                                  << ": the stage table differs from engine/CMakeLists.txt's";
+  std::string architecture = ReadText("docs/architecture.md");
+  for (const fs::directory_entry& e : fs::directory_iterator("engine/src")) {
+    if (!e.is_directory()) continue;
+    std::string dir = e.path().filename().string();
+    EXPECT_NE(architecture.find("| `engine/src/" + dir + "/` |"), std::string::npos)
+        << "docs/architecture.md's table of stages has no row for engine/src/" << dir << "/";
+  }
+}
+
 TEST(DocsExamples, CedarBlocksCompile) {
   for (const Block* b : BlocksOf("cedar")) {
     SourceFile source(b->where(), b->text);
