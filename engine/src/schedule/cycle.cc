@@ -38,7 +38,7 @@ using internal::schedule::Assignment;
 using internal::schedule::AssignmentMode;
 using internal::schedule::Entry;
 using internal::schedule::FlavorAssigner;
-using internal::schedule::FrAmount;
+using internal::schedule::FlavorResourceAmount;
 using internal::schedule::kUnset;
 using internal::schedule::NextByFairSharing;
 using internal::schedule::PreemptionRequest;
@@ -159,7 +159,7 @@ void Cycle::Process(Entry* e, CycleResult* out) {
     }
     for (int i : removed) tree_.Remove(snapshot_.node(admitted[i].cluster_queue), admitted[i].usage);
     bool ok = true;
-    for (const FrAmount& u : entry.assignment.usage) {
+    for (const FlavorResourceAmount& u : entry.assignment.usage) {
       const int64_t available = tree_.Available(node, u.fr);
       if (available >= u.v) continue;
       if (ok && short_of != nullptr) {
@@ -228,7 +228,7 @@ void Cycle::Process(Entry* e, CycleResult* out) {
     // Hold back the quota this head would use, so that later entries cannot
     // borrow it, unless the queue can always reclaim it.
     if (cluster_queue(queue).preemption.reclaim_within_cohort != PreemptionPolicy::kAny) {
-      for (const FrAmount& u : e->assignment.usage) {
+      for (const FlavorResourceAmount& u : e->assignment.usage) {
         const int64_t nominal = tree_.nominal(node, u.fr);
         const int64_t used = tree_.usage(node, u.fr);
         int64_t reserve;
@@ -317,7 +317,7 @@ std::string Cycle::AdmitMessage(const Entry& e) const {
   const int node = snapshot_.node(queue);
   std::string text = Cat("admitted to `", cluster_queue(queue).name, "`");
   std::string borrowed;
-  for (const FrAmount& u : e.assignment.usage) {
+  for (const FlavorResourceAmount& u : e.assignment.usage) {
     const int64_t nominal = tree_.nominal(node, u.fr);
     const int64_t after = tree_.usage(node, u.fr);
     const int64_t before = SatSub(after, u.v);

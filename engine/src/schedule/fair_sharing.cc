@@ -37,7 +37,7 @@ int NextByFairSharing(Snapshot& snapshot, std::vector<Entry>& entries, std::vect
     for (const auto& [node, version] : e.fair_sharing_versions) valid = valid && tree.version(node) == version;
     if (valid) continue;
     // Shares with the entry's usage added, at each level of its path.
-    const std::vector<FrAmount>& usage = e.assignment.usage;
+    const std::vector<FlavorResourceAmount>& usage = e.assignment.usage;
     e.fair_sharing_levels.clear();
     tree.Add(n, usage);
     int child = n;

@@ -41,7 +41,7 @@ struct Assignment {
   // in the resource group, -1 after the last flavor or when nothing was
   // assigned); Kueue's LastTriedFlavorIdx.
   std::vector<std::vector<int>> tried;
-  std::vector<FrAmount> usage;
+  std::vector<FlavorResourceAmount> usage;
   bool exceeds_max = false;
   std::string reason;  // why it did not fit, for the message
 };

@@ -53,7 +53,7 @@ bool Preemptor::SatisfiesPolicy(const WorkloadInfo& preemptor, const WorkloadInf
 }
 
 bool Preemptor::UsesResources(const WorkloadInfo& candidate, const std::vector<int>& frs) const {
-  for (const FrAmount& u : candidate.usage) {
+  for (const FlavorResourceAmount& u : candidate.usage) {
     if (std::find(frs.begin(), frs.end(), u.fr) != frs.end()) return true;
   }
   return false;
@@ -73,7 +73,7 @@ bool Preemptor::CandidateBefore(int a, int b, int preemptor_cluster_queue) const
 
 bool Preemptor::WorkloadFits(const PreemptionRequest& request, bool allow_borrowing) const {
   const int node = snapshot_.node(request.workload->cluster_queue);
-  for (const FrAmount& u : request.usage) {
+  for (const FlavorResourceAmount& u : request.usage) {
     if (!allow_borrowing && tree_.BorrowingWith(node, u.fr, u.v)) return false;
     if (u.v > tree_.Available(node, u.fr)) return false;
   }
@@ -138,11 +138,11 @@ std::vector<PreemptionTarget> Preemptor::Classical(const PreemptionRequest& requ
     // other queues that borrow, with hierarchical advantage once the
     // request fits in the subtree walked so far.
     bool advantage = true;
-    std::vector<FrAmount> remaining = request.usage;
-    for (FrAmount& r : remaining) {
+    std::vector<FlavorResourceAmount> remaining = request.usage;
+    for (FlavorResourceAmount& r : remaining) {
       if (tree_.subtree(node, r.fr) < SatAdd(tree_.usage(node, r.fr), r.v)) advantage = false;
     }
-    for (FrAmount& r : remaining) r.v = std::max<int64_t>(0, SatSub(r.v, tree_.LocalAvailable(node, r.fr)));
+    for (FlavorResourceAmount& r : remaining) r.v = std::max<int64_t>(0, SatSub(r.v, tree_.LocalAvailable(node, r.fr)));
     int previous = -1;
     for (int current = tree_.parent(node); current >= 0; current = tree_.parent(current)) {
       std::vector<Candidate>* list = advantage ? &hierarchy : &priority;
@@ -166,7 +166,7 @@ std::vector<PreemptionTarget> Preemptor::Classical(const PreemptionRequest& requ
         for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
       }
       bool fits = true;
-      for (FrAmount& r : remaining) {
+      for (FlavorResourceAmount& r : remaining) {
         if (tree_.subtree(current, r.fr) < SatAdd(tree_.usage(current, r.fr), r.v)) fits = false;
         r.v = std::max<int64_t>(0, SatSub(r.v, tree_.LocalAvailable(current, r.fr)));
       }
@@ -356,7 +356,7 @@ std::vector<PreemptionTarget> Preemptor::FairSharing(const PreemptionRequest& re
     return a;
   };
   auto node_name = [&](int n) {
-    return tree_.is_cq(n) ? Cat("`", snapshot_.cluster_queue(n - num_cohorts).name, "`")
+    return tree_.is_cluster_queue(n) ? Cat("`", snapshot_.cluster_queue(n - num_cohorts).name, "`")
                           : Cat("cohort `", snapshot_.state().cohorts[n].name, "`");
   };
   auto shares = [&](int target_queue, Drs* preemptor_new, Drs* target_old) {

@@ -29,7 +29,7 @@ struct PreemptionTarget {
 struct PreemptionRequest {
   const WorkloadInfo* workload;
   std::vector<int> frs;         // flavor-resources that need preemption
-  std::vector<FrAmount> usage;  // what the workload would use
+  std::vector<FlavorResourceAmount> usage;  // what the workload would use
   bool explain = false;         // fill PreemptionTarget::why (not for the flavor assigner's oracle)
 };
 

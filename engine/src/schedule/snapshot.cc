@@ -21,8 +21,8 @@ double QueueTime(const Workload& w) {
 
 }  // namespace
 
-void AddTo(std::vector<FrAmount>* usage, int fr, int64_t v) {
-  for (FrAmount& u : *usage) {
+void AddTo(std::vector<FlavorResourceAmount>* usage, int fr, int64_t v) {
+  for (FlavorResourceAmount& u : *usage) {
     if (u.fr == fr) {
       u.v = SatAdd(u.v, v);
       return;
@@ -31,8 +31,8 @@ void AddTo(std::vector<FrAmount>* usage, int fr, int64_t v) {
   usage->push_back({fr, v});
 }
 
-int64_t AmountOf(const std::vector<FrAmount>& usage, int fr) {
-  for (const FrAmount& u : usage) {
+int64_t AmountOf(const std::vector<FlavorResourceAmount>& usage, int fr) {
+  for (const FlavorResourceAmount& u : usage) {
     if (u.fr == fr) return u.v;
   }
   return 0;
@@ -51,7 +51,7 @@ Snapshot::Snapshot(const State& state) : state_(state), tree_(state) {
         AddTo(&info.usage, tree_.fr(r.flavor, r.resource), SatMul(ps.count, r.per_pod));
       }
     }
-    tree_.Add(tree_.cq_node(w.cluster_queue), info.usage);
+    tree_.Add(tree_.queue_node(w.cluster_queue), info.usage);
     admitted_to_[w.cluster_queue].push_back(static_cast<int>(admitted_.size()));
     admitted_.push_back(std::move(info));
   }

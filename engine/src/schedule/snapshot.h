@@ -22,14 +22,14 @@ struct WorkloadInfo {
   int cluster_queue;            // index into State::cluster_queues
   double queue_time;            // queue-order timestamp; unset = -inf
   double reserved_at;           // admitted: quota reservation time
-  std::vector<FrAmount> usage;  // admitted: what it holds
+  std::vector<FlavorResourceAmount> usage;  // admitted: what it holds
   bool hidden = false;          // removed from its queue's workload list (simulation)
 };
 
 // Adds `v` to the amount of flavor-resource `fr` in `usage`.
-void AddTo(std::vector<FrAmount>* usage, int fr, int64_t v);
+void AddTo(std::vector<FlavorResourceAmount>* usage, int fr, int64_t v);
 // The amount of flavor-resource `fr` in `usage` (0 when absent).
-int64_t AmountOf(const std::vector<FrAmount>& usage, int fr);
+int64_t AmountOf(const std::vector<FlavorResourceAmount>& usage, int fr);
 
 class Snapshot {
  public:
@@ -44,7 +44,7 @@ class Snapshot {
   int num_cluster_queues() const { return static_cast<int>(state_.cluster_queues.size()); }
   const ::charter::schedule::ClusterQueue& cluster_queue(int index) const { return state_.cluster_queues[index]; }
   // The tree node of a cluster queue.
-  int node(int cluster_queue) const { return tree_.cq_node(cluster_queue); }
+  int node(int cluster_queue) const { return tree_.queue_node(cluster_queue); }
   // The index of the `pods` resource, or -1 when the state has none.
   int pods_resource() const { return pods_resource_; }
   // The resource group of cluster queue `queue` that covers `resource`, or null.

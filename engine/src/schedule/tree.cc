@@ -21,8 +21,8 @@ double Drs::Share() const {
   return ratio / weight;
 }
 
-bool Tree::BorrowingOn(int node, const std::vector<FrAmount>& requested) const {
-  for (const FrAmount& r : requested) {
+bool Tree::BorrowingOn(int node, const std::vector<FlavorResourceAmount>& requested) const {
+  for (const FlavorResourceAmount& r : requested) {
     if (r.v > 0 && has(node, r.fr) && usage(node, r.fr) > subtree(node, r.fr)) return true;
   }
   return false;
@@ -117,7 +117,7 @@ Tree::Tree(const State& state) {
   }
   for (size_t q = 0; q < state.cluster_queues.size(); ++q) {
     const auto& cq = state.cluster_queues[q];
-    const int node = cq_node(static_cast<int>(q));
+    const int node = queue_node(static_cast<int>(q));
     parent_[node] = cq.cohort;
     weight_[node] = cq.fair_weight;
     if (cq.cohort >= 0) child_cqs_[cq.cohort].push_back(node);

@@ -25,7 +25,9 @@ namespace charter::internal::schedule {
 
 inline constexpr int64_t kUnset = INT64_MIN;  // a borrowing or lending limit that is not set
 
-struct FrAmount {
+// An amount of one flavor-resource (a resource of one flavor: fr, as
+// Tree::fr numbers them).
+struct FlavorResourceAmount {
   int fr;
   int64_t v;
 };
@@ -72,8 +74,9 @@ class Tree {
   int fr(int flavor, int resource) const { return flavor * num_resources_ + resource; }
   int flavor_of(int fr) const { return fr / num_resources_; }
   int resource_of(int fr) const { return fr % num_resources_; }
-  int cq_node(int cq) const { return num_cohorts_ + cq; }
-  bool is_cq(int node) const { return node >= num_cohorts_; }
+  // The node of cluster queue `queue` (cohorts come first).
+  int queue_node(int queue) const { return num_cohorts_ + queue; }
+  bool is_cluster_queue(int node) const { return node >= num_cohorts_; }
   int parent(int node) const { return parent_[node]; }
   int root(int node) const { return root_[node]; }
   int height(int cohort) const { return height_[cohort]; }
@@ -98,22 +101,22 @@ class Tree {
   bool WithinNominal(int node, const std::vector<int>& frs) const;
   // Kueue's FindHeightOfLowestSubtreeThatFits: {borrowing level, may
   // reclaim in the hierarchy}.
-  std::pair<int, bool> LowestSubtreeThatFits(int cq_node, int fr, int64_t v) const;
+  std::pair<int, bool> LowestSubtreeThatFits(int queue_node, int fr, int64_t v) const;
 
   void AddUsage(int node, int fr, int64_t v);
   void RemoveUsage(int node, int fr, int64_t v);
-  void Add(int cq_node, const std::vector<FrAmount>& usage) {
-    for (const FrAmount& u : usage) AddUsage(cq_node, u.fr, u.v);
+  void Add(int queue_node, const std::vector<FlavorResourceAmount>& usage) {
+    for (const FlavorResourceAmount& u : usage) AddUsage(queue_node, u.fr, u.v);
   }
-  void Remove(int cq_node, const std::vector<FrAmount>& usage) {
-    for (const FrAmount& u : usage) RemoveUsage(cq_node, u.fr, u.v);
+  void Remove(int queue_node, const std::vector<FlavorResourceAmount>& usage) {
+    for (const FlavorResourceAmount& u : usage) RemoveUsage(queue_node, u.fr, u.v);
   }
 
   // Computed from the node's usage, so cached until that usage changes.
   Drs DominantResourceShare(int node) const;
   // Kueue's DRS.IsBorrowingOn: the node's usage is above its subtree quota
   // on a flavor-resource that `requested` asks a positive amount of.
-  bool BorrowingOn(int node, const std::vector<FrAmount>& requested) const;
+  bool BorrowingOn(int node, const std::vector<FlavorResourceAmount>& requested) const;
   // Changes whenever the node's usage changes (AddUsage, RemoveUsage).
   uint64_t version(int node) const { return version_[node]; }
 
