@@ -1,5 +1,6 @@
 # Install rules: the `charter` library (static unless BUILD_SHARED_LIBS), its
-# public headers, the `charter` command, and the package files that let a user
+# public headers, the `charter` command, the standard governance model
+# (stdlib/, into share/charter/stdlib/), and the package files that let a user
 # write
 #
 #   find_package(charter REQUIRED)
@@ -30,6 +31,12 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/engine/include/charter
 install(FILES ${CHARTER_INSTALL_GEN_DIR}/charter/version.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/charter COMPONENT charter_development)
 
+# The standard governance model; find_package(charter) sets charter_STDLIB_DIR
+# to where it is installed.
+set(CHARTER_INSTALL_STDLIB_DIR share/charter/stdlib)  # relative: the package config finds it under its own prefix
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/stdlib/
+  DESTINATION ${CHARTER_INSTALL_STDLIB_DIR} COMPONENT charter_runtime)
+
 if(TARGET charter_cli)
   install(TARGETS charter_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT charter_runtime)
 endif()
@@ -43,7 +50,8 @@ install(EXPORT charterTargets
 configure_package_config_file(
   ${CMAKE_CURRENT_LIST_DIR}/charterConfig.cmake.in
   ${PROJECT_BINARY_DIR}/charterConfig.cmake
-  INSTALL_DESTINATION ${CHARTER_INSTALL_CMAKEDIR})
+  INSTALL_DESTINATION ${CHARTER_INSTALL_CMAKEDIR}
+  PATH_VARS CHARTER_INSTALL_STDLIB_DIR)
 write_basic_package_version_file(
   ${PROJECT_BINARY_DIR}/charterConfigVersion.cmake
   VERSION ${PROJECT_VERSION}

@@ -7,12 +7,15 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
 #include "api/access.h"
+#include "charter/diagnostics.h"
 #include "charter/entities.h"
+#include "charter/schema.h"
 #include "gtest/gtest.h"
 #include "value/value.h"
 
@@ -772,6 +775,88 @@ TEST(EntityStore, AncestorIntervalLimit) {
   EXPECT_NE(std::string(limited.status().message()).find("max_ancestor_intervals"), std::string::npos)
       << limited.status();
 }
+
+namespace diagnostics_test {
+
+// A fault in entity JSON as a Diagnostic: its code, its message, and the
+// text its span underlines.
+struct Fault {
+  std::string code;
+  std::string message;
+  std::string underlined;
+};
+
+Fault FaultOf(std::string_view json, const absl::Status& status) {
+  EXPECT_FALSE(status.ok()) << json;
+  std::optional<Diagnostic> d = DiagnosticOf(status);
+  EXPECT_TRUE(d.has_value()) << status;
+  if (!d.has_value()) return {};
+  EXPECT_LE(d->span.begin, d->span.end);
+  EXPECT_LE(d->span.end, json.size());
+  // The status message is the diagnostic's first line, as it always was.
+  Diagnostics one;
+  one.Add(*d);
+  EXPECT_EQ(std::string(status.message()) + "\n",
+            one.RenderShort(SourceFile("entities.json", std::string(json))));
+  return {d->code, d->message, std::string(json.substr(d->span.begin, d->span.end - d->span.begin))};
+}
+
+void ExpectFault(std::string_view json, const Fault& want, const EntitiesOptions& options = {}) {
+  absl::StatusOr<Store> store = Load(json, options);
+  Fault got = FaultOf(json, store.status());
+  EXPECT_EQ(got.code, want.code) << json;
+  EXPECT_EQ(got.message, want.message) << json;
+  EXPECT_EQ(got.underlined, want.underlined) << json;
+}
+
+TEST(EntityStoreDiagnostics, EachFaultHasACodeAndASpan) {
+  ExpectFault(R"([{"uid": {"type": "U", "id": "a"},}])", {"CH0600", "trailing comma before `}`", ","});
+  EntitiesOptions shallow;
+  shallow.max_nesting = 1;
+  ExpectFault(R"([{"uid": {"type": "U", "id": "a"}, "attrs": {"a": {"b": [1]}}, "parents": []}])",
+              {"CH0601", "values are nested too deeply", R"({"b": [1]})"}, shallow);
+  ExpectFault(R"({"uid": {}})", {"CH0602", "entities must be a JSON array of entity objects", R"({"uid": {}})"});
+  ExpectFault(R"([{"uid": {"type": "U", "id": "a"}, "attrs": {}}])",
+              {"CH0603", "an entity lacks `parents`", R"({"uid": {"type": "U", "id": "a"}, "attrs": {}})"});
+  ExpectFault(R"([{"uid": {"type": "if", "id": "a"}, "attrs": {}, "parents": []}])",
+              {"CH0605", "`if` is not a valid entity type name", R"("if")"});
+  ExpectFault(R"([{"uid": {"type": "U", "id": "a"}, "attrs": {"n": 1.5}, "parents": []}])",
+              {"CH0606", "`1.5` is not an integer; only integers are values", "1.5"});
+  ExpectFault(R"([{"uid": {"type": "U", "id": "a"}, "attrs": {}, "parents": [{"type": "U", "id": "a"}]}])",
+              {"CH0607", "the entity hierarchy has a cycle through U::\"a\"",
+               R"({"uid": {"type": "U", "id": "a"}, "attrs": {}, "parents": [{"type": "U", "id": "a"}]})"});
+}
+
+TEST(EntityStoreDiagnostics, SchemaFaults) {
+  Diagnostics schema_diagnostics;
+  absl::StatusOr<Schema> schema =
+      Schema::Parse(SourceFile("schema.cedarschema", "entity User { level: Long };"), {}, &schema_diagnostics);
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  std::string_view json = R"([{"uid": {"type": "User", "id": "a"}, "attrs": {"level": "high"}, "parents": []}])";
+  absl::StatusOr<Entities> entities = Entities::FromJson(json, *schema);
+  Fault got = FaultOf(json, entities.status());
+  EXPECT_EQ(got.code, "CH0608");
+  EXPECT_EQ(got.message, "entity User::\"a\": attribute `level`: expected `Long`, found a string");
+  EXPECT_EQ(got.underlined, R"("high")");
+  // An undeclared attribute underlines its key.
+  json = R"([{"uid": {"type": "User", "id": "a"}, "attrs": {"level": 1, "rank": 2}, "parents": []}])";
+  got = FaultOf(json, Entities::FromJson(json, *schema).status());
+  EXPECT_EQ(got.code, "CH0608");
+  EXPECT_EQ(got.underlined, R"("rank")");
+}
+
+TEST(EntityStoreDiagnostics, OtherStatusesCarryNone) {
+  EXPECT_FALSE(DiagnosticOf(absl::OkStatus()).has_value());
+  EXPECT_FALSE(DiagnosticOf(absl::InvalidArgumentError("entities.json:1:1: x")).has_value());
+  EntitiesOptions tiny;
+  tiny.max_input_bytes = 2;
+  // A limit is a status of its own, without a position.
+  absl::StatusOr<Store> store = Load("[ ]   ", tiny);
+  EXPECT_FALSE(store.ok());
+  EXPECT_FALSE(DiagnosticOf(store.status()).has_value());
+}
+
+}  // namespace diagnostics_test
 
 }  // namespace
 }  // namespace charter::internal

@@ -3,12 +3,15 @@
 // prefixed with "SOURCE:LINE:COL: ".
 #include "charter/request.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "api/access.h"
+#include "charter/compiler.h"
+#include "charter/diagnostics.h"
 #include "gtest/gtest.h"
 #include "request/request_data.h"
 #include "value/value.h"
@@ -361,6 +364,49 @@ TEST(RequestArrayFromJson, Errors) {
   ASSERT_FALSE(named.ok());
   EXPECT_EQ(std::string(named.status().message()),
             "batch.json:1:2: a request must be a JSON object");
+}
+
+// Faults in request and template-link JSON are Diagnostics: a code, the
+// message, and a span that underlines the value or key at fault.
+void ExpectFault(std::string_view json, const absl::Status& status, std::string_view code,
+                 std::string_view message, std::string_view underlined) {
+  ASSERT_FALSE(status.ok()) << json;
+  std::optional<Diagnostic> d = DiagnosticOf(status);
+  ASSERT_TRUE(d.has_value()) << status;
+  EXPECT_EQ(d->code, code) << json;
+  EXPECT_EQ(d->message, message) << json;
+  ASSERT_LE(d->span.end, json.size());
+  EXPECT_EQ(json.substr(d->span.begin, d->span.end - d->span.begin), underlined) << json;
+}
+
+TEST(RequestDiagnostics, EachFaultHasACodeAndASpan) {
+  std::string_view json = R"({"principal": "U::\"a\"", "action": "Action::\"x\"",
+ "resource": "U::\"b\"", "bogus": 1})";
+  ExpectFault(json, Request::FromJson(json).status(), "CH0604",
+              "unexpected key `bogus` in a request; expected `principal`, `action`, `resource`, "
+              "`context` or `description`",
+              R"("bogus")");
+  json = R"({"principal": "U::\"a\"", "action": "Action::\"x\""})";
+  ExpectFault(json, Request::FromJson(json).status(), "CH0603", "a request lacks `resource`", json);
+  json = R"({"principal": "U::a", "action": "Action::\"x\"", "resource": "U::\"b\""})";
+  absl::StatusOr<Request> r = Request::FromJson(json);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(DiagnosticOf(r.status())->code, "CH0605");
+  EXPECT_EQ(std::string(json.substr(DiagnosticOf(r.status())->span.begin, 6)), R"("U::a")");
+  json = R"([{"principal": "U::\"a\"", "action": "Action::\"x\"", "resource": "U::\"b\"", }])";
+  ExpectFault(json, Request::ArrayFromJson(json).status(), "CH0600", "trailing comma before `}`", ",");
+  json = R"({"requests": []})";
+  ExpectFault(json, Request::ArrayFromJson(json).status(), "CH0602",
+              "requests must be a JSON array of request objects", json);
+}
+
+TEST(TemplateLinkDiagnostics, EachFaultHasACodeAndASpan) {
+  std::string_view json = R"([{"template_id": "t", "link_id": "l", "args": {"?who": "U::\"a\""}}])";
+  ExpectFault(json, ParseTemplateLinks(json, "links.json").status(), "CH0604",
+              "unknown slot `?who`; the slots are `?principal` and `?resource`", R"("?who")");
+  json = R"([{"template_id": "t", "args": {}}])";
+  ExpectFault(json, ParseTemplateLinks(json, "links.json").status(), "CH0603",
+              "a template link lacks `link_id`", R"({"template_id": "t", "args": {}})");
 }
 
 }  // namespace

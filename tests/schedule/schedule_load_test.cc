@@ -1,6 +1,8 @@
 // LoadState's errors on bad input, and exact quantity parsing.
+#include <optional>
 #include <string>
 
+#include "charter/diagnostics.h"
 #include "charter/schedule.h"
 #include "gtest/gtest.h"
 #include "schedule/quantity.h"
@@ -75,6 +77,37 @@ std::string Bad(const std::string& from, const std::string& to) {
   options.source_name = "s.json";
   absl::StatusOr<State> s = LoadState(text, options);
   return s.ok() ? "ok" : std::string(s.status().message());
+}
+
+// Each fault is a Diagnostic with a code of its kind and a span: the value
+// (or key) at fault, as `from` -> `to` in kBase makes it.
+TEST(ScheduleLoad, EachFaultIsADiagnostic) {
+  struct Case {
+    std::string from, to, code, underlined;
+  };
+  const Case cases[] = {
+      {"{\"resource_flavors\"", "{,\"resource_flavors\"", "CH0700", ","},
+      {"[\"default\"]", "\"default\"", "CH0701", "\"default\""},
+      {"\"cluster_queue\": \"team-a\", ", "", "CH0702", "{\"name\": \"w\", \"pod_sets\": [{\"name\": \"m\", \"count\": 1, \"requests\": {\"cpu\": 1}}]}"},
+      {"\"cohort\": \"ml\"", "\"cohort\": \"ml\", \"colour\": 1", "CH0703", "\"colour\""},
+      {"\"count\": 1", "\"count\": -1", "CH0704", "-1"},
+      {"[\"default\"]", "[\"default\", \"default\"]", "CH0705", "\"default\""},
+      {"\"cluster_queue\": \"team-a\"", "\"cluster_queue\": \"team-x\"", "CH0706", "\"team-x\""},
+      {"\"parent\": null", "\"parent\": \"ml\"", "CH0707", "{\"name\": \"ml\", \"parent\": \"ml\"}"},
+  };
+  for (const Case& c : cases) {
+    std::string text = kBase;
+    const size_t at = text.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from;
+    text.replace(at, c.from.size(), c.to);
+    absl::StatusOr<State> s = LoadState(text);
+    ASSERT_FALSE(s.ok()) << c.code;
+    std::optional<Diagnostic> d = DiagnosticOf(s.status());
+    ASSERT_TRUE(d.has_value()) << s.status();
+    EXPECT_EQ(d->code, c.code) << s.status();
+    ASSERT_LE(d->span.end, text.size());
+    EXPECT_EQ(text.substr(d->span.begin, d->span.end - d->span.begin), c.underlined) << s.status();
+  }
 }
 
 // Every kind of bad input the issue lists, and the other objects Kueue's

@@ -11,10 +11,12 @@
 #define CHARTER_DIAGNOSTICS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "charter/export.h"
 
 namespace charter {
@@ -81,6 +83,21 @@ class CHARTER_API Diagnostics {
  private:
   std::vector<Diagnostic> items_;
 };
+
+// A fault in JSON input (entities, requests, template links, scheduling
+// state) is an InvalidArgument status whose message is one line,
+// "SOURCE_NAME:LINE:COL: message", and which carries the fault as a
+// Diagnostic with its code and its span in the JSON text. DiagnosticOf
+// gives it back (nullopt for any other status), so that it can be rendered
+// like a fault in policy text:
+//
+//   absl::StatusOr<Entities> entities = Entities::FromJson(json, "entities.json");
+//   if (std::optional<Diagnostic> d = DiagnosticOf(entities.status())) {
+//     Diagnostics one;
+//     one.Add(*d);
+//     std::cerr << one.Render(SourceFile("entities.json", std::string(json)));
+//   }
+CHARTER_API std::optional<Diagnostic> DiagnosticOf(const absl::Status& status);
 
 }  // namespace charter
 

@@ -34,7 +34,7 @@ struct CompileOptions;
 struct ExpressionValue;
 
 // A reference to an entity: its type (with namespaces, "NS::User") and id.
-struct EntityUid {
+struct CHARTER_API EntityUid {
   std::string type;
   std::string id;
   friend bool operator==(const EntityUid& a, const EntityUid& b) {

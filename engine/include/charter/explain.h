@@ -90,7 +90,7 @@ struct PolicyExplanation {
   std::string error;  // kErrored: the evaluation error
 };
 
-struct Explanation {
+struct CHARTER_API Explanation {
   Decision decision;
   std::vector<PolicyExplanation> policies;  // every policy, in policy-set order
 

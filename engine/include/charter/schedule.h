@@ -270,7 +270,7 @@ struct Queued {
   std::string message;
 };
 
-struct CycleResult {
+struct CHARTER_API CycleResult {
   std::vector<Admitted> admitted;       // in processing order
   std::vector<Preempted> preempted;     // in processing order
   std::vector<NotAdmitted> not_admitted;

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "check/validator.h"
+#include "common/diagnostic_codes.h"
 #include "common/sha256.h"
 #include "common/strings.h"
 #include "common/utf8.h"
@@ -39,14 +40,14 @@ absl::StatusOr<Schema> Schema::Parse(const SourceFile& source, const SchemaOptio
   size_t before = diags->size();
   std::string_view text = source.text();
   if (text.size() > options.max_source_bytes) {
-    diags->Error("CH0412", Span{0, 1},
+    diags->Error(internal::codes::CH0412, Span{0, 1},
                  internal::Cat("schema is ", text.size(), " bytes, more than the limit of ",
                                options.max_source_bytes));
     return FirstError(source, *diags, before);
   }
   size_t bad = internal::FindInvalidUtf8(text);
   if (bad != std::string_view::npos) {
-    diags->Error("CH0402", Span{static_cast<uint32_t>(bad), static_cast<uint32_t>(bad + 1)},
+    diags->Error(internal::codes::CH0402, Span{static_cast<uint32_t>(bad), static_cast<uint32_t>(bad + 1)},
                  "schema text is not valid UTF-8");
     return FirstError(source, *diags, before);
   }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "builtins/extensions.h"
+#include "common/diagnostic_codes.h"
 #include "common/strings.h"
 
 namespace charter::internal {
@@ -410,7 +411,7 @@ class Checker {
       CatAppend(&want, i == 0 ? "" : i + 1 == expected.size() ? " or " : ", ", "`",
                 ExpectedName(*expected[i]), "`");
     }
-    Error("CH0510", e.span, Cat("expected ", want, ", found `", TypeName(*a.type), "`"));
+    Error(codes::CH0510, e.span, Cat("expected ", want, ", found `", TypeName(*a.type), "`"));
     return Fail();
   }
   Answer Expect(const Caps& prior, const Expr& e, TypeRef expected) {
@@ -441,7 +442,7 @@ class Checker {
       CatAppend(&names, i == 0 ? "" : i + 1 == types.size() ? " and " : ", ", "`",
                 TypeName(*types[i]), "`");
     }
-    Error("CH0511", span, Cat(context, " has incompatible types ", names),
+    Error(codes::CH0511, span, Cat(context, " has incompatible types ", names),
           "in strict mode both sides must have the same type; entity types must be equal and "
           "records must have the same attributes");
   }
@@ -690,7 +691,7 @@ class Checker {
     if (t1 == nullptr || t2 == nullptr) return Fail(Bool());
     static const char* kWant = "`datetime`, `duration` or `Long`";
     auto wrong = [&](const Expr& at, const TypeRef& found, std::string want) {
-      Error("CH0510", at.span, Cat("expected ", want, ", found `", TypeName(*found), "`"));
+      Error(codes::CH0510, at.span, Cat("expected ", want, ", found `", TypeName(*found), "`"));
     };
     if (t1->kind == Kind::kNever && t2->kind == Kind::kNever) return Fail(Bool());
     if (t1->kind == Kind::kNever || t2->kind == Kind::kNever) {
@@ -811,7 +812,7 @@ class Checker {
         // out can fill a screen.
         std::string path = t->kind == Kind::kRecord ? PathText(on) : "";
         std::string holder = path.empty() ? Cat("`", TypeName(*t), "`") : Cat("record `", path, "`");
-        Error("CH0513", e.span, Cat("attribute `", e.str, "` of ", holder, " is optional and may be absent here"),
+        Error(codes::CH0513, e.span, Cat("attribute `", e.str, "` of ", holder, " is optional and may be absent here"),
               Cat("test for it first: `... has ", e.str, " && ...`"));
         return Fail(found->type);
       }
@@ -825,7 +826,7 @@ class Checker {
         }
         if (!best.empty()) help = Cat("did you mean `", best, "`?");
       }
-      Error("CH0512", e.span, Cat("`", TypeName(*t), "` has no attribute `", e.str, "`"), help);
+      Error(codes::CH0512, e.span, Cat("`", TypeName(*t), "` has no attribute `", e.str, "`"), help);
       return Fail();
     });
   }
@@ -879,7 +880,7 @@ class Checker {
     bool all_ok = std::all_of(elems.begin(), elems.end(), [](const Answer& a) { return a.ok; });
     Answer r = [&]() -> Answer {
       if (e.args.empty()) {
-        Error("CH0514", e.span, "empty set literals are forbidden in policies",
+        Error(codes::CH0514, e.span, "empty set literals are forbidden in policies",
               "an empty set has no element type; compare with a set that has elements, or use `.isEmpty()`");
         return Fail();
       }
@@ -1011,14 +1012,14 @@ class Checker {
       if (arg.kind == Expr::Kind::kString) {
         std::string error;
         if (!ParsesAs(m, arg.str, &error)) {
-          Error("CH0516", e.span, Cat("`", m, "(", Quote(arg.str), ")` is not a valid `",
+          Error(codes::CH0516, e.span, Cat("`", m, "(", Quote(arg.str), ")` is not a valid `",
                                       TypeName(*f->ret), "`"),
                 error);
           failed = true;
         }
       }
       if (!IsLiteral(arg) || arg.kind == Expr::Kind::kVar) {
-        Error("CH0515", e.span,
+        Error(codes::CH0515, e.span,
               Cat("the argument of `", m, "` must be a string literal in a validated policy"),
               "the validator checks extension values when they are written as literals");
         failed = true;
@@ -1065,7 +1066,7 @@ class Checker {
           return Ok(known ? Singleton(true) : Bool(), Caps{cap});
         }
         if (!known) {
-          Error("CH0517", e.span,
+          Error(codes::CH0517, e.span,
                 Cat("the tag may be absent from this `", TypeName(*t), "`"),
                 "test for it first: `e.hasTag(k) && e.getTag(k) ...`");
           return Fail();
@@ -1074,7 +1075,7 @@ class Checker {
           // Cedar's rule, kept though no policy reaches it in strict mode:
           // `hasTag` is `false` on a type without tags, so whatever it
           // guards is not checked. (This was CH0518 once.)
-          Error("CH0517", e.span, Cat("entity type `", TypeName(*t), "` has no tags"),
+          Error(codes::CH0517, e.span, Cat("entity type `", TypeName(*t), "` has no tags"),
                 "declare them with `tags TYPE` in the schema");
           return Fail();
         }
@@ -1131,7 +1132,7 @@ class PolicyValidator {
       parts.push_back(std::move(body));
     }
     if (too_deep) {
-      diags_->Error("CH0519", p.span, "policy is too deeply nested to validate",
+      diags_->Error(codes::CH0519, p.span, "policy is too deeply nested to validate",
                     "split its conditions into several policies");
       warnings_.clear();
       return;
@@ -1180,7 +1181,7 @@ class PolicyValidator {
     for (Diagnostic& w : warnings_) diags_->Add(std::move(w));
     warnings_.clear();
     if (all_false) {
-      diags_->Add(Diagnostic{Severity::kWarning, "CH0531", p.effect_span,
+      diags_->Add(Diagnostic{Severity::kWarning, codes::CH0531, p.effect_span,
                              "policy is impossible: it is false for every request the schema allows",
                              ""});
     }
@@ -1218,14 +1219,14 @@ class PolicyValidator {
     for (const ast::Condition& c : p.conditions) CollectEntities(*c.body, &refs, &types);
     auto unknown_type = [&](const std::string& type, Span span) {
       if (IsActionType(type) || schema_.FindEntityType(type) != nullptr) return;
-      errors->push_back(Diagnostic{Severity::kError, "CH0501", span,
+      errors->push_back(Diagnostic{Severity::kError, codes::CH0501, span,
                                    Cat("unknown entity type `", type, "`"), Suggest(type)});
     };
     for (const ast::EntityRef* r : refs) {
       unknown_type(r->type, r->span);
       if (IsActionType(r->type)) {
         if (schema_.FindAction({r->type, r->id}) == nullptr) {
-          errors->push_back(Diagnostic{Severity::kError, "CH0502", r->span,
+          errors->push_back(Diagnostic{Severity::kError, codes::CH0502, r->span,
                                        Cat("unknown action `", Uid(*r), "`"), ""});
         }
         continue;
@@ -1237,7 +1238,7 @@ class PolicyValidator {
         for (size_t i = 0; i < info->choices.size(); ++i) {
           CatAppend(&choices, i > 0 ? ", " : "", Quote(info->choices[i]));
         }
-        errors->push_back(Diagnostic{Severity::kError, "CH0503", r->span,
+        errors->push_back(Diagnostic{Severity::kError, codes::CH0503, r->span,
                                      Cat("`", Uid(*r), "` is not one of the values of enumerated type `",
                                          r->type, "`"),
                                      Cat("the values are ", choices)});
@@ -1323,7 +1324,7 @@ class PolicyValidator {
                             [&](const std::string& t) { return resources.count(t) != 0; });
       if (pm && rm) return;
     }
-    warnings_.push_back(Diagnostic{Severity::kWarning, "CH0530", p.span,
+    warnings_.push_back(Diagnostic{Severity::kWarning, codes::CH0530, p.span,
                            "no action in the schema applies to this policy's scope",
                            "check the principal and resource types against each action's `appliesTo`"});
   }

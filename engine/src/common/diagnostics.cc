@@ -2,7 +2,11 @@
 #include "charter/diagnostics.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <optional>
 
+#include "absl/strings/cord.h"
+#include "common/diagnostic_status.h"
 #include "common/strings.h"
 #include "common/utf8.h"
 
@@ -108,6 +112,51 @@ std::string Diagnostics::FirstErrorLine(const SourceFile& source, size_t from) c
     if (items_[i].severity == Severity::kError) return Header(source, items_[i], false);
   }
   return "";
+}
+
+namespace {
+
+// The payload of a status that carries a Diagnostic: "CODE SEVERITY BEGIN END
+// MESSAGE_SIZE HELP_SIZE\n" and then the message and the help, which may hold
+// any byte.
+constexpr char kDiagnosticPayload[] = "charter/Diagnostic";
+
+}  // namespace
+
+namespace internal {
+
+void AttachDiagnostic(absl::Status* status, const Diagnostic& d) {
+  if (status->ok()) return;
+  status->SetPayload(kDiagnosticPayload,
+                     absl::Cord(Cat(d.code, " ", d.severity == Severity::kError ? 0 : 1, " ",
+                                    d.span.begin, " ", d.span.end, " ", d.message.size(), " ",
+                                    d.help.size(), "\n", d.message, d.help)));
+}
+
+}  // namespace internal
+
+std::optional<Diagnostic> DiagnosticOf(const absl::Status& status) {
+  auto payload = status.GetPayload(kDiagnosticPayload);
+  if (!payload.has_value()) return std::nullopt;
+  std::string text(*payload);
+  size_t newline = text.find('\n');
+  if (newline == std::string::npos) return std::nullopt;
+  char code[16] = {};
+  int severity = 0;
+  unsigned long begin = 0, end = 0, message_size = 0, help_size = 0;
+  std::string head = text.substr(0, newline);
+  if (std::sscanf(head.c_str(), "%15s %d %lu %lu %lu %lu", code, &severity, &begin, &end,
+                  &message_size, &help_size) != 6 ||
+      message_size + help_size != text.size() - newline - 1) {
+    return std::nullopt;
+  }
+  Diagnostic d;
+  d.severity = severity == 0 ? Severity::kError : Severity::kWarning;
+  d.code = code;
+  d.span = Span{static_cast<uint32_t>(begin), static_cast<uint32_t>(end)};
+  d.message = text.substr(newline + 1, message_size);
+  d.help = text.substr(newline + 1 + message_size, help_size);
+  return d;
 }
 
 }  // namespace charter

@@ -12,6 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "common/diagnostic_codes.h"
 #include "common/strings.h"
 #include "builtins/builtins.h"
 #include "bytecode/opcodes.h"
@@ -142,7 +143,7 @@ class PolicyLowerer {
     for (uint32_t j : false_jumps_) Patch(j, ret_false);
     Emit(Op::kRetBool, 0, 0, 0, {});
     if (max_reg_ >= kMaxRegisters) {
-      diags_->Error("CH0201", p.span, "policy is too complex: it needs more than 256 registers",
+      diags_->Error(codes::CH0201, p.span, "policy is too complex: it needs more than 256 registers",
                     "split deeply nested conditions into several `when` clauses");
     }
     return diags_->size() == errors;

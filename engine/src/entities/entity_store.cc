@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <set>
 
+#include "common/diagnostic_codes.h"
 #include "common/strings.h"
 #include "common/status_macros.h"
 #include "entities/json_values.h"
 #include "json/json.h"
+#include "json/json_diagnostics.h"
 #include "schema/schema_model.h"
 
 namespace charter::internal {
@@ -139,13 +141,12 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
   }
   json::ParseOptions parse_options;
   parse_options.max_depth = options.max_nesting + 8;
-  auto doc = json::Parse(json, parse_options);
-  if (!doc.ok()) {
-    return absl::InvalidArgumentError(Cat(source_name, ":", doc.status().message()));
-  }
+  json::ParseFault fault;
+  auto doc = json::Parse(json, parse_options, &fault);
+  if (!doc.ok()) return json::ParseFaultStatus(source_name, json, fault, codes::CH0600, codes::CH0601);
   JsonSource src{source_name, json};
   const json::Value& root = doc->root();
-  if (!root.is_array()) return src.Error(root.offset(), "entities must be a JSON array of entity objects");
+  if (!root.is_array()) return src.Error(codes::CH0602, root.offset(), "entities must be a JSON array of entity objects");
 
   auto store = std::make_unique<EntityStore>();
   EntityInterner intern = [s = store.get()](std::string_view t, std::string_view i) {
@@ -160,15 +161,15 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
   const Value empty_record = Value::Record(nullptr, 0);
   for (size_t n = 0; n < root.size(); ++n) {
     const json::Value& e = root.at(n);
-    if (!e.is_object()) return src.Error(e.offset(), "an entity must be a JSON object");
+    if (!e.is_object()) return src.Error(codes::CH0602, e.offset(), "an entity must be a JSON object");
     // Other keys are ignored, as Cedar ignores them.
     const json::Value* uid = e.Find("uid");
     const json::Value* attrs = e.Find("attrs");
     const json::Value* parents = e.Find("parents");
     const json::Value* tags = e.Find("tags");
-    if (uid == nullptr) return src.Error(e.offset(), "an entity lacks `uid`");
-    if (attrs == nullptr) return src.Error(e.offset(), "an entity lacks `attrs`");
-    if (parents == nullptr) return src.Error(e.offset(), "an entity lacks `parents`");
+    if (uid == nullptr) return src.Error(codes::CH0603, e.offset(), "an entity lacks `uid`");
+    if (attrs == nullptr) return src.Error(codes::CH0603, e.offset(), "an entity lacks `attrs`");
+    if (parents == nullptr) return src.Error(codes::CH0603, e.offset(), "an entity lacks `parents`");
     Parsed p;
     p.offset = e.offset();
     std::string_view type, id;
@@ -183,15 +184,15 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
       where = Cat("entity ", EntityToCedar(type, id));
       if (is_action) {
         if (schema->FindAction({type_name, std::string(id)}) == nullptr) {
-          return src.Error(uid->offset(), Cat(where, " is not an action of the schema"));
+          return src.Error(codes::CH0608, uid->offset(), Cat(where, " is not an action of the schema"));
         }
       } else {
         info = schema->FindEntityType(type_name);
         if (info == nullptr) {
-          return src.Error(uid->offset(), Cat(where, ": the schema declares no entity type `", type, "`"));
+          return src.Error(codes::CH0608, uid->offset(), Cat(where, ": the schema declares no entity type `", type, "`"));
         }
         if (info->is_enum && std::find(info->choices.begin(), info->choices.end(), id) == info->choices.end()) {
-          return src.Error(uid->offset(), Cat(where, ": `", id, "` is not one of the values of enumerated type `",
+          return src.Error(codes::CH0608, uid->offset(), Cat(where, ": `", id, "` is not one of the values of enumerated type `",
                                               type, "`"));
         }
       }
@@ -213,13 +214,13 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
         it->second.attrs = info->attrs;
         it->second.open = info->open_attrs;
       }
-      if (!attrs->is_object()) return src.Error(attrs->offset(), "`attrs` must be a JSON object");
+      if (!attrs->is_object()) return src.Error(codes::CH0602, attrs->offset(), "`attrs` must be a JSON object");
       ASSIGN_OR_RETURN(p.attrs, reader.ReadTyped(*attrs, it->second, where, "attribute"));
       p.tags = empty_record;
       if (tags != nullptr) {
-        if (!tags->is_object()) return src.Error(tags->offset(), "`tags` must be a JSON object");
+        if (!tags->is_object()) return src.Error(codes::CH0602, tags->offset(), "`tags` must be a JSON object");
         if (tags->size() > 0 && info->tags == nullptr) {
-          return src.Error(tags->key_offset(0), Cat(where, ": entity type `", type, "` has no tags"));
+          return src.KeyError(codes::CH0608, tags->key_offset(0), Cat(where, ": entity type `", type, "` has no tags"));
         }
         if (tags->size() > 0) {
           SchemaType all_tags;
@@ -231,13 +232,13 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
       }
     }
     store->InternKeys(&p.attrs);
-    if (!parents->is_array()) return src.Error(parents->offset(), "`parents` must be a JSON array");
+    if (!parents->is_array()) return src.Error(codes::CH0602, parents->offset(), "`parents` must be a JSON array");
     for (size_t k = 0; k < parents->size(); ++k) {
       std::string_view ptype, pid;
       RETURN_IF_ERROR(ReadEntityUidJson(parents->at(k), src, "a parent", &ptype, &pid));
       std::string parent_type(ptype);
       if (is_action && !IsActionType(parent_type)) {
-        return src.Error(parents->at(k).offset(), Cat("action ", EntityToCedar(type, id),
+        return src.Error(codes::CH0607, parents->at(k).offset(), Cat("action ", EntityToCedar(type, id),
                                                       " cannot have the parent ", EntityToCedar(ptype, pid),
                                                       ", which is not an action"));
       }
@@ -245,12 +246,12 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
         // The parent's type may hold this entity, and its id is valid.
         const EntityTypeInfo* pinfo = schema->FindEntityType(parent_type);
         if (pinfo == nullptr || pinfo->descendants.count(type_name) == 0) {
-          return src.Error(parents->at(k).offset(),
+          return src.Error(codes::CH0608, parents->at(k).offset(),
                            Cat(where, ": `", type, "` cannot be a member of `", EntityToCedar(ptype, pid),
                                "` according to the schema"));
         }
         if (pinfo->is_enum && std::find(pinfo->choices.begin(), pinfo->choices.end(), pid) == pinfo->choices.end()) {
-          return src.Error(parents->at(k).offset(),
+          return src.Error(codes::CH0608, parents->at(k).offset(),
                            Cat(where, ": parent `", EntityToCedar(ptype, pid),
                                "` is not one of the values of enumerated type `", ptype, "`"));
         }
@@ -258,7 +259,7 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
       p.parents.push_back(store->Intern(ptype, pid)->uid);
     }
     if (schema != nullptr && is_action && (p.attrs.size > 0 || p.tags.size > 0)) {
-      return src.Error(e.offset(), Cat(where, " has attributes or tags, which the schema's actions do not have"));
+      return src.Error(codes::CH0608, e.offset(), Cat(where, " has attributes or tags, which the schema's actions do not have"));
     }
     std::sort(p.parents.begin(), p.parents.end());
     p.parents.erase(std::unique(p.parents.begin(), p.parents.end()), p.parents.end());
@@ -267,7 +268,7 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
       // Identical duplicates are accepted; different ones are an error.
       const Parsed& q = parsed[first[p.uid]];
       if (!Equal(p.attrs, q.attrs) || !Equal(p.tags, q.tags) || p.parents != q.parents) {
-        return src.Error(p.offset, Cat("entity ", EntityToCedar(type, id),
+        return src.Error(codes::CH0607, p.offset, Cat("entity ", EntityToCedar(type, id),
                                                 " appears twice with different contents"));
       }
       continue;
@@ -292,7 +293,7 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
       if (parents != nullptr && next < parents->size()) {
         uint32_t p = (*parents)[next++];
         if (state[p] == kOpen) {
-          return src.Error(parsed[first[u]].offset,
+          return src.Error(codes::CH0607, parsed[first[u]].offset,
                            Cat("the entity hierarchy has a cycle through ",
                                         EntityToCedar(store->refs_[p]->type, store->refs_[p]->id)));
         }
@@ -332,7 +333,7 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
         if (first[u] >= 0) stack.insert(stack.end(), parsed[first[u]].parents.begin(), parsed[first[u]].parents.end());
       }
       if (ancestors != action->ancestors) {
-        return src.Error(p.offset, Cat("action ", EntityToCedar(ref.type, ref.id),
+        return src.Error(codes::CH0608, p.offset, Cat("action ", EntityToCedar(ref.type, ref.id),
                                        " has other groups in the entities than in the schema; leave it out of "
                                        "the entities to use the schema's"));
       }

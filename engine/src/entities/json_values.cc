@@ -5,18 +5,23 @@
 #include <cctype>
 #include <vector>
 
+#include "common/diagnostic_codes.h"
 #include "common/strings.h"
 #include "builtins/extensions.h"
 #include "common/status_macros.h"
 #include "common/utf8.h"
+#include "json/json_diagnostics.h"
 #include "builtins/builtins.h"
 #include "schema/schema_model.h"
 
 namespace charter::internal {
 
-absl::Status JsonSource::Error(uint32_t offset, std::string_view message) const {
-  return absl::InvalidArgumentError(
-      Cat(name, ":", json::LineCol(text, offset), ": ", message));
+absl::Status JsonSource::Error(const char* code, uint32_t offset, std::string_view message) const {
+  return json::FaultStatus(name, text, code, json::ValueSpan(text, offset), message);
+}
+
+absl::Status JsonSource::KeyError(const char* code, uint32_t offset, std::string_view message) const {
+  return json::FaultStatus(name, text, code, json::KeySpan(text, offset), message);
 }
 
 namespace {
@@ -125,7 +130,7 @@ absl::Status ReadEntityUidOrText(const json::Value& v, const JsonSource& src, st
   if (v.is_string()) {
     std::string why;
     if (!ParseEntityUidText(v.as_string(), out, &why)) {
-      return src.Error(v.offset(), Cat("`", field, "` is not an entity reference: ", why,
+      return src.Error(codes::CH0605, v.offset(), Cat("`", field, "` is not an entity reference: ", why,
                                                 "; write it as `Type::\"id\"` or as an object with `type` and `id`"));
     }
     return absl::OkStatus();
@@ -142,7 +147,7 @@ absl::Status ReadEntityUid(const json::Value& v, const JsonSource& src, std::str
   const json::Value* uid = &v;
   if (v.is_object() && v.size() == 1 && v.key(0) == "__entity") uid = &v.member(0);
   if (!uid->is_object()) {
-    return src.Error(v.offset(), Cat(what, " must be an object with `type` and `id`"));
+    return src.Error(codes::CH0605, v.offset(), Cat(what, " must be an object with `type` and `id`"));
   }
   const json::Value* t = nullptr;
   const json::Value* i = nullptr;
@@ -152,20 +157,20 @@ absl::Status ReadEntityUid(const json::Value& v, const JsonSource& src, std::str
     } else if (uid->key(k) == "id") {
       i = &uid->member(k);
     } else {
-      return src.Error(uid->key_offset(k),
+      return src.KeyError(codes::CH0605, uid->key_offset(k),
                        Cat("unexpected key `", uid->key(k), "` in ", what,
                                     "; expected `type` and `id`"));
     }
   }
   if (t == nullptr || i == nullptr) {
-    return src.Error(uid->offset(), Cat(what, " lacks `", t == nullptr ? "type" : "id", "`"));
+    return src.Error(codes::CH0605, uid->offset(), Cat(what, " lacks `", t == nullptr ? "type" : "id", "`"));
   }
-  if (!t->is_string()) return src.Error(t->offset(), Cat("the `type` of ", what, " must be a string"));
-  if (!i->is_string()) return src.Error(i->offset(), Cat("the `id` of ", what, " must be a string"));
+  if (!t->is_string()) return src.Error(codes::CH0605, t->offset(), Cat("the `type` of ", what, " must be a string"));
+  if (!i->is_string()) return src.Error(codes::CH0605, i->offset(), Cat("the `id` of ", what, " must be a string"));
   std::string_view name = t->as_string();
   bool ok = IsValidEntityTypeName(name);
   if (!ok) {
-    return src.Error(t->offset(), Cat("`", name, "` is not a valid entity type name"));
+    return src.Error(codes::CH0605, t->offset(), Cat("`", name, "` is not a valid entity type name"));
   }
   *type = name;
   *id = i->as_string();
@@ -225,24 +230,24 @@ absl::Status ReadEntityUidJson(const json::Value& v, const JsonSource& src, std:
   const json::Value* t = nullptr;
   const json::Value* i = nullptr;
   if (v.is_object() && HasExprEscape(v)) {
-    return src.Error(v.offset(), Cat(what, ": the `__expr` escape is not supported"));
+    return src.Error(codes::CH0605, v.offset(), Cat(what, ": the `__expr` escape is not supported"));
   }
   const json::Value* escaped = v.Find("__entity");
   bool found = (escaped != nullptr && TypeAndId(*escaped, &t, &i)) || TypeAndId(v, &t, &i);
   if (!found) {
     // Say what is missing from the object meant.
     const json::Value& meant = escaped != nullptr && !v.Find("type") ? *escaped : v;
-    if (!meant.is_object()) return src.Error(v.offset(), Cat(what, " must be an object with `type` and `id`"));
+    if (!meant.is_object()) return src.Error(codes::CH0605, v.offset(), Cat(what, " must be an object with `type` and `id`"));
     t = meant.Find("type");
     i = meant.Find("id");
     if (t == nullptr || i == nullptr) {
-      return src.Error(meant.offset(), Cat(what, " lacks `", t == nullptr ? "type" : "id", "`"));
+      return src.Error(codes::CH0605, meant.offset(), Cat(what, " lacks `", t == nullptr ? "type" : "id", "`"));
     }
-    if (!t->is_string()) return src.Error(t->offset(), Cat("the `type` of ", what, " must be a string"));
-    return src.Error(i->offset(), Cat("the `id` of ", what, " must be a string"));
+    if (!t->is_string()) return src.Error(codes::CH0605, t->offset(), Cat("the `type` of ", what, " must be a string"));
+    return src.Error(codes::CH0605, i->offset(), Cat("the `id` of ", what, " must be a string"));
   }
   if (!IsValidEntityTypeName(t->as_string())) {
-    return src.Error(t->offset(), Cat("`", t->as_string(), "` is not a valid entity type name"));
+    return src.Error(codes::CH0605, t->offset(), Cat("`", t->as_string(), "` is not a valid entity type name"));
   }
   *type = t->as_string();
   *id = i->as_string();
@@ -346,8 +351,8 @@ ValueReader::ValueReader(const JsonSource& src, Arena* arena, const EntityIntern
                          int max_nesting, const SchemaModel* schema)
     : src_(src), arena_(arena), intern_(intern), max_nesting_(max_nesting), schema_(schema) {}
 
-absl::Status ValueReader::Fail(const json::Value& at, std::string_view message) const {
-  return Fail(at.offset(), message);
+absl::Status ValueReader::Fail(const json::Value& at, std::string_view message, const char* code) const {
+  return Fail(at.offset(), message, code);
 }
 
 std::string ValueReader::PathText() const {
@@ -359,15 +364,15 @@ std::string ValueReader::PathText() const {
   return path;
 }
 
-absl::Status ValueReader::Fail(uint32_t offset, std::string_view message) const {
-  if (!typed_) return src_.Error(offset, message);
+absl::Status ValueReader::Fail(uint32_t offset, std::string_view message, const char* code) const {
+  if (!typed_) return src_.Error(code, offset, message);
   std::string path = PathText();
-  if (path.empty()) return src_.Error(offset, Cat(where_, ": ", message));
-  return src_.Error(offset, Cat(where_, ": ", kind_, " `", path, "`: ", message));
+  if (path.empty()) return src_.Error(code, offset, Cat(where_, ": ", message));
+  return src_.Error(code, offset, Cat(where_, ": ", kind_, " `", path, "`: ", message));
 }
 
 absl::Status ValueReader::Mismatch(const json::Value& at, const SchemaType& t, const Value& v) const {
-  return Fail(at, Cat("expected `", TypeName(t), "`, found ", KindName(v)));
+  return Fail(at, Cat("expected `", TypeName(t), "`, found ", KindName(v)), codes::CH0608);
 }
 
 absl::Status ValueReader::CheckEntityRef(const json::Value& at, const EntityRef& e) const {
@@ -375,7 +380,7 @@ absl::Status ValueReader::CheckEntityRef(const json::Value& at, const EntityRef&
   std::string type(e.type);
   if (IsActionType(type)) {
     if (schema_->FindAction({type, std::string(e.id)}) == nullptr) {
-      return Fail(at, Cat("`", EntityToCedar(e.type, e.id), "` is not an action of the schema"));
+      return Fail(at, Cat("`", EntityToCedar(e.type, e.id), "` is not an action of the schema"), codes::CH0608);
     }
     return absl::OkStatus();
   }
@@ -383,7 +388,7 @@ absl::Status ValueReader::CheckEntityRef(const json::Value& at, const EntityRef&
   if (info != nullptr && info->is_enum &&
       std::find(info->choices.begin(), info->choices.end(), e.id) == info->choices.end()) {
     return Fail(at, Cat("`", EntityToCedar(e.type, e.id), "` is not one of the values of enumerated type `",
-                        e.type, "`"));
+                        e.type, "`"), codes::CH0608);
   }
   return absl::OkStatus();
 }
@@ -407,8 +412,8 @@ absl::StatusOr<Value> ValueReader::MakeSet(std::vector<Value>& elems) {
 }
 
 absl::StatusOr<Value> ValueReader::ReadRecord(const json::Value& v, std::string_view what) {
-  if (!v.is_object()) return src_.Error(v.offset(), Cat(what, " must be a JSON object"));
-  if (max_nesting_ <= 0) return src_.Error(v.offset(), "values are nested too deeply");
+  if (!v.is_object()) return src_.Error(codes::CH0602, v.offset(), Cat(what, " must be a JSON object"));
+  if (max_nesting_ <= 0) return src_.Error(codes::CH0601, v.offset(), "values are nested too deeply");
   uint32_t n = static_cast<uint32_t>(v.size());
   RecordField* fields = arena_->AllocateArray<RecordField>(n);
   for (uint32_t k = 0; k < n; ++k) {
@@ -418,7 +423,7 @@ absl::StatusOr<Value> ValueReader::ReadRecord(const json::Value& v, std::string_
   std::sort(fields, fields + n, [](const RecordField& a, const RecordField& b) { return a.key < b.key; });
   for (uint32_t k = 1; k < n; ++k) {
     if (fields[k].key == fields[k - 1].key) {
-      return src_.Error(v.offset(), Cat("duplicate key `", fields[k].key, "`"));
+      return src_.Error(codes::CH0604, v.offset(), Cat("duplicate key `", fields[k].key, "`"));
     }
   }
   return Value::Record(fields, n);
@@ -482,7 +487,7 @@ absl::StatusOr<Value> ValueReader::Generic(const json::Value& v, int depth) {
     case json::Kind::kString:
       return Value::String(arena_->CopyString(v.as_string()));
     case json::Kind::kArray: {
-      if (depth <= 0) return Fail(v, "values are nested too deeply");
+      if (depth <= 0) return Fail(v, "values are nested too deeply", codes::CH0601);
       std::vector<Value> elems;
       elems.reserve(v.size());
       for (size_t k = 0; k < v.size(); ++k) {
@@ -501,7 +506,7 @@ absl::StatusOr<Value> ValueReader::Generic(const json::Value& v, int depth) {
           const json::Value* fn = nullptr;
           std::vector<const json::Value*> args;
           if (FnAndArgs(inner, &fn, &args)) {
-            if (depth <= 0) return Fail(v, "values are nested too deeply");
+            if (depth <= 0) return Fail(v, "values are nested too deeply", codes::CH0601);
             return Call(inner, fn->as_string(), args.data(), args.size(), nullptr, depth - 1);
           }
         }
@@ -511,14 +516,14 @@ absl::StatusOr<Value> ValueReader::Generic(const json::Value& v, int depth) {
           const json::Value* i = inner.Find("id");
           if (t != nullptr && i != nullptr && t->is_string() && i->is_string()) {
             if (!IsValidEntityTypeName(t->as_string())) {
-              return Fail(*t, Cat("`", t->as_string(), "` is not a valid entity type name"));
+              return Fail(*t, Cat("`", t->as_string(), "` is not a valid entity type name"), codes::CH0605);
             }
             return Value::Entity(intern_(t->as_string(), i->as_string()));
           }
         }
       }
       {
-        if (depth <= 0) return Fail(v, "values are nested too deeply");
+        if (depth <= 0) return Fail(v, "values are nested too deeply", codes::CH0601);
         uint32_t n = static_cast<uint32_t>(v.size());
         RecordField* fields = arena_->AllocateArray<RecordField>(n);
         for (uint32_t k = 0; k < n; ++k) {
@@ -527,7 +532,7 @@ absl::StatusOr<Value> ValueReader::Generic(const json::Value& v, int depth) {
         }
         std::sort(fields, fields + n, [](const RecordField& a, const RecordField& b) { return a.key < b.key; });
         for (uint32_t k = 1; k < n; ++k) {
-          if (fields[k].key == fields[k - 1].key) return Fail(v, Cat("duplicate key `", fields[k].key, "`"));
+          if (fields[k].key == fields[k - 1].key) return Fail(v, Cat("duplicate key `", fields[k].key, "`"), codes::CH0604);
         }
         return Value::Record(fields, n);
       }
@@ -565,15 +570,16 @@ absl::StatusOr<Value> ValueReader::Typed(const json::Value& v, const SchemaType&
       const json::Value* escaped = v.Find("__entity");
       if (!((escaped != nullptr && TypeAndId(*escaped, &ty, &i)) || TypeAndId(v, &ty, &i))) {
         return Fail(v, Cat("expected an entity of type `", TypeName(t),
-                           "`: an object with string `type` and `id`"));
+                           "`: an object with string `type` and `id`"), codes::CH0608);
       }
       if (!IsValidEntityTypeName(ty->as_string())) {
-        return Fail(*ty, Cat("`", ty->as_string(), "` is not a valid entity type name"));
+        return Fail(*ty, Cat("`", ty->as_string(), "` is not a valid entity type name"), codes::CH0605);
       }
       type = ty->as_string();
       id = i->as_string();
       if (t.kind == SK::kEntity && type != t.name) {
-        return Fail(v, Cat("expected an entity of type `", t.name, "`, found `", EntityToCedar(type, id), "`"));
+        return Fail(v, Cat("expected an entity of type `", t.name, "`, found `", EntityToCedar(type, id), "`"),
+                    codes::CH0608);
       }
       const EntityRef* ref = intern_(type, id);
       RETURN_IF_ERROR(CheckEntityRef(v, *ref));
@@ -588,7 +594,7 @@ absl::StatusOr<Value> ValueReader::Typed(const json::Value& v, const SchemaType&
       const json::Value* call = v.Find("__extn");
       if (call == nullptr || !FnAndArgs(*call, &fn, &args)) call = FnAndArgs(v, &fn, &args) ? &v : nullptr;
       if (call != nullptr) {
-        if (depth <= 0) return Fail(v, "values are nested too deeply");
+        if (depth <= 0) return Fail(v, "values are nested too deeply", codes::CH0601);
         ASSIGN_OR_RETURN(out, Call(*call, fn->as_string(), args.data(), args.size(), &t, depth - 1));
       } else {
         // The constructor of the type, on a string.
@@ -598,7 +604,8 @@ absl::StatusOr<Value> ValueReader::Typed(const json::Value& v, const SchemaType&
                              : t.name == "decimal" ? "1.5"
                              : t.name == "datetime" ? "2025-01-01"
                                                     : "1h30m",
-                             "`, or an `__extn` object"));
+                             "`, or an `__extn` object"),
+                      codes::CH0608);
         }
         const ExtensionFunction* ctor = FindExtensionFunction(
             t.name == "ipaddr" ? std::string_view("ip") : std::string_view(t.name));
@@ -615,7 +622,7 @@ absl::StatusOr<Value> ValueReader::Typed(const json::Value& v, const SchemaType&
         ASSIGN_OR_RETURN(Value got, Generic(v, depth));
         return Mismatch(v, t, got);
       }
-      if (depth <= 0) return Fail(v, "values are nested too deeply");
+      if (depth <= 0) return Fail(v, "values are nested too deeply", codes::CH0601);
       std::vector<Value> elems;
       elems.reserve(v.size());
       for (size_t k = 0; k < v.size(); ++k) {
@@ -632,20 +639,21 @@ absl::StatusOr<Value> ValueReader::Typed(const json::Value& v, const SchemaType&
         ASSIGN_OR_RETURN(Value got, Generic(v, depth));
         return Mismatch(v, t, got);
       }
-      if (depth <= 0) return Fail(v, "values are nested too deeply");
+      if (depth <= 0) return Fail(v, "values are nested too deeply", codes::CH0601);
       for (size_t k = 0; k < v.size(); ++k) {
         if (t.attrs.count(std::string(v.key(k))) == 0 && !t.open) {
           path_.push_back(std::string(v.key(k)));
           std::string path = PathText();
           path_.pop_back();
-          return src_.Error(v.key_offset(k), Cat(where_, ": ", kind_, " `", path, "` is not declared in the schema"));
+          return src_.KeyError(codes::CH0608, v.key_offset(k),
+                               Cat(where_, ": ", kind_, " `", path, "` is not declared in the schema"));
         }
       }
       std::vector<RecordField> fields;
       for (const auto& [key, attr] : t.attrs) {
         const json::Value* f = v.Find(key);
         if (f == nullptr) {
-          if (attr.required) return Fail(v, Cat("lacks the required attribute `", key, "`"));
+          if (attr.required) return Fail(v, Cat("lacks the required attribute `", key, "`"), codes::CH0608);
           continue;
         }
         path_.push_back(key);
@@ -672,7 +680,7 @@ absl::StatusOr<Value> ValueReader::Typed(const json::Value& v, const SchemaType&
     case SK::kNever:
       break;
   }
-  return Fail(v, Cat("no value has type `", TypeName(t), "`"));
+  return Fail(v, Cat("no value has type `", TypeName(t), "`"), codes::CH0608);
 }
 
 }  // namespace charter::internal

@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "charter/entities.h"
 #include "common/arena.h"
+#include "common/diagnostic_codes.h"
 #include "json/json.h"
 #include "value/value.h"
 
@@ -34,11 +35,16 @@ namespace charter::internal {
 struct SchemaModel;
 struct SchemaType;
 
-// Where errors point: the document text and its display name.
+// Where errors point: the document text and its display name. A fault is
+// an InvalidArgument "NAME:LINE:COL: message" that carries its Diagnostic
+// (json/json_diagnostics.h), with a code of common/diagnostics.def.
 struct JsonSource {
   std::string_view name;
   std::string_view text;
-  absl::Status Error(uint32_t offset, std::string_view message) const;
+  // A fault in the value that starts at `offset`, which it underlines.
+  absl::Status Error(const char* code, uint32_t offset, std::string_view message) const;
+  // A fault in the key at `offset` (json::Value::key_offset).
+  absl::Status KeyError(const char* code, uint32_t offset, std::string_view message) const;
 };
 
 // Interns an entity reference (type, id) and returns stable storage for it.
@@ -97,8 +103,10 @@ class ValueReader {
   absl::StatusOr<Value> Call(const json::Value& at, std::string_view fn, const json::Value* const* args,
                              size_t n, const SchemaType* expected, int depth);
   absl::StatusOr<Value> MakeSet(std::vector<Value>& elems);
-  absl::Status Fail(const json::Value& at, std::string_view message) const;
-  absl::Status Fail(uint32_t offset, std::string_view message) const;
+  // A fault in the value read; most are invalid values (CH0606).
+  absl::Status Fail(const json::Value& at, std::string_view message,
+                    const char* code = codes::CH0606) const;
+  absl::Status Fail(uint32_t offset, std::string_view message, const char* code = codes::CH0606) const;
   std::string PathText() const;
   absl::Status Mismatch(const json::Value& at, const SchemaType& t, const Value& v) const;
   absl::Status CheckEntityRef(const json::Value& at, const EntityRef& e) const;

@@ -303,6 +303,9 @@ class Parser {
     values_.reserve(16);
   }
 
+  // Where a failing Run() also reports its fault.
+  void set_fault(ParseFault* fault) { fault_ = fault; }
+
   absl::StatusOr<Document> Run() {
     if (!ParseDocument()) return std::move(error_);
     // INVARIANT: a successful parse leaves exactly the root on the stack.
@@ -362,6 +365,10 @@ class Parser {
   }
 
   ABSL_ATTRIBUTE_NOINLINE bool Fail(const char* at, std::string_view message) {
+    if (fault_ != nullptr) {
+      fault_->offset = Offset(at);
+      fault_->message = std::string(message);
+    }
     error_ = absl::InvalidArgumentError(absl::StrCat(
         LineCol(std::string_view(begin_, static_cast<size_t>(end_ - begin_)),
                 Offset(at)),
@@ -773,6 +780,7 @@ class Parser {
   std::vector<absl::flat_hash_set<std::string_view>> key_sets_;  // by depth
   std::string scratch_;
   absl::Status error_;
+  ParseFault* fault_ = nullptr;
 };
 
 absl::StatusOr<Document> Parse(std::string_view text,
@@ -785,6 +793,20 @@ absl::StatusOr<Document> Parse(std::string_view text,
         " bytes"));
   }
   Parser parser(text, options);
+  return parser.Run();
+}
+
+absl::StatusOr<Document> Parse(std::string_view text, const ParseOptions& options,
+                               ParseFault* fault) {
+  const size_t limit = std::min<size_t>(options.max_bytes,
+                                        std::numeric_limits<uint32_t>::max());
+  if (text.size() > limit) {
+    *fault = ParseFault{0, absl::StrCat("input of ", text.size(), " bytes exceeds the limit of ",
+                                        limit, " bytes")};
+    return absl::InvalidArgumentError(absl::StrCat("1:1: ", fault->message));
+  }
+  Parser parser(text, options);
+  parser.set_fault(fault);
   return parser.Run();
 }
 

@@ -140,6 +140,18 @@ class Document {
 absl::StatusOr<Document> Parse(std::string_view text,
                                const ParseOptions& options = {});
 
+// A fault of Parse: the byte offset where it stopped and the message
+// without the "LINE:COL: " that the status message starts with.
+struct ParseFault {
+  uint32_t offset = 0;
+  std::string message;
+};
+
+// Parse that also describes its fault, when it fails, in `*fault`, for
+// readers that report it as a Diagnostic (json/extents.h).
+absl::StatusOr<Document> Parse(std::string_view text, const ParseOptions& options,
+                               ParseFault* fault);
+
 // "LINE:COL" of a byte offset in text: both 1-based, lines split at '\n',
 // columns counted in Unicode scalar values (UTF-8 lead bytes). An offset past
 // the end is taken as the end.

@@ -86,8 +86,10 @@
 #include <vector>
 
 #include "builtins/builtins.h"
+#include "common/diagnostic_codes.h"
 #include "common/strings.h"
 #include "json/json.h"
+#include "json/json_diagnostics.h"
 
 namespace charter::internal {
 namespace {
@@ -293,81 +295,12 @@ ExprPtr Clone(const ast::Expr& root, size_t* count) {
   return out;
 }
 
-// Byte ranges of the input's values: containers from one pass over the text,
-// scalars by scanning their token.
-class Extents {
- public:
-  explicit Extents(std::string_view text) : text_(text) {
-    std::vector<uint32_t> open;
-    for (uint32_t i = 0; i < text.size(); ++i) {
-      char c = text[i];
-      if (c == '"') {
-        i = StringEnd(i) - 1;
-      } else if (c == '{' || c == '[') {
-        open.push_back(static_cast<uint32_t>(containers_.size()));
-        containers_.push_back({i, i + 1});
-      } else if ((c == '}' || c == ']') && !open.empty()) {
-        containers_[open.back()].second = i + 1;
-        open.pop_back();
-      }
-    }
-  }
-
-  Span Of(const Value& v) const {
-    uint32_t begin = v.offset();
-    if (begin >= text_.size()) return {begin, begin};
-    char c = text_[begin];
-    if (c == '{' || c == '[') {
-      auto it = std::lower_bound(containers_.begin(), containers_.end(), begin,
-                                 [](const std::pair<uint32_t, uint32_t>& p, uint32_t at) {
-                                   return p.first < at;
-                                 });
-      if (it != containers_.end() && it->first == begin) return {begin, it->second};
-      return {begin, begin + 1};
-    }
-    if (c == '"') return {begin, StringEnd(begin)};
-    uint32_t end = begin;
-    while (end < text_.size() && std::string_view("+-.0123456789eEtrufalsn").find(text_[end]) !=
-                                     std::string_view::npos) {
-      ++end;
-    }
-    return {begin, std::max(end, begin + 1)};
-  }
-
-  // The span of a key: its quoted string.
-  Span Key(uint32_t offset) const { return {offset, StringEnd(offset)}; }
-
- private:
-  // One past the closing quote of the string that opens at `begin`.
-  uint32_t StringEnd(uint32_t begin) const {
-    uint32_t i = begin + 1;
-    while (i < text_.size() && text_[i] != '"') i += text_[i] == '\\' ? 2 : 1;
-    return std::min<uint32_t>(i + 1, static_cast<uint32_t>(text_.size()));
-  }
-
-  std::string_view text_;
-  std::vector<std::pair<uint32_t, uint32_t>> containers_;  // sorted by begin
-};
-
 // The JSON nesting an expression of `max_expression_depth` operators may
 // need: three levels an operator at most ({"Set": [...]}), and the policy
 // set around it.
 int MaxJsonDepth(const CompileOptions& options) {
   int64_t depth = int64_t{3} * std::max(options.max_expression_depth, 0) + 16;
   return static_cast<int>(std::min<int64_t>(depth, int64_t{1} << 24));
-}
-
-// Byte offset of "LINE:COL" (both 1-based, columns in scalar values).
-uint32_t OffsetOfLineCol(std::string_view text, size_t line, size_t column) {
-  uint32_t i = 0;
-  for (size_t l = 1; l < line && i < text.size(); ++i) {
-    if (text[i] == '\n') ++l;
-  }
-  for (size_t c = 1; c < column && i < text.size(); ++c) {
-    ++i;
-    while (i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) ++i;
-  }
-  return i;
 }
 
 class Reader {
@@ -380,7 +313,7 @@ class Reader {
 
   void Run(const Value& root, ast::PolicySet* out, std::vector<TemplateLink>* links) {
     if (!root.is_object()) {
-      Fail("CH0304", root, Cat("expected a policy or a policy set object, found ", KindName(root)));
+      Fail(codes::CH0304, root, Cat("expected a policy or a policy set object, found ", KindName(root)));
       return;
     }
     bool is_policy = false;
@@ -417,7 +350,7 @@ class Reader {
     for (size_t i = 0; i < obj.size(); ++i) {
       std::string_view k = obj.key(i);
       if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
-        return Fail("CH0303", extents_.Key(obj.key_offset(i)), Cat("unknown key `", k, "` in ", what),
+        return Fail(codes::CH0303, extents_.Key(obj.key_offset(i)), Cat("unknown key `", k, "` in ", what),
                     Cat("expected ", KeyList(allowed)));
       }
     }
@@ -426,7 +359,7 @@ class Reader {
 
   const Value* Need(const Value& obj, std::string_view key, std::string_view what) {
     const Value* v = obj.Find(key);
-    if (v == nullptr) Fail("CH0305", obj, Cat(what, " lacks `", key, "`"));
+    if (v == nullptr) Fail(codes::CH0305, obj, Cat(what, " lacks `", key, "`"));
     return v;
   }
 
@@ -436,7 +369,7 @@ class Reader {
                             : kind == json::Kind::kArray ? "an array"
                             : kind == json::Kind::kString ? "a string"
                                                           : "a value";
-    return Fail("CH0304", v, Cat(what, " must be ", want, ", found ", KindName(v)));
+    return Fail(codes::CH0304, v, Cat(what, " must be ", want, ", found ", KindName(v)));
   }
 
   // --- policies ----------------------------------------------------------
@@ -467,7 +400,7 @@ class Reader {
     } else if (effect->as_string() == "forbid") {
       out->effect = ast::Effect::kForbid;
     } else {
-      return Fail("CH0318", *effect, Cat("unknown effect `", effect->as_string(), "`"),
+      return Fail(codes::CH0318, *effect, Cat("unknown effect `", effect->as_string(), "`"),
                   "expected `permit` or `forbid`");
     }
     if (const Value* annotations = v.Find("annotations")) {
@@ -499,11 +432,11 @@ class Reader {
       const Value& value = v.member(i);
       Span key_span = extents_.Key(v.key_offset(i));
       if (!IsIdentifier(key)) {
-        return Fail("CH0316", key_span, Cat("`", key, "` is not a valid annotation key"),
+        return Fail(codes::CH0316, key_span, Cat("`", key, "` is not a valid annotation key"),
                     "annotation keys are identifiers");
       }
       if (!value.is_string() && !value.is_null()) {
-        return Fail("CH0316", value, Cat("the annotation `", key, "` must be a string or `null`, found ",
+        return Fail(codes::CH0316, value, Cat("the annotation `", key, "` must be a string or `null`, found ",
                                          KindName(value)));
       }
       ast::Annotation a;
@@ -527,7 +460,7 @@ class Reader {
     } else if (kind->as_string() == "unless") {
       out->when = false;
     } else {
-      return Fail("CH0318", *kind, Cat("unknown condition kind `", kind->as_string(), "`"),
+      return Fail(codes::CH0318, *kind, Cat("unknown condition kind `", kind->as_string(), "`"),
                   "expected `when` or `unless`");
     }
     out->span = extents_.Of(v);
@@ -544,7 +477,7 @@ class Reader {
       auto [e, depth] = stack.back();
       stack.pop_back();
       if (depth > options_.max_expression_depth) {
-        return Fail("CH0302", root.span,
+        return Fail(codes::CH0302, root.span,
                     Cat("expression is more than ", options_.max_expression_depth, " operators deep"),
                     "split it into several `when` clauses or policies");
       }
@@ -585,7 +518,7 @@ class Reader {
       if (!Expect(*in, json::Kind::kObject, in_what)) return false;
       return EntityOrSlot(*in, in_what, var, slot, out);
     }
-    return Fail("CH0318", *op, Cat("unknown operator `", o, "` in ", what),
+    return Fail(codes::CH0318, *op, Cat("unknown operator `", o, "` in ", what),
                 "expected `All`, `==`, `in` or `is`");
   }
 
@@ -596,15 +529,15 @@ class Reader {
     if (const Value* entity = v.Find("entity")) return Uid(*entity, &out->entity);
     const Value* s = v.Find("slot");
     if (s == nullptr) {
-      return Fail("CH0305", v, Cat(what, " lacks `entity` or `slot`"));
+      return Fail(codes::CH0305, v, Cat(what, " lacks `entity` or `slot`"));
     }
     if (!Expect(*s, json::Kind::kString, "`slot`")) return false;
     if (s->as_string() != "?principal" && s->as_string() != "?resource") {
-      return Fail("CH0309", *s, Cat("unknown slot `", s->as_string(), "`"),
+      return Fail(codes::CH0309, *s, Cat("unknown slot `", s->as_string(), "`"),
                   "the slots are `?principal` and `?resource`");
     }
     if (s->as_string() != slot) {
-      return Fail("CH0309", *s, Cat("the slot `", s->as_string(), "` cannot constrain `", var, "`"),
+      return Fail(codes::CH0309, *s, Cat("the slot `", s->as_string(), "` cannot constrain `", var, "`"),
                   Cat("the only slot allowed here is `", slot, "`"));
     }
     out->slot = true;
@@ -623,7 +556,7 @@ class Reader {
       return true;
     }
     if (o != "==" && o != "in") {
-      return Fail("CH0318", *op, Cat("unknown operator `", o, "` in ", what),
+      return Fail(codes::CH0318, *op, Cat("unknown operator `", o, "` in ", what),
                   "expected `All`, `==` or `in`");
     }
     if (const Value* entity = v.Find("entity")) {
@@ -638,14 +571,14 @@ class Reader {
         if (!Uid(entities->at(i), &out->entities.back())) return false;
       }
     } else if (const Value* slot = v.Find("slot"); slot != nullptr && o == "==") {
-      return Fail("CH0309", *slot, "slots are not allowed in the `action` constraint");
+      return Fail(codes::CH0309, *slot, "slots are not allowed in the `action` constraint");
     } else {
-      return Fail("CH0305", v, Cat(what, " lacks `", o == "in" ? "entity` or `entities" : "entity", "`"));
+      return Fail(codes::CH0305, v, Cat(what, " lacks `", o == "in" ? "entity` or `entities" : "entity", "`"));
     }
     for (size_t i = 0; i < out->entities.size(); ++i) {
       std::string_view t = out->entities[i].type;
       if (t == "Action" || (t.size() > 8 && t.substr(t.size() - 8) == "::Action")) continue;
-      return Fail("CH0315", out->entities[i].span,
+      return Fail(codes::CH0315, out->entities[i].span,
                   Cat("expected an entity of type `Action`, found `", t, "`"),
                   "actions in the scope have type `Action` or `NS::Action`");
     }
@@ -658,21 +591,21 @@ class Reader {
   bool Uid(const Value& v, ast::EntityRef* out) {
     out->span = extents_.Of(v);
     if (!v.is_object()) {
-      return Fail("CH0308", v, Cat("expected an entity uid `{\"type\": ..., \"id\": ...}`, found ",
+      return Fail(codes::CH0308, v, Cat("expected an entity uid `{\"type\": ..., \"id\": ...}`, found ",
                                    KindName(v)));
     }
     if (const Value* e = v.Find("__expr"); e != nullptr && e->is_string()) {
-      return Fail("CH0308", v, "the `__expr` escape is no longer supported",
+      return Fail(codes::CH0308, v, "the `__expr` escape is no longer supported",
                   "write the entity as `{\"type\": ..., \"id\": ...}`");
     }
     const Value* uid = &v;
     if (const Value* e = v.Find("__entity"); e != nullptr && IsTypeAndId(*e)) uid = e;
     if (!IsTypeAndId(*uid)) {
-      return Fail("CH0308", v, "an entity uid needs a string `type` and a string `id`");
+      return Fail(codes::CH0308, v, "an entity uid needs a string `type` and a string `id`");
     }
     const Value& type = *uid->Find("type");
     if (!IsTypeName(type.as_string())) {
-      return Fail("CH0311", type, Cat("`", type.as_string(), "` is not a valid entity type name"),
+      return Fail(codes::CH0311, type, Cat("`", type.as_string(), "` is not a valid entity type name"),
                   "type names are `::`-separated identifiers, such as `NS::User`");
     }
     out->type = std::string(type.as_string());
@@ -689,7 +622,7 @@ class Reader {
   bool TypeName(const Value& v, std::string_view what, std::string* out) {
     if (!Expect(v, json::Kind::kString, what)) return false;
     if (!IsTypeName(v.as_string())) {
-      return Fail("CH0311", v, Cat("`", v.as_string(), "` is not a valid entity type name"),
+      return Fail(codes::CH0311, v, Cat("`", v.as_string(), "` is not a valid entity type name"),
                   "type names are `::`-separated identifiers, such as `NS::User`");
     }
     *out = std::string(v.as_string());
@@ -703,7 +636,7 @@ class Reader {
   // else recurses with its own depth.
   ExprPtr ReadExpr(const Value& v, int depth) {
     if (depth > options_.max_nesting) {
-      Fail("CH0302", Span{v.offset(), v.offset() + 1},
+      Fail(codes::CH0302, Span{v.offset(), v.offset() + 1},
            Cat("expression nested deeper than ", options_.max_nesting, " levels"),
            "split the condition into several `when` clauses or simplify it");
       return nullptr;
@@ -740,12 +673,12 @@ class Reader {
       std::string_view k = body.key(i);
       if (std::find(keys.begin(), keys.end(), k) == keys.end() &&
           std::find(optional.begin(), optional.end(), k) == optional.end()) {
-        return Fail("CH0303", extents_.Key(body.key_offset(i)), Cat("unknown key `", k, "` in `", op, "`"),
+        return Fail(codes::CH0303, extents_.Key(body.key_offset(i)), Cat("unknown key `", k, "` in `", op, "`"),
                     Cat("expected ", KeyList(keys)));
       }
     }
     for (std::string_view k : keys) {
-      if (body.Find(k) == nullptr) return Fail("CH0305", body, Cat("`", op, "` lacks `", k, "`"));
+      if (body.Find(k) == nullptr) return Fail(codes::CH0305, body, Cat("`", op, "` lacks `", k, "`"));
     }
     return true;
   }
@@ -754,16 +687,16 @@ class Reader {
   // operand (see ChainOperand), which is then not read again.
   ExprPtr ReadNode(const Value& v, int depth, ExprPtr chained) {
     if (!v.is_object()) {
-      Fail("CH0304", v, Cat("an expression must be an object, found ", KindName(v)),
+      Fail(codes::CH0304, v, Cat("an expression must be an object, found ", KindName(v)),
            "for a literal write `{\"Value\": ...}`");
       return nullptr;
     }
     if (v.size() != 1) {
       if (v.size() == 0) {
-        Fail("CH0307", v, "an empty object is not an expression",
+        Fail(codes::CH0307, v, "an empty object is not an expression",
              "an expression is an object with one key, such as `{\"Value\": 1}`");
       } else {
-        Fail("CH0307", extents_.Key(v.key_offset(1)),
+        Fail(codes::CH0307, extents_.Key(v.key_offset(1)),
              Cat("an expression has one key, found `", v.key(0), "` and `", v.key(1), "`"));
       }
       return nullptr;
@@ -773,10 +706,10 @@ class Reader {
     const Op* op = FindOp(key);
     if (op == nullptr) {
       if (key == "unknown") {
-        Fail("CH0312", extents_.Key(v.key_offset(0)), "`unknown` is not a known function",
+        Fail(codes::CH0312, extents_.Key(v.key_offset(0)), "`unknown` is not a known function",
              "`unknown(...)` exists only for Cedar's partial evaluation");
       } else {
-        Fail("CH0306", extents_.Key(v.key_offset(0)), Cat("unknown operator `", key, "`"),
+        Fail(codes::CH0306, extents_.Key(v.key_offset(0)), Cat("unknown operator `", key, "`"),
              "an expression is an object with one key such as `Value`, `Var`, `==`, `&&`, `.`, "
              "`has`, `like`, `if-then-else`, `Set`, `Record` or an extension function");
       }
@@ -805,7 +738,7 @@ class Reader {
         } else if (name == "context") {
           e->var = ast::Var::kContext;
         } else {
-          Fail("CH0318", body, Cat("unknown variable `", name, "`"),
+          Fail(codes::CH0318, body, Cat("unknown variable `", name, "`"),
                "expected `principal`, `action`, `resource` or `context`");
           return nullptr;
         }
@@ -815,10 +748,10 @@ class Reader {
         if (!Expect(body, json::Kind::kString, "`Slot`")) return nullptr;
         std::string_view name = body.as_string();
         if (name != "?principal" && name != "?resource") {
-          Fail("CH0309", body, Cat("unknown slot `", name, "`"),
+          Fail(codes::CH0309, body, Cat("unknown slot `", name, "`"),
                "the slots are `?principal` and `?resource`");
         } else {
-          Fail("CH0309", v, Cat("the template slot `", name, "` is in a `", clause_, "` clause"),
+          Fail(codes::CH0309, v, Cat("the template slot `", name, "` is in a `", clause_, "` clause"),
                "template slots may appear only in the policy scope");
         }
         return nullptr;
@@ -958,7 +891,7 @@ class Reader {
       e->keys.push_back(std::string(attr.as_string()));
     } else if (attr.is_array()) {
       if (attr.size() == 0) {
-        Fail("CH0304", attr, "`attr` of `has` must not be an empty array");
+        Fail(codes::CH0304, attr, "`attr` of `has` must not be an empty array");
         return nullptr;
       }
       for (size_t i = 0; i < attr.size(); ++i) {
@@ -966,7 +899,7 @@ class Reader {
         e->keys.push_back(std::string(attr.at(i).as_string()));
       }
     } else {
-      Fail("CH0304", attr, Cat("`attr` of `has` must be a string or an array of strings, found ",
+      Fail(codes::CH0304, attr, Cat("`attr` of `has` must be a string or an array of strings, found ",
                                KindName(attr)));
       return nullptr;
     }
@@ -994,7 +927,7 @@ class Reader {
         if (!Expect(elem.member(0), json::Kind::kString, "`Literal`")) return false;
         literal = elem.member(0).as_string();
       } else {
-        return Fail("CH0318", elem, "a pattern element must be `\"Wildcard\"` or `{\"Literal\": ...}`");
+        return Fail(codes::CH0318, elem, "a pattern element must be `\"Wildcard\"` or `{\"Literal\": ...}`");
       }
       if (wildcard) {
         if (out->empty() || !out->back().wildcard) out->push_back({true, ""});
@@ -1016,13 +949,13 @@ class Reader {
   // when it has that one key and the shape fits; otherwise it is a record.
   ExprPtr ReadLiteral(const Value& v, int depth, Span span) {
     if (depth > options_.max_nesting) {
-      Fail("CH0302", Span{v.offset(), v.offset() + 1},
+      Fail(codes::CH0302, Span{v.offset(), v.offset() + 1},
            Cat("expression nested deeper than ", options_.max_nesting, " levels"));
       return nullptr;
     }
     switch (v.kind()) {
       case json::Kind::kNull:
-        Fail("CH0310", v, "`null` is not a value");
+        Fail(codes::CH0310, v, "`null` is not a value");
         return nullptr;
       case json::Kind::kBool: {
         auto e = Node(K::kBool, span);
@@ -1031,11 +964,11 @@ class Reader {
       }
       case json::Kind::kNumber: {
         if (!v.is_integer_literal()) {
-          Fail("CH0310", v, Cat("`", v.number_text(), "` is not an integer; only integers are values"));
+          Fail(codes::CH0310, v, Cat("`", v.number_text(), "` is not an integer; only integers are values"));
           return nullptr;
         }
         if (!v.fits_int64()) {
-          Fail("CH0310", v, Cat("integer `", v.number_text(), "` does not fit in 64 bits"),
+          Fail(codes::CH0310, v, Cat("integer `", v.number_text(), "` does not fit in 64 bits"),
                "integers range from -9223372036854775808 to 9223372036854775807");
           return nullptr;
         }
@@ -1064,7 +997,7 @@ class Reader {
       std::string_view key = v.key(0);
       const Value& inner = v.member(0);
       if (key == "__expr" && inner.is_string()) {
-        Fail("CH0310", v, "the `__expr` escape is no longer supported");
+        Fail(codes::CH0310, v, "the `__expr` escape is no longer supported");
         return nullptr;
       }
       if (key == "__entity" && inner.is_object() && inner.size() >= 2 && IsTypeAndId(inner)) {
@@ -1097,7 +1030,7 @@ class Reader {
     std::string_view name = fn.as_string();
     bool method = ExtensionBuiltin(name, CallStyle::kMethod) >= 0;
     if (!method && ExtensionBuiltin(name, CallStyle::kFunction) < 0) {
-      Fail("CH0312", fn, Cat("`", name, "` is not a known extension function"),
+      Fail(codes::CH0312, fn, Cat("`", name, "` is not a known extension function"),
            "the functions are `ip`, `decimal`, `datetime` and `duration`");
       return nullptr;
     }
@@ -1120,12 +1053,12 @@ class Reader {
     int id = ExtensionBuiltin(name, method ? CallStyle::kMethod : CallStyle::kFunction);
     if (id < 0 || given == kBuiltins[id].arity) return true;
     if (method && given == 0) {
-      return Fail("CH0319", at, Cat("the method `", name, "` lacks its receiver"),
+      return Fail(codes::CH0319, at, Cat("the method `", name, "` lacks its receiver"),
                   "the receiver is the first element of the array");
     }
     size_t receiver = method ? 1 : 0;
     size_t wanted = kBuiltins[id].arity - receiver;
-    return Fail("CH0319", at,
+    return Fail(codes::CH0319, at,
                 Cat("`", name, "` takes ", wanted, wanted == 1 ? " argument" : " arguments", ", ",
                     given - receiver, " given"),
                 method ? "the receiver is the first element of the array, the arguments follow" : "");
@@ -1148,7 +1081,7 @@ class Reader {
     std::set<std::string> ids;
     auto claim = [&](std::string_view id, Span span, std::string_view what) {
       if (ids.insert(std::string(id)).second) return true;
-      return Fail("CH0313", span, Cat("duplicate policy id `", id, "`"),
+      return Fail(codes::CH0313, span, Cat("duplicate policy id `", id, "`"),
                   Cat("every policy, template and link needs its own id; this ", what, " reuses one"));
     };
     if (const Value* statics = root.Find("staticPolicies")) {
@@ -1159,7 +1092,7 @@ class Reader {
           ast::Policy policy;
           if (!ReadPolicy(statics->member(i), id, &policy)) continue;
           if (policy.is_template()) {
-            Fail("CH0317", policy.principal.slot ? policy.principal.span : policy.resource.span,
+            Fail(codes::CH0317, policy.principal.slot ? policy.principal.span : policy.resource.span,
                  Cat("the static policy `", id, "` contains the slot `",
                      policy.principal.slot ? "?principal" : "?resource", "`"),
                  "a policy with slots belongs in `templates`");
@@ -1221,7 +1154,7 @@ class Reader {
       std::string_view slot = values->key(i);
       ast::EntityRef uid;
       if (slot != "?principal" && slot != "?resource") {
-        Fail("CH0309", extents_.Key(values->key_offset(i)), Cat("unknown slot `", slot, "`"),
+        Fail(codes::CH0309, extents_.Key(values->key_offset(i)), Cat("unknown slot `", slot, "`"),
              "the slots are `?principal` and `?resource`");
         return;
       }
@@ -1233,7 +1166,7 @@ class Reader {
       if (candidate.id == link.template_id) t = &candidate;
     }
     if (t == nullptr) {
-      Fail("CH0314", *template_id, Cat("there is no template `", link.template_id, "`"),
+      Fail(codes::CH0314, *template_id, Cat("there is no template `", link.template_id, "`"),
            "a link names a key of `templates`");
       return;
     }
@@ -1242,12 +1175,12 @@ class Reader {
          {std::tuple{t->principal_slot, link.principal.has_value(), "?principal"},
           std::tuple{t->resource_slot, link.resource.has_value(), "?resource"}}) {
       if (has_slot && !bound) {
-        Fail("CH0314", *values, Cat("the link `", link.link_id, "` does not bind `", name,
+        Fail(codes::CH0314, *values, Cat("the link `", link.link_id, "` does not bind `", name,
                                     "` of the template `", link.template_id, "`"));
         return;
       }
       if (!has_slot && bound) {
-        Fail("CH0314", *values, Cat("the link `", link.link_id, "` binds `", name,
+        Fail(codes::CH0314, *values, Cat("the link `", link.link_id, "` binds `", name,
                                     "`, which the template `", link.template_id, "` does not have"));
         return;
       }
@@ -1259,7 +1192,7 @@ class Reader {
     }
     ast::Policy copy = ClonePolicy(t->slotless);
     if (copied_ > copy_budget_) {
-      Fail("CH0302", v, "template links copy too large a policy",
+      Fail(codes::CH0302, v, "template links copy too large a policy",
            "a template without slots is copied for each of its links");
       return;
     }
@@ -1290,7 +1223,7 @@ class Reader {
 
   const CompileOptions& options_;
   Diagnostics* diags_;
-  Extents extents_;
+  json::Extents extents_;
   size_t copy_budget_;
   size_t copied_ = 0;
   std::string_view clause_ = "when";
@@ -1303,7 +1236,7 @@ ast::PolicySet ParsePolicySetJson(const SourceFile& source, const CompileOptions
   ast::PolicySet set;
   const std::string& text = source.text();
   if (text.size() > options.max_source_bytes) {
-    diagnostics->Error("CH0301", {0, 0},
+    diagnostics->Error(codes::CH0301, {0, 0},
                        Cat("policy JSON is ", text.size(), " bytes, more than the limit of ",
                            options.max_source_bytes));
     return set;
@@ -1316,27 +1249,17 @@ ast::PolicySet ParsePolicySetJson(const SourceFile& source, const CompileOptions
   // max_expression_depth.
   parse_options.max_depth = MaxJsonDepth(options);
   parse_options.max_bytes = options.max_source_bytes;
-  absl::StatusOr<json::Document> doc = json::Parse(text, parse_options);
+  json::ParseFault fault;
+  absl::StatusOr<json::Document> doc = json::Parse(text, parse_options, &fault);
   if (!doc.ok()) {
-    // "LINE:COL: message"
-    std::string_view message = ToStd(doc.status().message());
-    size_t line = 0, column = 0, i = 0;
-    while (i < message.size() && message[i] >= '0' && message[i] <= '9') line = line * 10 + (message[i++] - '0');
-    if (i < message.size() && message[i] == ':') ++i;
-    while (i < message.size() && message[i] >= '0' && message[i] <= '9') column = column * 10 + (message[i++] - '0');
-    if (i + 1 < message.size() && message[i] == ':' && message[i + 1] == ' ') {
-      message.remove_prefix(i + 2);
-    } else {
-      line = column = 1;
-    }
-    uint32_t at = OffsetOfLineCol(text, line, column);
-    uint32_t end = std::min<uint32_t>(at + 1, static_cast<uint32_t>(text.size()));
+    std::string_view message = fault.message;
+    Span at = json::FaultSpan(text, fault);
     if (message.rfind("nesting deeper than", 0) == 0) {
-      diagnostics->Error("CH0302", {at, std::max(at, end)},
+      diagnostics->Error(codes::CH0302, at,
                          Cat("JSON nested deeper than ", MaxJsonDepth(options), " levels"),
                          Cat("expressions may be ", options.max_expression_depth, " operators deep"));
     } else {
-      diagnostics->Error("CH0300", {at, std::max(at, end)}, Cat("invalid JSON: ", message));
+      diagnostics->Error(codes::CH0300, at, Cat("invalid JSON: ", message));
     }
     return set;
   }

@@ -5,11 +5,13 @@
 #include <cctype>
 
 #include "api/access.h"
+#include "common/diagnostic_codes.h"
 #include "common/strings.h"
 #include "common/status_macros.h"
 #include "common/utf8.h"
 #include "entities/json_values.h"
 #include "json/json.h"
+#include "json/json_diagnostics.h"
 #include "request/request_data.h"
 #include "charter/schema.h"
 #include "schema/schema_model.h"
@@ -18,6 +20,7 @@ namespace charter {
 
 using internal::Cat;
 using internal::CatAppend;
+namespace codes = internal::codes;
 namespace {
 
 using internal::JsonSource;
@@ -42,7 +45,7 @@ std::string CheckTarget(const internal::SchemaModel& m, const internal::ActionIn
 absl::StatusOr<std::shared_ptr<internal::RequestData>> ReadRequest(const internal::json::Value& v,
                                                                    const JsonSource& src,
                                                                    const internal::SchemaModel* schema) {
-  if (!v.is_object()) return src.Error(v.offset(), "a request must be a JSON object");
+  if (!v.is_object()) return src.Error(codes::CH0602, v.offset(), "a request must be a JSON object");
   auto data = std::make_shared<internal::RequestData>();
   const internal::json::Value* fields[4] = {nullptr, nullptr, nullptr, nullptr};
   constexpr std::string_view kNames[4] = {"principal", "action", "resource", "context"};
@@ -53,18 +56,18 @@ absl::StatusOr<std::shared_ptr<internal::RequestData>> ReadRequest(const interna
       if (key == kNames[f]) fields[f] = &v.member(k), known = true;
     }
     if (key == "description") {
-      if (!v.member(k).is_string()) return src.Error(v.member(k).offset(), "`description` must be a string");
+      if (!v.member(k).is_string()) return src.Error(codes::CH0602, v.member(k).offset(), "`description` must be a string");
       known = true;
     }
     if (!known) {
-      return src.Error(v.key_offset(k),
+      return src.KeyError(codes::CH0604, v.key_offset(k),
                        Cat("unexpected key `", key, "` in a request; expected `principal`, "
                                     "`action`, `resource`, `context` or `description`"));
     }
   }
   EntityUid* uids[3] = {&data->principal, &data->action, &data->resource};
   for (int f = 0; f < 3; ++f) {
-    if (fields[f] == nullptr) return src.Error(v.offset(), Cat("a request lacks `", kNames[f], "`"));
+    if (fields[f] == nullptr) return src.Error(codes::CH0603, v.offset(), Cat("a request lacks `", kNames[f], "`"));
     RETURN_IF_ERROR(internal::ReadEntityUidOrText(*fields[f], src, kNames[f], uids[f]));
   }
   data->Bind();
@@ -72,12 +75,12 @@ absl::StatusOr<std::shared_ptr<internal::RequestData>> ReadRequest(const interna
   if (schema != nullptr) {
     action = schema->FindAction({data->action.type, data->action.id});
     if (action == nullptr) {
-      return src.Error(fields[1]->offset(),
+      return src.Error(codes::CH0608, fields[1]->offset(),
                        Cat("`action`: the schema declares no action `", data->action.ToString(), "`"));
     }
     for (int f : {0, 2}) {
       std::string why = CheckTarget(*schema, *action, *uids[f], kNames[f]);
-      if (!why.empty()) return src.Error(fields[f]->offset(), Cat("`", kNames[f], "`: ", why));
+      if (!why.empty()) return src.Error(codes::CH0608, fields[f]->offset(), Cat("`", kNames[f], "`: ", why));
     }
   }
   internal::RequestData* d = data.get();
@@ -96,7 +99,7 @@ absl::StatusOr<std::shared_ptr<internal::RequestData>> ReadRequest(const interna
       empty_doc = internal::json::Parse("{}");
       context = &empty_doc->root();
     }
-    if (!context->is_object()) return src.Error(context->offset(), "`context` must be a JSON object");
+    if (!context->is_object()) return src.Error(codes::CH0602, context->offset(), "`context` must be a JSON object");
     ASSIGN_OR_RETURN(data->context, reader.ReadTyped(*context, *action->context, "context", "attribute"));
   } else if (fields[3] != nullptr) {
     ASSIGN_OR_RETURN(data->context, reader.ReadRecord(*fields[3], "`context`"));
@@ -106,9 +109,10 @@ absl::StatusOr<std::shared_ptr<internal::RequestData>> ReadRequest(const interna
 
 absl::StatusOr<internal::json::Document> ParseDocument(std::string_view json,
                                                        std::string_view source_name) {
-  auto doc = internal::json::Parse(json);
+  internal::json::ParseFault fault;
+  auto doc = internal::json::Parse(json, {}, &fault);
   if (!doc.ok()) {
-    return absl::InvalidArgumentError(Cat(source_name, ":", doc.status().message()));
+    return internal::json::ParseFaultStatus(source_name, json, fault, codes::CH0600, codes::CH0601);
   }
   return doc;
 }
@@ -126,7 +130,7 @@ absl::StatusOr<std::vector<Request>> ReadAll(std::string_view json, std::string_
   ASSIGN_OR_RETURN(internal::json::Document doc, ParseDocument(json, source_name));
   JsonSource src{source_name, json};
   const internal::json::Value& root = doc.root();
-  if (!root.is_array()) return src.Error(root.offset(), "requests must be a JSON array of request objects");
+  if (!root.is_array()) return src.Error(codes::CH0602, root.offset(), "requests must be a JSON array of request objects");
   std::vector<Request> out;
   out.reserve(root.size());
   for (size_t i = 0; i < root.size(); ++i) {

@@ -11,9 +11,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "charter/schedule.h"
+#include "common/diagnostic_codes.h"
 #include "common/status_macros.h"
 #include "common/strings.h"
 #include "json/json.h"
+#include "json/json_diagnostics.h"
 #include "schedule/load.h"
 #include "schedule/quantity.h"
 #include "schedule/tree.h"
@@ -22,6 +24,7 @@ namespace charter::schedule {
 namespace {
 
 namespace json = internal::json;
+namespace codes = internal::codes;
 using internal::Cat;
 
 void CatAppendId(std::string* out, std::string_view id) {
@@ -40,10 +43,16 @@ class Loader {
       return absl::InvalidArgumentError(
           Cat(options_.source_name, ": the state is larger than ", options_.max_input_bytes, " bytes"));
     }
-    absl::StatusOr<json::Document> doc = json::Parse(text_);
+    json::ParseFault fault;
+    absl::StatusOr<json::Document> doc = json::Parse(text_, {}, &fault);
     if (!doc.ok()) {
-      return absl::InvalidArgumentError(
-          Cat(options_.source_name, ":", internal::ToStd(doc.status().message())));
+      // A translated state's text is generated: its positions are not the
+      // user's, so the fault is reported without a diagnostic.
+      if (map_ != nullptr) {
+        return absl::InvalidArgumentError(
+            Cat(options_.source_name, ":", internal::ToStd(doc.status().message())));
+      }
+      return json::ParseFaultStatus(options_.source_name, text_, fault, codes::CH0700, codes::CH0700);
     }
     ASSIGN_OR_RETURN(const json::Value* root, PickScenario(doc->root()));
     RETURN_IF_ERROR(LoadRoot(*root));
@@ -53,26 +62,28 @@ class Loader {
   absl::Status LoadRoot(const json::Value& root);
 
  private:
-  absl::Status Fail(uint32_t offset, std::string_view message) const {
+  // A fault in the value (or key) at `offset` of the text, with a code of
+  // common/diagnostics.def; offsets in a translated state are mapped to
+  // the user's text first.
+  absl::Status Fail(const char* code, uint32_t offset, std::string_view message) const {
     std::string_view text = text_;
     if (map_ != nullptr) {
       auto it = std::upper_bound(map_->spans.begin(), map_->spans.end(), std::pair<uint32_t, uint32_t>(offset, UINT32_MAX));
       offset = it == map_->spans.begin() ? 0 : std::prev(it)->second;
       text = map_->user_text;
     }
-    return absl::InvalidArgumentError(
-        Cat(options_.source_name, ":", json::LineCol(text, offset), ": ", message));
+    return json::FaultStatus(options_.source_name, text, code, json::ValueSpan(text, offset), message);
   }
 
   absl::StatusOr<const json::Value*> PickScenario(const json::Value& root);
 
   absl::Status CheckKeys(const json::Value& v, std::string_view what,
                          std::initializer_list<std::string_view> allowed) const {
-    if (!v.is_object()) return Fail(v.offset(), Cat(what, " must be an object"));
+    if (!v.is_object()) return Fail(codes::CH0701, v.offset(), Cat(what, " must be an object"));
     for (size_t i = 0; i < v.size(); ++i) {
       std::string_view key = v.key(i);
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-        return Fail(v.key_offset(i), Cat("unknown field `", key, "` in ", what));
+        return Fail(codes::CH0703, v.key_offset(i), Cat("unknown field `", key, "` in ", what));
       }
     }
     return absl::OkStatus();
@@ -80,9 +91,9 @@ class Loader {
 
   absl::StatusOr<std::string> Name(const json::Value& v, std::string_view what) const {
     const json::Value* name = v.Find("name");
-    if (name == nullptr) return Fail(v.offset(), Cat(what, " has no `name`"));
+    if (name == nullptr) return Fail(codes::CH0702, v.offset(), Cat(what, " has no `name`"));
     if (!name->is_string() || name->as_string().empty()) {
-      return Fail(name->offset(), Cat("the name of ", what, " must be a non-empty string"));
+      return Fail(codes::CH0701, name->offset(), Cat("the name of ", what, " must be a non-empty string"));
     }
     return std::string(name->as_string());
   }
@@ -93,7 +104,7 @@ class Loader {
                                              std::string_view fallback = {}) const {
     const json::Value* m = v.Find(key);
     if (m == nullptr || m->is_null()) return fallback;
-    if (!m->is_string()) return Fail(m->offset(), Cat("`", key, "` of ", what, " must be a string"));
+    if (!m->is_string()) return Fail(codes::CH0701, m->offset(), Cat("`", key, "` of ", what, " must be a string"));
     return m->as_string();
   }
 
@@ -101,7 +112,7 @@ class Loader {
                                               std::string_view what) const {
     const json::Value* m = v.Find(key);
     if (m == nullptr || m->is_null()) return nullptr;
-    if (!m->is_array()) return Fail(m->offset(), Cat("`", key, "` of ", what, " must be an array"));
+    if (!m->is_array()) return Fail(codes::CH0701, m->offset(), Cat("`", key, "` of ", what, " must be an array"));
     return m;
   }
 
@@ -115,12 +126,12 @@ class Loader {
         return static_cast<double>(milli) / 1000.0;
       }
     }
-    return Fail(v.offset(), Cat(what, " must be a non-negative number"));
+    return Fail(codes::CH0704, v.offset(), Cat(what, " must be a non-negative number"));
   }
 
   absl::StatusOr<int64_t> Integer(const json::Value& v, std::string_view what) const {
     if (!v.is_number() || !v.fits_int64()) {
-      return Fail(v.offset(), Cat(what, " must be an integer"));
+      return Fail(codes::CH0704, v.offset(), Cat(what, " must be an integer"));
     }
     return v.as_int64();
   }
@@ -130,7 +141,7 @@ class Loader {
     const json::Value* m = v.Find(key);
     if (m == nullptr || m->is_null()) return std::optional<double>();
     if (!m->is_number() || !std::isfinite(m->as_double())) {
-      return Fail(m->offset(), Cat("`", key, "` of ", what, " must be a number of seconds or null"));
+      return Fail(codes::CH0704, m->offset(), Cat("`", key, "` of ", what, " must be a number of seconds or null"));
     }
     return std::optional<double>(m->as_double());
   }
@@ -143,18 +154,18 @@ class Loader {
     } else if (v.is_string()) {
       text = v.as_string();
     } else {
-      return Fail(v.offset(), Cat(what, " must be a quantity such as 8, \"500m\" or \"16Gi\""));
+      return Fail(codes::CH0704, v.offset(), Cat(what, " must be a quantity such as 8, \"500m\" or \"16Gi\""));
     }
     int64_t out = 0;
     switch (internal::schedule::ParseQuantity(text, IsMilli(resource), &out)) {
       case internal::schedule::QuantityError::kOk: return out;
       case internal::schedule::QuantityError::kNegative:
-        return Fail(v.offset(), Cat(what, " is negative (", text, ")"));
+        return Fail(codes::CH0704, v.offset(), Cat(what, " is negative (", text, ")"));
       case internal::schedule::QuantityError::kTooLarge:
-        return Fail(v.offset(), Cat(what, " is too large (", text, ")"));
+        return Fail(codes::CH0704, v.offset(), Cat(what, " is too large (", text, ")"));
       case internal::schedule::QuantityError::kMalformed: break;
     }
-    return Fail(v.offset(), Cat(what, " is not a quantity: `", text, "`"));
+    return Fail(codes::CH0704, v.offset(), Cat(what, " is not a quantity: `", text, "`"));
   }
 
   bool IsMilli(int resource) const { return state_.resources[resource] == "cpu"; }
@@ -190,17 +201,17 @@ class Loader {
 };
 
 absl::StatusOr<const json::Value*> Loader::PickScenario(const json::Value& root) {
-  if (!root.is_object()) return Fail(root.offset(), "the state must be a JSON object");
+  if (!root.is_object()) return Fail(codes::CH0701, root.offset(), "the state must be a JSON object");
   const json::Value* scenarios = root.Find("scenarios");
   if (scenarios == nullptr) return &root;
   RETURN_IF_ERROR(CheckKeys(root, "the scenario file",
                             {"format", "kueue_source", "units", "description", "scenarios"}));
-  if (!scenarios->is_array()) return Fail(scenarios->offset(), "`scenarios` must be an array");
+  if (!scenarios->is_array()) return Fail(codes::CH0701, scenarios->offset(), "`scenarios` must be an array");
   const json::Value* found = nullptr;
   std::string ids;
   for (size_t i = 0; i < scenarios->size(); ++i) {
     const json::Value& s = scenarios->at(i);
-    if (!s.is_object()) return Fail(s.offset(), "a scenario must be an object");
+    if (!s.is_object()) return Fail(codes::CH0701, s.offset(), "a scenario must be an object");
     const json::Value* id = s.Find("id");
     std::string_view id_text = id != nullptr && id->is_string() ? id->as_string() : "";
     CatAppendId(&ids, id_text);
@@ -210,10 +221,10 @@ absl::StatusOr<const json::Value*> Loader::PickScenario(const json::Value& root)
   }
   if (found != nullptr) return found;
   if (options_.scenario.empty()) {
-    return Fail(scenarios->offset(), Cat("the file holds ", scenarios->size(),
+    return Fail(codes::CH0707, scenarios->offset(), Cat("the file holds ", scenarios->size(),
                                          " scenarios; choose one of: ", ids));
   }
-  return Fail(scenarios->offset(), Cat("no scenario `", options_.scenario, "`; the file holds: ", ids));
+  return Fail(codes::CH0706, scenarios->offset(), Cat("no scenario `", options_.scenario, "`; the file holds: ", ids));
 }
 
 absl::Status Loader::LoadRoot(const json::Value& root) {
@@ -225,11 +236,11 @@ absl::Status Loader::LoadRoot(const json::Value& root) {
     RETURN_IF_ERROR(LoadEngine(*e));
   }
   if (const json::Value* now = root.Find("now"); now != nullptr && !now->is_null()) {
-    if (!now->is_number()) return Fail(now->offset(), "`now` must be a number of seconds");
+    if (!now->is_number()) return Fail(codes::CH0704, now->offset(), "`now` must be a number of seconds");
     state_.now = now->as_double();
   }
   const json::Value* flavors = root.Find("resource_flavors");
-  if (flavors == nullptr) return Fail(root.offset(), "the state has no `resource_flavors`");
+  if (flavors == nullptr) return Fail(codes::CH0702, root.offset(), "the state has no `resource_flavors`");
   RETURN_IF_ERROR(LoadFlavors(*flavors));
   if (const json::Value* pc = root.Find("priority_classes"); pc != nullptr && !pc->is_null()) {
     RETURN_IF_ERROR(LoadPriorityClasses(*pc));
@@ -238,7 +249,7 @@ absl::Status Loader::LoadRoot(const json::Value& root) {
     RETURN_IF_ERROR(LoadCohorts(*c));
   }
   const json::Value* cqs = root.Find("cluster_queues");
-  if (cqs == nullptr) return Fail(root.offset(), "the state has no `cluster_queues`");
+  if (cqs == nullptr) return Fail(codes::CH0702, root.offset(), "the state has no `cluster_queues`");
   RETURN_IF_ERROR(LoadClusterQueues(cqs));
   ASSIGN_OR_RETURN(const json::Value* admitted, OptArray(root, "admitted", "the state"));
   RETURN_IF_ERROR(LoadWorkloads(admitted, true));
@@ -246,7 +257,7 @@ absl::Status Loader::LoadRoot(const json::Value& root) {
   RETURN_IF_ERROR(LoadWorkloads(pending, false));
   if (std::string error = internal::schedule::QuotaCellsError(state_, options_.max_quota_cells);
       !error.empty()) {
-    return Fail(root.offset(), error);
+    return Fail(codes::CH0707, root.offset(), error);
   }
   return absl::OkStatus();
 }
@@ -255,7 +266,7 @@ absl::Status Loader::LoadEngine(const json::Value& v) {
   RETURN_IF_ERROR(CheckKeys(v, "`engine`",
                             {"fair_sharing", "fair_sharing_preemption_strategies", "feature_gates"}));
   if (const json::Value* fs = v.Find("fair_sharing"); fs != nullptr && !fs->is_null()) {
-    if (!fs->is_bool()) return Fail(fs->offset(), "`fair_sharing` must be true or false");
+    if (!fs->is_bool()) return Fail(codes::CH0701, fs->offset(), "`fair_sharing` must be true or false");
     state_.engine.fair_sharing = fs->as_bool();
   }
   ASSIGN_OR_RETURN(const json::Value* strategies,
@@ -270,7 +281,7 @@ absl::Status Loader::LoadEngine(const json::Value& v) {
       } else if (name == "LessThanInitialShare") {
         list.push_back(FairSharingStrategy::kLessThanInitialShare);
       } else {
-        return Fail(s.offset(), "a fair-sharing preemption strategy is `LessThanOrEqualToFinalShare` "
+        return Fail(codes::CH0707, s.offset(), "a fair-sharing preemption strategy is `LessThanOrEqualToFinalShare` "
                                 "or `LessThanInitialShare`");
       }
     }
@@ -279,20 +290,20 @@ absl::Status Loader::LoadEngine(const json::Value& v) {
               (list.size() == 2 && list[0] == FairSharingStrategy::kLessThanOrEqualToFinalShare &&
                list[1] == FairSharingStrategy::kLessThanInitialShare);
     if (!ok) {
-      return Fail(strategies->offset(),
+      return Fail(codes::CH0701, strategies->offset(),
                   "the fair-sharing preemption strategies must be one strategy, or "
                   "LessThanOrEqualToFinalShare then LessThanInitialShare");
     }
     state_.engine.fair_sharing_strategies = std::move(list);
   }
   if (const json::Value* g = v.Find("feature_gates"); g != nullptr && !g->is_null() && !g->is_object()) {
-    return Fail(g->offset(), "`feature_gates` must be an object");
+    return Fail(codes::CH0701, g->offset(), "`feature_gates` must be an object");
   }
   return absl::OkStatus();
 }
 
 absl::Status Loader::LoadFlavors(const json::Value& v) {
-  if (!v.is_array()) return Fail(v.offset(), "`resource_flavors` must be an array of names");
+  if (!v.is_array()) return Fail(codes::CH0701, v.offset(), "`resource_flavors` must be an array of names");
   for (size_t i = 0; i < v.size(); ++i) {
     const json::Value& f = v.at(i);
     std::string name;
@@ -302,9 +313,9 @@ absl::Status Loader::LoadFlavors(const json::Value& v) {
       RETURN_IF_ERROR(CheckKeys(f, "a resource flavor", {"name", "node_labels", "node_taints"}));
       ASSIGN_OR_RETURN(name, Name(f, "a resource flavor"));
     }
-    if (name.empty()) return Fail(f.offset(), "a resource flavor must be a non-empty name");
+    if (name.empty()) return Fail(codes::CH0701, f.offset(), "a resource flavor must be a non-empty name");
     if (!flavors_.try_emplace(name, static_cast<int>(state_.flavors.size())).second) {
-      return Fail(f.offset(), Cat("resource flavor `", name, "` is listed twice"));
+      return Fail(codes::CH0705, f.offset(), Cat("resource flavor `", name, "` is listed twice"));
     }
     state_.flavors.push_back(std::move(name));
   }
@@ -312,17 +323,17 @@ absl::Status Loader::LoadFlavors(const json::Value& v) {
 }
 
 absl::Status Loader::LoadPriorityClasses(const json::Value& v) {
-  if (!v.is_array()) return Fail(v.offset(), "`priority_classes` must be an array");
+  if (!v.is_array()) return Fail(codes::CH0701, v.offset(), "`priority_classes` must be an array");
   for (size_t i = 0; i < v.size(); ++i) {
     const json::Value& c = v.at(i);
     RETURN_IF_ERROR(CheckKeys(c, "a priority class", {"name", "value", "description"}));
     ASSIGN_OR_RETURN(std::string name, Name(c, "a priority class"));
     std::string what = Cat("priority class `", name, "`");
     const json::Value* value = c.Find("value");
-    if (value == nullptr) return Fail(c.offset(), Cat(what, " has no `value`"));
+    if (value == nullptr) return Fail(codes::CH0702, c.offset(), Cat(what, " has no `value`"));
     ASSIGN_OR_RETURN(int64_t n, Integer(*value, Cat("the value of ", what)));
     if (!classes_.try_emplace(name, static_cast<int>(state_.priority_classes.size())).second) {
-      return Fail(c.offset(), Cat(what, " is listed twice"));
+      return Fail(codes::CH0705, c.offset(), Cat(what, " is listed twice"));
     }
     state_.priority_classes.push_back(PriorityClass{std::move(name), n});
   }
@@ -330,14 +341,14 @@ absl::Status Loader::LoadPriorityClasses(const json::Value& v) {
 }
 
 absl::Status Loader::LoadCohorts(const json::Value& v) {
-  if (!v.is_array()) return Fail(v.offset(), "`cohorts` must be an array");
+  if (!v.is_array()) return Fail(codes::CH0701, v.offset(), "`cohorts` must be an array");
   // Names first, so that a parent may come after its child.
   for (size_t i = 0; i < v.size(); ++i) {
     const json::Value& c = v.at(i);
     RETURN_IF_ERROR(CheckKeys(c, "a cohort", {"name", "parent", "resource_groups", "fair_weight"}));
     ASSIGN_OR_RETURN(std::string name, Name(c, "a cohort"));
     if (!cohorts_.try_emplace(name, static_cast<int>(state_.cohorts.size())).second) {
-      return Fail(c.offset(), Cat("cohort `", name, "` is listed twice"));
+      return Fail(codes::CH0705, c.offset(), Cat("cohort `", name, "` is listed twice"));
     }
     Cohort cohort;
     cohort.name = std::move(name);
@@ -348,16 +359,16 @@ absl::Status Loader::LoadCohorts(const json::Value& v) {
     Cohort& cohort = state_.cohorts[i];
     std::string what = Cat("cohort `", cohort.name, "`");
     if (const json::Value* p = c.Find("parent"); p != nullptr && !p->is_null()) {
-      if (!p->is_string()) return Fail(p->offset(), Cat("the parent of ", what, " must be a name or null"));
+      if (!p->is_string()) return Fail(codes::CH0701, p->offset(), Cat("the parent of ", what, " must be a name or null"));
       auto it = cohorts_.find(std::string(p->as_string()));
       if (it == cohorts_.end()) {
-        return Fail(p->offset(), Cat(what, " names an unknown parent cohort `", p->as_string(), "`"));
+        return Fail(codes::CH0706, p->offset(), Cat(what, " names an unknown parent cohort `", p->as_string(), "`"));
       }
       cohort.parent = it->second;
     }
     if (const json::Value* w = c.Find("fair_weight"); w != nullptr && !w->is_null()) {
       ASSIGN_OR_RETURN(cohort.fair_weight, Number(*w, Cat("the fair weight of ", what)));
-      if (cohort.fair_weight < 0) return Fail(w->offset(), Cat("the fair weight of ", what, " is negative"));
+      if (cohort.fair_weight < 0) return Fail(codes::CH0704, w->offset(), Cat("the fair weight of ", what, " is negative"));
     }
     RETURN_IF_ERROR(LoadResourceGroups(c, what, cohort.parent >= 0, &cohort.resource_groups));
   }
@@ -367,7 +378,7 @@ absl::Status Loader::LoadCohorts(const json::Value& v) {
       internal::CatAppend(&path, " -> ", state_.cohorts[walk].name);
       if (walk == c) break;
     }
-    return Fail(v.at(c).offset(), Cat("cohort `", state_.cohorts[c].name, "` is in a cycle of parents: ", path));
+    return Fail(codes::CH0707, v.at(c).offset(), Cat("cohort `", state_.cohorts[c].name, "` is in a cycle of parents: ", path));
   }
   return absl::OkStatus();
 }
@@ -376,7 +387,7 @@ absl::Status Loader::LoadResourceGroups(const json::Value& owner, std::string_vi
                                         std::vector<ResourceGroup>* out) {
   const bool is_queue = what.substr(0, 7) == "cluster";
   auto no_parent = [&](const json::Value& limit, std::string_view kind, std::string_view rwhat) {
-    return Fail(limit.offset(),
+    return Fail(codes::CH0707, limit.offset(),
                 Cat("the ", kind, " limit in ", rwhat, " needs ",
                     is_queue ? "a cohort: Kueue allows borrowing and lending limits only in a cluster queue of a cohort"
                              : "a parent cohort: Kueue allows borrowing and lending limits only in a cohort with a parent"));
@@ -390,24 +401,24 @@ absl::Status Loader::LoadResourceGroups(const json::Value& owner, std::string_vi
     ResourceGroup group;
     ASSIGN_OR_RETURN(const json::Value* res, OptArray(gv, "covered_resources", Cat("a resource group of ", what)));
     if (res == nullptr || res->size() == 0) {
-      return Fail(gv.offset(), Cat("a resource group of ", what, " covers no resources"));
+      return Fail(codes::CH0707, gv.offset(), Cat("a resource group of ", what, " covers no resources"));
     }
     for (size_t r = 0; r < res->size(); ++r) {
       const json::Value& rv = res->at(r);
       if (!rv.is_string() || rv.as_string().empty()) {
-        return Fail(rv.offset(), "a covered resource must be a non-empty name");
+        return Fail(codes::CH0701, rv.offset(), "a covered resource must be a non-empty name");
       }
       int index = Resource(rv.as_string());
       if (covered.size() <= static_cast<size_t>(index)) covered.resize(index + 1, false);
       if (covered[index]) {
-        return Fail(rv.offset(), Cat(what, " covers resource `", rv.as_string(), "` twice"));
+        return Fail(codes::CH0705, rv.offset(), Cat(what, " covers resource `", rv.as_string(), "` twice"));
       }
       covered[index] = true;
       group.covered_resources.push_back(index);
     }
     ASSIGN_OR_RETURN(const json::Value* fl, OptArray(gv, "flavors", Cat("a resource group of ", what)));
     if (fl == nullptr || fl->size() == 0) {
-      return Fail(gv.offset(), Cat("a resource group of ", what, " has no flavors"));
+      return Fail(codes::CH0707, gv.offset(), Cat("a resource group of ", what, " has no flavors"));
     }
     for (size_t f = 0; f < fl->size(); ++f) {
       const json::Value& fv = fl->at(f);
@@ -415,11 +426,11 @@ absl::Status Loader::LoadResourceGroups(const json::Value& owner, std::string_vi
       ASSIGN_OR_RETURN(std::string name, Name(fv, Cat("a flavor of ", what)));
       auto it = flavors_.find(name);
       if (it == flavors_.end()) {
-        return Fail(fv.offset(), Cat(what, " uses unknown resource flavor `", name,
+        return Fail(codes::CH0706, fv.offset(), Cat(what, " uses unknown resource flavor `", name,
                                      "` (not in `resource_flavors`)"));
       }
       if (flavor_used[it->second]) {
-        return Fail(fv.offset(), Cat(what, " lists flavor `", name, "` twice"));
+        return Fail(codes::CH0705, fv.offset(), Cat(what, " lists flavor `", name, "` twice"));
       }
       flavor_used[it->second] = true;
       std::string fwhat = Cat("flavor `", name, "` of ", what);
@@ -428,18 +439,18 @@ absl::Status Loader::LoadResourceGroups(const json::Value& owner, std::string_vi
       const json::Value* quotas = fv.Find("quotas");
       if (quotas == nullptr) quotas = fv.Find("resources");
       if (quotas == nullptr || !quotas->is_object()) {
-        return Fail(fv.offset(), Cat(fwhat, " needs `quotas`: {resource: {nominal, borrowing_limit, lending_limit}}"));
+        return Fail(codes::CH0702, fv.offset(), Cat(fwhat, " needs `quotas`: {resource: {nominal, borrowing_limit, lending_limit}}"));
       }
       for (size_t q = 0; q < quotas->size(); ++q) {
         std::string_view rname = quotas->key(q);
         int r = Resource(rname);
         if (std::find(group.covered_resources.begin(), group.covered_resources.end(), r) ==
             group.covered_resources.end()) {
-          return Fail(quotas->key_offset(q), Cat(fwhat, " has a quota for `", rname,
+          return Fail(codes::CH0707, quotas->key_offset(q), Cat(fwhat, " has a quota for `", rname,
                                                  "`, which its resource group does not cover"));
         }
         for (const ResourceQuota& seen : fq.resources) {
-          if (seen.resource == r) return Fail(quotas->key_offset(q), Cat(fwhat, " lists `", rname, "` twice"));
+          if (seen.resource == r) return Fail(codes::CH0705, quotas->key_offset(q), Cat(fwhat, " lists `", rname, "` twice"));
         }
         std::string rwhat = Cat("the `", rname, "` quota of ", fwhat);
         const json::Value& qv = quotas->member(q);
@@ -448,7 +459,7 @@ absl::Status Loader::LoadResourceGroups(const json::Value& owner, std::string_vi
         if (qv.is_object()) {
           RETURN_IF_ERROR(CheckKeys(qv, rwhat, {"nominal", "borrowing_limit", "lending_limit"}));
           const json::Value* nominal = qv.Find("nominal");
-          if (nominal == nullptr) return Fail(qv.offset(), Cat(rwhat, " has no `nominal`"));
+          if (nominal == nullptr) return Fail(codes::CH0702, qv.offset(), Cat(rwhat, " has no `nominal`"));
           ASSIGN_OR_RETURN(rq.nominal, ParseQuantity(*nominal, r, Cat("the nominal ", rwhat.substr(4))));
           if (const json::Value* b = qv.Find("borrowing_limit"); b != nullptr && !b->is_null()) {
             ASSIGN_OR_RETURN(rq.borrowing_limit, ParseQuantity(*b, r, Cat("the borrowing limit in ", rwhat)));
@@ -458,7 +469,7 @@ absl::Status Loader::LoadResourceGroups(const json::Value& owner, std::string_vi
             ASSIGN_OR_RETURN(rq.lending_limit, ParseQuantity(*l, r, Cat("the lending limit in ", rwhat)));
             if (!has_parent) return no_parent(*l, "lending", rwhat);
             if (*rq.lending_limit > rq.nominal) {
-              return Fail(l->offset(),
+              return Fail(codes::CH0707, l->offset(),
                           Cat("the lending limit in ", rwhat, " (",
                               internal::schedule::FormatQuantity(*rq.lending_limit, IsMilli(r)),
                               ") is above its nominal quota (",
@@ -474,7 +485,7 @@ absl::Status Loader::LoadResourceGroups(const json::Value& owner, std::string_vi
         bool found = std::any_of(fq.resources.begin(), fq.resources.end(),
                                  [r](const ResourceQuota& q) { return q.resource == r; });
         if (!found) {
-          return Fail(quotas->offset(), Cat(fwhat, " has no quota for covered resource `",
+          return Fail(codes::CH0707, quotas->offset(), Cat(fwhat, " has no quota for covered resource `",
                                             state_.resources[r], "`"));
         }
       }
@@ -492,7 +503,7 @@ absl::StatusOr<PreemptionPolicy> Loader::Policy(const json::Value& v, std::strin
   if (name == "LowerPriority") return PreemptionPolicy::kLowerPriority;
   if (name == "LowerOrNewerEqualPriority") return PreemptionPolicy::kLowerOrNewerEqualPriority;
   if (name == "Any") return PreemptionPolicy::kAny;
-  return Fail(v.Find(key)->offset(),
+  return Fail(codes::CH0707, v.Find(key)->offset(),
               Cat("`", key, "` of ", what, " is `Never`, `LowerPriority`, `LowerOrNewerEqualPriority` or `Any`, not `",
                   name, "`"));
 }
@@ -510,7 +521,7 @@ absl::Status Loader::LoadPreemption(const json::Value& v, std::string_view what,
       if (b->as_string() == "LowerPriority") {
         out->borrow_within_cohort = PreemptionPolicy::kLowerPriority;
       } else if (b->as_string() != "Never") {
-        return Fail(b->offset(), Cat(bwhat, " is `Never` or `LowerPriority`"));
+        return Fail(codes::CH0707, b->offset(), Cat(bwhat, " is `Never` or `LowerPriority`"));
       }
     } else {
       RETURN_IF_ERROR(CheckKeys(*b, bwhat, {"policy", "max_priority_threshold"}));
@@ -518,7 +529,7 @@ absl::Status Loader::LoadPreemption(const json::Value& v, std::string_view what,
       if (policy == "LowerPriority") {
         out->borrow_within_cohort = PreemptionPolicy::kLowerPriority;
       } else if (policy != "Never") {
-        return Fail(b->Find("policy")->offset(), Cat("the policy of ", bwhat, " is `Never` or `LowerPriority`"));
+        return Fail(codes::CH0707, b->Find("policy")->offset(), Cat("the policy of ", bwhat, " is `Never` or `LowerPriority`"));
       }
       if (const json::Value* t = b->Find("max_priority_threshold"); t != nullptr && !t->is_null()) {
         ASSIGN_OR_RETURN(int64_t n, Integer(*t, Cat("`max_priority_threshold` of ", what)));
@@ -528,7 +539,7 @@ absl::Status Loader::LoadPreemption(const json::Value& v, std::string_view what,
   }
   if (out->reclaim_within_cohort == PreemptionPolicy::kNever &&
       out->borrow_within_cohort != PreemptionPolicy::kNever) {
-    return Fail(v.offset(), Cat(what, " sets `borrow_within_cohort` while `reclaim_within_cohort` is Never "
+    return Fail(codes::CH0707, v.offset(), Cat(what, " sets `borrow_within_cohort` while `reclaim_within_cohort` is Never "
                                       "(Kueue refuses this combination)"));
   }
   return absl::OkStatus();
@@ -544,7 +555,7 @@ absl::Status Loader::LoadFungibility(const json::Value& v, std::string_view what
   } else if (borrow == "TryNextFlavor") {
     out->when_can_borrow = FungibilityPolicy::kTryNextFlavor;
   } else {
-    return Fail(v.Find("when_can_borrow")->offset(),
+    return Fail(codes::CH0707, v.Find("when_can_borrow")->offset(),
                 Cat("`when_can_borrow` of ", what, " is `MayStopSearch` (alias `Borrow`) or `TryNextFlavor`"));
   }
   ASSIGN_OR_RETURN(std::string_view preempt, OptString(v, "when_can_preempt", fwhat, "TryNextFlavor"));
@@ -553,7 +564,7 @@ absl::Status Loader::LoadFungibility(const json::Value& v, std::string_view what
   } else if (preempt == "TryNextFlavor") {
     out->when_can_preempt = FungibilityPolicy::kTryNextFlavor;
   } else {
-    return Fail(v.Find("when_can_preempt")->offset(),
+    return Fail(codes::CH0707, v.Find("when_can_preempt")->offset(),
                 Cat("`when_can_preempt` of ", what, " is `MayStopSearch` (alias `Preempt`) or `TryNextFlavor`"));
   }
   ASSIGN_OR_RETURN(std::string_view pref, OptString(v, "preference", fwhat, ""));
@@ -564,13 +575,13 @@ absl::Status Loader::LoadFungibility(const json::Value& v, std::string_view what
   } else if (pref == "PreemptionOverBorrowing") {
     out->preference = FungibilityPreference::kPreemptionOverBorrowing;
   } else {
-    return Fail(v.Find("preference")->offset(),
+    return Fail(codes::CH0707, v.Find("preference")->offset(),
                 Cat("`preference` of ", what, " is `BorrowingOverPreemption` or `PreemptionOverBorrowing`"));
   }
   if (out->preference != FungibilityPreference::kUnset &&
       (out->when_can_borrow != FungibilityPolicy::kTryNextFlavor ||
        out->when_can_preempt != FungibilityPolicy::kTryNextFlavor)) {
-    return Fail(v.Find("preference")->offset(),
+    return Fail(codes::CH0707, v.Find("preference")->offset(),
                 Cat("`preference` of ", what, " needs `when_can_borrow` and `when_can_preempt` both `TryNextFlavor` "
                                               "(Kueue refuses it otherwise)"));
   }
@@ -578,7 +589,7 @@ absl::Status Loader::LoadFungibility(const json::Value& v, std::string_view what
 }
 
 absl::Status Loader::LoadClusterQueues(const json::Value* v) {
-  if (!v->is_array()) return Fail(v->offset(), "`cluster_queues` must be an array");
+  if (!v->is_array()) return Fail(codes::CH0701, v->offset(), "`cluster_queues` must be an array");
   for (size_t i = 0; i < v->size(); ++i) {
     const json::Value& c = v->at(i);
     RETURN_IF_ERROR(CheckKeys(c, "a cluster queue",
@@ -588,11 +599,11 @@ absl::Status Loader::LoadClusterQueues(const json::Value* v) {
     ASSIGN_OR_RETURN(cq.name, Name(c, "a cluster queue"));
     std::string what = Cat("cluster queue `", cq.name, "`");
     if (!queues_.try_emplace(cq.name, static_cast<int>(state_.cluster_queues.size())).second) {
-      return Fail(c.offset(), Cat(what, " is listed twice"));
+      return Fail(codes::CH0705, c.offset(), Cat(what, " is listed twice"));
     }
     if (const json::Value* co = c.Find("cohort"); co != nullptr && !co->is_null()) {
       if (!co->is_string() || co->as_string().empty()) {
-        return Fail(co->offset(), Cat("the cohort of ", what, " must be a name or null"));
+        return Fail(codes::CH0701, co->offset(), Cat("the cohort of ", what, " must be a name or null"));
       }
       auto it = cohorts_.find(std::string(co->as_string()));
       if (it == cohorts_.end()) {
@@ -608,7 +619,7 @@ absl::Status Loader::LoadClusterQueues(const json::Value* v) {
     if (strategy == "StrictFIFO") {
       cq.queueing_strategy = QueueingStrategy::kStrictFIFO;
     } else if (strategy != "BestEffortFIFO") {
-      return Fail(c.Find("queueing_strategy")->offset(),
+      return Fail(codes::CH0707, c.Find("queueing_strategy")->offset(),
                   Cat("the queueing strategy of ", what, " is `BestEffortFIFO` or `StrictFIFO`, not `", strategy, "`"));
     }
     if (const json::Value* p = c.Find("preemption"); p != nullptr && !p->is_null()) {
@@ -619,7 +630,7 @@ absl::Status Loader::LoadClusterQueues(const json::Value* v) {
     }
     if (const json::Value* w = c.Find("fair_weight"); w != nullptr && !w->is_null()) {
       ASSIGN_OR_RETURN(cq.fair_weight, Number(*w, Cat("the fair weight of ", what)));
-      if (cq.fair_weight < 0) return Fail(w->offset(), Cat("the fair weight of ", what, " is negative"));
+      if (cq.fair_weight < 0) return Fail(codes::CH0704, w->offset(), Cat("the fair weight of ", what, " is negative"));
     }
     RETURN_IF_ERROR(LoadResourceGroups(c, what, cq.cohort >= 0, &cq.resource_groups));
     state_.cluster_queues.push_back(std::move(cq));
@@ -645,17 +656,17 @@ absl::Status Loader::LoadWorkloads(const json::Value* v, bool admitted) {
     ASSIGN_OR_RETURN(wl.name, Name(w, Cat("a ", kind)));
     std::string what = Cat(kind, " `", wl.name, "`");
     if (!workloads_.try_emplace(wl.name, 0).second) {
-      return Fail(w.offset(), Cat("workload `", wl.name, "` is listed twice"));
+      return Fail(codes::CH0705, w.offset(), Cat("workload `", wl.name, "` is listed twice"));
     }
     ASSIGN_OR_RETURN(std::string_view uid, OptString(w, "uid", what, wl.name));
     wl.uid = std::string(uid);
     const json::Value* cq = w.Find("cluster_queue");
     if (cq == nullptr || !cq->is_string()) {
-      return Fail(cq == nullptr ? w.offset() : cq->offset(), Cat(what, " needs a `cluster_queue` name"));
+      return Fail(codes::CH0702, cq == nullptr ? w.offset() : cq->offset(), Cat(what, " needs a `cluster_queue` name"));
     }
     auto it = queues_.find(std::string(cq->as_string()));
     if (it == queues_.end()) {
-      return Fail(cq->offset(), Cat(what, " names an unknown cluster queue `", cq->as_string(), "`"));
+      return Fail(codes::CH0706, cq->offset(), Cat(what, " names an unknown cluster queue `", cq->as_string(), "`"));
     }
     wl.cluster_queue = it->second;
     const json::Value* prio = w.Find("priority");
@@ -663,17 +674,17 @@ absl::Status Loader::LoadWorkloads(const json::Value* v, bool admitted) {
       ASSIGN_OR_RETURN(wl.priority, Integer(*prio, Cat("the priority of ", what)));
     }
     if (const json::Value* pc = w.Find("priority_class"); pc != nullptr && !pc->is_null()) {
-      if (!pc->is_string()) return Fail(pc->offset(), Cat("the priority class of ", what, " must be a name"));
+      if (!pc->is_string()) return Fail(codes::CH0701, pc->offset(), Cat("the priority class of ", what, " must be a name"));
       auto c = classes_.find(std::string(pc->as_string()));
       if (c == classes_.end()) {
         std::string known;
         for (const PriorityClass& k : state_.priority_classes) CatAppendId(&known, k.name);
-        return Fail(pc->offset(), Cat(what, " names an unknown priority class `", pc->as_string(), "`",
+        return Fail(codes::CH0706, pc->offset(), Cat(what, " names an unknown priority class `", pc->as_string(), "`",
                                       known.empty() ? std::string(" (none are defined)") : Cat("; defined: ", known)));
       }
       int64_t value = state_.priority_classes[c->second].value;
       if (prio != nullptr && !prio->is_null() && value != wl.priority) {
-        return Fail(prio->offset(), Cat("the priority of ", what, " (", wl.priority, ") differs from its class `",
+        return Fail(codes::CH0707, prio->offset(), Cat("the priority of ", what, " (", wl.priority, ") differs from its class `",
                                         pc->as_string(), "` (", value, ")"));
       }
       wl.priority = value;
@@ -685,12 +696,12 @@ absl::Status Loader::LoadWorkloads(const json::Value* v, bool admitted) {
       for (std::string_view flag : {"inadmissible", "preempting"}) {
         const json::Value* b = w.Find(flag);
         if (b == nullptr || b->is_null()) continue;
-        if (!b->is_bool()) return Fail(b->offset(), Cat("`", flag, "` of ", what, " must be true or false"));
+        if (!b->is_bool()) return Fail(codes::CH0701, b->offset(), Cat("`", flag, "` of ", what, " must be true or false"));
         (flag == "inadmissible" ? wl.inadmissible : wl.preempting) = b->as_bool();
       }
     }
     ASSIGN_OR_RETURN(const json::Value* sets, OptArray(w, "pod_sets", what));
-    if (sets == nullptr || sets->size() == 0) return Fail(w.offset(), Cat(what, " has no `pod_sets`"));
+    if (sets == nullptr || sets->size() == 0) return Fail(codes::CH0702, w.offset(), Cat(what, " has no `pod_sets`"));
     for (size_t p = 0; p < sets->size(); ++p) {
       const json::Value& ps = sets->at(p);
       RETURN_IF_ERROR(CheckKeys(ps, Cat("a pod set of ", what), {"name", "count", "requests", "min_count"}));
@@ -698,21 +709,21 @@ absl::Status Loader::LoadWorkloads(const json::Value* v, bool admitted) {
       ASSIGN_OR_RETURN(set.name, Name(ps, Cat("a pod set of ", what)));
       std::string swhat = Cat("pod set `", set.name, "` of ", what);
       for (const PodSet& seen : wl.pod_sets) {
-        if (seen.name == set.name) return Fail(ps.offset(), Cat(what, " has two pod sets named `", set.name, "`"));
+        if (seen.name == set.name) return Fail(codes::CH0705, ps.offset(), Cat(what, " has two pod sets named `", set.name, "`"));
       }
       if (const json::Value* count = ps.Find("count"); count != nullptr && !count->is_null()) {
         ASSIGN_OR_RETURN(set.count, Integer(*count, Cat("the count of ", swhat)));
-        if (set.count < 0) return Fail(count->offset(), Cat("the count of ", swhat, " is negative"));
+        if (set.count < 0) return Fail(codes::CH0704, count->offset(), Cat("the count of ", swhat, " is negative"));
       }
       const json::Value* req = ps.Find("requests");
       if (req != nullptr && !req->is_null()) {
-        if (!req->is_object()) return Fail(req->offset(), Cat("the requests of ", swhat, " must be an object"));
+        if (!req->is_object()) return Fail(codes::CH0701, req->offset(), Cat("the requests of ", swhat, " must be an object"));
         for (size_t r = 0; r < req->size(); ++r) {
           Request rq;
           rq.resource = Resource(req->key(r));
           for (const Request& seen : set.requests) {
             if (seen.resource == rq.resource) {
-              return Fail(req->key_offset(r), Cat(swhat, " requests `", req->key(r), "` twice"));
+              return Fail(codes::CH0705, req->key_offset(r), Cat(swhat, " requests `", req->key(r), "` twice"));
             }
           }
           ASSIGN_OR_RETURN(rq.per_pod, ParseQuantity(req->member(r), rq.resource,
@@ -725,7 +736,7 @@ absl::Status Loader::LoadWorkloads(const json::Value* v, bool admitted) {
     if (admitted) {
       const json::Value* flavors = w.Find("flavors");
       if (flavors == nullptr || !flavors->is_object()) {
-        return Fail(flavors == nullptr ? w.offset() : flavors->offset(),
+        return Fail(codes::CH0702, flavors == nullptr ? w.offset() : flavors->offset(),
                     Cat(what, " needs `flavors`: {pod set: {resource: flavor}}"));
       }
       for (size_t p = 0; p < flavors->size(); ++p) {
@@ -733,22 +744,22 @@ absl::Status Loader::LoadWorkloads(const json::Value* v, bool admitted) {
         auto set = std::find_if(wl.pod_sets.begin(), wl.pod_sets.end(),
                                 [&](const PodSet& s) { return s.name == ps_name; });
         if (set == wl.pod_sets.end()) {
-          return Fail(flavors->key_offset(p), Cat("`flavors` of ", what, " names an unknown pod set `", ps_name, "`"));
+          return Fail(codes::CH0706, flavors->key_offset(p), Cat("`flavors` of ", what, " names an unknown pod set `", ps_name, "`"));
         }
         const json::Value& map = flavors->member(p);
-        if (!map.is_object()) return Fail(map.offset(), Cat("the flavors of pod set `", ps_name, "` must be an object"));
+        if (!map.is_object()) return Fail(codes::CH0701, map.offset(), Cat("the flavors of pod set `", ps_name, "` must be an object"));
         for (size_t r = 0; r < map.size(); ++r) {
           const json::Value& fv = map.member(r);
-          if (!fv.is_string()) return Fail(fv.offset(), "a flavor must be a name");
+          if (!fv.is_string()) return Fail(codes::CH0701, fv.offset(), "a flavor must be a name");
           auto f = flavors_.find(std::string(fv.as_string()));
           if (f == flavors_.end()) {
-            return Fail(fv.offset(), Cat(what, " uses unknown resource flavor `", fv.as_string(), "`"));
+            return Fail(codes::CH0706, fv.offset(), Cat(what, " uses unknown resource flavor `", fv.as_string(), "`"));
           }
           int res = Resource(map.key(r));
           auto rq = std::find_if(set->requests.begin(), set->requests.end(),
                                  [res](const Request& q) { return q.resource == res; });
           if (rq == set->requests.end()) {
-            return Fail(map.key_offset(r), Cat("pod set `", ps_name, "` of ", what, " has a flavor for `",
+            return Fail(codes::CH0707, map.key_offset(r), Cat("pod set `", ps_name, "` of ", what, " has a flavor for `",
                                                map.key(r), "`, which it does not request"));
           }
           rq->flavor = f->second;
@@ -757,7 +768,7 @@ absl::Status Loader::LoadWorkloads(const json::Value* v, bool admitted) {
       for (const PodSet& set : wl.pod_sets) {
         for (const Request& rq : set.requests) {
           if (rq.flavor < 0 && rq.per_pod > 0 && set.count > 0) {
-            return Fail(flavors->offset(), Cat("pod set `", set.name, "` of ", what, " has no flavor for `",
+            return Fail(codes::CH0707, flavors->offset(), Cat("pod set `", set.name, "` of ", what, " has no flavor for `",
                                                state_.resources[rq.resource], "`"));
           }
         }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "common/diagnostic_codes.h"
 #include "schema/schema_model.h"
 
 namespace charter::internal {
@@ -157,16 +158,16 @@ class Resolver {
     std::map<std::string, Span> entity_spans;
     for (const Namespace& ns : ast_.namespaces) {
       if (ns.name.rfind("__cedar", 0) == 0) {
-        Error("CH0408", ns.span, Cat("`", ns.name, "` is reserved and cannot be a namespace"));
+        Error(codes::CH0408, ns.span, Cat("`", ns.name, "` is reserved and cannot be a namespace"));
       }
       for (const CommonTypeDecl& d : ns.common_types) {
         std::string name = Qualify(ns.name, d.name);
         if (IsReservedTypeName(d.name) || d.name.rfind("__cedar", 0) == 0) {
-          Error("CH0408", d.span, Cat("`", d.name, "` is reserved and cannot be a common type name"));
+          Error(codes::CH0408, d.span, Cat("`", d.name, "` is reserved and cannot be a common type name"));
           continue;
         }
         if (commons_.count(name) != 0) {
-          Error("CH0403", d.span, Cat("common type `", name, "` is declared twice"));
+          Error(codes::CH0403, d.span, Cat("common type `", name, "` is declared twice"));
           continue;
         }
         commons_[name] = CommonEntry{&d, ns.name, nullptr, false};
@@ -175,11 +176,11 @@ class Resolver {
         for (size_t i = 0; i < d.names.size(); ++i) {
           std::string name = Qualify(ns.name, d.names[i]);
           if (d.names[i].rfind("__cedar", 0) == 0) {
-            Error("CH0408", d.name_spans[i], Cat("`", d.names[i], "` is reserved and cannot be an entity type name"));
+            Error(codes::CH0408, d.name_spans[i], Cat("`", d.names[i], "` is reserved and cannot be an entity type name"));
             continue;
           }
           if (!entity_spans.emplace(name, d.name_spans[i]).second) {
-            Error("CH0403", d.name_spans[i], Cat("entity type `", name, "` is declared twice"));
+            Error(codes::CH0403, d.name_spans[i], Cat("entity type `", name, "` is declared twice"));
             continue;
           }
           EntityTypeInfo info;
@@ -194,7 +195,7 @@ class Resolver {
         for (size_t i = 0; i < d.names.size(); ++i) {
           ActionKey key{Qualify(ns.name, "Action"), d.names[i]};
           if (!action_spans_.emplace(key, d.name_spans[i]).second) {
-            Error("CH0403", d.name_spans[i], Cat("action `", key.type, "::", Quoted(key.id), "` is declared twice"));
+            Error(codes::CH0403, d.name_spans[i], Cat("action `", key.type, "::", Quoted(key.id), "` is declared twice"));
             continue;
           }
           ActionInfo info;
@@ -226,7 +227,7 @@ class Resolver {
                                 std::string_view role) {
     std::string found = FindEntity(ns, name);
     if (found.empty()) {
-      Error("CH0405", span, Cat("undeclared entity type `", name, "` in ", role));
+      Error(codes::CH0405, span, Cat("undeclared entity type `", name, "` in ", role));
     }
     return found;
   }
@@ -235,7 +236,7 @@ class Resolver {
     CommonEntry& e = commons_.at(qualified);
     if (e.resolved != nullptr) return e.resolved;
     if (e.in_progress) {
-      Error("CH0407", e.decl->span, Cat("common type `", qualified, "` refers to itself"));
+      Error(codes::CH0407, e.decl->span, Cat("common type `", qualified, "` refers to itself"));
       e.resolved = SchemaType::Of(SchemaType::Kind::kNever);
       return e.resolved;
     }
@@ -263,7 +264,7 @@ class Resolver {
         std::map<std::string, AttrType> attrs;
         for (const schema::AttrDecl& a : t.attrs) {
           if (attrs.count(a.name) != 0) {
-            Error("CH0403", a.span, Cat("attribute `", a.name, "` is declared twice"));
+            Error(codes::CH0403, a.span, Cat("attribute `", a.name, "` is declared twice"));
             continue;
           }
           attrs[a.name] = AttrType{ResolveType(ns, a.type, depth + 1), a.required};
@@ -277,7 +278,7 @@ class Resolver {
       case TypeExpr::Hint::kPrimitive: return Primitive(n);
       case TypeExpr::Hint::kExtension:
         if (!IsExtension(n)) {
-          Error("CH0404", t.span, Cat("unknown extension type `", n, "`"),
+          Error(codes::CH0404, t.span, Cat("unknown extension type `", n, "`"),
                 "the extension types are `ipaddr`, `decimal`, `datetime` and `duration`");
           return SchemaType::Of(SchemaType::Kind::kNever);
         }
@@ -285,7 +286,7 @@ class Resolver {
       case TypeExpr::Hint::kEntity: {
         std::string e = FindEntity(ns, n);
         if (e.empty()) {
-          Error("CH0404", t.span, Cat("undeclared entity type `", n, "`"));
+          Error(codes::CH0404, t.span, Cat("undeclared entity type `", n, "`"));
           return SchemaType::Of(SchemaType::Kind::kNever);
         }
         return SchemaType::Entity(e);
@@ -295,7 +296,7 @@ class Resolver {
     if (n.rfind("__cedar::", 0) == 0) {
       TypeRef p = Primitive(std::string_view(n).substr(9));
       if (p != nullptr) return p;
-      Error("CH0404", t.span, Cat("unknown type `", n, "`"));
+      Error(codes::CH0404, t.span, Cat("unknown type `", n, "`"));
       return SchemaType::Of(SchemaType::Kind::kNever);
     }
     // Common type, then entity type, in this namespace and then in the empty
@@ -314,7 +315,7 @@ class Resolver {
     } else if (model_->entity_types.count(n) != 0) {
       return SchemaType::Entity(n);
     }
-    Error("CH0404", t.span, Cat("undeclared type `", n, "`"),
+    Error(codes::CH0404, t.span, Cat("undeclared type `", n, "`"),
           "declare it as an entity type or with `type NAME = ...;`");
     return SchemaType::Of(SchemaType::Kind::kNever);
   }
@@ -331,7 +332,7 @@ class Resolver {
       TypeRef shape = ResolveType(ns.name, *d.shape, 0);
       if (shape->kind != SchemaType::Kind::kRecord) {
         if (shape->kind != SchemaType::Kind::kNever) {
-          Error("CH0409", d.shape->span, Cat("the shape of an entity type must be a record, not `",
+          Error(codes::CH0409, d.shape->span, Cat("the shape of an entity type must be a record, not `",
                                              TypeName(*shape), "`"));
         }
       } else {
@@ -360,7 +361,7 @@ class Resolver {
         key.type = Qualify(ns.name, r.type);
       }
       if (model_->actions.count(key) == 0) {
-        Error("CH0406", r.span, Cat("undeclared action `", key.type, "::", Quoted(key.id), "` in `in`"));
+        Error(codes::CH0406, r.span, Cat("undeclared action `", key.type, "::", Quoted(key.id), "` in `in`"));
         continue;
       }
       parents.push_back(key);
@@ -383,7 +384,7 @@ class Resolver {
       TypeRef c = ResolveType(ns.name, *d.context, 0);
       if (c->kind != SchemaType::Kind::kRecord) {
         if (c->kind != SchemaType::Kind::kNever) {
-          Error("CH0409", d.context->span,
+          Error(codes::CH0409, d.context->span,
                 Cat("the context of an action must be a record, not `", TypeName(*c), "`"));
         }
       } else {
@@ -427,7 +428,7 @@ class Resolver {
         stack.pop_back();
         if (!seen.insert(p).second) continue;
         if (p == key) {
-          Error("CH0407", action_spans_[key], Cat("action `", key.type, "::", Quoted(key.id), "` is in itself"),
+          Error(codes::CH0407, action_spans_[key], Cat("action `", key.type, "::", Quoted(key.id), "` is in itself"),
                 "the action hierarchy cannot have cycles");
           return;
         }

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "common/strings.h"
+#include "common/diagnostic_codes.h"
 #include "json/json.h"
 #include "schema/schema_parse.h"
 
@@ -39,12 +40,12 @@ class Reader {
       std::string msg(doc.status().message());
       Span span = SpanOfLineCol(msg);
       size_t colon = msg.find(": ");
-      Fail("CH0411", span, colon == std::string::npos ? msg : msg.substr(colon + 2));
+      Fail(codes::CH0411, span, colon == std::string::npos ? msg : msg.substr(colon + 2));
       return out;
     }
     const Value& root = doc->root();
     if (!root.is_object()) {
-      Fail("CH0410", At(root), "a JSON schema must be an object of namespaces");
+      Fail(codes::CH0410, At(root), "a JSON schema must be an object of namespaces");
       return out;
     }
     for (size_t i = 0; i < root.size() && ok_; ++i) {
@@ -115,21 +116,21 @@ class Reader {
 
   bool ExpectObject(const Value& v, std::string_view what) {
     if (v.is_object()) return true;
-    Fail("CH0410", At(v), Cat(what, " must be a JSON object"));
+    Fail(codes::CH0410, At(v), Cat(what, " must be a JSON object"));
     return false;
   }
   bool ExpectArray(const Value& v, std::string_view what) {
     if (v.is_array()) return true;
-    Fail("CH0410", At(v), Cat(what, " must be a JSON array"));
+    Fail(codes::CH0410, At(v), Cat(what, " must be a JSON array"));
     return false;
   }
   bool ExpectString(const Value& v, std::string_view what) {
     if (v.is_string()) return true;
-    Fail("CH0410", At(v), Cat(what, " must be a string"));
+    Fail(codes::CH0410, At(v), Cat(what, " must be a string"));
     return false;
   }
   void UnknownKey(const Value& obj, size_t i, std::string_view where, std::string_view allowed) {
-    Fail("CH0410", KeySpan(obj, i), Cat("unknown field `", obj.key(i), "` in ", where),
+    Fail(codes::CH0410, KeySpan(obj, i), Cat("unknown field `", obj.key(i), "` in ", where),
          Cat("expected one of ", allowed));
   }
 
@@ -192,7 +193,7 @@ class Reader {
       }
     }
     if (ok_ && (!has_entities || !has_actions)) {
-      Fail("CH0410", ns->span,
+      Fail(codes::CH0410, ns->span,
            Cat(ns->name.empty() ? std::string("the empty namespace") : Cat("namespace `", ns->name, "`"),
                " lacks `", has_entities ? "actions" : "entityTypes", "`"));
     }
@@ -222,7 +223,7 @@ class Reader {
         d->is_enum = true;
         if (!ExpectArray(m, "`enum`")) return;
         if (m.size() == 0) {
-          Fail("CH0410", At(m), "`enum` needs at least one choice");
+          Fail(codes::CH0410, At(m), "`enum` needs at least one choice");
           return;
         }
         for (size_t j = 0; j < m.size() && ok_; ++j) {
@@ -238,7 +239,7 @@ class Reader {
       }
     }
     if (ok_ && d->is_enum && has_shape_or_parents) {
-      Fail("CH0410", d->span, "an enumerated entity type has no `shape`, `tags` or `memberOfTypes`");
+      Fail(codes::CH0410, d->span, "an enumerated entity type has no `shape`, `tags` or `memberOfTypes`");
     }
   }
 
@@ -278,7 +279,7 @@ class Reader {
               UnknownKey(r, q, "an action reference", "`id`, `type`");
             }
           }
-          if (ok_ && !has_id) Fail("CH0410", At(r), "an action reference needs an `id`");
+          if (ok_ && !has_id) Fail(codes::CH0410, At(r), "an action reference needs an `id`");
           d->parents.push_back(std::move(ref));
         }
       } else if (k == "appliesTo") {
@@ -286,7 +287,7 @@ class Reader {
         if (!ExpectObject(m, "`appliesTo`")) return;
         d->has_applies_to = true;
         if (m.Find("principalTypes") == nullptr || m.Find("resourceTypes") == nullptr) {
-          Fail("CH0410", At(m), Cat("`appliesTo` lacks `",
+          Fail(codes::CH0410, At(m), Cat("`appliesTo` lacks `",
                                     m.Find("principalTypes") == nullptr ? "principalTypes" : "resourceTypes", "`"));
           return;
         }
@@ -317,13 +318,13 @@ class Reader {
     TypeExpr t;
     t.span = At(v);
     if (depth > options_.max_nesting) {
-      Fail("CH0412", At(v), Cat("schema nested deeper than ", options_.max_nesting, " levels"));
+      Fail(codes::CH0412, At(v), Cat("schema nested deeper than ", options_.max_nesting, " levels"));
       return t;
     }
     if (!ExpectObject(v, "a type")) return t;
     const Value* type = v.Find("type");
     if (type == nullptr) {
-      Fail("CH0410", At(v), "a type needs a `type` field");
+      Fail(codes::CH0410, At(v), "a type needs a `type` field");
       return t;
     }
     if (!ExpectString(*type, "`type`")) return t;
@@ -348,13 +349,13 @@ class Reader {
         }
       } else if (k == "additionalAttributes" && is_record) {
         if (!m.is_bool()) {
-          Fail("CH0410", At(m), "`additionalAttributes` must be true or false");
+          Fail(codes::CH0410, At(m), "`additionalAttributes` must be true or false");
           return t;
         }
         if (m.as_bool()) {
           // Cedar 4.5 refuses them: open records are an experimental feature
           // of its `partial-validate` build, not of the language.
-          Fail("CH0410", At(m), "records with `additionalAttributes: true` are not supported");
+          Fail(codes::CH0410, At(m), "records with `additionalAttributes: true` are not supported");
           return t;
         }
         t.additional_attributes = false;
@@ -363,7 +364,7 @@ class Reader {
         t.name = std::string(m.as_string());
       } else if (k == "required" && attr != nullptr) {
         if (!m.is_bool()) {
-          Fail("CH0410", At(m), "`required` must be true or false");
+          Fail(codes::CH0410, At(m), "`required` must be true or false");
           return t;
         }
         attr->required = m.as_bool();
@@ -376,7 +377,7 @@ class Reader {
     if (!ok_) return t;
     if (is_set) {
       t.kind = TypeExpr::Kind::kSet;
-      if (t.elem == nullptr) Fail("CH0410", At(v), "a `Set` type needs an `element`");
+      if (t.elem == nullptr) Fail(codes::CH0410, At(v), "a `Set` type needs an `element`");
     } else if (is_record) {
       t.kind = TypeExpr::Kind::kRecord;
     } else if (named) {
@@ -384,7 +385,7 @@ class Reader {
       t.hint = kind == "Entity"      ? TypeExpr::Hint::kEntity
                : kind == "Extension" ? TypeExpr::Hint::kExtension
                                      : TypeExpr::Hint::kAny;
-      if (t.name.empty()) Fail("CH0410", At(v), Cat("a type of kind `", kind, "` needs a `name`"));
+      if (t.name.empty()) Fail(codes::CH0410, At(v), Cat("a type of kind `", kind, "` needs a `name`"));
     } else if (kind == "Long" || kind == "String" || kind == "Boolean") {
       t.kind = TypeExpr::Kind::kName;
       t.hint = TypeExpr::Hint::kPrimitive;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "common/diagnostic_codes.h"
 #include "common/utf8.h"
 #include "schema/schema_parse.h"
 
@@ -149,7 +150,7 @@ class Parser {
         default: {
           size_t len = Utf8Length(c);
           tok_.span.end = static_cast<uint32_t>(std::min(text_.size(), pos_ + len));
-          Fail("CH0402", tok_.span, Cat("unexpected character `", text_.substr(pos_, tok_.span.end - pos_), "`"));
+          Fail(codes::CH0402, tok_.span, Cat("unexpected character `", text_.substr(pos_, tok_.span.end - pos_), "`"));
           return;
         }
       }
@@ -189,7 +190,7 @@ class Parser {
     std::string out;
     while (true) {
       if (pos_ >= text_.size()) {
-        Fail("CH0402", {static_cast<uint32_t>(start), static_cast<uint32_t>(text_.size())},
+        Fail(codes::CH0402, {static_cast<uint32_t>(start), static_cast<uint32_t>(text_.size())},
              "unterminated string literal", "close the string with `\"`");
         return;
       }
@@ -226,7 +227,7 @@ class Parser {
             ++n;
           }
           if (n != 2 || v >= 0x80) {
-            Fail("CH0402", {static_cast<uint32_t>(esc), static_cast<uint32_t>(pos_)},
+            Fail(codes::CH0402, {static_cast<uint32_t>(esc), static_cast<uint32_t>(pos_)},
                  "invalid `\\x` escape in a string");
             return;
           }
@@ -245,7 +246,7 @@ class Parser {
           good = good && n >= 1 && n <= 6 && pos_ < text_.size() && text_[pos_] == '}' &&
                  v <= 0x10FFFF && !(v >= 0xD800 && v <= 0xDFFF);
           if (!good) {
-            Fail("CH0402", {static_cast<uint32_t>(esc), static_cast<uint32_t>(pos_)},
+            Fail(codes::CH0402, {static_cast<uint32_t>(esc), static_cast<uint32_t>(pos_)},
                  "invalid `\\u` escape in a string");
             return;
           }
@@ -254,7 +255,7 @@ class Parser {
           break;
         }
         default:
-          Fail("CH0402", {static_cast<uint32_t>(esc), static_cast<uint32_t>(pos_)},
+          Fail(codes::CH0402, {static_cast<uint32_t>(esc), static_cast<uint32_t>(pos_)},
                Cat("invalid escape `\\", std::string(1, e), "` in a string"));
           return;
       }
@@ -299,7 +300,7 @@ class Parser {
                                                     : std::string(TokName(tok_.kind));
     Span span = tok_.span;
     if (tok_.kind == Tok::kEnd && span.begin > 0) span = {span.begin - 1, span.begin};
-    Fail("CH0401", span, Cat("unexpected ", found), Cat("expected ", wanted));
+    Fail(codes::CH0401, span, Cat("unexpected ", found), Cat("expected ", wanted));
   }
   bool Expect(Tok k) {
     if (!ok_) return false;
@@ -318,7 +319,7 @@ class Parser {
 
   bool Enter() {
     if (++depth_ > options_.max_nesting) {
-      Fail("CH0412", tok_.span,
+      Fail(codes::CH0412, tok_.span,
            Cat("schema nested deeper than ", options_.max_nesting, " levels"));
       return false;
     }
@@ -385,7 +386,7 @@ class Parser {
     } else if (IsWord("type")) {
       CommonDeclaration(ns, std::move(annots));
     } else if (IsWord("namespace")) {
-      Fail("CH0401", tok_.span, "namespaces cannot be nested");
+      Fail(codes::CH0401, tok_.span, "namespaces cannot be nested");
     } else {
       Unexpected("`entity`, `action`, `type` or `namespace`");
     }
@@ -515,7 +516,7 @@ class Parser {
       Advance();
     }
     if (path.find("::") != std::string::npos) {
-      Fail("CH0401", r->span, Cat("`", path, "` is not an action reference"),
+      Fail(codes::CH0401, r->span, Cat("`", path, "` is not an action reference"),
            "write a qualified action as `NS::Action::\"name\"`");
       return false;
     }
@@ -569,7 +570,7 @@ class Parser {
           bool principal = tok_.text == "principal";
           bool& seen = principal ? seen_p : seen_r;
           if (seen) {
-            Fail("CH0401", tok_.span, Cat("`", tok_.text, "` is declared twice in `appliesTo`"));
+            Fail(codes::CH0401, tok_.span, Cat("`", tok_.text, "` is declared twice in `appliesTo`"));
             return;
           }
           seen = true;
@@ -579,14 +580,14 @@ class Parser {
           std::vector<std::string>& list = principal ? d.principals : d.resources;
           TypeList(&list, principal ? &d.principal_spans : &d.resource_spans);
           if (ok_ && list.empty()) {
-            Fail("CH0401", Span{what.begin, prev_end_},
+            Fail(codes::CH0401, Span{what.begin, prev_end_},
                  Cat("`", principal ? "principal" : "resource", "` lists no entity type"),
                  "an action that applies to nothing is declared without `appliesTo`");
             return;
           }
         } else if (IsWord("context")) {
           if (seen_c) {
-            Fail("CH0401", tok_.span, "`context` is declared twice in `appliesTo`");
+            Fail(codes::CH0401, tok_.span, "`context` is declared twice in `appliesTo`");
             return;
           }
           seen_c = true;
@@ -601,7 +602,7 @@ class Parser {
         Advance();
       }
       if (ok_ && !(seen_p && seen_r)) {
-        Fail("CH0401", Span{applies_span.begin, tok_.span.end},
+        Fail(codes::CH0401, Span{applies_span.begin, tok_.span.end},
              Cat("`appliesTo` lacks `", seen_p ? "resource" : "principal", "`"),
              "`appliesTo` declares both `principal` and `resource`");
         return;
@@ -626,7 +627,7 @@ class Parser {
     d.span = tok_.span;
     Advance();
     if (tok_.kind == Tok::kColon2) {
-      Fail("CH0401", tok_.span, "a common type name cannot be qualified");
+      Fail(codes::CH0401, tok_.span, "a common type name cannot be qualified");
       return;
     }
     Expect(Tok::kEq);
@@ -651,7 +652,7 @@ class Parser {
         bool bare = tok_.kind == Tok::kIdent;
         if (!Name(&a.name, &a.span)) break;
         if (bare && IsReserved(a.name)) {
-          Fail("CH0401", a.span, Cat("`", a.name, "` is a reserved identifier"),
+          Fail(codes::CH0401, a.span, Cat("`", a.name, "` is a reserved identifier"),
                Cat("write it as a string: `\"", a.name, "\"`"));
           break;
         }

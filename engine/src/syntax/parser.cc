@@ -17,6 +17,7 @@
 
 #include "CharterLexer.h"
 #include "CharterParser.h"
+#include "common/diagnostic_codes.h"
 #include "common/strings.h"
 #include "absl/strings/str_replace.h"
 #include "antlr4-runtime.h"
@@ -80,7 +81,7 @@ class DiagnosticListener : public antlr4::BaseErrorListener {
                    const std::string& msg, std::exception_ptr) override {
     if (count_++ >= max_errors_) return;
     if (token == nullptr) {
-      diagnostics_->Error("CH0101", {map_.Byte(0), map_.Byte(0)}, "syntax error");
+      diagnostics_->Error(codes::CH0101, {map_.Byte(0), map_.Byte(0)}, "syntax error");
       return;
     }
     Span span{map_.Byte(token->getStartIndex()), map_.Byte(token->getStopIndex() + 1)};
@@ -92,15 +93,15 @@ class DiagnosticListener : public antlr4::BaseErrorListener {
     if (at != std::string::npos) help = "expected " + Tidy(msg.substr(at + 10));
     switch (token->getType()) {
       case CharterLexer::UNTERMINATED_STRING:
-        diagnostics_->Error("CH0102", span, "unterminated string literal",
+        diagnostics_->Error(codes::CH0102, span, "unterminated string literal",
                             "close the string with `\"`");
         return;
       case CharterLexer::ERROR_CHAR:
-        diagnostics_->Error("CH0103", span,
+        diagnostics_->Error(codes::CH0103, span,
                             Cat("unexpected character `", token->getText(), "`"));
         return;
       case antlr4::Token::EOF:
-        diagnostics_->Error("CH0101", span, "unexpected end of input", help);
+        diagnostics_->Error(codes::CH0101, span, "unexpected end of input", help);
         return;
       default:
         break;
@@ -109,11 +110,11 @@ class DiagnosticListener : public antlr4::BaseErrorListener {
       size_t at_pos = msg.find(" at ");
       std::string what = Tidy(msg.substr(8, at_pos == std::string::npos ? std::string::npos
                                                                           : at_pos - 8));
-      diagnostics_->Error("CH0101", span,
+      diagnostics_->Error(codes::CH0101, span,
                           Cat("missing ", what, " before `", token->getText(), "`"));
       return;
     }
-    diagnostics_->Error("CH0101", span, Cat("unexpected `", token->getText(), "`"), help);
+    diagnostics_->Error(codes::CH0101, span, Cat("unexpected `", token->getText(), "`"), help);
   }
 
   size_t count() const { return count_; }
@@ -153,7 +154,7 @@ class AstBuilder {
       ann.span = SpanOf(a);
       if (a->STRING() != nullptr) ann.value = Unescape(a->STRING()->getSymbol(), false, nullptr);
       if (!keys.insert(ann.key).second) {
-        diags_->Error("CH0115", ann.span, Cat("duplicate annotation `@", ann.key, "`"),
+        diags_->Error(codes::CH0115, ann.span, Cat("duplicate annotation `@", ann.key, "`"),
                       "each annotation key may appear once per policy");
       }
       out->annotations.push_back(std::move(ann));
@@ -173,7 +174,7 @@ class AstBuilder {
       cond.when = c->WHEN() != nullptr;
       cond.span = SpanOf(c);
       if (c->expr() == nullptr) {
-        diags_->Error("CH0121", cond.span,
+        diags_->Error(codes::CH0121, cond.span,
                       Cat("empty `", cond.when ? "when" : "unless", "` clause"),
                       "write a condition between the braces, or remove the clause");
         continue;
@@ -209,7 +210,7 @@ class AstBuilder {
       std::string name = RuleText(i);
       s += name;
       if (name == "__cedar") {
-        diags_->Error("CH0127", SpanOf(i), "`__cedar` is reserved and cannot name a type or namespace");
+        diags_->Error(codes::CH0127, SpanOf(i), "`__cedar` is reserved and cannot name a type or namespace");
       }
     }
     return s;
@@ -244,7 +245,7 @@ class AstBuilder {
     if (target->SLOT() != nullptr) {
       std::string name = target->SLOT()->getText();
       if (name != slot) {
-        diags_->Error("CH0114", SpanOf(target),
+        diags_->Error(codes::CH0114, SpanOf(target),
                       Cat("invalid slot `", name, "` here"),
                       Cat("the only slot allowed in this position is `", slot, "`"));
       }
@@ -257,7 +258,7 @@ class AstBuilder {
   void CheckActionType(const ast::EntityRef& e) {
     std::string_view t = e.type;
     if (t == "Action" || (t.size() > 8 && t.substr(t.size() - 8) == "::Action")) return;
-    diags_->Error("CH0117", e.span,
+    diags_->Error(codes::CH0117, e.span,
                   Cat("expected an entity of type `Action`, found `", e.type, "`"),
                   "actions in the scope are written `Action::\"name\"`");
   }
@@ -325,7 +326,7 @@ class AstBuilder {
     auto tails = ctx->relTail();
     if (tails.empty()) return left;
     if (tails.size() > 1) {
-      diags_->Error("CH0110", SpanOf(ctx), "multiple relational operators in a row",
+      diags_->Error(codes::CH0110, SpanOf(ctx), "multiple relational operators in a row",
                     "relational operators are not associative: add parentheses");
       return left;
     }
@@ -386,7 +387,7 @@ class AstBuilder {
       auto [e, depth] = stack.back();
       stack.pop_back();
       if (depth > max_depth_) {
-        diags_->Error("CH0004", root.span,
+        diags_->Error(codes::CH0004, root.span,
                       Cat("expression is more than ", max_depth_, " operators deep"),
                       "split it into several `when` clauses or policies");
         return;
@@ -406,7 +407,7 @@ class AstBuilder {
   void CheckUnreserved(CP::AnyIdentContext* id, std::string_view what) {
     std::string name = RuleText(id);
     if (id->ident() != nullptr && name != "__cedar") return;
-    diags_->Error("CH0127", SpanOf(id), Cat("`", name, "` is reserved and cannot be ", what),
+    diags_->Error(codes::CH0127, SpanOf(id), Cat("`", name, "` is reserved and cannot be ", what),
                   Cat("write it as a string: `[\"", name, "\"]`, `has \"", name, "\"` or `\"", name,
                       "\": ...`"));
   }
@@ -415,7 +416,7 @@ class AstBuilder {
   void CheckArity(const BuiltinInfo& info, size_t given, size_t receiver, Span span) {
     size_t wanted = info.arity - receiver;
     if (given == wanted) return;
-    diags_->Error("CH0126", span,
+    diags_->Error(codes::CH0126, span,
                   Cat("`", info.name, "` takes ", wanted, wanted == 1 ? " argument" : " arguments",
                       ", ", given, " given"));
   }
@@ -436,7 +437,7 @@ class AstBuilder {
     std::unique_ptr<ast::Expr> e = Unary(terms[0]);
     for (size_t i = 1; i < terms.size(); ++i) {
       if (ctx->op[i - 1]->getType() != CharterLexer::STAR) {
-        diags_->Error("CH0118", SpanOf(ctx->op[i - 1]),
+        diags_->Error(codes::CH0118, SpanOf(ctx->op[i - 1]),
                       Cat("`", ctx->op[i - 1]->getText(), "` is not an operator of the language"),
                       "only `+`, `-` and `*` are supported on integers");
       }
@@ -451,7 +452,7 @@ class AstBuilder {
     size_t count = nots + negs;
     Span span = SpanOf(ctx);
     if (count > 4) {
-      diags_->Error("CH0119", span,
+      diags_->Error(codes::CH0119, span,
                     Cat("too many occurrences of `", nots > 0 ? "!" : "-", "`"),
                     "at most four unary operators may be applied in a row");
     }
@@ -493,7 +494,7 @@ class AstBuilder {
     uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
     auto e = Node(ast::Expr::Kind::kLong, span);
     if (overflow || v > limit) {
-      diags_->Error("CH0112", span,
+      diags_->Error(codes::CH0112, span,
                     Cat("integer literal `", negative ? "-" : "", text,
                                  "` does not fit in 64 bits"),
                     "integers range from -9223372036854775808 to 9223372036854775807");
@@ -513,7 +514,7 @@ class AstBuilder {
         call->str = RuleText(m->anyIdent());
         int id = FindBuiltin(call->str, CallStyle::kMethod);
         if (id < 0) {
-          diags_->Error("CH0113", SpanOf(m->anyIdent()),
+          diags_->Error(codes::CH0113, SpanOf(m->anyIdent()),
                         Cat("`", call->str, "` is not a known method"),
                         FindBuiltin(call->str, CallStyle::kFunction) >= 0
                             ? Cat("`", call->str, "` is a function: write `", call->str, "(...)`")
@@ -577,7 +578,7 @@ class AstBuilder {
       e->str = PathText(f->path());
       int id = FindBuiltin(e->str, CallStyle::kFunction);
       if (id < 0) {
-        diags_->Error("CH0113", SpanOf(f->path()),
+        diags_->Error(codes::CH0113, SpanOf(f->path()),
                       Cat("`", e->str, "` is not a known function"),
                       "the functions are `ip`, `decimal`, `datetime` and `duration`; "
                       "other operations are methods, written `e.name(...)`");
@@ -589,7 +590,7 @@ class AstBuilder {
       return e;
     }
     if (dynamic_cast<CP::SlotRefContext*>(ctx)) {
-      diags_->Error("CH0122", span, "template slots may appear only in the policy scope");
+      diags_->Error(codes::CH0122, span, "template slots may appear only in the policy scope");
       return Node(ast::Expr::Kind::kSlot, span);
     }
     if (auto* p = dynamic_cast<CP::ParensContext*>(ctx)) return Expr(p->expr());
@@ -612,7 +613,7 @@ class AstBuilder {
           CheckUnreserved(init->key->anyIdent(), "a record key");
         }
         if (!seen.insert(key).second) {
-          diags_->Error("CH0116", SpanOf(init->key), Cat("duplicate record key `", key, "`"));
+          diags_->Error(codes::CH0116, SpanOf(init->key), Cat("duplicate record key `", key, "`"));
         }
         e->keys.push_back(std::move(key));
         e->args.push_back(Expr(init->expr()));
@@ -621,7 +622,7 @@ class AstBuilder {
     }
     auto* bare = static_cast<CP::BarePathContext*>(ctx);
     std::string path = PathText(bare->path());
-    diags_->Error("CH0120", span, Cat("`", path, "` is not a value"),
+    diags_->Error(codes::CH0120, span, Cat("`", path, "` is not a value"),
                   Cat("an entity is written `", path, "::\"id\"`"));
     return Node(ast::Expr::Kind::kBool, span);
   }
@@ -656,7 +657,7 @@ class AstBuilder {
       auto bad = [&](size_t len, std::string what) {
         Span span{base + static_cast<uint32_t>(start),
                   base + static_cast<uint32_t>(std::min(s.size(), start + len))};
-        diags_->Error("CH0111", span, std::move(what),
+        diags_->Error(codes::CH0111, span, std::move(what),
                       "the escapes are \\n \\r \\t \\\\ \\0 \\' \\\" \\xHH \\u{HHHHHH}");
       };
       if (i + 1 >= s.size()) {
@@ -770,7 +771,7 @@ bool CheckNesting(antlr4::CommonTokenStream& tokens, const OffsetMap& map, int m
     }
     if (depth > max_nesting) {
       uint32_t at = map.Byte(t->getStartIndex());
-      diagnostics->Error("CH0003", {at, at + 1},
+      diagnostics->Error(codes::CH0003, {at, at + 1},
                          Cat("expression nested deeper than ", max_nesting, " levels"),
                          "split the condition into several `when` clauses or simplify it");
       return false;
@@ -803,14 +804,14 @@ bool ParsedWhole(antlr4::tree::ParseTree* root) {
 bool AcceptableText(const std::string& text, std::string_view what, const CompileOptions& options,
                     Diagnostics* diagnostics) {
   if (text.size() > options.max_source_bytes) {
-    diagnostics->Error("CH0002", {0, 0},
+    diagnostics->Error(codes::CH0002, {0, 0},
                        Cat(what, " is ", text.size(), " bytes, more than the limit of ", options.max_source_bytes));
     return false;
   }
   size_t bad = FindInvalidUtf8(text);
   if (bad != std::string_view::npos) {
     uint32_t at = static_cast<uint32_t>(bad);
-    diagnostics->Error("CH0001", {at, at + 1}, Cat(what, " is not valid UTF-8"));
+    diagnostics->Error(codes::CH0001, {at, at + 1}, Cat(what, " is not valid UTF-8"));
     return false;
   }
   return true;
@@ -870,7 +871,7 @@ ast::PolicySet ParsePolicySet(const SourceFile& source, const CompileOptions& op
       if (listener.count() > 0 && !ParsedWhole(policies[i])) continue;
       if (!builder.BuildPolicy(policies[i], i, &policy)) continue;
       if (!ids.insert(policy.id).second) {
-        diagnostics->Error("CH0125", policy.span,
+        diagnostics->Error(codes::CH0125, policy.span,
                            Cat("duplicate policy id `", policy.id, "`"),
                            "every policy's `@id` must be unique in the policy set");
         continue;
@@ -879,9 +880,9 @@ ast::PolicySet ParsePolicySet(const SourceFile& source, const CompileOptions& op
     }
     diagnostics->Truncate(before + options.max_errors);
   } catch (const std::exception& e) {
-    diagnostics->Error("CH0100", {0, 0}, Cat("internal parser error: ", e.what()));
+    diagnostics->Error(codes::CH0100, {0, 0}, Cat("internal parser error: ", e.what()));
   } catch (...) {
-    diagnostics->Error("CH0100", {0, 0}, "internal parser error");
+    diagnostics->Error(codes::CH0100, {0, 0}, "internal parser error");
   }
   return set;
 }
@@ -910,9 +911,9 @@ std::unique_ptr<ast::Expr> ParseExpression(const SourceFile& source, const Compi
     expr = builder.BuildExpression(tree->expr());
     diagnostics->Truncate(before + options.max_errors);
   } catch (const std::exception& e) {
-    diagnostics->Error("CH0100", {0, 0}, Cat("internal parser error: ", e.what()));
+    diagnostics->Error(codes::CH0100, {0, 0}, Cat("internal parser error: ", e.what()));
   } catch (...) {
-    diagnostics->Error("CH0100", {0, 0}, "internal parser error");
+    diagnostics->Error(codes::CH0100, {0, 0}, "internal parser error");
   }
   if (diagnostics->size() > before) return nullptr;
   return expr;
