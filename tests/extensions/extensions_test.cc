@@ -1,9 +1,9 @@
-// Tests for Cedar's extension types (builtins/extensions.h). Most cases come
+// Tests for Cedar's extension types (extensions/extensions.h). Most cases come
 // from extension_cases.inc, Cedar's own answers recorded from cedar-wasm 4.13
 // by oracle_check.js; the hand-written tests below name the rules that
 // surprise, and check what Cedar cannot show us (the printed forms).
 
-#include "builtins/extensions.h"
+#include "extensions/extensions.h"
 
 #include <cstdint>
 #include <limits>
@@ -45,7 +45,7 @@ struct IpCase {
 #undef IP_CASE
 #define IP_CASE(in, ok, v6, prefix, hex, lb, mc) {SV(in), ok, v6, prefix, hex, lb, mc},
 const IpCase kIpCases[] = {
-#include "tests/builtins/extension_cases.inc"
+#include "tests/extensions/extension_cases.inc"
 };
 #undef IP_CASE
 #define IP_CASE(...)
@@ -58,7 +58,7 @@ struct IpPairCase {
 #undef IP_PAIR_CASE
 #define IP_PAIR_CASE(a, b, r, e) {SV(a), SV(b), r, e},
 const IpPairCase kIpPairCases[] = {
-#include "tests/builtins/extension_cases.inc"
+#include "tests/extensions/extension_cases.inc"
 };
 #undef IP_PAIR_CASE
 #define IP_PAIR_CASE(...)
@@ -71,7 +71,7 @@ struct ValueCase {
 #undef DECIMAL_CASE
 #define DECIMAL_CASE(in, ok, v) {SV(in), ok, v},
 const ValueCase kDecimalCases[] = {
-#include "tests/builtins/extension_cases.inc"
+#include "tests/extensions/extension_cases.inc"
 };
 #undef DECIMAL_CASE
 #define DECIMAL_CASE(...)
@@ -79,7 +79,7 @@ const ValueCase kDecimalCases[] = {
 #undef DATETIME_CASE
 #define DATETIME_CASE(in, ok, v) {SV(in), ok, v},
 const ValueCase kDatetimeCases[] = {
-#include "tests/builtins/extension_cases.inc"
+#include "tests/extensions/extension_cases.inc"
 };
 #undef DATETIME_CASE
 #define DATETIME_CASE(...)
@@ -87,7 +87,7 @@ const ValueCase kDatetimeCases[] = {
 #undef DURATION_CASE
 #define DURATION_CASE(in, ok, v) {SV(in), ok, v},
 const ValueCase kDurationCases[] = {
-#include "tests/builtins/extension_cases.inc"
+#include "tests/extensions/extension_cases.inc"
 };
 #undef DURATION_CASE
 #define DURATION_CASE(...)
@@ -102,7 +102,7 @@ struct OpCase {
 #undef OP_CASE
 #define OP_CASE(op, a, b, ok, r) {Op::op, a, b, ok, r},
 const OpCase kOpCases[] = {
-#include "tests/builtins/extension_cases.inc"
+#include "tests/extensions/extension_cases.inc"
 };
 #undef OP_CASE
 #define OP_CASE(...)
@@ -113,7 +113,7 @@ struct UnitsCase {
 #undef UNITS_CASE
 #define UNITS_CASE(ms, d, h, m, s, x) {ms, d, h, m, s, x},
 const UnitsCase kUnitsCases[] = {
-#include "tests/builtins/extension_cases.inc"
+#include "tests/extensions/extension_cases.inc"
 };
 
 #undef IP_CASE

@@ -2,7 +2,7 @@
 // are summarised in extensions.h; the comments here say where Cedar's
 // implementation (Rust's std::net parsers, the regexes in cedar-policy-core's
 // extensions/*.rs, chrono's calendar) decides a case.
-#include "builtins/extensions.h"
+#include "extensions/extensions.h"
 
 #include <cstring>
 
