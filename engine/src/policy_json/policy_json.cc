@@ -63,14 +63,15 @@
 //   CH0317  a static policy that contains a slot
 //   CH0318  an unknown value of an enumerated field (`effect`, clause
 //           `kind`, scope `op`, `Var`, pattern element)
-//   CH0319  an extension function or method with the wrong number of
-//           arguments (a method's receiver is its first)
+//   CH0319  an extension method without its receiver (the first element
+//           of its array)
 //
 // Deliberate differences from Cedar, each a policy Cedar accepts but can
 // never evaluate successfully: an unknown extension function in a `__extn`
-// escape, `unknown(...)` (partial evaluation only) and extension calls with
-// the wrong number of arguments are errors here (CH0312, CH0319), as they are
-// in the text parser.
+// escape, `unknown(...)` (partial evaluation only) and an extension method
+// without a receiver are errors here (CH0312, CH0319). Other extension calls
+// with the wrong number of arguments read, as in Cedar and in the text
+// parser, and fail when evaluated.
 #include "policy_json/policy_json.h"
 
 #include <algorithm>
