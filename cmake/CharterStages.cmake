@@ -64,6 +64,7 @@ function(charter_stage_libraries src_dir root_dir)
         "then its includes would not resolve.")
     endif()
   endforeach()
+  set(above "")
   foreach(stage IN LISTS stages)
     if(NOT IS_DIRECTORY ${src_dir}/${stage})
       message(FATAL_ERROR "the stage table in engine/CMakeLists.txt declares `${stage}`, "
@@ -75,7 +76,15 @@ function(charter_stage_libraries src_dir root_dir)
         message(FATAL_ERROR "stage `${stage}` depends on `${dep}`, which the stage table in "
           "engine/CMakeLists.txt does not declare")
       endif()
+      # Each stage names only stages above it in the table: the table is then
+      # an order of the stages, and their includes form no cycle.
+      if(NOT dep IN_LIST above)
+        message(FATAL_ERROR "stage `${stage}` depends on `${dep}`, which the stage table in "
+          "engine/CMakeLists.txt declares below it (or is `${stage}` itself): a stage may "
+          "include only stages above it, so that no two stages include each other")
+      endif()
     endforeach()
+    list(APPEND above ${stage})
   endforeach()
 
   set(objects "")

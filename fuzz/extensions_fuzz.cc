@@ -1,4 +1,4 @@
-// libFuzzer target for Cedar's extension types (builtins/extensions.h). The
+// libFuzzer target for Cedar's extension types (extensions/extensions.h). The
 // input goes whole to every parser, and also split at its first newline into
 // two strings for the two-argument operations; its first 16 bytes, read as two
 // int64s, drive the datetime and duration operations at any value. Whatever
@@ -19,7 +19,7 @@
 #include <string>
 #include <string_view>
 
-#include "builtins/extensions.h"
+#include "extensions/extensions.h"
 
 namespace {
 

@@ -70,11 +70,16 @@ void CheckExpr(const Expr& root, size_t size) {
         break;
       case Expr::Kind::kMethod:
       case Expr::Kind::kCall: {
-        // A known builtin with the registry's arity (a method's receiver counts).
+        // A known builtin with the registry's arity (a method's receiver
+        // counts), unless a wrong arity is an evaluation error; a method has
+        // its receiver.
         auto style = e->kind == Expr::Kind::kMethod ? charter::internal::CallStyle::kMethod
                                                     : charter::internal::CallStyle::kFunction;
         int id = charter::internal::FindBuiltin(e->str, style);
-        Check(id >= 0 && charter::internal::kBuiltins[id].arity == n);
+        Check(id >= 0);
+        const auto& info = charter::internal::kBuiltins[id];
+        Check(info.arity == n || info.wrong_arity == charter::internal::WrongArity::kEvaluation);
+        Check(e->kind != Expr::Kind::kMethod || n >= 1);
         break;
       }
     }

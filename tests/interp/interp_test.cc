@@ -209,6 +209,86 @@ TEST_F(InterpTest, ExtensionsAndTags) {
             "true");
 }
 
+// Cedar 4.5 parses an extension call with the wrong number of arguments,
+// evaluates its arguments and then fails the call (each case below was
+// checked with cedar-wasm 4.13.0: checkParsePolicySet and isAuthorized). The
+// set and tag methods are still refused by the parser, as Cedar refuses them.
+TEST_F(InterpTest, ExtensionCallsWithTheWrongArity) {
+  auto wrong = [](std::string_view fn, int expected, int got) {
+    return "error: wrong number of arguments provided to extension function `" + std::string(fn) +
+           "`: expected " + std::to_string(expected) + ", got " + std::to_string(got);
+  };
+  EXPECT_EQ(Eval(R"(decimal("1.0", "2.0"))"), wrong("decimal", 1, 2));
+  EXPECT_EQ(Eval(R"(decimal("x", "y"))"), wrong("decimal", 1, 2));
+  EXPECT_EQ(Eval("decimal()"), wrong("decimal", 1, 0));
+  EXPECT_EQ(Eval("ip()"), wrong("ip", 1, 0));
+  EXPECT_EQ(Eval("ip(1, 2)"), wrong("ip", 1, 2));
+  EXPECT_EQ(Eval("ip(ip())"), wrong("ip", 1, 0));
+  EXPECT_EQ(Eval(R"("1.0".lessThan())"), wrong("lessThan", 2, 1));
+  EXPECT_EQ(Eval(R"(decimal("1.0").lessThan(decimal("2.0"), 3))"), wrong("lessThan", 2, 3));
+  EXPECT_EQ(Eval(R"(ip("1.2.3.4").isIpv4(1))"), wrong("isIpv4", 1, 2));
+  EXPECT_EQ(Eval("1.isIpv4(2)"), wrong("isIpv4", 1, 2));
+  EXPECT_EQ(Eval(R"(ip("1.1.1.1").isInRange())"), wrong("isInRange", 2, 1));
+  EXPECT_EQ(Eval(R"(ip("1.1.1.1").isInRange(1, 2))"), wrong("isInRange", 2, 3));
+  EXPECT_EQ(Eval(R"(datetime("2024-01-01").toTime(1))"), wrong("toTime", 1, 2));
+  EXPECT_EQ(Eval(R"(duration("1h").toDays(1))"), wrong("toDays", 1, 2));
+  EXPECT_EQ(Eval(R"(datetime("2024-01-01").offset())"), wrong("offset", 2, 1));
+  // The arguments are evaluated first: their error wins.
+  EXPECT_EQ(Eval("ip(principal.nope, 2)"), "error: `User::\"alice\"` does not have the attribute `nope`");
+  // A call that is not evaluated does not err.
+  EXPECT_EQ(Eval("true || ip()"), "true");
+  EXPECT_EQ(Eval("if false then decimal() else true"), "true");
+  // The policy is skipped and reported; the others still decide.
+  {
+    SourceFile source("t.cedar",
+                      "permit(principal, action, resource) when { ip() };\n"
+                      "permit(principal, action, resource);");
+    auto set = ReadLinkedPolicySet(source, {}, {}, nullptr);
+    auto bundle = Compile(source, {}, {}, nullptr);
+    ASSERT_TRUE(set.ok() && bundle.ok());
+    auto engine = Engine::Create(*std::move(bundle));
+    ASSERT_TRUE(engine.ok());
+    for (const Decision& d : {Authorize(**set, Alice(), entities_), engine->Authorize(Alice(), entities_)}) {
+      EXPECT_TRUE(d.allowed);
+      ASSERT_EQ(d.errors.size(), 1u);
+      EXPECT_EQ("error: " + d.errors[0].message, wrong("ip", 1, 0));
+    }
+  }
+  // The JSON policy format reads them too.
+  EXPECT_EQ(Decide(R"({"effect": "permit", "principal": {"op": "All"}, "action": {"op": "All"},
+    "resource": {"op": "All"}, "conditions": [{"kind": "when",
+      "body": {"decimal": [{"Value": "1.0"}, {"Value": "2.0"}]}}]})", {}),
+            wrong("decimal", 1, 2));
+  EXPECT_EQ(Decide(R"({"effect": "permit", "principal": {"op": "All"}, "action": {"op": "All"},
+    "resource": {"op": "All"}, "conditions": [{"kind": "when",
+      "body": {"Value": {"__extn": {"fn": "ip", "args": []}}}}]})", {}),
+            wrong("ip", 1, 0));
+  // The set and tag methods: parse errors.
+  EXPECT_EQ(Eval("[1].contains()"), "rejected: t.cedar:1:44: `contains` takes 1 argument, 0 given");
+  EXPECT_EQ(Eval(R"(principal.hasTag("a", "b"))"),
+            "rejected: t.cedar:1:44: `hasTag` takes 1 argument, 2 given");
+}
+
+// The same for every extension function and method of the registry, as
+// tests/extensions/oracle_check.js recorded Cedar's answers: it parses, and
+// the VM and the interpreter fail it with Cedar's message.
+TEST_F(InterpTest, ExtensionCallsWithTheWrongArityAsCedarAnswers) {
+  struct Case {
+    const char* condition;
+    bool parses;
+    const char* error;
+  };
+  const Case cases[] = {
+#define ARITY_CASE(condition, parses, error) {condition, parses, error},
+#include "tests/extensions/extension_cases.inc"
+  };
+  ASSERT_GE(std::size(cases), 30u);
+  for (const Case& c : cases) {
+    ASSERT_TRUE(c.parses) << c.condition;
+    EXPECT_EQ(Eval(c.condition), std::string("error: ") + c.error);
+  }
+}
+
 TEST_F(InterpTest, ScopeAndConditions) {
   EXPECT_EQ(Decide("permit(principal == User::\"alice\", action == Action::\"view\", "
                    "resource is NS::Task in NS::Task::\"t1\");", {}),

@@ -168,6 +168,24 @@ TEST(Validator, ExtensionConstructors) {
               R"(`ip("10.0.0.256")` is not a valid `ipaddr`)", R"(ip("10.0.0.256"))");
 }
 
+// Cedar parses an extension call with the wrong number of arguments and its
+// strict validator refuses it ("wrong number of arguments in extension
+// function application"), as cedar-wasm 4.13.0 answers for each case here;
+// a call that is never evaluated (after `true ||`) is not checked.
+TEST(Validator, ExtensionCallsWithTheWrongArity) {
+  ExpectError(R"(permit(principal, action, resource) when { ip("1.2.3.4").isIpv4(1) };)", "CH0520",
+              "`isIpv4` takes 0 arguments, 1 given", R"(ip("1.2.3.4").isIpv4(1))");
+  ExpectError(R"(permit(principal, action, resource) when { decimal("1.0", "2.0").lessThan(decimal("2.0")) };)",
+              "CH0520", "`decimal` takes 1 argument, 2 given", R"(decimal("1.0", "2.0"))");
+  ExpectError(R"(permit(principal, action == Action::"view", resource) when { context.ip.isInRange() };)",
+              "CH0520", "`isInRange` takes 1 argument, 0 given", "context.ip.isInRange()");
+  ExpectError(R"(permit(principal, action, resource) when { ip(principal.name, 2).isIpv4() };)", "CH0520",
+              "`ip` takes 1 argument, 2 given", "ip(principal.name, 2)");
+  ExpectError(R"(permit(principal, action, resource) when { datetime("2024-01-01").toTime(1) == duration("1h") };)",
+              "CH0520", "`toTime` takes 0 arguments, 1 given", R"(datetime("2024-01-01").toTime(1))");
+  ExpectValid(R"(permit(principal, action, resource) when { true || ip() };)");
+}
+
 TEST(Validator, Tags) {
   ExpectError(R"(permit(principal, action, resource is Task) when { resource.getTag("env") == "prod" };)",
               "CH0517", "the tag may be absent from this `Task`", R"(resource.getTag("env"))");

@@ -1,10 +1,14 @@
-// The builtins: set and tag methods, and the extension types' functions and
-// methods (their parsing and arithmetic live in extensions.cc).
+// The builtins' implementations, one function a row of builtins.def: the set
+// methods, and the extension types' functions and methods (whose parsing and
+// arithmetic live in extensions/). The tag methods read the entity store, and
+// the entities stage implements them (entities/tag_builtins.cc). Each checks its arguments'
+// types, so a call of any builtin on any values is safe.
 #include "builtins/builtins.h"
 
-#include "builtins/extensions.h"
+#include <functional>
+
 #include "common/strings.h"
-#include "entities/entity_store.h"
+#include "extensions/extensions.h"
 
 namespace charter::internal {
 namespace {
@@ -13,11 +17,7 @@ void TypeError(std::string* error, std::string_view expected, const Value& got) 
   CatAppend(error, "type error: expected ", expected, ", got ", TypeName(got.type));
 }
 
-bool Expect(const Value& v, Type t, std::string* error) {
-  if (v.type == t) return true;
-  TypeError(error, TypeName(t), v);
-  return false;
-}
+bool Expect(const Value& v, Type t, std::string* error) { return ExpectArgType(v, t, error); }
 
 bool SetHas(const Value& set, const Value& v) {
   for (uint32_t i = 0; i < set.size; ++i) {
@@ -26,177 +26,158 @@ bool SetHas(const Value& set, const Value& v) {
   return false;
 }
 
-const EntityData* EntityOf(const Value& v, const EntityStore* store) {
-  uint32_t uid = v.entity->uid != kNoUid ? v.entity->uid : store->Find(v.entity->type, v.entity->id);
-  return uid == kNoUid ? nullptr : store->data(uid);
+// --- the implementations, one a row of builtins.def ---------------------------
+
+bool SetContains(const Value* args, const CallContext&, Value* out, std::string* error) {
+  if (!Expect(args[0], Type::kSet, error)) return false;
+  *out = Value::Bool(SetHas(args[0], args[1]));
+  return true;
 }
 
-// The string argument of an extension constructor.
-bool Construct(Builtin id, const Value& arg, const CallContext& ctx, Value* out, std::string* error) {
-  if (!Expect(arg, Type::kString, error)) return false;
-  std::string_view s = arg.string();
-  switch (id) {
-    case Builtin::kIp: {
-      ext::IpAddr addr;
-      if (!ext::ParseIp(s, &addr, error)) return false;
-      *out = Value::Ip(ctx.scratch->New<ext::IpAddr>(addr));
-      return true;
-    }
-    case Builtin::kDecimal: {
-      int64_t v;
-      if (!ext::ParseDecimal(s, &v, error)) return false;
-      *out = Value::Ext(Type::kDecimal, v);
-      return true;
-    }
-    case Builtin::kDatetime: {
-      int64_t v;
-      if (!ext::ParseDatetime(s, &v, error)) return false;
-      *out = Value::Ext(Type::kDatetime, v);
-      return true;
-    }
-    default: {
-      int64_t v;
-      if (!ext::ParseDuration(s, &v, error)) return false;
-      *out = Value::Ext(Type::kDuration, v);
-      return true;
-    }
+// containsAll (all) and containsAny (!all).
+template <bool kAll>
+bool SetContainsEvery(const Value* args, const CallContext&, Value* out, std::string* error) {
+  const Value& self = args[0];
+  const Value& other = args[1];
+  if (!Expect(self, Type::kSet, error) || !Expect(other, Type::kSet, error)) return false;
+  bool all = true;
+  bool any = false;
+  for (uint32_t i = 0; i < other.size; ++i) {
+    bool has = SetHas(self, other.elements[i]);
+    all = all && has;
+    any = any || has;
   }
+  *out = Value::Bool(kAll ? all : any);
+  return true;
+}
+constexpr BuiltinFn SetContainsAll = SetContainsEvery<true>;
+constexpr BuiltinFn SetContainsAny = SetContainsEvery<false>;
+
+bool SetIsEmpty(const Value* args, const CallContext&, Value* out, std::string* error) {
+  if (!Expect(args[0], Type::kSet, error)) return false;
+  *out = Value::Bool(args[0].size == 0);
+  return true;
+}
+
+bool MakeIp(const Value* args, const CallContext& ctx, Value* out, std::string* error) {
+  if (!Expect(args[0], Type::kString, error)) return false;
+  ext::IpAddr addr;
+  if (!ext::ParseIp(args[0].string(), &addr, error)) return false;
+  *out = Value::Ip(ctx.scratch->New<ext::IpAddr>(addr));
+  return true;
+}
+
+// The constructors whose value is an int64: decimal, datetime and duration.
+template <Type kType, bool (*kParse)(std::string_view, int64_t*, std::string*)>
+bool MakeScalar(const Value* args, const CallContext&, Value* out, std::string* error) {
+  if (!Expect(args[0], Type::kString, error)) return false;
+  int64_t v;
+  if (!kParse(args[0].string(), &v, error)) return false;
+  *out = Value::Ext(kType, v);
+  return true;
+}
+constexpr BuiltinFn MakeDecimal = MakeScalar<Type::kDecimal, ext::ParseDecimal>;
+constexpr BuiltinFn MakeDatetime = MakeScalar<Type::kDatetime, ext::ParseDatetime>;
+constexpr BuiltinFn MakeDuration = MakeScalar<Type::kDuration, ext::ParseDuration>;
+
+template <bool (*kTest)(const ext::IpAddr&)>
+bool IpTest(const Value* args, const CallContext&, Value* out, std::string* error) {
+  if (!Expect(args[0], Type::kIp, error)) return false;
+  *out = Value::Bool(kTest(*args[0].ip));
+  return true;
+}
+
+bool IpIsInRange(const Value* args, const CallContext&, Value* out, std::string* error) {
+  if (!Expect(args[0], Type::kIp, error) || !Expect(args[1], Type::kIp, error)) return false;
+  *out = Value::Bool(ext::IsInRange(*args[0].ip, *args[1].ip));
+  return true;
+}
+
+template <typename Compare>
+bool DecimalCompare(const Value* args, const CallContext&, Value* out, std::string* error) {
+  if (!Expect(args[0], Type::kDecimal, error) || !Expect(args[1], Type::kDecimal, error)) return false;
+  *out = Value::Bool(Compare()(args[0].i, args[1].i));
+  return true;
+}
+
+// A datetime operation on (datetime, kOther) that may fail, making a kResult.
+template <Type kOther, Type kResult, bool (*kOp)(int64_t, int64_t, int64_t*, std::string*)>
+bool DatetimeOp(const Value* args, const CallContext&, Value* out, std::string* error) {
+  if (!Expect(args[0], Type::kDatetime, error) || !Expect(args[1], kOther, error)) return false;
+  int64_t r;
+  if (!kOp(args[0].i, args[1].i, &r, error)) return false;
+  *out = Value::Ext(kResult, r);
+  return true;
+}
+constexpr BuiltinFn DatetimeOffset = DatetimeOp<Type::kDuration, Type::kDatetime, ext::Offset>;
+constexpr BuiltinFn DatetimeDurationSince =
+    DatetimeOp<Type::kDatetime, Type::kDuration, ext::DurationSince>;
+
+template <Type kResult, bool (*kOp)(int64_t, int64_t*, std::string*)>
+bool DatetimePart(const Value* args, const CallContext&, Value* out, std::string* error) {
+  if (!Expect(args[0], Type::kDatetime, error)) return false;
+  int64_t r;
+  if (!kOp(args[0].i, &r, error)) return false;
+  *out = Value::Ext(kResult, r);
+  return true;
+}
+constexpr BuiltinFn DatetimeToDate = DatetimePart<Type::kDatetime, ext::ToDate>;
+constexpr BuiltinFn DatetimeToTime = DatetimePart<Type::kDuration, ext::ToTime>;
+
+template <int64_t (*kUnits)(int64_t)>
+bool DurationIn(const Value* args, const CallContext&, Value* out, std::string* error) {
+  if (!Expect(args[0], Type::kDuration, error)) return false;
+  *out = Value::Long(kUnits(args[0].i));
+  return true;
+}
+
+bool FailWithMessage(const Value* args, const CallContext&, Value*, std::string* error) {
+  if (!Expect(args[0], Type::kString, error)) return false;
+  error->assign(args[0].string());
+  return false;
 }
 
 }  // namespace
 
+bool ExpectArgType(const Value& v, Type t, std::string* error) {
+  if (v.type == t) return true;
+  TypeError(error, TypeName(t), v);
+  return false;
+}
+
+const BuiltinFn kBuiltinFns[kNumBuiltins] = {
+#define BUILTIN(id, name, style, family, wrong_arity, cost, result, impl, ...) impl,
+#include "builtins/builtins.def"
+#undef BUILTIN
+};
+
 int FindBuiltin(std::string_view name, CallStyle style) {
+  if (style == CallStyle::kInternal) return -1;
   for (uint32_t i = 0; i < kNumBuiltins; ++i) {
     if (kBuiltins[i].name == name && kBuiltins[i].style == style) return static_cast<int>(i);
   }
   return -1;
 }
 
-bool CallBuiltin(Builtin id, const Value* args, const CallContext& ctx, Value* out,
-                 std::string* error) {
-  const Value& self = args[0];
-  switch (id) {
-    case Builtin::kContains:
-      if (!Expect(self, Type::kSet, error)) return false;
-      *out = Value::Bool(SetHas(self, args[1]));
-      return true;
-    case Builtin::kContainsAll:
-    case Builtin::kContainsAny: {
-      if (!Expect(self, Type::kSet, error) || !Expect(args[1], Type::kSet, error)) return false;
-      const Value& other = args[1];
-      bool all = true;
-      bool any = false;
-      for (uint32_t i = 0; i < other.size; ++i) {
-        bool has = SetHas(self, other.elements[i]);
-        all = all && has;
-        any = any || has;
-      }
-      *out = Value::Bool(id == Builtin::kContainsAll ? all : any);
-      return true;
-    }
-    case Builtin::kIsEmpty:
-      if (!Expect(self, Type::kSet, error)) return false;
-      *out = Value::Bool(self.size == 0);
-      return true;
-    case Builtin::kHasTag:
-    case Builtin::kGetTag: {
-      if (!Expect(self, Type::kEntity, error) || !Expect(args[1], Type::kString, error)) return false;
-      const EntityData* data = EntityOf(self, ctx.store);
-      const Value* tag = data == nullptr ? nullptr : FindField(data->tags, args[1].string());
-      if (id == Builtin::kHasTag) {
-        *out = Value::Bool(tag != nullptr);
-        return true;
-      }
-      if (data == nullptr) {
-        error->append("entity `");
-        AppendEntityToCedar(error, self.entity->type, self.entity->id);
-        error->append("` does not exist");
-        return false;
-      }
-      if (tag == nullptr) {
-        error->push_back('`');
-        AppendEntityToCedar(error, self.entity->type, self.entity->id);
-        CatAppend(error, "` does not have the tag `", args[1].string(), "`");
-        return false;
-      }
-      *out = *tag;
-      return true;
-    }
-    case Builtin::kIp:
-    case Builtin::kDecimal:
-    case Builtin::kDatetime:
-    case Builtin::kDuration:
-      return Construct(id, self, ctx, out, error);
-    case Builtin::kIsIpv4:
-    case Builtin::kIsIpv6:
-    case Builtin::kIsLoopback:
-    case Builtin::kIsMulticast:
-      if (!Expect(self, Type::kIp, error)) return false;
-      *out = Value::Bool(id == Builtin::kIsIpv4       ? ext::IsIpv4(*self.ip)
-                         : id == Builtin::kIsIpv6     ? ext::IsIpv6(*self.ip)
-                         : id == Builtin::kIsLoopback ? ext::IsLoopback(*self.ip)
-                                                      : ext::IsMulticast(*self.ip));
-      return true;
-    case Builtin::kIsInRange:
-      if (!Expect(self, Type::kIp, error) || !Expect(args[1], Type::kIp, error)) return false;
-      *out = Value::Bool(ext::IsInRange(*self.ip, *args[1].ip));
-      return true;
-    case Builtin::kLessThan:
-    case Builtin::kLessThanOrEqual:
-    case Builtin::kGreaterThan:
-    case Builtin::kGreaterThanOrEqual: {
-      if (!Expect(self, Type::kDecimal, error) || !Expect(args[1], Type::kDecimal, error)) return false;
-      int64_t a = self.i, b = args[1].i;
-      *out = Value::Bool(id == Builtin::kLessThan          ? a < b
-                         : id == Builtin::kLessThanOrEqual ? a <= b
-                         : id == Builtin::kGreaterThan     ? a > b
-                                                           : a >= b);
-      return true;
-    }
-    case Builtin::kOffset: {
-      if (!Expect(self, Type::kDatetime, error) || !Expect(args[1], Type::kDuration, error)) return false;
-      int64_t r;
-      if (!ext::Offset(self.i, args[1].i, &r, error)) return false;
-      *out = Value::Ext(Type::kDatetime, r);
-      return true;
-    }
-    case Builtin::kDurationSince: {
-      if (!Expect(self, Type::kDatetime, error) || !Expect(args[1], Type::kDatetime, error)) return false;
-      int64_t r;
-      if (!ext::DurationSince(self.i, args[1].i, &r, error)) return false;
-      *out = Value::Ext(Type::kDuration, r);
-      return true;
-    }
-    case Builtin::kToDate:
-    case Builtin::kToTime: {
-      if (!Expect(self, Type::kDatetime, error)) return false;
-      int64_t r;
-      if (id == Builtin::kToDate) {
-        if (!ext::ToDate(self.i, &r, error)) return false;
-        *out = Value::Ext(Type::kDatetime, r);
-      } else {
-        if (!ext::ToTime(self.i, &r, error)) return false;
-        *out = Value::Ext(Type::kDuration, r);
-      }
-      return true;
-    }
-    case Builtin::kToDays:
-    case Builtin::kToHours:
-    case Builtin::kToMinutes:
-    case Builtin::kToSeconds:
-    case Builtin::kToMilliseconds: {
-      if (!Expect(self, Type::kDuration, error)) return false;
-      int64_t ms = self.i;
-      *out = Value::Long(id == Builtin::kToDays      ? ext::ToDays(ms)
-                         : id == Builtin::kToHours   ? ext::ToHours(ms)
-                         : id == Builtin::kToMinutes ? ext::ToMinutes(ms)
-                         : id == Builtin::kToSeconds ? ext::ToSeconds(ms)
-                                                     : ext::ToMilliseconds(ms));
-      return true;
-    }
+std::string_view ParamTypeName(ParamType t) {
+  switch (t) {
+    case ParamType::kAny: return "any";
+    case ParamType::kBool: return "Bool";
+    case ParamType::kLong: return "Long";
+    case ParamType::kString: return "String";
+    case ParamType::kEntity: return "entity";
+    case ParamType::kSet: return "Set";
+    case ParamType::kIpaddr: return "ipaddr";
+    case ParamType::kDecimal: return "decimal";
+    case ParamType::kDatetime: return "datetime";
+    case ParamType::kDuration: return "duration";
   }
-  *error = "unknown builtin";
-  return false;
+  return "any";
+}
+
+std::string WrongArityMessage(const BuiltinInfo& info, size_t given) {
+  return Cat("wrong number of arguments provided to extension function `", info.name,
+             "`: expected ", static_cast<int>(info.arity), ", got ", given);
 }
 
 }  // namespace charter::internal

@@ -17,7 +17,7 @@
 #include <tuple>
 #include <vector>
 
-#include "builtins/extensions.h"
+#include "builtins/builtins.h"
 #include "common/diagnostic_codes.h"
 #include "common/strings.h"
 
@@ -378,12 +378,29 @@ std::string PathText(const Expr& e) {
   return out;
 }
 
-struct ExtFn {
-  const char* name;
-  std::vector<TypeRef> args;
-  TypeRef ret;
-  bool constructor;
-};
+// The validator's type for a registry parameter type (builtins.def).
+const TypeRef& TypeOf(ParamType t) {
+  static const auto* types = [] {
+    auto* v = new std::vector<TypeRef>;
+    for (int i = 0; i <= static_cast<int>(ParamType::kDuration); ++i) {
+      auto p = static_cast<ParamType>(i);
+      switch (p) {
+        case ParamType::kBool: v->push_back(SchemaType::Of(Kind::kBool)); break;
+        case ParamType::kLong: v->push_back(SchemaType::Of(Kind::kLong)); break;
+        case ParamType::kString: v->push_back(SchemaType::Of(Kind::kString)); break;
+        case ParamType::kIpaddr:
+        case ParamType::kDecimal:
+        case ParamType::kDatetime:
+        case ParamType::kDuration:
+          v->push_back(SchemaType::Extension(std::string(ParamTypeName(p))));
+          break;
+        default: v->push_back(nullptr); break;  // checked by the core methods' own rules
+      }
+    }
+    return v;
+  }();
+  return (*types)[static_cast<size_t>(t)];
+}
 
 class Checker {
  public:
@@ -921,55 +938,14 @@ class Checker {
     return r;
   }
 
-  static const ExtFn* FindExt(std::string_view name) {
-    static const auto* table = [] {
-      auto ip = SchemaType::Extension("ipaddr");
-      auto dec = SchemaType::Extension("decimal");
-      auto dt = SchemaType::Extension("datetime");
-      auto dur = SchemaType::Extension("duration");
-      auto b = SchemaType::Of(Kind::kBool);
-      auto l = SchemaType::Of(Kind::kLong);
-      auto s = SchemaType::Of(Kind::kString);
-      return new std::vector<ExtFn>{
-          {"ip", {s}, ip, true},
-          {"isIpv4", {ip}, b, false},
-          {"isIpv6", {ip}, b, false},
-          {"isLoopback", {ip}, b, false},
-          {"isMulticast", {ip}, b, false},
-          {"isInRange", {ip, ip}, b, false},
-          {"decimal", {s}, dec, true},
-          {"lessThan", {dec, dec}, b, false},
-          {"lessThanOrEqual", {dec, dec}, b, false},
-          {"greaterThan", {dec, dec}, b, false},
-          {"greaterThanOrEqual", {dec, dec}, b, false},
-          {"datetime", {s}, dt, true},
-          {"duration", {s}, dur, true},
-          {"offset", {dt, dur}, dt, false},
-          {"durationSince", {dt, dt}, dur, false},
-          {"toDate", {dt}, dt, false},
-          {"toTime", {dt}, dur, false},
-          {"toDays", {dur}, l, false},
-          {"toHours", {dur}, l, false},
-          {"toMinutes", {dur}, l, false},
-          {"toSeconds", {dur}, l, false},
-          {"toMilliseconds", {dur}, l, false},
-      };
-    }();
-    for (const ExtFn& f : *table) {
-      if (name == f.name) return &f;
-    }
-    return nullptr;
-  }
-
-  static bool ParsesAs(std::string_view fn, std::string_view s, std::string* error) {
-    if (fn == "ip") {
-      ext::IpAddr a;
-      return ext::ParseIp(s, &a, error);
-    }
-    int64_t v = 0;
-    if (fn == "decimal") return ext::ParseDecimal(s, &v, error);
-    if (fn == "datetime") return ext::ParseDatetime(s, &v, error);
-    return ext::ParseDuration(s, &v, error);
+  // Whether the extension constructor `f` accepts the string `s`, by
+  // running it.
+  static bool ParsesAs(const BuiltinInfo& f, std::string_view s, std::string* error) {
+    Arena arena;
+    Value arg = Value::String(s);
+    Value out;
+    CallContext ctx{nullptr, &arena};
+    return CallBuiltin(static_cast<Builtin>(&f - kBuiltins), &arg, ctx, &out, error);
   }
 
   Answer CheckCall(const Caps& prior, const Expr& e) {
@@ -1001,19 +977,34 @@ class Checker {
       }
       if (m == "hasTag" || m == "getTag") return CheckTag(prior, e, m == "getTag");
     }
-    const ExtFn* f = FindExt(m);
-    if (f == nullptr || args.size() != f->args.size()) {
+    int id = FindBuiltin(m, e.kind == Expr::Kind::kMethod ? CallStyle::kMethod : CallStyle::kFunction);
+    if (id < 0 || !IsExtensionFunction(kBuiltins[id])) {
       for (const auto& a : args) Check(prior, *a);
       return Fail();
     }
+    const BuiltinInfo& f = kBuiltins[id];
+    const TypeRef& ret = TypeOf(f.result);
+    bool method = f.style == CallStyle::kMethod;
+    if (args.size() != f.arity) {
+      // Cedar parses it and fails it when it is evaluated; its validator
+      // refuses it.
+      size_t receiver = method ? 1 : 0;
+      size_t wanted = f.arity - receiver;
+      Error(codes::CH0520, e.span,
+            Cat("`", m, "` takes ", wanted, wanted == 1 ? " argument" : " arguments", ", ",
+                args.size() - receiver, " given"),
+            "evaluating this call is an error");
+      for (const auto& a : args) Check(prior, *a);
+      return Fail(ret);
+    }
     bool failed = false;
-    if (f->constructor) {
+    if (!method) {
       const Expr& arg = *args[0];
       if (arg.kind == Expr::Kind::kString) {
         std::string error;
-        if (!ParsesAs(m, arg.str, &error)) {
+        if (!ParsesAs(f, arg.str, &error)) {
           Error(codes::CH0516, e.span, Cat("`", m, "(", Quote(arg.str), ")` is not a valid `",
-                                      TypeName(*f->ret), "`"),
+                                       TypeName(*ret), "`"),
                 error);
           failed = true;
         }
@@ -1027,12 +1018,12 @@ class Checker {
     }
     if (failed) {
       for (const auto& a : args) Check(prior, *a);
-      return Fail(f->ret);
+      return Fail(ret);
     }
     std::vector<Answer> typed;
-    for (size_t i = 0; i < args.size(); ++i) typed.push_back(Expect(prior, *args[i], f->args[i]));
+    for (size_t i = 0; i < args.size(); ++i) typed.push_back(Expect(prior, *args[i], TypeOf(f.params[i])));
     bool ok = std::all_of(typed.begin(), typed.end(), [](const Answer& a) { return a.ok; });
-    Answer r = Ok(f->ret);
+    Answer r = Ok(ret);
     r.ok = ok;
     return r;
   }

@@ -363,10 +363,18 @@ class PolicyLowerer {
       case K::kMethod:
       case K::kCall: {
         int id = FindBuiltin(e.str, e.kind == K::kMethod ? CallStyle::kMethod : CallStyle::kFunction);
-        if (id < 0 || kBuiltins[id].arity != e.args.size()) return;  // reported by the parser
-        for (size_t i = 0; i < e.args.size(); ++i) Expr(*e.args[i], r + static_cast<uint32_t>(i));
+        if (id < 0) return;  // reported by the parser
+        const BuiltinInfo& info = kBuiltins[id];
+        uint32_t n = static_cast<uint32_t>(e.args.size());
+        if (n != info.arity && info.wrong_arity == WrongArity::kParse) return;  // reported by the parser
+        for (uint32_t i = 0; i < n; ++i) Expr(*e.args[i], r + i);
+        if (n != info.arity) {
+          // Cedar evaluates the arguments, then fails the call.
+          Emit(Op::kStr, r, 0, pools_->String(WrongArityMessage(info, n)), e.span);
+          id = static_cast<int>(Builtin::kArityError);
+        }
         Emit(Op::kCall, r, static_cast<uint32_t>(id), r, e.span);
-        Touch(r + static_cast<uint32_t>(e.args.size()));
+        Touch(r + std::max(n, uint32_t{1}));
         return;
       }
       case K::kSlot:

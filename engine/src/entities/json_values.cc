@@ -7,7 +7,6 @@
 
 #include "common/diagnostic_codes.h"
 #include "common/strings.h"
-#include "builtins/extensions.h"
 #include "common/status_macros.h"
 #include "common/utf8.h"
 #include "json/json_diagnostics.h"
@@ -260,52 +259,17 @@ namespace {
 
 using SK = SchemaType::Kind;
 
-// Cedar's extension functions, as `__extn` may call them: the builtin, the
-// types of its arguments (as the schema names them; "String" for a string)
-// and of its result.
-struct ExtensionFunction {
-  std::string_view name;
-  Builtin builtin;
-  std::string_view args[2];
-  uint8_t arity;
-  std::string_view result;
-};
-
-constexpr ExtensionFunction kExtensionFunctions[] = {
-    {"ip", Builtin::kIp, {"String"}, 1, "ipaddr"},
-    {"decimal", Builtin::kDecimal, {"String"}, 1, "decimal"},
-    {"datetime", Builtin::kDatetime, {"String"}, 1, "datetime"},
-    {"duration", Builtin::kDuration, {"String"}, 1, "duration"},
-    {"isIpv4", Builtin::kIsIpv4, {"ipaddr"}, 1, "Bool"},
-    {"isIpv6", Builtin::kIsIpv6, {"ipaddr"}, 1, "Bool"},
-    {"isLoopback", Builtin::kIsLoopback, {"ipaddr"}, 1, "Bool"},
-    {"isMulticast", Builtin::kIsMulticast, {"ipaddr"}, 1, "Bool"},
-    {"isInRange", Builtin::kIsInRange, {"ipaddr", "ipaddr"}, 2, "Bool"},
-    {"lessThan", Builtin::kLessThan, {"decimal", "decimal"}, 2, "Bool"},
-    {"lessThanOrEqual", Builtin::kLessThanOrEqual, {"decimal", "decimal"}, 2, "Bool"},
-    {"greaterThan", Builtin::kGreaterThan, {"decimal", "decimal"}, 2, "Bool"},
-    {"greaterThanOrEqual", Builtin::kGreaterThanOrEqual, {"decimal", "decimal"}, 2, "Bool"},
-    {"offset", Builtin::kOffset, {"datetime", "duration"}, 2, "datetime"},
-    {"durationSince", Builtin::kDurationSince, {"datetime", "datetime"}, 2, "duration"},
-    {"toDate", Builtin::kToDate, {"datetime"}, 1, "datetime"},
-    {"toTime", Builtin::kToTime, {"datetime"}, 1, "duration"},
-    {"toDays", Builtin::kToDays, {"duration"}, 1, "Long"},
-    {"toHours", Builtin::kToHours, {"duration"}, 1, "Long"},
-    {"toMinutes", Builtin::kToMinutes, {"duration"}, 1, "Long"},
-    {"toSeconds", Builtin::kToSeconds, {"duration"}, 1, "Long"},
-    {"toMilliseconds", Builtin::kToMilliseconds, {"duration"}, 1, "Long"},
-};
-
-const ExtensionFunction* FindExtensionFunction(std::string_view name) {
-  for (const ExtensionFunction& f : kExtensionFunctions) {
-    if (f.name == name) return &f;
+// The extension function `__extn` names (a function or a method of an
+// extension type in the builtin registry), or null.
+const BuiltinInfo* FindExtensionFunction(std::string_view name) {
+  for (const BuiltinInfo& f : kBuiltins) {
+    if (f.name == name && IsExtensionFunction(f)) return &f;
   }
   return nullptr;
 }
 
-// The arguments of an `__extn` object: {"fn": F, "arg": A} or {"fn": F,
-// "args": [...]} (`arg` wins; other keys are ignored). False when `v` is not
-// of that shape.
+Builtin IdOf(const BuiltinInfo* f) { return static_cast<Builtin>(f - kBuiltins); }
+
 bool FnAndArgs(const json::Value& v, const json::Value** fn, std::vector<const json::Value*>* args) {
   if (!v.is_object()) return false;
   const json::Value* f = v.Find("fn");
@@ -438,7 +402,7 @@ absl::StatusOr<Value> ValueReader::Call(const json::Value& at, std::string_view 
   if (fn == "unknown") {
     return Fail(at, "`unknown` values are for partial evaluation, which Charter does not do");
   }
-  const ExtensionFunction* f = FindExtensionFunction(fn);
+  const BuiltinInfo* f = FindExtensionFunction(fn);
   if (f == nullptr) {
     return Fail(at, Cat("unknown extension function `", fn,
                         "`; expected `ip`, `decimal`, `datetime` or `duration`"));
@@ -449,24 +413,24 @@ absl::StatusOr<Value> ValueReader::Call(const json::Value& at, std::string_view 
   }
   Value values[2];
   for (size_t k = 0; k < n; ++k) {
-    if (expected != nullptr && f->args[k] != "String") {
+    if (expected != nullptr && f->params[k] != ParamType::kString) {
       SchemaType arg_type;
       arg_type.kind = SK::kExtension;
-      arg_type.name = std::string(f->args[k]);
+      arg_type.name = std::string(ParamTypeName(f->params[k]));
       ASSIGN_OR_RETURN(values[k], Typed(*args[k], arg_type, depth));
     } else {
       ASSIGN_OR_RETURN(values[k], Generic(*args[k], depth));
     }
   }
-  if (f->args[0] == "String" && values[0].type != Type::kString) {
+  if (f->params[0] == ParamType::kString && values[0].type != Type::kString) {
     return Fail(*args[0], Cat("the argument of `", fn, "` must be a string"));
   }
   Value out;
   std::string error;
   CallContext ctx{nullptr, arena_};
-  if (!CallBuiltin(f->builtin, values, ctx, &out, &error)) {
+  if (!CallBuiltin(IdOf(f), values, ctx, &out, &error)) {
     // A constructor's fault is in its string.
-    if (f->args[0] == "String") return Fail(*args[0], error);
+    if (f->params[0] == ParamType::kString) return Fail(*args[0], error);
     return Fail(at, Cat("`", fn, "`: ", error));
   }
   return out;
@@ -607,12 +571,12 @@ absl::StatusOr<Value> ValueReader::Typed(const json::Value& v, const SchemaType&
                              "`, or an `__extn` object"),
                       codes::CH0608);
         }
-        const ExtensionFunction* ctor = FindExtensionFunction(
+        const BuiltinInfo* ctor = FindExtensionFunction(
             t.name == "ipaddr" ? std::string_view("ip") : std::string_view(t.name));
         Value arg = Value::String(arena_->CopyString(v.as_string()));
         std::string error;
         CallContext ctx{nullptr, arena_};
-        if (ctor == nullptr || !CallBuiltin(ctor->builtin, &arg, ctx, &out, &error)) return Fail(v, error);
+        if (ctor == nullptr || !CallBuiltin(IdOf(ctor), &arg, ctx, &out, &error)) return Fail(v, error);
       }
       if (out.type != ValueTypeOf(t.name)) return Mismatch(v, t, out);
       return out;

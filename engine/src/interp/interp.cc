@@ -198,7 +198,8 @@ class Evaluator {
       case K::kMethod:
       case K::kCall: {
         int id = FindBuiltin(e.str, e.kind == K::kMethod ? CallStyle::kMethod : CallStyle::kFunction);
-        if (id < 0 || kBuiltins[id].arity != e.args.size()) {
+        if (id < 0 || (kBuiltins[id].arity != e.args.size() &&
+                       kBuiltins[id].wrong_arity == WrongArity::kParse)) {
           return Fail(e, Cat("`", e.str, "` is not a known function"));  // the parser says so first
         }
         std::vector<Value> args;
@@ -206,6 +207,9 @@ class Evaluator {
           Value v;
           if (!Eval(*a, depth + 1, &v)) return false;
           args.push_back(v);
+        }
+        if (kBuiltins[id].arity != e.args.size()) {
+          return Fail(e, WrongArityMessage(kBuiltins[id], e.args.size()));
         }
         Value v;
         std::string error;

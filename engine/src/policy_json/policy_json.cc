@@ -63,14 +63,15 @@
 //   CH0317  a static policy that contains a slot
 //   CH0318  an unknown value of an enumerated field (`effect`, clause
 //           `kind`, scope `op`, `Var`, pattern element)
-//   CH0319  an extension function or method with the wrong number of
-//           arguments (a method's receiver is its first)
+//   CH0319  an extension method without its receiver (the first element
+//           of its array)
 //
 // Deliberate differences from Cedar, each a policy Cedar accepts but can
 // never evaluate successfully: an unknown extension function in a `__extn`
-// escape, `unknown(...)` (partial evaluation only) and extension calls with
-// the wrong number of arguments are errors here (CH0312, CH0319), as they are
-// in the text parser.
+// escape, `unknown(...)` (partial evaluation only) and an extension method
+// without a receiver are errors here (CH0312, CH0319). Other extension calls
+// with the wrong number of arguments read, as in Cedar and in the text
+// parser, and fail when evaluated.
 #include "policy_json/policy_json.h"
 
 #include <algorithm>
@@ -98,11 +99,6 @@ using json::Value;
 using ExprPtr = std::unique_ptr<ast::Expr>;
 using K = ast::Expr::Kind;
 
-// Builtins the EST writes as operators of their own ({"contains": {"left",
-// "right"}}); every other builtin is an extension function or method,
-// written {"name": [receiver, args...]}.
-constexpr std::string_view kCoreMethods[] = {"contains", "containsAll", "containsAny",
-                                             "isEmpty",  "getTag",      "hasTag"};
 // Cedar's identifiers exclude these (entity type names may not use them;
 // annotation keys may).
 constexpr std::string_view kReserved[] = {"true", "false", "if",   "then", "else",
@@ -211,10 +207,13 @@ constexpr Op kOps[] = {
 constexpr Op kFunctionOp = {"", Shape::kFunction, 8};
 constexpr Op kExtMethodOp = {"", Shape::kExtMethod, 7};
 
-// The registry entry of an extension function or method, or -1.
+// The registry entry of an extension function or method, or -1. (The EST
+// writes the set and tag methods as operators of their own, {"contains":
+// {"left", "right"}}; an extension function or method is {"name":
+// [receiver, args...]}.)
 int ExtensionBuiltin(std::string_view name, CallStyle style) {
-  if (OneOf(kCoreMethods, name)) return -1;
-  return FindBuiltin(name, style);
+  int id = FindBuiltin(name, style);
+  return id >= 0 && IsExtensionFunction(kBuiltins[id]) ? id : -1;
 }
 
 const Op* FindOp(std::string_view key) {
@@ -1046,22 +1045,13 @@ class Reader {
     return e;
   }
 
-  // The registry's arity, counting a method's receiver: the text parser
-  // refuses other counts too (CH0126), though Cedar fails only when the call
-  // is evaluated.
+  // A method needs its receiver. Any other count of arguments reads, as
+  // Cedar reads it: a wrong arity of an extension call is an evaluation
+  // error (builtins.def).
   bool CheckArity(std::string_view name, bool method, size_t given, const Value& at) {
-    int id = ExtensionBuiltin(name, method ? CallStyle::kMethod : CallStyle::kFunction);
-    if (id < 0 || given == kBuiltins[id].arity) return true;
-    if (method && given == 0) {
-      return Fail(codes::CH0319, at, Cat("the method `", name, "` lacks its receiver"),
-                  "the receiver is the first element of the array");
-    }
-    size_t receiver = method ? 1 : 0;
-    size_t wanted = kBuiltins[id].arity - receiver;
-    return Fail(codes::CH0319, at,
-                Cat("`", name, "` takes ", wanted, wanted == 1 ? " argument" : " arguments", ", ",
-                    given - receiver, " given"),
-                method ? "the receiver is the first element of the array, the arguments follow" : "");
+    if (!method || given > 0) return true;
+    return Fail(codes::CH0319, at, Cat("the method `", name, "` lacks its receiver"),
+                "the receiver is the first element of the array");
   }
 
   // --- policy sets -----------------------------------------------------------

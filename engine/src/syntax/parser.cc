@@ -412,10 +412,12 @@ class AstBuilder {
                       "\": ...`"));
   }
 
-  // `receiver` is 1 for methods, whose receiver counts in the arity.
+  // `receiver` is 1 for methods, whose receiver counts in the arity. Only
+  // the rows whose wrong arity is a parse error (the set and tag methods);
+  // an extension call with the wrong arity parses and fails when evaluated.
   void CheckArity(const BuiltinInfo& info, size_t given, size_t receiver, Span span) {
     size_t wanted = info.arity - receiver;
-    if (given == wanted) return;
+    if (given == wanted || info.wrong_arity != WrongArity::kParse) return;
     diags_->Error(codes::CH0126, span,
                   Cat("`", info.name, "` takes ", wanted, wanted == 1 ? " argument" : " arguments",
                       ", ", given, " given"));

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "builtins/extensions.h"
+#include "extensions/extensions.h"
 #include "common/strings.h"
 
 namespace charter::internal {

@@ -9,7 +9,7 @@
 // its output untouched and, when `error` is not null, stores a one-line
 // lowercase message in *error.
 //
-// The acceptance rules, briefly (tests/builtins/extensions_test.cc checks
+// The acceptance rules, briefly (tests/extensions/extensions_test.cc checks
 // each against cases recorded from Cedar itself):
 //
 //   ip("10.0.0.1")  ip("10.0.0.0/8")  ip("::1")  ip("2001:DB8::/32")
@@ -38,8 +38,8 @@
 //     `<digits>m`, `<digits>s`, `<digits>ms` in that order, each at most
 //     once; the total in milliseconds must fit in int64 (so
 //     "-9223372036854775808ms" is accepted, "9223372036854775808ms" is not).
-#ifndef CHARTER_BUILTINS_EXTENSIONS_H_
-#define CHARTER_BUILTINS_EXTENSIONS_H_
+#ifndef CHARTER_EXTENSIONS_EXTENSIONS_H_
+#define CHARTER_EXTENSIONS_EXTENSIONS_H_
 
 #include <cstdint>
 #include <string>
@@ -133,4 +133,4 @@ int64_t ToMilliseconds(int64_t ms);
 
 }  // namespace charter::internal::ext
 
-#endif  // CHARTER_BUILTINS_EXTENSIONS_H_
+#endif  // CHARTER_EXTENSIONS_EXTENSIONS_H_

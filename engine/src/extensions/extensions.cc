@@ -2,7 +2,7 @@
 // are summarised in extensions.h; the comments here say where Cedar's
 // implementation (Rust's std::net parsers, the regexes in cedar-policy-core's
 // extensions/*.rs, chrono's calendar) decides a case.
-#include "builtins/extensions.h"
+#include "extensions/extensions.h"
 
 #include <cstring>
 
@@ -254,12 +254,33 @@ bool FixedDigits(std::string_view s, size_t pos, size_t n, int* out) {
   return true;
 }
 
-std::string DatetimeError(std::string_view s, std::string_view why) {
-  std::string m = "invalid datetime ";
+// "invalid <what> `s`: why" (without ": why" when `why` is empty), into
+// *error when it is not null; returns false, for `return Invalid(...)`.
+bool Invalid(std::string* error, std::string_view what, std::string_view s, std::string_view why) {
+  if (error == nullptr) return false;
+  std::string m = "invalid ";
+  m += what;
+  m += ' ';
   m += Quoted(s);
-  m += ": ";
-  m += why;
+  if (!why.empty()) {
+    m += ": ";
+    m += why;
+  }
+  *error = std::move(m);
+  return false;
+}
+
+std::string DatetimeError(std::string_view s, std::string_view why) {
+  std::string m;
+  Invalid(&m, "datetime", s, why);
   return m;
+}
+
+// Skips a leading `-` at s[*i]; returns whether there was one.
+bool TakeMinus(std::string_view s, size_t* i) {
+  if (*i >= s.size() || s[*i] != '-') return false;
+  ++*i;
+  return true;
 }
 
 }  // namespace
@@ -267,16 +288,7 @@ std::string DatetimeError(std::string_view s, std::string_view why) {
 // ---------------------------------------------------------------- ipaddr
 
 bool ParseIp(std::string_view s, IpAddr* out, std::string* error) {
-  auto fail = [&](std::string_view why) {
-    std::string m = "invalid IP address ";
-    m += Quoted(s);
-    if (!why.empty()) {
-      m += ": ";
-      m += why;
-    }
-    SetError(error, std::move(m));
-    return false;
-  };
+  auto fail = [&](std::string_view why) { return Invalid(error, "IP address", s, why); };
   if (s.size() > kMaxIpLength) return fail("longer than 43 characters");
   // Cedar refuses IPv4 embedded in IPv6 ("::ffff:1.2.3.4") by this test on
   // the whole string, before any parsing.
@@ -402,23 +414,12 @@ std::string FormatIp(const IpAddr& a) {
 // ---------------------------------------------------------------- decimal
 
 bool ParseDecimal(std::string_view s, int64_t* scaled_1e4, std::string* error) {
-  auto fail = [&](std::string_view why) {
-    std::string m = "invalid decimal ";
-    m += Quoted(s);
-    m += ": ";
-    m += why;
-    SetError(error, std::move(m));
-    return false;
-  };
+  auto fail = [&](std::string_view why) { return Invalid(error, "decimal", s, why); };
   // Cedar's pattern is ^(-?\d+)\.(\d+)$. Its \d also matches non-ASCII
   // digits, but Rust's integer parser then refuses them, so only ASCII
   // digits are ever accepted.
   size_t i = 0;
-  bool negative = false;
-  if (i < s.size() && s[i] == '-') {
-    negative = true;
-    ++i;
-  }
+  bool negative = TakeMinus(s, &i);
   size_t int_start = i;
   while (i < s.size() && IsDigit(s[i])) ++i;
   size_t int_end = i;
@@ -535,18 +536,12 @@ bool ParseDuration(std::string_view s, int64_t* ms, std::string* error) {
   // ^-?(N d)?(N h)?(N m)?(N s)?(N ms)?$ with at least one part.
   static constexpr uint64_t kUnitMillis[5] = {86'400'000, 3'600'000, 60'000, 1'000, 1};
   auto invalid = [&]() {
-    std::string m = "invalid duration ";
-    m += Quoted(s);
-    m += ": expected quantity-unit pairs with units d, h, m, s, ms in that order, like `1d2h3m4s5ms`, optionally after `-`";
-    SetError(error, std::move(m));
-    return false;
+    return Invalid(error, "duration", s,
+                   "expected quantity-unit pairs with units d, h, m, s, ms in that order, like "
+                   "`1d2h3m4s5ms`, optionally after `-`");
   };
   size_t i = 0;
-  bool negative = false;
-  if (i < s.size() && s[i] == '-') {
-    negative = true;
-    ++i;
-  }
+  bool negative = TakeMinus(s, &i);
   if (i == s.size()) return invalid();
   // All parts have the sign of the whole, so the total overflows exactly when
   // the sum of their magnitudes exceeds the sign's limit.

@@ -1,9 +1,9 @@
-// Tests for Cedar's extension types (builtins/extensions.h). Most cases come
+// Tests for Cedar's extension types (extensions/extensions.h). Most cases come
 // from extension_cases.inc, Cedar's own answers recorded from cedar-wasm 4.13
 // by oracle_check.js; the hand-written tests below name the rules that
 // surprise, and check what Cedar cannot show us (the printed forms).
 
-#include "builtins/extensions.h"
+#include "extensions/extensions.h"
 
 #include <cstdint>
 #include <limits>
@@ -25,13 +25,8 @@ constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 // The literal's bytes, embedded NULs included.
 #define SV(s) std::string_view(s, sizeof(s) - 1)
 
-#define IP_CASE(...)
-#define IP_PAIR_CASE(...)
-#define DECIMAL_CASE(...)
-#define DATETIME_CASE(...)
-#define DURATION_CASE(...)
-#define OP_CASE(...)
-#define UNITS_CASE(...)
+// extension_cases.inc expands each kind of case that is not defined to
+// nothing, and undefines them all at its end.
 
 struct IpCase {
   std::string_view input;
@@ -42,55 +37,40 @@ struct IpCase {
   bool loopback;
   bool multicast;
 };
-#undef IP_CASE
 #define IP_CASE(in, ok, v6, prefix, hex, lb, mc) {SV(in), ok, v6, prefix, hex, lb, mc},
 const IpCase kIpCases[] = {
-#include "tests/builtins/extension_cases.inc"
+#include "tests/extensions/extension_cases.inc"
 };
-#undef IP_CASE
-#define IP_CASE(...)
 
 struct IpPairCase {
   std::string_view a, b;
   bool in_range;
   bool equal;
 };
-#undef IP_PAIR_CASE
 #define IP_PAIR_CASE(a, b, r, e) {SV(a), SV(b), r, e},
 const IpPairCase kIpPairCases[] = {
-#include "tests/builtins/extension_cases.inc"
+#include "tests/extensions/extension_cases.inc"
 };
-#undef IP_PAIR_CASE
-#define IP_PAIR_CASE(...)
 
 struct ValueCase {
   std::string_view input;
   bool ok;
   int64_t value;
 };
-#undef DECIMAL_CASE
 #define DECIMAL_CASE(in, ok, v) {SV(in), ok, v},
 const ValueCase kDecimalCases[] = {
-#include "tests/builtins/extension_cases.inc"
+#include "tests/extensions/extension_cases.inc"
 };
-#undef DECIMAL_CASE
-#define DECIMAL_CASE(...)
 
-#undef DATETIME_CASE
 #define DATETIME_CASE(in, ok, v) {SV(in), ok, v},
 const ValueCase kDatetimeCases[] = {
-#include "tests/builtins/extension_cases.inc"
+#include "tests/extensions/extension_cases.inc"
 };
-#undef DATETIME_CASE
-#define DATETIME_CASE(...)
 
-#undef DURATION_CASE
 #define DURATION_CASE(in, ok, v) {SV(in), ok, v},
 const ValueCase kDurationCases[] = {
-#include "tests/builtins/extension_cases.inc"
+#include "tests/extensions/extension_cases.inc"
 };
-#undef DURATION_CASE
-#define DURATION_CASE(...)
 
 enum class Op { Offset, DurationSince, ToDate, ToTime };
 struct OpCase {
@@ -99,30 +79,18 @@ struct OpCase {
   bool ok;
   int64_t result;
 };
-#undef OP_CASE
 #define OP_CASE(op, a, b, ok, r) {Op::op, a, b, ok, r},
 const OpCase kOpCases[] = {
-#include "tests/builtins/extension_cases.inc"
+#include "tests/extensions/extension_cases.inc"
 };
-#undef OP_CASE
-#define OP_CASE(...)
 
 struct UnitsCase {
   int64_t ms, days, hours, minutes, seconds, millis;
 };
-#undef UNITS_CASE
 #define UNITS_CASE(ms, d, h, m, s, x) {ms, d, h, m, s, x},
 const UnitsCase kUnitsCases[] = {
-#include "tests/builtins/extension_cases.inc"
+#include "tests/extensions/extension_cases.inc"
 };
-
-#undef IP_CASE
-#undef IP_PAIR_CASE
-#undef DECIMAL_CASE
-#undef DATETIME_CASE
-#undef DURATION_CASE
-#undef OP_CASE
-#undef UNITS_CASE
 #undef SV
 
 std::string Hex(const IpAddr& a) {
