@@ -3,6 +3,7 @@
 #include "charter/engine.h"
 
 #include "access/access.h"
+#include "common/combine.h"
 #include "common/status_macros.h"
 #include "request/request_data.h"
 #include "verify/verifier.h"
@@ -53,7 +54,7 @@ bool EvalContext::allowed() const { return scratch_ != nullptr && scratch_->allo
 
 std::span<const std::string_view> EvalContext::reasons() const {
   if (scratch_ == nullptr) return {};
-  return scratch_->forbids.empty() ? scratch_->permits : scratch_->forbids;
+  return internal::DeterminingPolicies(scratch_->permits, scratch_->forbids);
 }
 
 std::span<const PolicyErrorView> EvalContext::errors() const {

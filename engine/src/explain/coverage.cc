@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "common/combine.h"
 #include "common/status_macros.h"
 #include "explain/source_text.h"
 #include "interp/interp.h"
@@ -179,9 +180,9 @@ Decision Coverage::Record(const Request& request, const Entities& entities) {
       (pc.forbid ? forbid_index : permit_index).push_back(n);
     }
   }
-  decision.allowed = forbids.empty() && !permits.empty();
-  decision.reasons = forbids.empty() ? std::move(permits) : std::move(forbids);
-  for (size_t n : forbid_index.empty() ? permit_index : forbid_index) ++state_->policies[n].determining;
+  decision.allowed = internal::CombinedAllows(permits, forbids);
+  decision.reasons = std::move(internal::DeterminingPolicies(permits, forbids));
+  for (size_t n : internal::DeterminingPolicies(permit_index, forbid_index)) ++state_->policies[n].determining;
   return decision;
 }
 

@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "common/combine.h"
 #include "common/status_macros.h"
 #include "explain/source_text.h"
 #include "interp/interp.h"
@@ -194,8 +195,8 @@ absl::StatusOr<Explanation> Explain(const SourceFile& policies, const std::vecto
     }
     out.policies.push_back(std::move(pe));
   }
-  out.decision.allowed = forbids.empty() && !permits.empty();
-  out.decision.reasons = forbids.empty() ? std::move(permits) : std::move(forbids);
+  out.decision.allowed = internal::CombinedAllows(permits, forbids);
+  out.decision.reasons = std::move(internal::DeterminingPolicies(permits, forbids));
   for (PolicyExplanation& pe : out.policies) {
     pe.determining = std::find(out.decision.reasons.begin(), out.decision.reasons.end(),
                                pe.policy_id) != out.decision.reasons.end();

@@ -9,6 +9,7 @@
 
 #include "access/access.h"
 #include "builtins/builtins.h"
+#include "common/combine.h"
 #include "common/strings.h"
 #include "request/request_data.h"
 
@@ -476,9 +477,8 @@ Decision Authorize(const PolicySet& set, const Request& request, const Entities&
       (instance.policy->effect == ast::Effect::kForbid ? forbids : permits).push_back(instance.id);
     }
   }
-  // Deny by default; a satisfied forbid wins over any permit.
-  decision.allowed = forbids.empty() && !permits.empty();
-  decision.reasons = forbids.empty() ? std::move(permits) : std::move(forbids);
+  decision.allowed = CombinedAllows(permits, forbids);
+  decision.reasons = std::move(DeterminingPolicies(permits, forbids));
   return decision;
 }
 

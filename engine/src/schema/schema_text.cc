@@ -269,24 +269,6 @@ class Parser {
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     return c - 'A' + 10;
   }
-  static void AppendUtf8(std::string* out, uint32_t v) {
-    if (v < 0x80) {
-      out->push_back(static_cast<char>(v));
-    } else if (v < 0x800) {
-      out->push_back(static_cast<char>(0xC0 | (v >> 6)));
-      out->push_back(static_cast<char>(0x80 | (v & 0x3F)));
-    } else if (v < 0x10000) {
-      out->push_back(static_cast<char>(0xE0 | (v >> 12)));
-      out->push_back(static_cast<char>(0x80 | ((v >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (v & 0x3F)));
-    } else {
-      out->push_back(static_cast<char>(0xF0 | (v >> 18)));
-      out->push_back(static_cast<char>(0x80 | ((v >> 12) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | ((v >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (v & 0x3F)));
-    }
-  }
-
   // --- errors ----------------------------------------------------------------
   void Fail(const char* code, Span span, std::string message, std::string help = "") {
     if (!ok_) return;

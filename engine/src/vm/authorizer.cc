@@ -2,6 +2,8 @@
 // outcomes combined with Cedar's rules.
 #include "vm/authorizer.h"
 
+#include "common/combine.h"
+
 namespace charter::internal {
 
 bool Authorize(const std::shared_ptr<const Program>& program, const RequestView& request,
@@ -50,7 +52,7 @@ bool Authorize(const std::shared_ptr<const Program>& program, const RequestView&
   }
   // INVARIANT: the messages no longer move, so views of them hold.
   for (size_t i = 0; i < s.errors.size(); ++i) s.errors[i].message = s.failures[i].message;
-  s.allowed = s.forbids.empty() && !s.permits.empty();
+  s.allowed = CombinedAllows(s.permits, s.forbids);
   return s.allowed;
 }
 
