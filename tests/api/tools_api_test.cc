@@ -134,5 +134,16 @@ TEST(Json, ReadsWithPositions) {
   EXPECT_EQ(quoted, "\"a\\\"b\\n\"");
 }
 
+TEST(Json, AMovedFromDocumentIsNull) {
+  absl::StatusOr<JsonDocument> doc = JsonDocument::Parse("{\"a\": 1}");
+  ASSERT_TRUE(doc.ok()) << doc.status();
+  JsonDocument taken = *std::move(doc);
+  EXPECT_TRUE(taken.root().is_object());
+  // NOLINTNEXTLINE(bugprone-use-after-move): what a moved-from document answers
+  EXPECT_TRUE(doc->root().is_null());
+  EXPECT_EQ(doc->root().size(), 0u);
+  EXPECT_FALSE(doc->root().Find("a").has_value());
+}
+
 }  // namespace
 }  // namespace charter

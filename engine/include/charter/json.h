@@ -61,6 +61,8 @@ class CHARTER_API JsonDocument {
   // Exactly one JSON value with optional whitespace around it. A fault is
   // InvalidArgument "LINE:COL: message".
   static absl::StatusOr<JsonDocument> Parse(std::string_view text);
+  // The document's value; a null value for a moved-from document. The values
+  // it leads to live as long as a copy of this document does.
   JsonValue root() const;
 
  private:

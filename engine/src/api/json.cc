@@ -16,6 +16,9 @@ namespace {
 
 const internal::json::Value& Node(const void* node) { return *static_cast<const internal::json::Value*>(node); }
 
+// The root of a moved-from document.
+const internal::json::Value kNullNode;
+
 }  // namespace
 
 bool JsonValue::is_null() const { return Node(node_).is_null(); }
@@ -45,7 +48,9 @@ absl::StatusOr<JsonDocument> JsonDocument::Parse(std::string_view text) {
   return JsonDocument(std::make_shared<const Tree>(*std::move(doc)));
 }
 
-JsonValue JsonDocument::root() const { return JsonValue(&tree_->doc.root()); }
+JsonValue JsonDocument::root() const {
+  return JsonValue(tree_ == nullptr ? &kNullNode : &tree_->doc.root());
+}
 
 std::string JsonLineCol(std::string_view text, uint32_t offset) { return internal::json::LineCol(text, offset); }
 
