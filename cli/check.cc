@@ -1,14 +1,16 @@
 // `charter check`: report every fault in policy files at once.
 //
-//   charter check --policies FILE... [--schema FILE]
+//   charter check --policies FILE... [--schema FILE] [--template-linked LINKS]
 //
 // Each file is parsed and compiled and, with --schema, validated against the
 // schema in Cedar's strict mode (charter::Validate). Every diagnostic is
 // rendered the way the compiler renders them (file:line:col, the source
 // line, an underline, the help line), colour only on a terminal: the syntax
 // faults and the checks' first, then the validation faults of every policy
-// that parsed. A file without errors prints "FILE: ok" on stdout. Exit 1 if
-// the schema or any file has an error or cannot be read.
+// that parsed. With --template-linked (one policy file), the links are
+// linked into it and, with --schema, each is validated as Cedar validates a
+// link. A file without errors prints "FILE: ok" on stdout. Exit 1 if the
+// schema, the links or any file has an error or cannot be read.
 #include <unistd.h>
 
 #include <cstdio>
@@ -23,6 +25,7 @@
 #include "charter/schema.h"
 #include "command.h"
 #include "files.h"
+#include "load.h"
 #include "report.h"
 #include "util.h"
 
@@ -32,6 +35,7 @@ namespace {
 struct CheckFlags {
   std::vector<std::string> policies;
   std::string schema;  // --schema: validate the policies against it
+  std::string links;   // --template-linked: links into the one policy file
 };
 
 struct FileReport {
@@ -96,13 +100,14 @@ std::optional<Schema> LoadSchema(const std::string& path, bool color) {
 // Compiles one file and, given a schema, validates it; collects every
 // diagnostic. A file that cannot be read is one error, reported on stderr
 // here.
-absl::StatusOr<FileReport> CheckFile(const std::string& path, const Schema* schema, bool color) {
+absl::StatusOr<FileReport> CheckFile(const std::string& path, const std::vector<TemplateLink>& links,
+                                     const Schema* schema, bool color) {
   CompileOptions options;
   absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
   if (!text.ok()) return text.status();
   SourceFile source(path, *std::move(text));
   Diagnostics diagnostics;
-  absl::StatusOr<Bundle> bundle = Compile(source, options, &diagnostics);
+  absl::StatusOr<Bundle> bundle = Compile(source, links, options, &diagnostics);
   FileReport report;
   Count(diagnostics, &report);
   if (!bundle.ok() && report.errors == 0) {
@@ -113,7 +118,7 @@ absl::StatusOr<FileReport> CheckFile(const std::string& path, const Schema* sche
     // Validate reports the syntax faults again, which Compile has already
     // given; only its own (CH05xx) are added.
     Diagnostics validation;
-    (void)Validate(*schema, source, options, &validation);
+    (void)Validate(*schema, source, links, options, &validation);
     Diagnostics added;
     for (const Diagnostic& d : validation.items()) {
       if (d.code.rfind("CH05", 0) == 0) {
@@ -137,10 +142,21 @@ int RunCheck(const CheckFlags& flags) {
     // are reported too.
     if (!schema.has_value()) failed = true;
   }
+  std::vector<TemplateLink> links;
+  if (!flags.links.empty()) {
+    if (flags.policies.size() != 1) {
+      PrintError("--template-linked links into one policy file: give --policies one FILE with it");
+      return kError;
+    }
+    absl::StatusOr<std::vector<TemplateLink>> loaded =
+        LoadTemplateLinks(flags.links, CompileOptions{}.max_source_bytes);
+    if (!loaded.ok()) return Fail(loaded.status());
+    links = *std::move(loaded);
+  }
   std::string out;
   for (const std::string& path : flags.policies) {
     absl::StatusOr<FileReport> report =
-        CheckFile(path, schema.has_value() ? &*schema : nullptr, color);
+        CheckFile(path, links, schema.has_value() ? &*schema : nullptr, color);
     if (!report.ok()) {
       Fail(report.status());
       failed = true;
@@ -178,6 +194,10 @@ Command AddCheckCommand(CLI::App& root) {
   app->add_option("--schema", flags->schema,
                   "Schema (Cedar schema text or JSON) to validate the policies against, in "
                   "Cedar's strict mode")
+      ->type_name("FILE");
+  app->add_option("--template-linked", flags->links,
+                  "Template links for the one --policies file: [{\"template_id\", \"link_id\", "
+                  "\"args\": {...}}]; with --schema each link is validated")
       ->type_name("FILE");
   app->footer("Exit status: 0 when every file is free of errors; 1 otherwise.");
   return Command{app, [flags] { return RunCheck(*flags); }};

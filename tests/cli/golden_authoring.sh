@@ -54,6 +54,31 @@ case_check_schema_faults() {
     fail "no summary line"
 }
 
+# Template links validated as Cedar validates them: an undeclared entity type
+# in a slot is an error of check and build (no bundle is written), a link
+# that applies to no action a warning; without a schema neither is checked.
+case_check_template_links() {
+  local t=$golden/templates.cedar s=$golden/templates.cedarschema
+  run check --policies $t --schema $s --template-linked $golden/links-ok.json
+  expect_status 0
+  grep -q 'warning\[CH0530\]: link `ml-docs`' "$stderr_file" || fail "no warning for the Team link"
+  run check --policies $t --schema $s --template-linked $golden/links-undeclared.json
+  expect_status 1
+  grep -q 'error\[CH0521\]: link `nope` binds `?principal` to `Nope::"x"`' "$stderr_file" || fail "no CH0521"
+  run check --policies $t --template-linked $golden/links-undeclared.json
+  expect_status 0
+  run build --policies $t --schema $s --template-linked $golden/links-undeclared.json -o "$work/out.bundle"
+  expect_status 1
+  grep -q '^charter: error: .*link `nope` binds `?principal`' "$stderr_file" || fail "build took the link"
+  expect_no_files
+  run build --policies $t --schema $s --template-linked $golden/links-ok.json -o "$work/out.bundle"
+  expect_status 0
+  [[ -s "$work/out.bundle" ]] || fail "no bundle from links that validate"
+  rm -f "$work/out.bundle"
+  run check --policies $t $t --template-linked $golden/links-ok.json
+  expect_errors
+}
+
 # A schema with faults: they are rendered, the policy files are still
 # compiled (their faults reported), and no file is called ok.
 case_check_schema_bad_schema() {

@@ -241,5 +241,75 @@ TEST(Validator, TemplatesAreCheckedForEveryLink) {
   ExpectValid(R"(permit(principal == ?principal, action, resource in ?resource) when { principal.level > 0 };)");
 }
 
+// Links validated as Cedar 4.13.0's validator (cedar-wasm `validate`)
+// validates them: a slot bound to an undeclared entity type is an error of
+// the link (and its scope then applies to nothing, a warning); a type that
+// no action takes there is a warning only; an enumerated type's id outside
+// its values is not checked in a link; the template's own faults are
+// reported once, not for each link.
+Result CheckLinked(const std::string& policies, const std::vector<TemplateLink>& links) {
+  SourceFile schema_source("schema.cedarschema", kSchema);
+  absl::StatusOr<Schema> schema = Schema::Parse(schema_source, {}, nullptr);
+  EXPECT_TRUE(schema.ok());
+  SourceFile source("policies.cedar", policies);
+  Diagnostics d;
+  absl::Status st = Validate(*schema, source, links, {}, &d);
+  return Result{st.ok(), d.items(), policies};
+}
+
+TEST(Validator, TemplateLinksAreValidatedAsCedarDoes) {
+  const std::string tmpl = R"(@id("t") permit(principal == ?principal, action == Action::"view", resource);)";
+  auto link = [](std::string type, std::string id) {
+    return TemplateLink{"t", "l", EntityUid{std::move(type), std::move(id)}, std::nullopt};
+  };
+  // Declared, and the action takes it: clean.
+  Result ok = CheckLinked(tmpl, {link("User", "alice")});
+  EXPECT_TRUE(ok.ok);
+  EXPECT_TRUE(ok.diags.empty());
+  // Undeclared: an error (the template underlined), then the warning.
+  Result nope = CheckLinked(tmpl, {link("Nope", "x")});
+  EXPECT_FALSE(nope.ok);
+  ASSERT_EQ(nope.diags.size(), 2u);
+  const std::vector<std::string> expected = {
+      "CH0521", "link `l` binds `?principal` to `Nope::\"x\"`, whose entity type `Nope` the schema does not declare",
+      tmpl};
+  EXPECT_EQ(nope.diags[0].code, expected[0]);
+  EXPECT_EQ(nope.diags[0].message, expected[1]);
+  EXPECT_EQ(nope.Underlined(0), expected[2]);
+  EXPECT_EQ(nope.diags[1].code, "CH0530");
+  EXPECT_EQ(nope.diags[1].severity, Severity::kWarning);
+  // Declared, but no action takes it as a principal: a warning only.
+  for (const TemplateLink& l : {link("Team", "ml"), link("Color", "blue"), link("Action", "view")}) {
+    Result r = CheckLinked(tmpl, {l});
+    EXPECT_TRUE(r.ok) << l.principal->ToString();
+    ASSERT_EQ(r.diags.size(), 1u) << l.principal->ToString();
+    EXPECT_EQ(r.diags[0].code, "CH0530");
+    EXPECT_EQ(r.diags[0].message,
+              "link `l`: no action in the schema applies to this template's scope once linked");
+  }
+  // `in`: a type whose members the action takes applies.
+  Result in = CheckLinked(R"(@id("t") permit(principal in ?principal, action == Action::"view", resource);)",
+                          {link("Team", "ml")});
+  EXPECT_TRUE(in.ok);
+  EXPECT_TRUE(in.diags.empty());
+  // The resource slot, with the suggestion of a namespaced name.
+  Result res = CheckLinked(R"(@id("t") permit(principal, action, resource == ?resource);)",
+                           {TemplateLink{"t", "l", std::nullopt, EntityUid{"Nope", "x"}}});
+  EXPECT_FALSE(res.ok);
+  ASSERT_GE(res.diags.size(), 1u);
+  EXPECT_EQ(res.diags[0].code, "CH0521");
+  // A template's fault is the template's, once, however many links.
+  Result body = CheckLinked(
+      R"(@id("t") permit(principal == ?principal, action == Action::"view", resource) when { 1 + "a" };)",
+      {link("User", "a"), TemplateLink{"t", "l2", EntityUid{"User", "b"}, std::nullopt}});
+  EXPECT_FALSE(body.ok);
+  size_t errors = 0;
+  for (const Diagnostic& d : body.diags) errors += d.severity == Severity::kError;
+  EXPECT_EQ(errors, 2u);  // Cedar's two: the operand, and the condition's type
+  // A link to no template: Compile's message.
+  Result missing = CheckLinked(tmpl, {TemplateLink{"x", "l", EntityUid{"User", "a"}, std::nullopt}});
+  EXPECT_FALSE(missing.ok);
+}
+
 }  // namespace
 }  // namespace charter

@@ -98,6 +98,16 @@ class CHARTER_API Schema {
 // InvalidArgument with the first error as "file:line:col: message".
 CHARTER_API absl::Status Validate(const Schema& schema, const SourceFile& policies,
                                   const CompileOptions& options, Diagnostics* diagnostics);
+// The same for a policy set and its template links (Cedar's `--template-linked`
+// form; the links of a JSON policy set's "templateLinks" are read in either
+// case). Each link is validated as Cedar's validator validates one: a slot
+// bound to an entity of a type the schema does not declare is an error
+// (CH0521), and a link whose scope then applies to no action a warning
+// (CH0530). A link that does not fit its template is an InvalidArgument with
+// Compile()'s message.
+CHARTER_API absl::Status Validate(const Schema& schema, const SourceFile& policies,
+                                  const std::vector<TemplateLink>& links,
+                                  const CompileOptions& options, Diagnostics* diagnostics);
 
 // Checks entities already read without a schema against it: every entity's
 // type is declared, its attributes and tags have the declared types

@@ -36,6 +36,7 @@ absl::StatusOr<Bundle> Compile(const SourceFile& source, const std::vector<Templ
   internal::LowerOptions lower;
   if (options.schema != nullptr && diags->size() == before) {
     internal::ValidatePolicySet(internal::ApiAccess::Model(*options.schema), set->ast, diags);
+    internal::ValidateTemplateLinks(internal::ApiAccess::Model(*options.schema), set->instances, diags);
     lower.typed = true;
     lower.schema_fingerprint = options.schema->Fingerprint();
   }

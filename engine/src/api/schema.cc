@@ -87,15 +87,25 @@ std::vector<EntityUid> Schema::Actions() const {
 
 absl::Status Validate(const Schema& schema, const SourceFile& policies,
                       const CompileOptions& options, Diagnostics* diagnostics) {
+  return Validate(schema, policies, {}, options, diagnostics);
+}
+
+absl::Status Validate(const Schema& schema, const SourceFile& policies,
+                      const std::vector<TemplateLink>& links, const CompileOptions& options,
+                      Diagnostics* diagnostics) {
   Diagnostics local;
   Diagnostics* diags = diagnostics != nullptr ? diagnostics : &local;
   size_t before = diags->size();
-  std::unique_ptr<internal::PolicySet> set = internal::ReadPolicySet(policies, {}, options, diags);
+  std::unique_ptr<internal::PolicySet> set = internal::ReadPolicySet(policies, links, options, diags);
   // The set holds the policies that parsed cleanly; they are validated even
   // when others did not parse, so that one run reports every fault.
-  internal::ValidatePolicySet(internal::ApiAccess::Model(schema), set->ast, diags);
+  const internal::SchemaModel& model = internal::ApiAccess::Model(schema);
+  internal::ValidatePolicySet(model, set->ast, diags);
+  internal::ValidateTemplateLinks(model, set->instances, diags);
   diags->Truncate(before + options.max_errors);
-  return FirstError(policies, *diags, before);
+  absl::Status first = FirstError(policies, *diags, before);
+  if (first.ok() && !set->linked.ok()) return set->linked;
+  return first;
 }
 
 }  // namespace charter

@@ -19,6 +19,7 @@
 
 #include "builtins/builtins.h"
 #include "common/diagnostic_codes.h"
+#include "policy_set/policy_set.h"
 #include "common/strings.h"
 
 namespace charter::internal {
@@ -1284,18 +1285,56 @@ class PolicyValidator {
   }
 
   void CheckApplication(const ast::Policy& p) {
+    if (Applies(p.principal, p.action, p.resource)) return;
+    warnings_.push_back(Diagnostic{Severity::kWarning, codes::CH0530, p.span,
+                           "no action in the schema applies to this policy's scope",
+                           "check the principal and resource types against each action's `appliesTo`"});
+  }
+
+ public:
+  // A template link, checked as Cedar's validator checks one: each slot's
+  // entity type is declared (CH0521), and the scope, once linked, applies to
+  // some action (else the warning CH0530). The template itself was
+  // validated by Run; its faults are not repeated for each link.
+  void RunLink(const PolicyInstance& link) {
+    const ast::Policy& p = *link.policy;
+    ast::ScopeConstraint principal = p.principal;
+    ast::ScopeConstraint resource = p.resource;
+    for (auto [c, value, slot] : {std::tuple{&principal, &link.principal_slot, "?principal"},
+                                  std::tuple{&resource, &link.resource_slot, "?resource"}}) {
+      if (!c->slot) continue;
+      c->slot = false;
+      c->entity = *value;
+      if (IsActionType(value->type) || schema_.FindEntityType(value->type) != nullptr) continue;
+      diags_->Add(Diagnostic{Severity::kError, codes::CH0521, p.span,
+                             Cat("link `", link.id, "` binds `", slot, "` to `", Uid(*value),
+                                 "`, whose entity type `", value->type, "` the schema does not declare"),
+                             Suggest(value->type)});
+    }
+    if (Applies(principal, p.action, resource)) return;
+    diags_->Add(Diagnostic{Severity::kWarning, codes::CH0530, p.span,
+                           Cat("link `", link.id, "`: no action in the schema applies to this "
+                               "template's scope once linked"),
+                           "check the linked entities' types against each action's `appliesTo`"});
+  }
+
+ private:
+  // Whether some action of the schema applies to principals and resources
+  // that these scope constraints allow.
+  bool Applies(const ast::ScopeConstraint& principal_scope, const ast::ActionConstraint& action,
+               const ast::ScopeConstraint& resource_scope) const {
     std::vector<const ActionInfo*> actions;
     using AK = ast::ActionConstraint::Kind;
-    if (p.action.kind == AK::kAny) {
+    if (action.kind == AK::kAny) {
       for (const auto& [k, a] : schema_.actions) actions.push_back(&a);
-    } else if (p.action.kind == AK::kEq) {
-      if (const ActionInfo* a = schema_.FindAction({p.action.entities[0].type, p.action.entities[0].id})) {
+    } else if (action.kind == AK::kEq) {
+      if (const ActionInfo* a = schema_.FindAction({action.entities[0].type, action.entities[0].id})) {
         actions.push_back(a);
       }
     } else {
       std::vector<const ActionInfo*> found;
       bool all = true;
-      for (const ast::EntityRef& r : p.action.entities) {
+      for (const ast::EntityRef& r : action.entities) {
         const ActionInfo* a = schema_.FindAction({r.type, r.id});
         if (a == nullptr) {
           all = false;
@@ -1306,18 +1345,16 @@ class PolicyValidator {
       }
       if (all) actions = found;
     }
-    std::set<std::string> principals = TypesFor(p.principal);
-    std::set<std::string> resources = TypesFor(p.resource);
+    std::set<std::string> principals = TypesFor(principal_scope);
+    std::set<std::string> resources = TypesFor(resource_scope);
     for (const ActionInfo* a : actions) {
       bool pm = std::any_of(a->principals.begin(), a->principals.end(),
                             [&](const std::string& t) { return principals.count(t) != 0; });
       bool rm = std::any_of(a->resources.begin(), a->resources.end(),
                             [&](const std::string& t) { return resources.count(t) != 0; });
-      if (pm && rm) return;
+      if (pm && rm) return true;
     }
-    warnings_.push_back(Diagnostic{Severity::kWarning, codes::CH0530, p.span,
-                           "no action in the schema applies to this policy's scope",
-                           "check the principal and resource types against each action's `appliesTo`"});
+    return false;
   }
 
   const SchemaModel& schema_;
@@ -1330,6 +1367,14 @@ class PolicyValidator {
 void ValidatePolicySet(const SchemaModel& schema, const ast::PolicySet& set, Diagnostics* diagnostics) {
   PolicyValidator v(schema, diagnostics);
   for (const ast::Policy& p : set.policies) v.Run(p);
+}
+
+void ValidateTemplateLinks(const SchemaModel& schema, const std::vector<PolicyInstance>& instances,
+                           Diagnostics* diagnostics) {
+  PolicyValidator v(schema, diagnostics);
+  for (const PolicyInstance& instance : instances) {
+    if (instance.link != nullptr) v.RunLink(instance);
+  }
 }
 
 }  // namespace charter::internal
