@@ -7,6 +7,8 @@
 //
 // The bundle is verified before it is written, and written atomically
 // (a temporary file renamed into place): OUT is either untouched or whole.
+#include <sys/stat.h>
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,7 +32,26 @@ struct BuildFlags {
   std::string output;
 };
 
+// Whether two paths name the same file (both exist and share device and
+// inode: a symlink or a second name of the input counts).
+bool SameFile(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
 int RunBuild(const BuildFlags& flags) {
+  if (flags.output.empty()) {
+    PrintError("-o: the output path is empty");
+    return kError;
+  }
+  for (const std::string* input : {&flags.policies, &flags.links, &flags.schema}) {
+    if (!input->empty() && SameFile(*input, flags.output)) {
+      PrintError(absl::StrCat(flags.output, ": is an input of this build (", *input,
+                              "): refusing to overwrite it with the bundle"));
+      return kError;
+    }
+  }
   CompileOptions options;
   std::optional<Schema> schema;
   if (!flags.schema.empty()) {

@@ -2,6 +2,7 @@
 // command, and turns every failure into one "charter: error: ..." line and
 // exit status 1. No exception leaves main.
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -132,6 +133,10 @@ int Main(int argc, char** argv) {
 }  // namespace charter::cli
 
 int main(int argc, char** argv) {
+  // Passing `ulimit -f` then fails a write with EFBIG, which the file
+  // writers report and clean up after, instead of killing the process with
+  // a temporary file left behind.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     return charter::cli::Main(argc, argv);
   } catch (const std::bad_alloc&) {

@@ -414,6 +414,39 @@ case_build_into_missing_directory() {
   expect_no_files
 }
 
+# What -o must not replace: a FIFO (a device would be replaced the same way),
+# a directory, nothing (an empty path), an input of the build (also through a
+# symlink); and a write cut short by `ulimit -f` leaves no temporary file.
+case_build_refuses_unsafe_outputs() {
+  mkfifo "$work/fifo"
+  run build --policies "$policies" -o "$work/fifo"
+  expect_errors
+  [[ -p "$work/fifo" ]] || fail "the FIFO was replaced"
+  rm "$work/fifo"
+  run build --policies "$policies" -o "$work"
+  expect_errors
+  run build --policies "$policies" -o ""
+  expect_errors
+  cp "$policies" "$work/policies.cedar"
+  ln -s policies.cedar "$work/link.cedar"
+  run build --policies "$work/policies.cedar" -o "$work/link.cedar"
+  expect_errors
+  cmp -s "$policies" "$work/policies.cedar" || fail "the input was overwritten"
+  rm "$work/policies.cedar" "$work/link.cedar"
+  # (`run`, in a subshell whose file size limit is 1 KiB, less than the bundle)
+  status=0
+  (ulimit -f 1; exec "$charter_bin" build --policies "$policies" -o "$work/out.bundle") \
+    >"$stdout_file" 2>"$stderr_file" </dev/null || status=$?
+  {
+    echo "\$ (ulimit -f 1; charter build --policies $policies -o <tmp>/out.bundle)"
+    section stderr "$stderr_file"
+    echo "--- exit $status"
+    echo
+  } | sed -e "s|$work|<tmp>|g" >>"$transcript"
+  expect_errors
+  expect_no_files
+}
+
 # A failed build leaves the previous bundle as it was.
 case_build_failure_keeps_old_bundle() {
   local bundle="$work/governance.bundle"

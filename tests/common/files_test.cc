@@ -76,5 +76,22 @@ TEST_F(WriteFileAtomicallyTest, AMissingDirectoryIsAnErrorNamingThePath) {
   EXPECT_EQ(std::string(s.message()).rfind(p.string() + ": cannot write: ", 0), 0u) << s;
 }
 
+TEST_F(WriteFileAtomicallyTest, RefusesWhatIsNotARegularFile) {
+  // A FIFO stands for a device here: replacing either with a regular file
+  // is what a rename would do.
+  fs::path fifo = dir_ / "fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  absl::Status s = WriteFileAtomically(fifo.string(), "x");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), fifo.string() + ": not a regular file (a FIFO): refusing to replace it");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  s = WriteFileAtomically(dir_.string(), "x");
+  EXPECT_EQ(s.message(), dir_.string() + ": not a regular file (a directory): refusing to replace it");
+  EXPECT_EQ(Entries(), 1u);  // the FIFO, and no temporary
+  s = WriteFileAtomically("", "x");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "the output path is empty");
+}
+
 }  // namespace
 }  // namespace charter::internal

@@ -26,12 +26,26 @@ absl::Status Errno(const std::string& path, std::string_view what, int e) {
 }  // namespace
 
 absl::Status WriteFileAtomically(const std::string& path, std::string_view data) {
+  if (path.empty()) return absl::InvalidArgumentError("the output path is empty");
   // Through a symlink to the file itself: renaming over the link would
   // replace the link and leave its target as it was.
   std::string target = path;
   mode_t mode = 0644;
   struct stat st;
   if (stat(path.c_str(), &st) == 0) {
+    // A rename would replace a device, a FIFO or a socket with a regular
+    // file (as root, `-o /dev/null` would remove the device): refused.
+    if (!S_ISREG(st.st_mode)) {
+      return absl::InvalidArgumentError(
+          Cat(path, ": not a regular file (",
+              S_ISDIR(st.st_mode)    ? "a directory"
+              : S_ISCHR(st.st_mode)  ? "a character device"
+              : S_ISBLK(st.st_mode)  ? "a block device"
+              : S_ISFIFO(st.st_mode) ? "a FIFO"
+              : S_ISSOCK(st.st_mode) ? "a socket"
+                                     : "not a file",
+              "): refusing to replace it"));
+    }
     mode = st.st_mode & 07777;
     char resolved[PATH_MAX];
     if (realpath(path.c_str(), resolved) != nullptr) target = resolved;
