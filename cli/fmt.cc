@@ -4,8 +4,10 @@
 //   charter fmt --check FILE...    # list files that would change; exit 1 if any
 //   charter fmt -w FILE...         # rewrite changed files in place, atomically
 //
-// Every file is formatted before anything is written: a file that does not
-// parse is reported (one line a fault) and nothing is written or printed.
+// Each file is handled on its own: a file that cannot be read or does not
+// parse is reported (one line a fault) and the others are still listed
+// (--check) or rewritten (-w); the exit status is then 1. Without either
+// flag the texts are printed only when every file was formatted.
 #include <memory>
 #include <string>
 #include <utility>
@@ -63,10 +65,7 @@ int RunFmt(const FmtFlags& flags) {
     }
     results.push_back({path, *std::move(text), *std::move(formatted)});
   }
-  if (!errors.empty()) {
-    PrintError(errors);
-    return kError;
-  }
+  bool failed = !errors.empty();
   if (flags.check) {
     std::string out;
     size_t changed = 0;
@@ -76,7 +75,8 @@ int RunFmt(const FmtFlags& flags) {
       ++changed;
     }
     if (!WriteStdout(out)) return kError;
-    if (changed == 0) return kOk;
+    if (failed) PrintError(errors);
+    if (changed == 0) return failed ? kError : kOk;
     PrintError(Cat(changed, changed == 1 ? " file is" : " files are",
                              " not formatted (`charter fmt -w` rewrites them)"));
     return kError;
@@ -84,9 +84,19 @@ int RunFmt(const FmtFlags& flags) {
   if (flags.write) {
     for (const Formatted& f : results) {
       if (f.text == f.original) continue;
-      if (absl::Status s = WriteFileAtomically(f.path, f.text); !s.ok()) return Fail(s);
+      if (absl::Status s = WriteFileAtomically(f.path, f.text); !s.ok()) {
+        CatAppend(&errors, errors.empty() ? "" : "\n", OneLine(s.message()));
+        failed = true;
+      }
     }
-    return kOk;
+    if (failed) PrintError(errors);
+    return failed ? kError : kOk;
+  }
+  // On stdout, the files' texts one after the other: only when every file
+  // was formatted, since a concatenation without one would mislead.
+  if (failed) {
+    PrintError(errors);
+    return kError;
   }
   std::string out;
   for (const Formatted& f : results) out += f.text;

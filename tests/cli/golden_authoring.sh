@@ -146,6 +146,20 @@ case_fmt_bad_input() {
   expect_errors
   run fmt --check -w "$policies"
   expect_errors
+  # Each file on its own: the untidy one is listed, or rewritten, though the
+  # other does not parse.
+  cp $golden/untidy.cedar "$work/good.cedar"
+  cp $golden/bad-policy.cedar "$work/bad.cedar"
+  run fmt --check "$work/good.cedar" "$work/bad.cedar"
+  expect_status 1
+  [[ $(cat "$stdout_file") == "$work/good.cedar" ]] || fail "--check does not list the untidy file"
+  run fmt -w "$work/good.cedar" "$work/bad.cedar"
+  expect_errors
+  cmp -s $golden/untidy.cedar "$work/good.cedar" && fail "-w left the good file as it was"
+  cmp -s $golden/bad-policy.cedar "$work/bad.cedar" || fail "a file that does not parse was changed"
+  capture fmt $golden/untidy.cedar
+  cmp -s "$stdout_file" "$work/good.cedar" || fail "-w wrote something else than stdout shows"
+  rm "$work/good.cedar" "$work/bad.cedar"
 }
 
 # ---- test -------------------------------------------------------------------
