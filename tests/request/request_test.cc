@@ -272,6 +272,14 @@ TEST(RequestEntityErrors, BadStringForms) {
   EXPECT_EQ(PrincipalError(R"("User::\"a\\\"")"),
             at + "expected the entity id as a quoted string ending the reference" + kHint);
   EXPECT_EQ(PrincipalError(R"(" User::\"a\"")"), at + "expected an entity type name" + kHint);
+  // Reserved names, refused as the object form refuses them (and Cedar).
+  EXPECT_EQ(PrincipalError(R"("if::\"a\"")"), at + "`if` is not a valid entity type name" + kHint);
+  EXPECT_EQ(PrincipalError(R"("__cedar::\"a\"")"),
+            at + "`__cedar` is not a valid entity type name" + kHint);
+  EXPECT_EQ(PrincipalError(R"("NS::true::\"a\"")"),
+            at + "`NS::true` is not a valid entity type name" + kHint);
+  EXPECT_EQ(PrincipalError(R"({"type": "if", "id": "a"})"),
+            "request.json:1:24: `if` is not a valid entity type name");
 }
 
 TEST(RequestEntityErrors, BadEscapesInStringForm) {

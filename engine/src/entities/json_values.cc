@@ -119,6 +119,11 @@ bool ParseEntityUidText(std::string_view s, EntityUid* out, std::string* why) {
     *why = "expected the entity id as a quoted string ending the reference";
     return false;
   }
+  // The object form's rule: reserved words and `__cedar` are no type names.
+  if (!IsValidEntityTypeName(type)) {
+    *why = Cat("`", type, "` is not a valid entity type name");
+    return false;
+  }
   out->type = std::move(type);
   out->id = std::move(id);
   return true;
