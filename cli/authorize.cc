@@ -42,12 +42,15 @@ std::string TextLine(const Request& request, const Decision& decision) {
                                   request.action().ToString(), " ",
                                   request.resource().ToString());
   if (!decision.reasons.empty()) {
-    absl::StrAppend(&line, "  reasons: ", absl::StrJoin(decision.reasons, ", "));
+    absl::StrAppend(&line, "  reasons: ",
+                    absl::StrJoin(decision.reasons, ", ", [](std::string* out, const std::string& id) {
+                      absl::StrAppend(out, Printable(id));
+                    }));
   }
   if (!decision.errors.empty()) {
     absl::StrAppend(&line, "  errors: ",
                     absl::StrJoin(decision.errors, "; ", [](std::string* out, const PolicyError& e) {
-                      absl::StrAppend(out, e.policy_id, ": ", OneLine(e.message));
+                      absl::StrAppend(out, Printable(e.policy_id), ": ", Printable(OneLine(e.message)));
                     }));
   }
   line.push_back('\n');
@@ -78,7 +81,8 @@ int RunSingle(const AuthorizeFlags& flags, const Engine& engine, const SourceFil
         SourceFile::Position p = source->PositionOf(e.span.begin);
         where = absl::StrCat(source->name(), ":", p.line, ":", p.column, ": ");
       }
-      PrintWarning(absl::StrCat(where, "policy `", e.policy_id, "` was skipped: ", OneLine(e.message)));
+      PrintWarning(absl::StrCat(where, "policy `", Printable(e.policy_id), "` was skipped: ",
+                                OneLine(e.message)));
     }
   }
   return decision.allowed ? kAllow : kDeny;

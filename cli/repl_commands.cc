@@ -258,9 +258,11 @@ void Session::Decide(const std::string& line, size_t offset) {
   std::string out = d.allowed ? "ALLOW" : "DENY";
   if (!d.reasons.empty()) {
     out += "  reasons:";
-    for (const std::string& id : d.reasons) CatAppend(&out, " ", id);
+    for (const std::string& id : d.reasons) CatAppend(&out, " ", Printable(id));
   }
-  for (const PolicyError& e : d.errors) CatAppend(&out, "\n  error in ", e.policy_id, ": ", e.message);
+  for (const PolicyError& e : d.errors) {
+    CatAppend(&out, "\n  error in ", Printable(e.policy_id), ": ", Printable(OneLine(e.message)));
+  }
   Out(out + "\n");
 }
 

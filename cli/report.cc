@@ -11,7 +11,9 @@
 namespace charter::cli {
 namespace {
 
-void PrintLines(absl::string_view prefix, absl::string_view message) {
+void PrintLines(absl::string_view prefix, absl::string_view raw) {
+  std::string printable = Printable(raw, /*keep_newlines=*/true);
+  absl::string_view message = printable;
   std::string out;
   size_t start = 0;
   while (start <= message.size()) {
@@ -33,6 +35,36 @@ void PrintLines(absl::string_view prefix, absl::string_view message) {
 }
 
 }  // namespace
+
+std::string Printable(absl::string_view text, bool keep_newlines) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    // C1 controls, U+0080..U+009F: 0xC2 then 0x80..0x9F.
+    bool c1 = c == 0xC2 && i + 1 < text.size() &&
+              static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+              static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+    if (c1) {
+      absl::StrAppend(&out, "\\u{", absl::Hex(static_cast<unsigned char>(text[i + 1])), "}");
+      ++i;
+    } else if (c == '\n') {
+      out += keep_newlines ? "\n" : "\\n";
+    } else if (c == '\t') {
+      out.push_back('\t');
+    } else if (c == '\r') {
+      // (A line break written CRLF stays a line break.)
+      if (!(keep_newlines && i + 1 < text.size() && text[i + 1] == '\n')) out += "\\r";
+    } else if (c == 0) {
+      out += "\\0";
+    } else if (c < 0x20 || c == 0x7F) {
+      absl::StrAppend(&out, "\\u{", absl::Hex(c), "}");
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
 
 std::string OneLine(absl::string_view text) {
   std::string out(text);

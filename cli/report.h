@@ -21,6 +21,13 @@ inline constexpr int kDeny = 2;
 // line of output.
 std::string OneLine(absl::string_view text);
 
+// `text` with every control character (C0 but tab, DEL, and C1 written in
+// UTF-8) escaped as Cedar escapes it in a string (\n, \r, \0, \u{1b}), so
+// that a name from the input (a policy id, an entity id) can neither split
+// a line of output nor send escape sequences to the terminal. With
+// keep_newlines, newlines stay (the line breaks of a multi-line message).
+std::string Printable(absl::string_view text, bool keep_newlines = false);
+
 // "path: message", unless the message already starts with "path:".
 std::string WithPath(absl::string_view path, absl::string_view message);
 

@@ -147,7 +147,7 @@ absl::Status KnownMembers(const std::string& path, std::string_view text, const 
 
 std::string List(const std::vector<std::string>& ids) {
   std::string out = "[";
-  for (size_t i = 0; i < ids.size(); ++i) CatAppend(&out, i ? ", " : "", ids[i]);
+  for (size_t i = 0; i < ids.size(); ++i) CatAppend(&out, i ? ", " : "", Printable(ids[i]));
   return out + "]";
 }
 
@@ -357,7 +357,7 @@ std::string CoverageText(const std::string& path, const Coverage& coverage) {
   }
   std::string out = Cat("coverage: ", path, ": ", policies.size() - missed.size(), " of ", policies.size(),
                         " policies exercised\n");
-  for (const std::string& id : missed) CatAppend(&out, "  never exercised: ", id, "\n");
+  for (const std::string& id : missed) CatAppend(&out, "  never exercised: ", Printable(id), "\n");
   size_t total = 0, covered = 0;
   std::string gaps;
   auto where = [&](const SourceRange& r) { return Cat(path, ":", r.line, ":", r.column); };
@@ -368,8 +368,8 @@ std::string CoverageText(const std::string& path, const Coverage& coverage) {
       if (clause.condition.covered()) ++covered;
       std::string missed_clause = Missed(clause.condition);
       if (!missed_clause.empty()) {
-        CatAppend(&gaps, "  ", where(clause.condition.where), ": ", p.policy_id, ": its `", kind,
-                  "` condition ", missed_clause, "\n");
+        CatAppend(&gaps, "  ", where(clause.condition.where), ": ", Printable(p.policy_id), ": its `",
+                  kind, "` condition ", missed_clause, "\n");
       }
       for (const ConditionCoverage& c : clause.conditions) {
         ++total;
@@ -377,7 +377,8 @@ std::string CoverageText(const std::string& path, const Coverage& coverage) {
         // Under a clause never evaluated, its parts say nothing more.
         if (!clause.condition.evaluated() || c.covered()) continue;
         std::string text = c.expression.size() > 60 ? Cat(c.expression.substr(0, 57), "...") : c.expression;
-        CatAppend(&gaps, "  ", where(c.where), ": ", p.policy_id, ": `", text, "` ", Missed(c), "\n");
+        CatAppend(&gaps, "  ", where(c.where), ": ", Printable(p.policy_id), ": `", Printable(text), "` ",
+                  Missed(c), "\n");
       }
     }
   }

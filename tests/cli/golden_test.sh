@@ -447,6 +447,25 @@ case_build_refuses_unsafe_outputs() {
   expect_no_files
 }
 
+# Policy ids with a newline, ESC and BEL (written with Cedar's escapes): the
+# text output and the warnings show them escaped, one line a request and no
+# raw control byte; JSON Lines keeps one object a line.
+case_control_bytes_in_ids() {
+  local p=$golden/control-ids.cedar
+  printf '[%s, %s]' "$(cat $golden/request-allow.json)" "$(cat $golden/request-deny.json)" >"$work/two.json"
+  run authorize --policies $p --entities "$entities" --requests "$work/two.json"
+  expect_status 0
+  [[ $(wc -l <"$stdout_file") -eq 2 ]] || fail "a request's line was split"
+  run authorize --policies $p --entities "$entities" --request-json $golden/request-allow.json
+  expect_status 0
+  [[ $(wc -l <"$stderr_file") -eq 1 ]] || fail "the warning was split"
+  run authorize --policies $p --entities "$entities" --requests "$work/two.json" --format jsonl
+  expect_status 0
+  [[ $(wc -l <"$stdout_file") -eq 2 ]] || fail "a JSON line was split"
+  if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$transcript"; then fail "a raw control byte was printed"; fi
+  rm "$work/two.json"
+}
+
 # A failed build leaves the previous bundle as it was.
 case_build_failure_keeps_old_bundle() {
   local bundle="$work/governance.bundle"
