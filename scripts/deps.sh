@@ -20,6 +20,8 @@ PACKAGES=(
   clang libclang-rt-14-dev                               # libFuzzer and sanitizer runtimes
   nodejs npm                                             # the Cedar oracle (tests only)
   tmux                                                   # drives the REPL on a terminal (tests only)
+  lua5.1 liblua5.1-0-dev lua5.4 liblua5.4-dev            # the Lua binding (5.1 is Slurm's Lua)
+  slurmctld slurmd slurm-client munge                    # the real Slurm test (tests only)
 )
 
 check_only=0
