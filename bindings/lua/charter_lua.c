@@ -1,0 +1,432 @@
+/* DRAFT, NOT BUILT: written before the C API (branch capi) existed; the charter_* names are
+ * guesses to be replaced by bindings/c/include/charter.h, engine:authorize and luaopen_charter
+ * are not written yet, and luaL_testudata_compat still needs defining for Lua 5.1.
+ *
+ * charter_lua.c: the Lua module `charter`, over Charter's C API (charter.h).
+ * Builds for Lua 5.1 (the Lua Slurm's job_submit/lua plugin embeds) and 5.4.
+ *
+ *   local charter = require("charter")
+ *   local engine = assert(charter.compile(policies_text [, schema_text]))
+ *   local engine = assert(charter.load_bundle("policies.bundle"))
+ *   local entities = assert(charter.entities(json_text [, schema_text]))
+ *   local d = engine:authorize{principal = 'User::"alice"', action = 'Action::"view"',
+ *                              resource = {type = "Photo", id = "p1"},
+ *                              context = {mfa = true}, entities = entities}
+ *   -- d.decision == "allow" or "deny"; d.reasons = {ids}; d.errors = {{policy=, message=}}
+ *
+ * Bad input from Lua code (a wrong type, a malformed entity reference, a
+ * context value Cedar cannot hold) raises a Lua error in luaL_argerror's
+ * style carrying Charter's message; a policy, bundle or entity document that
+ * Charter refuses is `nil, message`. Handles are freed by __gc (or :close()).
+ * An engine keeps one evaluation context, so that a decision allocates no
+ * C memory once it has grown; a Lua state is single-threaded, so that is safe.
+ */
+#include <lauxlib.h>
+#include <lua.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "charter.h"
+
+#define ENGINE_MT "charter.Engine"
+#define ENTITIES_MT "charter.Entities"
+#define MAX_DEPTH 64
+
+#if LUA_VERSION_NUM < 502
+#define lua_rawlen lua_objlen
+#define luaL_setfuncs_compat(L, l) luaL_register(L, NULL, l)
+#else
+#define luaL_setfuncs_compat(L, l) luaL_setfuncs(L, l, 0)
+#endif
+
+typedef struct {
+  charter_engine* engine;
+  charter_eval_context* context;
+} EngineBox;
+
+typedef struct {
+  charter_entities* entities;
+} EntitiesBox;
+
+/* ---- errors ------------------------------------------------------------------- */
+
+/* Pushes nil and the message of `error` (freeing it): the `nil, message`
+ * return of a constructor. */
+static int push_failure(lua_State* L, charter_error* error) {
+  lua_pushnil(L);
+  if (error != NULL) {
+    size_t len = 0;
+    const char* msg = charter_error_message(error, &len);
+    lua_pushlstring(L, msg, len);
+    charter_error_free(error);
+  } else {
+    lua_pushliteral(L, "charter: unknown error");
+  }
+  return 2;
+}
+
+/* ---- constructors ------------------------------------------------------------- */
+
+static EngineBox* new_engine_box(lua_State* L) {
+  EngineBox* box = (EngineBox*)lua_newuserdata(L, sizeof(EngineBox));
+  box->engine = NULL;
+  box->context = NULL;
+  luaL_getmetatable(L, ENGINE_MT);
+  lua_setmetatable(L, -2);
+  return box;
+}
+
+/* Finishes an engine constructor: on success the box on the stack top is
+ * the result; on failure, nil and the message. */
+static int finish_engine(lua_State* L, EngineBox* box, charter_status status,
+                         charter_error* error) {
+  if (status != CHARTER_OK) return push_failure(L, error);
+  status = charter_eval_context_new(&box->context, &error);
+  if (status != CHARTER_OK) return push_failure(L, error);
+  return 1;
+}
+
+/* charter.compile(text [, schema]) */
+static int l_compile(lua_State* L) {
+  size_t text_len = 0, schema_len = 0;
+  const char* text = luaL_checklstring(L, 1, &text_len);
+  const char* schema = luaL_optlstring(L, 2, NULL, &schema_len);
+  EngineBox* box = new_engine_box(L);
+  charter_error* error = NULL;
+  charter_status status =
+      charter_engine_compile(text, text_len, schema, schema_len, &box->engine, &error);
+  return finish_engine(L, box, status, error);
+}
+
+/* charter.load_bundle(path) */
+static int l_load_bundle(lua_State* L) {
+  size_t path_len = 0;
+  const char* path = luaL_checklstring(L, 1, &path_len);
+  EngineBox* box = new_engine_box(L);
+  charter_error* error = NULL;
+  charter_status status = charter_engine_load_bundle(path, path_len, &box->engine, &error);
+  return finish_engine(L, box, status, error);
+}
+
+/* charter.entities(json [, schema]) */
+static int l_entities(lua_State* L) {
+  size_t json_len = 0, schema_len = 0;
+  const char* json = luaL_checklstring(L, 1, &json_len);
+  const char* schema = luaL_optlstring(L, 2, NULL, &schema_len);
+  EntitiesBox* box = (EntitiesBox*)lua_newuserdata(L, sizeof(EntitiesBox));
+  box->entities = NULL;
+  luaL_getmetatable(L, ENTITIES_MT);
+  lua_setmetatable(L, -2);
+  charter_error* error = NULL;
+  charter_status status =
+      charter_entities_from_json(json, json_len, schema, schema_len, &box->entities, &error);
+  if (status != CHARTER_OK) return push_failure(L, error);
+  return 1;
+}
+
+static int l_version(lua_State* L) {
+  lua_pushstring(L, charter_version());
+  return 1;
+}
+
+/* ---- handles ------------------------------------------------------------------ */
+
+static EngineBox* check_engine(lua_State* L, int index) {
+  EngineBox* box = (EngineBox*)luaL_checkudata(L, index, ENGINE_MT);
+  if (box->engine == NULL) luaL_argerror(L, index, "the engine is closed");
+  return box;
+}
+
+static int engine_gc(lua_State* L) {
+  EngineBox* box = (EngineBox*)luaL_checkudata(L, 1, ENGINE_MT);
+  if (box->context != NULL) charter_eval_context_free(box->context);
+  if (box->engine != NULL) charter_engine_free(box->engine);
+  box->context = NULL;
+  box->engine = NULL;
+  return 0;
+}
+
+static int engine_tostring(lua_State* L) {
+  EngineBox* box = (EngineBox*)luaL_checkudata(L, 1, ENGINE_MT);
+  if (box->engine == NULL) {
+    lua_pushliteral(L, "charter.Engine (closed)");
+  } else {
+    lua_pushfstring(L, "charter.Engine (%d policies)", (int)charter_engine_policy_count(box->engine));
+  }
+  return 1;
+}
+
+static int engine_policy_count(lua_State* L) {
+  EngineBox* box = check_engine(L, 1);
+  lua_pushinteger(L, (lua_Integer)charter_engine_policy_count(box->engine));
+  return 1;
+}
+
+static EntitiesBox* check_entities_at(lua_State* L, int index, int arg, const char* field) {
+  EntitiesBox* box = (EntitiesBox*)luaL_testudata_compat(L, index, ENTITIES_MT);
+  if (box == NULL) {
+    lua_pushfstring(L, "field '%s': expected charter entities (from charter.entities), got %s",
+                    field, luaL_typename(L, index));
+    luaL_argerror(L, arg, lua_tostring(L, -1));
+  }
+  if (box->entities == NULL) {
+    lua_pushfstring(L, "field '%s': the entities are closed", field);
+    luaL_argerror(L, arg, lua_tostring(L, -1));
+  }
+  return box;
+}
+
+static int entities_gc(lua_State* L) {
+  EntitiesBox* box = (EntitiesBox*)luaL_checkudata(L, 1, ENTITIES_MT);
+  if (box->entities != NULL) charter_entities_free(box->entities);
+  box->entities = NULL;
+  return 0;
+}
+
+static int entities_size(lua_State* L) {
+  EntitiesBox* box = (EntitiesBox*)luaL_checkudata(L, 1, ENTITIES_MT);
+  if (box->entities == NULL) luaL_argerror(L, 1, "the entities are closed");
+  lua_pushinteger(L, (lua_Integer)charter_entities_size(box->entities));
+  return 1;
+}
+
+static int entities_tostring(lua_State* L) {
+  EntitiesBox* box = (EntitiesBox*)luaL_checkudata(L, 1, ENTITIES_MT);
+  if (box->entities == NULL) {
+    lua_pushliteral(L, "charter.Entities (closed)");
+  } else {
+    lua_pushfstring(L, "charter.Entities (%d entities)", (int)charter_entities_size(box->entities));
+  }
+  return 1;
+}
+
+/* ---- the request, as JSON -------------------------------------------------------- */
+
+/* A growable byte buffer kept by the engine between calls, so that building
+ * a request allocates only until it has grown. */
+typedef struct {
+  char* data;
+  size_t len;
+  size_t cap;
+} Buf;
+
+static void buf_reserve(lua_State* L, Buf* b, size_t extra) {
+  if (b->len + extra <= b->cap) return;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap < b->len + extra) cap *= 2;
+  void* ud = NULL;
+  lua_Alloc alloc = lua_getallocf(L, &ud);
+  char* data = (char*)alloc(ud, b->data, b->cap, cap);
+  if (data == NULL) luaL_error(L, "charter: out of memory");
+  b->data = data;
+  b->cap = cap;
+}
+
+static void buf_add(lua_State* L, Buf* b, const char* s, size_t n) {
+  buf_reserve(L, b, n);
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
+}
+
+#define buf_lit(L, b, s) buf_add(L, b, s, sizeof(s) - 1)
+
+static void buf_json_string(lua_State* L, Buf* b, const char* s, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  buf_reserve(L, b, n + 2);
+  b->data[b->len++] = '"';
+  size_t start = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    buf_add(L, b, s + start, i - start);
+    if (c == '"') {
+      buf_lit(L, b, "\\\"");
+    } else if (c == '\\') {
+      buf_lit(L, b, "\\\\");
+    } else {
+      char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+      buf_add(L, b, esc, 6);
+    }
+    start = i + 1;
+  }
+  buf_add(L, b, s + start, n - start);
+  buf_lit(L, b, "\"");
+}
+
+/* Where a value is, for messages: "context.a.b" or "principal". */
+typedef struct {
+  int arg;              /* the Lua argument the request table is */
+  const char* path[MAX_DEPTH + 2];
+  int depth;
+} Where;
+
+static int where_error(lua_State* L, const Where* w, const char* what) {
+  luaL_Buffer msg;
+  luaL_buffinit(L, &msg);
+  luaL_addstring(&msg, "field '");
+  for (int i = 0; i < w->depth; i++) {
+    if (i > 0) luaL_addchar(&msg, '.');
+    luaL_addstring(&msg, w->path[i]);
+  }
+  luaL_addstring(&msg, "': ");
+  luaL_addstring(&msg, what);
+  luaL_pushresult(&msg);
+  return luaL_argerror(L, w->arg, lua_tostring(L, -1));
+}
+
+/* Appends the string at `index` of table `t` (or raises). */
+static void add_string_field(lua_State* L, Buf* b, Where* w, int t, const char* key) {
+  lua_getfield(L, t, key);
+  w->path[w->depth++] = key;
+  if (lua_type(L, -1) != LUA_TSTRING) {
+    lua_pushfstring(L, "expected a string, got %s", luaL_typename(L, -1));
+    where_error(L, w, lua_tostring(L, -1));
+  }
+  size_t n = 0;
+  const char* s = lua_tolstring(L, -1, &n);
+  buf_json_string(L, b, s, n);
+  w->depth--;
+  lua_pop(L, 1);
+}
+
+/* An entity reference: 'Type::"id"' or {type = ..., id = ...}. */
+static void add_entity_ref(lua_State* L, Buf* b, Where* w, int index) {
+  int type = lua_type(L, index);
+  if (type == LUA_TSTRING) {
+    size_t n = 0;
+    const char* s = lua_tolstring(L, index, &n);
+    buf_json_string(L, b, s, n);
+  } else if (type == LUA_TTABLE) {
+    buf_lit(L, b, "{\"type\": ");
+    add_string_field(L, b, w, index, "type");
+    buf_lit(L, b, ", \"id\": ");
+    add_string_field(L, b, w, index, "id");
+    buf_lit(L, b, "}");
+  } else {
+    lua_pushfstring(L, "expected an entity reference ('Type::\"id\"' or {type=..., id=...}), got %s",
+                    luaL_typename(L, index));
+    where_error(L, w, lua_tostring(L, -1));
+  }
+}
+
+static int is_array(lua_State* L, int t, size_t* n_out) {
+  size_t n = lua_rawlen(L, t);
+  size_t count = 0;
+  lua_pushnil(L);
+  while (lua_next(L, t) != 0) {
+    lua_pop(L, 1);
+    count++;
+    if (count > n) {
+      lua_pop(L, 1);
+      *n_out = n;
+      return 0;
+    }
+  }
+  *n_out = n;
+  return count == n && n > 0;
+}
+
+/* A context value: boolean, integer, string, {__entity = ...}, {__extn = ...},
+ * a sequence (a set) or a table with string keys (a record). */
+static void add_value(lua_State* L, Buf* b, Where* w, int index) {
+  if (index < 0) index = lua_gettop(L) + index + 1;
+  switch (lua_type(L, index)) {
+    case LUA_TBOOLEAN:
+      if (lua_toboolean(L, index)) buf_lit(L, b, "true"); else buf_lit(L, b, "false");
+      return;
+    case LUA_TNUMBER: {
+      lua_Number x = lua_tonumber(L, index);
+      if (!(x == floor(x)) || x < -9223372036854775808.0 || x >= 9223372036854775808.0) {
+        lua_pushfstring(L, "%s is not an integer: Cedar has no floating-point numbers",
+                        lua_tostring(L, index));
+        where_error(L, w, lua_tostring(L, -1));
+      }
+      char num[32];
+#if LUA_VERSION_NUM >= 503
+      int len = lua_isinteger(L, index)
+                    ? snprintf(num, sizeof num, "%lld", (long long)lua_tointeger(L, index))
+                    : snprintf(num, sizeof num, "%.0f", (double)x);
+#else
+      int len = snprintf(num, sizeof num, "%.0f", (double)x);
+#endif
+      buf_add(L, b, num, (size_t)len);
+      return;
+    }
+    case LUA_TSTRING: {
+      size_t n = 0;
+      const char* s = lua_tolstring(L, index, &n);
+      buf_json_string(L, b, s, n);
+      return;
+    }
+    case LUA_TTABLE:
+      break;
+    default:
+      lua_pushfstring(L, "a %s cannot be a Cedar value", luaL_typename(L, index));
+      where_error(L, w, lua_tostring(L, -1));
+  }
+  if (w->depth >= MAX_DEPTH) where_error(L, w, "nested too deeply (64 levels at most)");
+  luaL_checkstack(L, 4, "charter: context nested too deeply");
+  lua_getfield(L, index, "__entity");
+  if (!lua_isnil(L, -1)) {
+    w->path[w->depth++] = "__entity";
+    buf_lit(L, b, "{\"__entity\": ");
+    add_entity_ref(L, b, w, lua_gettop(L));
+    buf_lit(L, b, "}");
+    w->depth--;
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pop(L, 1);
+  lua_getfield(L, index, "__extn");
+  if (!lua_isnil(L, -1)) {
+    int e = lua_gettop(L);
+    w->path[w->depth++] = "__extn";
+    if (!lua_istable(L, e)) where_error(L, w, "expected {fn = ..., arg = ...}");
+    buf_lit(L, b, "{\"__extn\": {\"fn\": ");
+    add_string_field(L, b, w, e, "fn");
+    buf_lit(L, b, ", \"arg\": ");
+    add_string_field(L, b, w, e, "arg");
+    buf_lit(L, b, "}}");
+    w->depth--;
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pop(L, 1);
+  size_t n = 0;
+  if (is_array(L, index, &n)) {
+    buf_lit(L, b, "[");
+    w->path[w->depth++] = "[]";
+    for (size_t i = 1; i <= n; i++) {
+      if (i > 1) buf_lit(L, b, ", ");
+      lua_rawgeti(L, index, (int)i);
+      add_value(L, b, w, -1);
+      lua_pop(L, 1);
+    }
+    w->depth--;
+    buf_lit(L, b, "]");
+    return;
+  }
+  /* A record (an empty table is the empty record). */
+  buf_lit(L, b, "{");
+  int first = 1;
+  lua_pushnil(L);
+  while (lua_next(L, index) != 0) {
+    if (lua_type(L, -2) != LUA_TSTRING) {
+      lua_pushfstring(L, "a record's keys are strings, not %s (a set is a sequence 1..n)",
+                      luaL_typename(L, -2));
+      where_error(L, w, lua_tostring(L, -1));
+    }
+    if (!first) buf_lit(L, b, ", ");
+    first = 0;
+    size_t kn = 0;
+    const char* k = lua_tolstring(L, -2, &kn);
+    buf_json_string(L, b, k, kn);
+    buf_lit(L, b, ": ");
+    w->path[w->depth++] = k;
+    add_value(L, b, w, -1);
+    w->depth--;
+    lua_pop(L, 1);
+  }
+  buf_lit(L, b, "}");
+}
