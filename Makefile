@@ -9,6 +9,7 @@
 #   make bench-peer cedar-wasm and `charter bench` on the same workloads (bench/peer/)
 #   make bench-bindings  the C API, Go, Lua and job_submit.lua per decision
 #   make bench-slurm     sbatch throughput with and without job_submit.lua
+#   make consumer-shared the library built shared (BUILD_SHARED_LIBS=ON), installed, linked
 #   make perf-report  every target of issue 5 measured, as a table (bench/perf/)
 #   make fuzz       clang build of the libFuzzer targets, each run FUZZ_SECONDS
 #   make conformance  the differential campaign against Cedar: COUNT cases of SEED
@@ -120,6 +121,12 @@ bench-bindings: build
 	  CHARTER_SLURM_CPATH="$(BUILD_DIR)/bindings/lua/5.1/?.so" lua5.1 bench/slurm/job_submit_bench.lua \
 	  examples/slurm/job_submit.lua 20000
 
+# The library built again with BUILD_SHARED_LIBS=ON, installed, its exports
+# checked, and the consumer built against it (tests/consumer/run.sh shared).
+.PHONY: consumer-shared
+consumer-shared: deps
+	bash tests/consumer/run.sh shared $(CURDIR) $(abspath $(BUILD_DIR))/consumer-shared $(BUILD_TYPE) -G $(GENERATOR)
+
 # sbatch throughput with and without Charter's job_submit.lua on a private
 # one-node Slurm cluster (as root): SBATCH_JOBS held submissions each.
 SBATCH_JOBS ?= 300
@@ -159,7 +166,7 @@ perf-report: deps
 	  --wasm-seconds $(PERF_WASM_SECONDS) --peer-sets '$(PERF_PEER_SETS)' --json $(BENCH_DIR)/perf-report.json
 
 # -O1 keeps the sanitizer build quick to compile and its stacks readable.
-# Tests labelled nested-build (consumer_shared, consumer_subproject) are left
+# Tests labelled nested-build (consumer_subproject) are left
 # out: they build a second, unsanitized Charter, which `make test` already did;
 # so are those labelled bindings (Go, Lua, Python and the Slurm controller:
 # interpreters and daemons that would have to load the sanitizer runtimes
