@@ -368,18 +368,9 @@ absl::Status ValueReader::CheckEntityRef(const json::Value& at, const EntityRef&
 }
 
 absl::StatusOr<Value> ValueReader::MakeSet(std::vector<Value>& elems) {
-  // Duplicates are dropped: a set's elements are unique.
-  size_t n = 0;
-  for (size_t k = 0; k < elems.size(); ++k) {
-    bool dup = false;
-    for (size_t j = 0; j < n; ++j) {
-      if (Equal(elems[j], elems[k])) {
-        dup = true;
-        break;
-      }
-    }
-    if (!dup) elems[n++] = elems[k];
-  }
+  // Duplicates are dropped: a set's elements are unique (in linear time:
+  // a set of 160,000 integers took 27 s pairwise).
+  size_t n = AppendUnique(elems.data(), 0, elems.data(), static_cast<uint32_t>(elems.size()));
   Value* out = arena_->AllocateArray<Value>(n);
   std::copy(elems.begin(), elems.begin() + n, out);
   return Value::Set(out, static_cast<uint32_t>(n));

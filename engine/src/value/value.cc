@@ -2,6 +2,8 @@
 #include "value/value.h"
 
 #include <algorithm>
+#include <functional>
+#include <vector>
 
 #include "extensions/extensions.h"
 #include "common/strings.h"
@@ -62,6 +64,96 @@ bool Equal(const Value& a, const Value& b) {
       return true;
   }
   return false;
+}
+
+namespace {
+
+uint64_t Mix(uint64_t x) {  // splitmix64's finalizer
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+uint64_t HashBytes(std::string_view s) { return Mix(std::hash<std::string_view>{}(s)); }
+
+}  // namespace
+
+uint64_t HashValue(const Value& v) {
+  uint64_t h = Mix(static_cast<uint64_t>(v.type) + 1);
+  switch (v.type) {
+    case Type::kBool:
+      return h ^ Mix(v.b ? 2 : 1);
+    case Type::kLong:
+    case Type::kDecimal:
+    case Type::kDatetime:
+    case Type::kDuration:
+      return h ^ Mix(static_cast<uint64_t>(v.i));
+    case Type::kString:
+      return h ^ HashBytes(v.string());
+    case Type::kEntity:
+      // Equal by uid implies equal by type and id (a store's uids name one
+      // entity each), so hashing the strings agrees with both.
+      return h ^ HashBytes(v.entity->type) ^ Mix(HashBytes(v.entity->id));
+    case Type::kRecord:
+      for (uint32_t i = 0; i < v.size; ++i) {
+        h = Mix(h ^ HashBytes(v.fields[i].key)) ^ HashValue(v.fields[i].value);
+      }
+      return h;
+    case Type::kSet: {
+      uint64_t sum = 0;  // order-independent
+      for (uint32_t i = 0; i < v.size; ++i) sum += HashValue(v.elements[i]);
+      return h ^ Mix(sum);
+    }
+    case Type::kIp:
+      // IpEqual compares the version, the bytes and the prefix.
+      h ^= Mix(v.ip->v6 ? 6 : 4) ^ Mix(v.ip->prefix + 7);
+      return h ^ HashBytes(std::string_view(reinterpret_cast<const char*>(v.ip->bytes), sizeof v.ip->bytes));
+  }
+  return h;
+}
+
+uint32_t AppendUnique(Value* elems, uint32_t unique, const Value* src, uint32_t n) {
+  // Pairwise while that costs little: the sets of most policies are small,
+  // and this path allocates nothing.
+  if ((uint64_t{unique} + n) * n <= 4096) {
+    for (uint32_t i = 0; i < n; ++i) {
+      bool dup = false;
+      for (uint32_t k = 0; k < unique && !dup; ++k) dup = Equal(elems[k], src[i]);
+      if (!dup) elems[unique++] = src[i];
+    }
+    return unique;
+  }
+  // An open-addressing table of indices into elems, at most half full.
+  size_t capacity = 16;
+  while (capacity < 2 * (size_t{unique} + n)) capacity *= 2;
+  constexpr uint32_t kEmpty = 0xFFFFFFFF;
+  std::vector<uint32_t> table(capacity, kEmpty);
+  std::vector<uint64_t> hashes(size_t{unique} + n);
+  auto slot_of = [&](uint64_t hash) { return static_cast<size_t>(hash) & (capacity - 1); };
+  for (uint32_t k = 0; k < unique; ++k) {
+    hashes[k] = HashValue(elems[k]);
+    size_t s = slot_of(hashes[k]);
+    while (table[s] != kEmpty) s = (s + 1) & (capacity - 1);
+    table[s] = k;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    const Value v = src[i];
+    uint64_t hash = HashValue(v);
+    size_t s = slot_of(hash);
+    bool dup = false;
+    for (; table[s] != kEmpty; s = (s + 1) & (capacity - 1)) {
+      if (hashes[table[s]] == hash && Equal(elems[table[s]], v)) {
+        dup = true;
+        break;
+      }
+    }
+    if (dup) continue;
+    hashes[unique] = hash;
+    table[s] = unique;
+    elems[unique++] = v;
+  }
+  return unique;
 }
 
 std::string_view TypeName(Type t) {

@@ -121,6 +121,17 @@ const Value* FindField(const Value& record, std::string_view key);
 // by type and id.
 bool Equal(const Value& a, const Value& b);
 
+// A hash of a value that agrees with Equal: equal values hash alike (a
+// set's does not depend on the order of its elements).
+uint64_t HashValue(const Value& v);
+
+// Appends to elems[0, unique), whose elements are unique, each of src[0, n)
+// that equals none of them nor an earlier one, in order; returns the new
+// count. `src` may be `elems + unique` or later (it is read before each
+// write). Small inputs compare pairwise; large ones through a hash table,
+// so that building a set is never quadratic.
+uint32_t AppendUnique(Value* elems, uint32_t unique, const Value* src, uint32_t n);
+
 // Cedar's name for a type, as error messages use it.
 std::string_view TypeName(Type t);
 

@@ -127,12 +127,7 @@ bool Negate(const Value& a, Value* out, std::string* error) {
 // Appends to elems[0, unique) each of src[0, n) it does not hold yet, and
 // returns the new count (sets keep one copy of each value).
 uint32_t AddUnique(Value* elems, uint32_t unique, const Value* src, uint32_t n) {
-  for (uint32_t i = 0; i < n; ++i) {
-    bool dup = false;
-    for (uint32_t k = 0; k < unique && !dup; ++k) dup = Equal(elems[k], src[i]);
-    if (!dup) elems[unique++] = src[i];
-  }
-  return unique;
+  return AppendUnique(elems, unique, src, n);
 }
 
 }  // namespace
