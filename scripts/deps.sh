@@ -20,6 +20,7 @@ PACKAGES=(
   clang libclang-rt-14-dev                               # libFuzzer and sanitizer runtimes
   nodejs npm                                             # the Cedar oracle (tests only)
   tmux                                                   # drives the REPL on a terminal (tests only)
+  python3-dev pybind11-dev python3-pybind11 python3-pytest  # the Python module and its tests
 )
 
 check_only=0

@@ -1,0 +1,908 @@
+// charter._charter: the Python binding of Charter's public C++ API
+// (engine/include/charter/). The package `charter` (charter/__init__.py)
+// re-exports it; charter/__init__.pyi types it; docs/embedding.md, "Python",
+// documents it.
+//
+// Conversions are written out here rather than left to pybind11's casters,
+// so that a wrong Python type is a TypeError naming the argument and what it
+// takes, and a fault in a value Charter reads is a charter.Error subclass
+// (charter/_errors.py) carrying Charter's "SOURCE:LINE:COL: message".
+//
+// Deciding releases the GIL: Engine::Authorize reads only C++ objects (the
+// engine, the entities, the requests built before the release), which are
+// immutable and kept alive by the Python objects the caller passed.
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "charter/charter.h"
+#include "charter/schedule.h"
+#include "charter/schema.h"
+
+namespace py = pybind11;
+
+namespace charter::python {
+namespace {
+
+// Debian's abseil has its own absl::string_view, which absl::StrCat takes
+// and std::string_view does not convert to: these convert on the way.
+template <typename T>
+const T& ForCat(const T& v) {
+  return v;
+}
+absl::string_view ForCat(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+template <typename... Args>
+std::string Cat(const Args&... args) {
+  return absl::StrCat(ForCat(args)...);
+}
+template <typename... Args>
+void CatAppend(std::string* out, const Args&... args) {
+  absl::StrAppend(out, ForCat(args)...);
+}
+std::string_view ToStd(absl::string_view s) { return std::string_view(s.data(), s.size()); }
+
+// Context values nest at most this deep (Charter's entity reader allows 64).
+constexpr int kMaxNesting = 64;
+
+// --- errors --------------------------------------------------------------
+
+std::string TypeName(py::handle obj) { return Py_TYPE(obj.ptr())->tp_name; }
+
+[[noreturn]] void ThrowTypeError(std::string_view what, std::string_view expected, py::handle got) {
+  throw py::type_error(Cat(what, ": expected ", expected, ", got ", TypeName(got)));
+}
+
+// Raises charter.<kind>(text, code=..., diagnostics=...).
+[[noreturn]] void Raise(const char* kind, std::string_view text, py::object code = py::none(),
+                        py::object diagnostics = py::tuple()) {
+  py::object type = py::module_::import("charter._errors").attr(kind);
+  py::object exc = type(py::str(text.data(), text.size()), py::arg("code") = code,
+                        py::arg("diagnostics") = diagnostics);
+  PyErr_SetObject(type.ptr(), exc.ptr());
+  throw py::error_already_set();
+}
+
+// A failed status of a JSON reader: its message, and the code of the fault
+// it carries.
+[[noreturn]] void RaiseStatus(const char* kind, const absl::Status& status) {
+  py::object code = py::none();
+  if (std::optional<Diagnostic> d = DiagnosticOf(status)) code = py::str(d->code);
+  Raise(kind, ToStd(status.message()), code);
+}
+
+// Every diagnostic, as charter._errors.Diagnostic values.
+py::tuple DiagnosticTuple(const Diagnostics& diagnostics, const SourceFile& source) {
+  py::object make = py::module_::import("charter._errors").attr("Diagnostic");
+  py::list out;
+  for (const Diagnostic& d : diagnostics.items()) {
+    SourceFile::Position p = source.PositionOf(d.span.begin);
+    out.append(make(d.severity == Severity::kError ? "error" : "warning", d.code, d.message, source.name(),
+                    p.line, p.column, d.help));
+  }
+  return py::tuple(out);
+}
+
+// The first error's code, for Error.code.
+py::object FirstErrorCode(const Diagnostics& diagnostics) {
+  for (const Diagnostic& d : diagnostics.items()) {
+    if (d.severity == Severity::kError) return py::str(d.code);
+  }
+  return py::none();
+}
+
+// "SOURCE:LINE:COL: message" without its position; the text itself when it
+// has none.
+std::string_view WithoutPosition(std::string_view text) {
+  // SOURCE is the shortest prefix followed by ":LINE:COL: ".
+  for (size_t colon = text.find(':'); colon != std::string_view::npos; colon = text.find(':', colon + 1)) {
+    size_t i = colon + 1;
+    int numbers = 0;
+    while (numbers < 2) {
+      size_t digits = i;
+      while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+      if (i == digits || i >= text.size() || text[i] != ':') break;
+      ++i;
+      ++numbers;
+    }
+    if (numbers == 2 && i < text.size() && text[i] == ' ') return text.substr(i + 1);
+  }
+  return text;
+}
+
+// --- values from Python --------------------------------------------------
+
+// The UTF-8 text of a str; valid while the str lives. A str with lone
+// surrogates raises UnicodeEncodeError.
+std::string_view Utf8(py::handle obj) {
+  Py_ssize_t size = 0;
+  const char* data = PyUnicode_AsUTF8AndSize(obj.ptr(), &size);
+  if (data == nullptr) throw py::error_already_set();
+  return std::string_view(data, static_cast<size_t>(size));
+}
+
+std::string_view Str(py::handle obj, std::string_view what) {
+  if (!PyUnicode_Check(obj.ptr())) ThrowTypeError(what, "str", obj);
+  return Utf8(obj);
+}
+
+// A str or os.PathLike, as a path.
+std::string Path(py::handle obj, std::string_view what) {
+  if (PyUnicode_Check(obj.ptr())) return std::string(Utf8(obj));
+  if (PyObject_HasAttrString(obj.ptr(), "__fspath__")) {
+    py::object path = py::module_::import("os").attr("fspath")(obj);
+    if (PyUnicode_Check(path.ptr())) return std::string(Utf8(path));
+    if (PyBytes_Check(path.ptr())) return std::string(PyBytes_AS_STRING(path.ptr()), PyBytes_GET_SIZE(path.ptr()));
+  }
+  ThrowTypeError(what, "a path (str or os.PathLike)", obj);
+}
+
+// An entity reference: 'Type::"id"', {"type": ..., "id": ...} (or Cedar's
+// {"__entity": {...}}), or a charter.EntityUid.
+EntityUid ToUid(py::handle obj, std::string_view what) {
+  PyObject* o = obj.ptr();
+  if (PyUnicode_Check(o)) {
+    absl::StatusOr<EntityUid> uid = EntityUid::Parse(Utf8(obj));
+    if (!uid.ok()) Raise("RequestError", Cat(what, ": ", uid.status().message()));
+    return *std::move(uid);
+  }
+  if (PyDict_Check(o)) {
+    PyObject* inner = PyDict_GetItemString(o, "__entity");  // borrowed
+    if (inner != nullptr && PyDict_Size(o) == 1) {
+      if (!PyDict_Check(inner)) ThrowTypeError(Cat(what, ".__entity"), "a dict {'type': ..., 'id': ...}", inner);
+      o = inner;
+    }
+    PyObject* type = PyDict_GetItemString(o, "type");
+    PyObject* id = PyDict_GetItemString(o, "id");
+    if (type == nullptr || id == nullptr || PyDict_Size(o) != 2) {
+      Raise("RequestError", Cat(what, ": an entity reference is a dict with exactly the keys "
+                                               "\"type\" and \"id\""));
+    }
+    // Written out and read back, so that the type is checked as the string
+    // form's is (a name, not a reserved word).
+    EntityUid uid{std::string(Str(type, Cat(what, "[\"type\"]"))),
+                  std::string(Str(id, Cat(what, "[\"id\"]")))};
+    absl::StatusOr<EntityUid> checked = EntityUid::Parse(uid.ToString());
+    if (!checked.ok()) Raise("RequestError", Cat(what, ": ", checked.status().message()));
+    return uid;
+  }
+  if (py::isinstance<EntityUid>(obj)) return obj.cast<const EntityUid&>();
+  ThrowTypeError(what, "an entity reference (a str 'Type::\"id\"', a dict {'type': ..., 'id': ...} or "
+                       "a charter.EntityUid)",
+                 obj);
+}
+
+// Appends a Python value as Cedar's JSON value encoding: bool, int (64-bit),
+// str, list/tuple/set/frozenset (a set), dict with str keys (a record, or
+// Cedar's {"__entity": ...} and {"__extn": ...} escapes), EntityUid (an
+// entity). `path` names the value in messages ("context.tags[2]").
+void AppendJson(std::string* out, py::handle value, std::string* path, int depth) {
+  PyObject* v = value.ptr();
+  if (depth > kMaxNesting) {
+    Raise("RequestError", Cat(*path, ": values nest deeper than ", kMaxNesting, " levels"));
+  }
+  if (PyBool_Check(v)) {
+    out->append(v == Py_True ? "true" : "false");
+  } else if (PyLong_Check(v)) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow != 0) {
+      Raise("RequestError", Cat(*path, ": ", std::string(py::str(value)),
+                                         " does not fit in 64 bits (a Cedar Long)"));
+    }
+    if (x == -1 && PyErr_Occurred()) throw py::error_already_set();
+    CatAppend(out, x);
+  } else if (PyUnicode_Check(v)) {
+    AppendJsonQuoted(out, Utf8(value));
+  } else if (PyDict_Check(v)) {
+    out->push_back('{');
+    Py_ssize_t pos = 0;
+    PyObject* key = nullptr;
+    PyObject* item = nullptr;
+    bool first = true;
+    while (PyDict_Next(v, &pos, &key, &item)) {
+      if (!PyUnicode_Check(key)) ThrowTypeError(Cat(*path, " (a key)"), "str", key);
+      std::string_view name = Utf8(key);
+      if (!first) out->push_back(',');
+      first = false;
+      AppendJsonQuoted(out, name);
+      out->push_back(':');
+      const size_t length = path->size();
+      CatAppend(path, ".", name);
+      AppendJson(out, item, path, depth + 1);
+      path->resize(length);
+    }
+    out->push_back('}');
+  } else if (PyList_Check(v) || PyTuple_Check(v)) {
+    out->push_back('[');
+    const bool list = PyList_Check(v);
+    for (Py_ssize_t i = 0; i < (list ? PyList_GET_SIZE(v) : PyTuple_GET_SIZE(v)); ++i) {
+      if (i > 0) out->push_back(',');
+      const size_t length = path->size();
+      CatAppend(path, "[", i, "]");
+      AppendJson(out, list ? PyList_GET_ITEM(v, i) : PyTuple_GET_ITEM(v, i), path, depth + 1);
+      path->resize(length);
+    }
+    out->push_back(']');
+  } else if (PyAnySet_Check(v)) {
+    out->push_back('[');
+    py::iterator it = py::reinterpret_borrow<py::object>(value).begin();
+    bool first = true;
+    for (; it != py::iterator::sentinel(); ++it) {
+      if (!first) out->push_back(',');
+      first = false;
+      const size_t length = path->size();
+      path->append("{}");  // an element of a set: sets have no order to name it by
+      AppendJson(out, *it, path, depth + 1);
+      path->resize(length);
+    }
+    out->push_back(']');
+  } else if (py::isinstance<EntityUid>(value)) {
+    const EntityUid& uid = value.cast<const EntityUid&>();
+    out->append("{\"__entity\":{\"type\":");
+    AppendJsonQuoted(out, uid.type);
+    out->append(",\"id\":");
+    AppendJsonQuoted(out, uid.id);
+    out->append("}}");
+  } else if (PyFloat_Check(v)) {
+    ThrowTypeError(*path,
+                   "a Cedar value (Cedar has no floating-point numbers: use an int, or a decimal as "
+                   "{'__extn': {'fn': 'decimal', 'arg': '1.5'}})",
+                   value);
+  } else {
+    ThrowTypeError(*path, "a Cedar value (bool, int, str, list, set, dict or charter.EntityUid)", value);
+  }
+}
+
+// A Schema from a charter.Schema or schema text.
+Schema ToSchema(py::handle obj, std::string_view what) {
+  if (py::isinstance<Schema>(obj)) return obj.cast<const Schema&>();
+  if (!PyUnicode_Check(obj.ptr())) ThrowTypeError(what, "a charter.Schema or schema text (str)", obj);
+  std::string_view text = Utf8(obj);
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  const bool json = first != std::string_view::npos && text[first] == '{';
+  SourceFile source(json ? "schema.json" : "schema.cedarschema", std::string(text));
+  Diagnostics diagnostics;
+  absl::StatusOr<Schema> schema = Schema::Parse(source, {}, &diagnostics);
+  if (!schema.ok()) {
+    Raise("SchemaError", ToStd(schema.status().message()), FirstErrorCode(diagnostics),
+          DiagnosticTuple(diagnostics, source));
+  }
+  return *std::move(schema);
+}
+
+// --- the objects ---------------------------------------------------------
+
+// An engine and what deciding with it needs besides.
+struct EngineState {
+  Engine engine;
+  std::optional<Schema> schema;   // a typed engine's: requests are read with it
+  std::string fingerprint;        // its Fingerprint(), or empty
+  Entities empty;                 // entities=None: the schema's actions when typed
+  std::vector<std::string> warnings;
+};
+
+struct PyEngine {
+  std::shared_ptr<const EngineState> state;
+};
+
+struct PyEntities {
+  Entities entities;
+  std::string fingerprint;  // of the schema it was read with, or empty
+};
+
+// A request read once, to be decided many times.
+struct PyRequest {
+  Request request;
+  std::string fingerprint;  // of the schema it was read with, or empty
+};
+
+// Swappable engine; Charter's EngineHandle swaps an Engine, this one the
+// state with its schema, under the same rule: each call decides with one
+// snapshot, taken at its start.
+class PyEngineHandle {
+ public:
+  explicit PyEngineHandle(std::shared_ptr<const EngineState> state) : state_(std::move(state)) {}
+  std::shared_ptr<const EngineState> Get() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return state_;
+  }
+  void Swap(std::shared_ptr<const EngineState> state) {
+    std::lock_guard<std::mutex> lock(mu_);
+    state_ = std::move(state);
+    ++generation_;
+  }
+  uint64_t generation() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return generation_;
+  }
+
+ private:
+  mutable std::mutex mu_;  // held only to copy or replace the fields below
+  std::shared_ptr<const EngineState> state_;
+  uint64_t generation_ = 1;
+};
+
+std::shared_ptr<const EngineState> MakeState(Engine engine, std::optional<Schema> schema,
+                                             std::vector<std::string> warnings) {
+  std::string fingerprint = schema.has_value() ? schema->Fingerprint() : std::string();
+  Entities empty;
+  if (schema.has_value()) {
+    absl::StatusOr<Entities> actions = Entities::FromJson("[]", *schema, "entities.json");
+    if (!actions.ok()) RaiseStatus("SchemaError", actions.status());
+    empty = *std::move(actions);
+  }
+  return std::make_shared<const EngineState>(EngineState{std::move(engine), std::move(schema),
+                                                         std::move(fingerprint), std::move(empty),
+                                                         std::move(warnings)});
+}
+
+// A typed engine decides as Cedar does only for inputs read with its schema.
+void CheckSchema(const EngineState& state, const std::string& fingerprint, const char* kind,
+                 std::string_view what, std::string_view how) {
+  if (state.fingerprint.empty() || fingerprint == state.fingerprint) return;
+  Raise(kind, Cat(what, ": the engine was compiled with a schema (", state.fingerprint, "); ",
+                           fingerprint.empty() ? "read them with it" : "they were read with another one",
+                           " (", how, ")"));
+}
+
+const Entities& ToEntities(const EngineState& state, py::handle obj) {
+  if (obj.is_none()) return state.empty;
+  if (!py::isinstance<PyEntities>(obj)) ThrowTypeError("entities", "charter.Entities or None", obj);
+  const PyEntities& entities = obj.cast<const PyEntities&>();
+  CheckSchema(state, entities.fingerprint, "EntitiesError", "entities",
+              "charter.Entities.from_json(text, schema=...)");
+  return entities.entities;
+}
+
+// A request from its parts. `where` names it in messages ("" or
+// "requests[3].").
+Request MakeRequest(py::handle principal, py::handle action, py::handle resource, py::handle context,
+                    const Schema* schema, std::string_view where) {
+  EntityUid p = ToUid(principal, Cat(where, "principal"));
+  EntityUid a = ToUid(action, Cat(where, "action"));
+  EntityUid r = ToUid(resource, Cat(where, "resource"));
+  PyObject* c = context.ptr();
+  const bool empty = context.is_none() || (PyDict_Check(c) && PyDict_Size(c) == 0);
+  if (empty && schema == nullptr) return Request::Create(std::move(p), std::move(a), std::move(r));
+  const std::string source = Cat(where, "context");
+  std::string json;
+  std::string_view text;
+  bool from_dict = false;
+  if (empty) {
+    text = "{}";
+    from_dict = true;
+  } else if (PyDict_Check(c)) {
+    std::string path = source;
+    AppendJson(&json, context, &path, 1);
+    text = json;
+    from_dict = true;
+  } else if (PyUnicode_Check(c)) {
+    text = Utf8(context);
+  } else {
+    ThrowTypeError(source, "a dict, JSON text (str) or None", context);
+  }
+  absl::StatusOr<Request> request =
+      Request::Create(std::move(p), std::move(a), std::move(r), text, schema, source);
+  if (request.ok()) return *std::move(request);
+  if (!from_dict) RaiseStatus("RequestError", request.status());
+  // A position in JSON the caller never saw would mislead: name the context.
+  std::string_view message = ToStd(request.status().message());
+  std::string_view bare = WithoutPosition(message);
+  Raise("RequestError", bare.size() == message.size() ? std::string(message) : Cat(source, ": ", bare));
+}
+
+Request ToPrepared(const EngineState& state, py::handle obj, std::string_view what) {
+  const PyRequest& prepared = obj.cast<const PyRequest&>();
+  CheckSchema(state, prepared.fingerprint, "RequestError", what, "engine.prepare(...)");
+  return prepared.request;
+}
+
+Decision Decide(const EngineState& state, const Request& request, const Entities& entities) {
+  py::gil_scoped_release release;
+  return state.engine.Authorize(request, entities);
+}
+
+const Schema* SchemaOf(const EngineState& state) {
+  return state.schema.has_value() ? &*state.schema : nullptr;
+}
+
+Decision Authorize(const EngineState& state, py::handle principal, py::handle action, py::handle resource,
+                   py::handle context, py::handle entities) {
+  const Entities& store = ToEntities(state, entities);
+  Request request = MakeRequest(principal, action, resource, context, SchemaOf(state), "");
+  return Decide(state, request, store);
+}
+
+Decision AuthorizeRequest(const EngineState& state, py::handle request, py::handle entities) {
+  if (!py::isinstance<PyRequest>(request)) ThrowTypeError("request", "charter.Request", request);
+  const Entities& store = ToEntities(state, entities);
+  const PyRequest& prepared = request.cast<const PyRequest&>();
+  CheckSchema(state, prepared.fingerprint, "RequestError", "request", "engine.prepare(...)");
+  return Decide(state, prepared.request, store);
+}
+
+// One request of a batch: a charter.Request, a dict with "principal",
+// "action", "resource" and optionally "context" (and "description", which is
+// ignored, as in a requests.json file), or a tuple (principal, action,
+// resource[, context]).
+Request BatchItem(const EngineState& state, py::handle item, size_t index) {
+  const std::string where = Cat("requests[", index, "].");
+  const std::string name = Cat("requests[", index, "]");
+  PyObject* o = item.ptr();
+  if (py::isinstance<PyRequest>(item)) return ToPrepared(state, item, name);
+  if (PyDict_Check(o)) {
+    PyObject* parts[4] = {nullptr, nullptr, nullptr, nullptr};
+    static constexpr const char* kKeys[4] = {"principal", "action", "resource", "context"};
+    Py_ssize_t pos = 0;
+    PyObject* key = nullptr;
+    PyObject* value = nullptr;
+    while (PyDict_Next(o, &pos, &key, &value)) {
+      if (!PyUnicode_Check(key)) ThrowTypeError(Cat(name, " (a key)"), "str", key);
+      std::string_view k = Utf8(key);
+      bool known = k == "description";
+      for (int i = 0; i < 4; ++i) {
+        if (k == kKeys[i]) {
+          parts[i] = value;
+          known = true;
+        }
+      }
+      if (!known) Raise("RequestError", Cat(name, ": unknown key \"", k, "\""));
+    }
+    for (int i = 0; i < 3; ++i) {
+      if (parts[i] == nullptr) Raise("RequestError", Cat(name, ": missing \"", kKeys[i], "\""));
+    }
+    return MakeRequest(parts[0], parts[1], parts[2], parts[3] == nullptr ? Py_None : parts[3], SchemaOf(state),
+                       where);
+  }
+  if (PyTuple_Check(o) || PyList_Check(o)) {
+    py::sequence parts = py::reinterpret_borrow<py::sequence>(item);
+    const size_t n = parts.size();
+    if (n != 3 && n != 4) {
+      Raise("RequestError", Cat(name, ": a request tuple is (principal, action, resource[, context]), "
+                                               "not ", n, " items"));
+    }
+    return MakeRequest(parts[0], parts[1], parts[2], n == 4 ? py::object(parts[3]) : py::none(), SchemaOf(state),
+                       where);
+  }
+  ThrowTypeError(name, "a charter.Request, a dict or a tuple (principal, action, resource[, context])", item);
+}
+
+py::list AuthorizeBatch(const EngineState& state, py::handle requests, py::handle entities) {
+  const Entities& store = ToEntities(state, entities);
+  if (PyUnicode_Check(requests.ptr()) || PyDict_Check(requests.ptr()) || !py::isinstance<py::iterable>(requests)) {
+    ThrowTypeError("requests", "a list of requests", requests);
+  }
+  std::vector<Request> batch;
+  if (PyList_Check(requests.ptr()) || PyTuple_Check(requests.ptr())) {
+    batch.reserve(static_cast<size_t>(PySequence_Size(requests.ptr())));
+  }
+  for (py::handle item : requests) batch.push_back(BatchItem(state, item, batch.size()));
+  std::vector<Decision> decisions(batch.size());
+  {
+    py::gil_scoped_release release;
+    for (size_t i = 0; i < batch.size(); ++i) decisions[i] = state.engine.Authorize(batch[i], store);
+  }
+  py::list out(decisions.size());
+  for (size_t i = 0; i < decisions.size(); ++i) {
+    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), py::cast(std::move(decisions[i])).release().ptr());
+  }
+  return out;
+}
+
+PyRequest Prepare(const EngineState* state, py::handle principal, py::handle action, py::handle resource,
+                  py::handle context, const std::optional<Schema>& schema) {
+  const Schema* with = schema.has_value() ? &*schema : state != nullptr ? SchemaOf(*state) : nullptr;
+  Request request = MakeRequest(principal, action, resource, context, with, "");
+  return PyRequest{std::move(request), with != nullptr ? with->Fingerprint() : std::string()};
+}
+
+// --- module functions ----------------------------------------------------
+
+// Compiles policy text; `typed` gets the schema, `warnings` the compiler's
+// warnings, one line each.
+Bundle CompileBundle(py::handle policies, py::handle schema, py::handle links, std::string_view source_name,
+                     std::optional<Schema>* typed, std::vector<std::string>* warnings) {
+  std::string_view text = Str(policies, "policies");
+  if (!schema.is_none()) *typed = ToSchema(schema, "schema");
+  std::vector<TemplateLink> template_links;
+  if (!links.is_none()) {
+    absl::StatusOr<std::vector<TemplateLink>> parsed = ParseTemplateLinks(Str(links, "links"), "links.json");
+    if (!parsed.ok()) RaiseStatus("PolicyError", parsed.status());
+    template_links = *std::move(parsed);
+  }
+  SourceFile source{std::string(source_name), std::string(text)};
+  CompileOptions options;
+  options.schema = typed->has_value() ? &**typed : nullptr;
+  Diagnostics diagnostics;
+  absl::StatusOr<Bundle> bundle = [&] {
+    py::gil_scoped_release release;
+    return Compile(source, template_links, options, &diagnostics);
+  }();
+  if (!bundle.ok()) {
+    Raise("PolicyError", ToStd(bundle.status().message()), FirstErrorCode(diagnostics),
+          DiagnosticTuple(diagnostics, source));
+  }
+  for (const Diagnostic& d : diagnostics.items()) {
+    if (d.severity != Severity::kWarning) continue;
+    Diagnostics one;
+    one.Add(d);
+    std::string line = one.RenderShort(source);
+    while (!line.empty() && line.back() == '\n') line.pop_back();
+    warnings->push_back(std::move(line));
+  }
+  return *std::move(bundle);
+}
+
+PyEngine CompilePolicies(py::handle policies, py::handle schema, py::handle links, std::string_view source_name) {
+  std::optional<Schema> typed;
+  std::vector<std::string> warnings;
+  Bundle bundle = CompileBundle(policies, schema, links, source_name, &typed, &warnings);
+  absl::StatusOr<Engine> engine = Engine::Create(std::move(bundle));
+  if (!engine.ok()) RaiseStatus("BundleError", engine.status());  // the compiler's bundle: a bug
+  return PyEngine{MakeState(*std::move(engine), std::move(typed), std::move(warnings))};
+}
+
+py::bytes BuildBundle(py::handle policies, py::handle schema, py::handle links, std::string_view source_name) {
+  std::optional<Schema> typed;
+  std::vector<std::string> warnings;
+  Bundle bundle = CompileBundle(policies, schema, links, source_name, &typed, &warnings);
+  std::string_view bytes = bundle.bytes();
+  return py::bytes(bytes.data(), bytes.size());
+}
+
+PyEngine LoadBundle(py::handle bundle_or_path, py::handle schema) {
+  std::optional<Schema> typed;
+  if (!schema.is_none()) typed = ToSchema(schema, "schema");
+  std::string name = "bundle";
+  std::optional<Bundle> bundle;
+  if (PyBytes_Check(bundle_or_path.ptr()) || PyByteArray_Check(bundle_or_path.ptr()) ||
+      PyMemoryView_Check(bundle_or_path.ptr())) {
+    py::object bytes = py::reinterpret_steal<py::object>(PyBytes_FromObject(bundle_or_path.ptr()));
+    if (!bytes) throw py::error_already_set();
+    bundle = Bundle::FromBytes(std::string(PyBytes_AS_STRING(bytes.ptr()), PyBytes_GET_SIZE(bytes.ptr())));
+  } else {
+    name = Path(bundle_or_path, "path");
+    absl::StatusOr<Bundle> read = Bundle::FromFile(name);
+    if (!read.ok()) {
+      std::string_view message = ToStd(read.status().message());
+      Raise("BundleError", message.find(name) == std::string_view::npos ? Cat(name, ": ", message)
+                                                                        : std::string(message));
+    }
+    bundle = *std::move(read);
+  }
+  absl::StatusOr<Engine> engine = [&] {
+    py::gil_scoped_release release;
+    return Engine::Create(*std::move(bundle));
+  }();
+  if (!engine.ok()) Raise("BundleError", Cat(name, ": ", engine.status().message()));
+  const std::string_view fingerprint = engine->schema_fingerprint();
+  if (!fingerprint.empty() && !typed.has_value()) {
+    Raise("BundleError", Cat(name, ": the bundle was compiled with a schema (", fingerprint,
+                                      "): pass it as schema=, so that requests and entities are read with it"));
+  }
+  if (typed.has_value() && fingerprint != typed->Fingerprint()) {
+    Raise("BundleError",
+          fingerprint.empty()
+              ? Cat(name, ": the bundle was compiled without a schema; compile it with one to use schema=")
+              : Cat(name, ": the bundle was compiled with another schema (", fingerprint,
+                             "); the schema given is ", typed->Fingerprint()));
+  }
+  return PyEngine{MakeState(*std::move(engine), std::move(typed), {})};
+}
+
+PyEntities EntitiesFromJson(py::handle text, py::handle schema, std::string_view source_name) {
+  std::string_view json = Str(text, "text");
+  std::optional<Schema> typed;
+  if (!schema.is_none()) typed = ToSchema(schema, "schema");
+  absl::StatusOr<Entities> entities = [&] {
+    // `json` points into the str, which the caller holds and nobody can change.
+    py::gil_scoped_release release;
+    return typed.has_value() ? Entities::FromJson(json, *typed, source_name) : Entities::FromJson(json, source_name);
+  }();
+  if (!entities.ok()) RaiseStatus("EntitiesError", entities.status());
+  return PyEntities{*std::move(entities), typed.has_value() ? typed->Fingerprint() : std::string()};
+}
+
+py::object Schedule(py::handle state, bool hyperpod, py::handle scenario) {
+  py::object json_module = py::module_::import("json");
+  std::string text;
+  if (PyUnicode_Check(state.ptr())) {
+    text = std::string(Utf8(state));
+  } else if (PyDict_Check(state.ptr())) {
+    text = std::string(py::str(json_module.attr("dumps")(state)));
+  } else {
+    ThrowTypeError("state", "a dict or JSON text (str)", state);
+  }
+  schedule::LoadOptions options;
+  if (!scenario.is_none()) options.scenario = std::string(Str(scenario, "scenario"));
+  absl::StatusOr<schedule::State> loaded =
+      hyperpod ? schedule::LoadHyperPodState(text, options) : schedule::LoadState(text, options);
+  if (!loaded.ok()) RaiseStatus("ScheduleError", loaded.status());
+  std::string result;
+  absl::Status status;
+  {
+    py::gil_scoped_release release;
+    absl::StatusOr<schedule::CycleResult> cycle = schedule::RunCycle(*loaded);
+    if (cycle.ok()) {
+      result = cycle->ToJson();
+    } else {
+      status = cycle.status();
+    }
+  }
+  if (!status.ok()) RaiseStatus("ScheduleError", status);
+  return json_module.attr("loads")(py::str(result));
+}
+
+py::list StringList(const std::vector<std::string>& items) {
+  py::list out(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), py::str(items[i]).release().ptr());
+  }
+  return out;
+}
+
+std::string Repr(const Decision& d) {
+  std::string out = Cat("Decision(decision='", d.allowed ? "allow" : "deny", "', reasons=");
+  out += std::string(py::repr(StringList(d.reasons)));
+  out += ", errors=[";
+  for (size_t i = 0; i < d.errors.size(); ++i) {
+    CatAppend(&out, i == 0 ? "" : ", ", "(",
+                    std::string(py::repr(py::str(d.errors[i].policy_id))), ", ",
+                    std::string(py::repr(py::str(d.errors[i].message))), ")");
+  }
+  out += "])";
+  return out;
+}
+
+// The methods an Engine and an EngineHandle share, each over `State(self)`.
+template <typename T, typename StateOf>
+void DefineDeciding(py::class_<T>& cls, StateOf state_of) {
+  cls.def(
+         "authorize",
+         [state_of](const T& self, py::handle principal, py::handle action, py::handle resource,
+                    py::handle context, py::handle entities) {
+           return Authorize(*state_of(self), principal, action, resource, context, entities);
+         },
+         py::arg("principal"), py::arg("action"), py::arg("resource"), py::arg("context") = py::none(),
+         py::arg("entities") = py::none(),
+         "Decides one request.\n\n"
+         "principal, action and resource are entity references: 'Type::\"id\"', {'type': ..., 'id': ...}\n"
+         "or a charter.EntityUid. context is a dict of Cedar values (bool, int, str, list or set, dict,\n"
+         "{'__entity': ...}, {'__extn': ...}) or its JSON text; entities a charter.Entities (None: none).\n"
+         "The GIL is released while the engine decides.")
+      .def(
+          "authorize_request",
+          [state_of](const T& self, py::handle request, py::handle entities) {
+            return AuthorizeRequest(*state_of(self), request, entities);
+          },
+          py::arg("request"), py::arg("entities") = py::none(),
+          "Decides a request prepared with prepare(): the fastest call for a request decided often.")
+      .def(
+          "authorize_batch",
+          [state_of](const T& self, py::handle requests, py::handle entities) {
+            return AuthorizeBatch(*state_of(self), requests, entities);
+          },
+          py::arg("requests"), py::arg("entities") = py::none(),
+          "Decides many requests at once, releasing the GIL once for all of them; returns a list of\n"
+          "Decision in their order. Each request is a charter.Request, a dict with 'principal',\n"
+          "'action', 'resource' and optionally 'context' (an object of a requests.json file), or a\n"
+          "tuple (principal, action, resource[, context]).")
+      .def(
+          "prepare",
+          [state_of](const T& self, py::handle principal, py::handle action, py::handle resource,
+                     py::handle context) {
+            return Prepare(state_of(self).get(), principal, action, resource, context, std::nullopt);
+          },
+          py::arg("principal"), py::arg("action"), py::arg("resource"), py::arg("context") = py::none(),
+          "Reads a request once (with the engine's schema, if it has one) for authorize_request().");
+}
+
+}  // namespace
+}  // namespace charter::python
+
+PYBIND11_MODULE(_charter, m) {
+  using namespace charter;
+  using namespace charter::python;
+  m.doc() = "Charter's C++ API for Python. Import the package `charter`, which re-exports it.";
+
+  py::class_<EntityUid>(m, "EntityUid", "A reference to an entity: its type (with namespaces) and id.")
+      .def(py::init([](py::handle type, py::handle id) {
+             return EntityUid{std::string(Str(type, "type")), std::string(Str(id, "id"))};
+           }),
+           py::arg("type"), py::arg("id"))
+      .def_static(
+          "parse",
+          [](py::handle text) {
+            absl::StatusOr<EntityUid> uid = EntityUid::Parse(Str(text, "text"));
+            if (!uid.ok()) Raise("RequestError", ToStd(uid.status().message()));
+            return *std::move(uid);
+          },
+          py::arg("text"), "Reads Cedar's text form, 'Type::\"id\"' (with namespaces and escapes).")
+      .def_readonly("type", &EntityUid::type)
+      .def_readonly("id", &EntityUid::id)
+      .def("__str__", &EntityUid::ToString)
+      .def("__repr__",
+           [](const EntityUid& u) {
+             return Cat("EntityUid(", std::string(py::repr(py::str(u.type))), ", ",
+                                 std::string(py::repr(py::str(u.id))), ")");
+           })
+      .def("__eq__",
+           [](const EntityUid& a, py::handle b) {
+             return py::isinstance<EntityUid>(b) && a == b.cast<const EntityUid&>();
+           })
+      .def("__hash__", [](const EntityUid& u) { return py::hash(py::make_tuple(u.type, u.id)); });
+
+  py::class_<Decision>(m, "Decision", "The answer to one request.")
+      .def_property_readonly(
+          "allowed", [](const Decision& d) { return d.allowed; }, "Whether the request is allowed.")
+      .def_property_readonly(
+          "decision", [](const Decision& d) { return d.allowed ? "allow" : "deny"; }, "'allow' or 'deny'.")
+      .def_property_readonly(
+          "reasons", [](const Decision& d) { return StringList(d.reasons); },
+          "The determining policies' ids: the satisfied forbids when any is satisfied, else the\n"
+          "satisfied permits (empty on default deny), in policy-set order.")
+      .def_property_readonly(
+          "errors",
+          [](const Decision& d) {
+            py::list out(d.errors.size());
+            for (size_t i = 0; i < d.errors.size(); ++i) {
+              PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i),
+                              py::make_tuple(d.errors[i].policy_id, d.errors[i].message).release().ptr());
+            }
+            return out;
+          },
+          "The policies that erred and were skipped, as (policy_id, message) pairs.")
+      .def("to_json", &Decision::ToJson,
+           "The decision as Cedar's JSON object: {\"decision\", \"reasons\", \"errors\"}.")
+      .def("__bool__", [](const Decision& d) { return d.allowed; })
+      .def("__eq__",
+           [](const Decision& a, py::handle b) {
+             return py::isinstance<Decision>(b) && a.ToJson() == b.cast<const Decision&>().ToJson();
+           })
+      .def("__repr__", &Repr);
+
+  py::class_<Schema>(m, "Schema", "A schema, in Cedar's schema text or JSON schema format.")
+      .def(py::init([](py::handle text) { return ToSchema(text, "text"); }), py::arg("text"),
+           "Reads a schema; a fault raises SchemaError.")
+      .def("to_json", &Schema::ToJson, "The schema in Cedar's JSON schema format.")
+      .def("to_cedar", &Schema::ToCedar, "The schema in Cedar's schema text.")
+      .def_property_readonly("fingerprint", &Schema::Fingerprint,
+                             "'sha256:' and the SHA-256 of to_json(): the same for the same schema.")
+      .def("entity_types", [](const Schema& s) { return StringList(s.EntityTypes()); },
+           "Every entity type, sorted.")
+      .def(
+          "actions",
+          [](const Schema& s) {
+            std::vector<std::string> out;
+            for (const EntityUid& a : s.Actions()) out.push_back(a.ToString());
+            return StringList(out);
+          },
+          "Every action, as 'Action::\"name\"' strings, sorted.");
+
+  py::class_<PyEntities>(m, "Entities", "An immutable entity store, shared by any number of calls.")
+      .def(py::init([] { return PyEntities{Entities(), std::string()}; }), "An empty store.")
+      .def_static(
+          "from_json",
+          [](py::handle text, py::handle schema, std::string_view source_name) {
+            return EntitiesFromJson(text, schema, source_name);
+          },
+          py::arg("text"), py::arg("schema") = py::none(), py::arg("source_name") = "entities.json",
+          "Reads Cedar's JSON entity format; with a schema (a charter.Schema or its text), as Cedar\n"
+          "reads entities with one (docs/entities.md). A fault raises EntitiesError.")
+      .def("__len__", [](const PyEntities& e) { return e.entities.size(); })
+      .def(
+          "uids",
+          [](const PyEntities& e) {
+            py::list out;
+            for (const EntityUid& u : e.entities.Uids()) out.append(py::cast(u));
+            return out;
+          },
+          "The entities with data, in the order read.")
+      .def("__contains__",
+           [](const PyEntities& e, py::handle uid) {
+             return e.entities.Find(ToUid(uid, "uid")).has_value();
+           });
+
+  py::class_<PyRequest>(m, "Request", "A request read once, for Engine.authorize_request().")
+      .def(py::init([](py::handle principal, py::handle action, py::handle resource, py::handle context,
+                       py::handle schema) {
+             std::optional<Schema> with;
+             if (!schema.is_none()) with = ToSchema(schema, "schema");
+             return Prepare(nullptr, principal, action, resource, context, with);
+           }),
+           py::arg("principal"), py::arg("action"), py::arg("resource"), py::arg("context") = py::none(),
+           py::arg("schema") = py::none())
+      .def_property_readonly("principal", [](const PyRequest& r) { return r.request.principal(); })
+      .def_property_readonly("action", [](const PyRequest& r) { return r.request.action(); })
+      .def_property_readonly("resource", [](const PyRequest& r) { return r.request.resource(); })
+      .def_property_readonly(
+          "context", [](const PyRequest& r) { return r.request.ContextToCedar(); },
+          "The context as a Cedar record literal.")
+      .def("__repr__", [](const PyRequest& r) {
+        return Cat("Request(", r.request.principal().ToString(), ", ", r.request.action().ToString(), ", ",
+                            r.request.resource().ToString(), ", ", r.request.ContextToCedar(), ")");
+      });
+
+  py::class_<PyEngine> engine(m, "Engine", "A verified policy set; immutable, safe to share across threads.");
+  DefineDeciding(engine, [](const PyEngine& e) -> const std::shared_ptr<const EngineState>& { return e.state; });
+  engine
+      .def_property_readonly(
+          "policy_ids", [](const PyEngine& e) { return StringList(e.state->engine.policy_ids()); },
+          "The policies' ids in policy-set order.")
+      .def("__len__", [](const PyEngine& e) { return e.state->engine.policy_count(); })
+      .def_property_readonly(
+          "schema", [](const PyEngine& e) { return e.state->schema.has_value() ? py::cast(*e.state->schema) : py::none(); },
+          "The schema a typed engine was compiled with, or None.")
+      .def_property_readonly(
+          "warnings", [](const PyEngine& e) { return StringList(e.state->warnings); },
+          "The compiler's warnings, one line each ('policies.cedar:3:1: warning[CH0530]: ...').");
+
+  py::class_<PyEngineHandle> handle(m, "EngineHandle",
+                                    "The engine a service decides with now, replaceable while calls are in "
+                                    "flight: each call decides with the engine current when it started.");
+  handle.def(py::init([](py::handle e) {
+               if (!py::isinstance<PyEngine>(e)) ThrowTypeError("engine", "charter.Engine", e);
+               return new PyEngineHandle(e.cast<const PyEngine&>().state);
+             }),
+             py::arg("engine"));
+  DefineDeciding(handle, [](const PyEngineHandle& h) { return h.Get(); });
+  handle
+      .def(
+          "swap",
+          [](PyEngineHandle& h, py::handle e) {
+            if (!py::isinstance<PyEngine>(e)) ThrowTypeError("engine", "charter.Engine", e);
+            h.Swap(e.cast<const PyEngine&>().state);
+          },
+          py::arg("engine"), "Installs `engine` for every call that starts from now on.")
+      .def_property_readonly(
+          "engine", [](const PyEngineHandle& h) { return PyEngine{h.Get()}; }, "The current engine.")
+      .def_property_readonly("generation", &PyEngineHandle::generation,
+                             "How many times an engine was installed (1 after construction).");
+
+  m.def(
+      "compile",
+      [](py::handle policies, py::handle schema, py::handle links, std::string_view source_name) {
+        return CompilePolicies(policies, schema, links, source_name);
+      },
+      py::arg("policies"), py::arg("schema") = py::none(), py::kw_only(), py::arg("links") = py::none(),
+      py::arg("source_name") = "policies.cedar",
+      "Compiles policy text (Cedar's text or JSON policy format) into an Engine.\n\n"
+      "With a schema (a charter.Schema or its text), the policies are validated against it and compiled\n"
+      "typed; the engine then reads requests with the schema, and takes only entities read with it.\n"
+      "links: template links as JSON text, in the Cedar CLI's --template-linked form.\n"
+      "A fault raises PolicyError (SchemaError for the schema).");
+  m.def(
+      "build",
+      [](py::handle policies, py::handle schema, py::handle links, std::string_view source_name) {
+        return BuildBundle(policies, schema, links, source_name);
+      },
+      py::arg("policies"), py::arg("schema") = py::none(), py::kw_only(), py::arg("links") = py::none(),
+      py::arg("source_name") = "policies.cedar",
+      "Compiles policy text as compile() does and returns the bundle's bytes (what `charter build`\n"
+      "writes), for load_bundle() here or elsewhere.");
+  m.def(
+      "load_bundle",
+      [](py::handle bundle, py::handle schema) { return LoadBundle(bundle, schema); }, py::arg("bundle"),
+      py::arg("schema") = py::none(),
+      "Loads a bundle built by `charter build`, from a path or from bytes, and verifies it.\n\n"
+      "A bundle compiled with a schema needs that schema. A fault raises BundleError.");
+  m.def(
+      "schedule",
+      [](py::handle state, bool hyperpod, py::handle scenario) { return Schedule(state, hyperpod, scenario); },
+      py::arg("state"), py::arg("hyperpod") = false, py::arg("scenario") = py::none(),
+      "Runs one Kueue scheduling cycle over a state (docs/scheduling.md), a dict or its JSON text, and\n"
+      "returns the cycle's result as a dict (`charter schedule --format json`). hyperpod=True reads\n"
+      "HyperPod task governance objects instead. A fault raises ScheduleError.");
+  m.def(
+      "version", [] { return std::string(Version()); }, "The library's version, 'MAJOR.MINOR.PATCH'.");
+}
