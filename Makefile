@@ -6,6 +6,7 @@
 #   make sanitize   ASan+UBSan build in its own directory, and its tests
 #   make tsan       ThreadSanitizer build of the engine-swap test, and run it
 #   make bench      Release build of the benchmarks, and run them
+#   make bench-python  Release build of the Python module, and its benchmark
 #   make bench-peer cedar-wasm and `charter bench` on the same workloads (bench/peer/)
 #   make perf-report  every target of issue 5 measured, as a table (bench/perf/)
 #   make fuzz       clang build of the libFuzzer targets, each run FUZZ_SECONDS
@@ -94,6 +95,21 @@ bench: deps
 	for b in $(BENCH_DIR)/bench/*_bench; do \
 	  echo "== $$b"; "$$b" $(BENCH_ARGS); \
 	done
+
+# The Python binding's benchmark (bench/python/bench.py): ns per decision
+# of the plain, prepared and batch calls, the module built in the Release
+# directory of `make bench`. PYTHON is the interpreter it is built for;
+# PY_BENCH_ARGS go to bench.py (e.g. PY_BENCH_ARGS='--seconds 5').
+PYTHON        ?= /usr/bin/python3
+PY_BENCH_ARGS ?=
+
+.PHONY: bench-python
+bench-python: deps
+	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
+	  -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF \
+	  -DCHARTER_BUILD_PYTHON=ON -DPython3_EXECUTABLE=$(PYTHON))
+	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_python
+	PYTHONPATH=$(abspath $(BENCH_DIR))/bindings/python $(PYTHON) bench/python/bench.py $(PY_BENCH_ARGS)
 
 # The peer benchmark (bench/peer/peer.js) in the Release directory of `make
 # bench`: for each of PEER_SETS (`governance` is examples/governance, a number

@@ -807,7 +807,7 @@ PYBIND11_MODULE(_charter, m) {
             for (const EntityUid& u : e.entities.Uids()) out.append(py::cast(u));
             return out;
           },
-          "The entities with data, in the order read.")
+          "The entities with data, in the store's order.")
       .def("__contains__",
            [](const PyEntities& e, py::handle uid) {
              return e.entities.Find(ToUid(uid, "uid")).has_value();

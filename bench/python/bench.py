@@ -1,0 +1,95 @@
+"""Nanoseconds per decision through the Python binding, with the entities
+loaded once: the governance example's requests (examples/governance),
+decided by
+
+  plain     engine.authorize(principal, action, resource, context, entities)
+  prepared  engine.authorize_request(request, entities), requests prepared once
+  batch     engine.authorize_batch(requests, entities), the requests as the
+            dicts of requests.json, and as prepared requests
+
+Run it with the package of a Release build (`make bench-python` does this):
+
+  PYTHONPATH=build-bench/bindings/python /usr/bin/python3 bench/python/bench.py [--seconds S]
+
+Not a test: it asserts nothing. The target (issue 17) is under 2 us a decision.
+"""
+
+import argparse
+import json
+import pathlib
+import time
+
+import charter
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def measure(seconds, decide_all, decisions_per_call):
+    """ns per decision, the best of five runs of about `seconds` / 5 each."""
+    calls = 1
+    while True:  # calibrate: how many calls take about a tenth of a run
+        start = time.perf_counter_ns()
+        for _ in range(calls):
+            decide_all()
+        elapsed = time.perf_counter_ns() - start
+        if elapsed > seconds * 1e9 / 50:
+            break
+        calls *= 2
+    per_run = max(1, int(calls * (seconds * 1e9 / 5) / elapsed))
+    best = None
+    for _ in range(5):
+        start = time.perf_counter_ns()
+        for _ in range(per_run):
+            decide_all()
+        ns = (time.perf_counter_ns() - start) / (per_run * decisions_per_call)
+        best = ns if best is None else min(best, ns)
+    return best
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per figure (default 2)")
+    parser.add_argument("--dir", default=str(ROOT / "examples" / "governance"),
+                        help="policies.cedar, entities.json and requests.json (default: the governance example)")
+    parser.add_argument("--schema", default=str(ROOT / "stdlib" / "governance.cedarschema"))
+    args = parser.parse_args()
+
+    base = pathlib.Path(args.dir)
+    schema = charter.Schema(pathlib.Path(args.schema).read_text())
+    engine = charter.compile((base / "policies.cedar").read_text())
+    entities = charter.Entities.from_json((base / "entities.json").read_text(), schema)
+    requests = json.loads((base / "requests.json").read_text())
+    calls = [(r["principal"], r["action"], r["resource"], r.get("context")) for r in requests]
+    prepared = [engine.prepare(*c) for c in calls]
+    n = len(requests)
+
+    authorize = engine.authorize
+    authorize_request = engine.authorize_request
+
+    def plain():
+        for p, a, r, c in calls:
+            authorize(p, a, r, c, entities)
+
+    def prepared_calls():
+        for request in prepared:
+            authorize_request(request, entities)
+
+    batch_dicts = requests * 32
+    batch_prepared = prepared * 32
+
+    figures = [
+        ("plain", measure(args.seconds, plain, n)),
+        ("prepared", measure(args.seconds, prepared_calls, n)),
+        ("batch (dicts)", measure(args.seconds, lambda: engine.authorize_batch(batch_dicts, entities),
+                                  len(batch_dicts))),
+        ("batch (prepared)", measure(args.seconds, lambda: engine.authorize_batch(batch_prepared, entities),
+                                     len(batch_prepared))),
+    ]
+    print(f"charter {charter.version()}, {len(engine)} policies, {len(entities)} entities, "
+          f"{n} requests ({base})")
+    for name, ns in figures:
+        print(f"{name:18} {ns:8.0f} ns/decision")
+
+
+if __name__ == "__main__":
+    main()
