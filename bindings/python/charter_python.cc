@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -280,15 +281,239 @@ Schema ToSchema(py::handle obj, std::string_view what) {
   return *std::move(schema);
 }
 
+// --- charter.Decision ----------------------------------------------------
+//
+// A plain CPython type rather than a pybind11 class: a decision is made for
+// every call, and a pybind11 instance (a C++ holder, an entry in pybind11's
+// instance registry) costs more than the decision itself. It holds Python
+// values only: `allowed`, the reasons as a tuple of str and the errors as a
+// tuple of (policy_id, message) tuples; tuples of str cannot form a cycle, so
+// the type needs no GC support.
+
+struct DecisionObject {
+  PyObject_HEAD
+  PyObject* reasons;  // tuple of str
+  PyObject* errors;   // tuple of (str, str)
+  bool allowed;
+};
+
+// Set once, when the module is imported (PyInit runs once a process).
+PyTypeObject* decision_type = nullptr;
+
+void DecisionDealloc(PyObject* self) {
+  auto* d = reinterpret_cast<DecisionObject*>(self);
+  Py_XDECREF(d->reasons);
+  Py_XDECREF(d->errors);
+  PyTypeObject* type = Py_TYPE(self);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+// A new Decision; steals `reasons` and `errors`.
+py::object NewDecision(bool allowed, PyObject* reasons, PyObject* errors) {
+  DecisionObject* d = PyObject_New(DecisionObject, decision_type);
+  if (d == nullptr) {
+    Py_DECREF(reasons);
+    Py_DECREF(errors);
+    throw py::error_already_set();
+  }
+  d->allowed = allowed;
+  d->reasons = reasons;
+  d->errors = errors;
+  return py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(d));
+}
+
+PyObject* NewStr(std::string_view s) {
+  PyObject* str = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
+  if (str == nullptr) throw py::error_already_set();
+  return str;
+}
+
+PyObject* NewError(std::string_view policy_id, std::string_view message) {
+  PyObject* pair = PyTuple_New(2);
+  if (pair == nullptr) throw py::error_already_set();
+  PyTuple_SET_ITEM(pair, 0, NewStr(policy_id));
+  PyTuple_SET_ITEM(pair, 1, NewStr(message));
+  return pair;
+}
+
+PyObject* NewTuple(size_t n) {
+  PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(n));
+  if (t == nullptr) throw py::error_already_set();
+  return t;
+}
+
+// The last decision made with `context`.
+py::object DecisionOf(const EvalContext& context) {
+  py::object reasons = py::reinterpret_steal<py::object>(NewTuple(context.reasons().size()));
+  for (size_t i = 0; i < context.reasons().size(); ++i) {
+    PyTuple_SET_ITEM(reasons.ptr(), static_cast<Py_ssize_t>(i), NewStr(context.reasons()[i]));
+  }
+  py::object errors = py::reinterpret_steal<py::object>(NewTuple(context.errors().size()));
+  for (size_t i = 0; i < context.errors().size(); ++i) {
+    const PolicyErrorView& e = context.errors()[i];
+    PyTuple_SET_ITEM(errors.ptr(), static_cast<Py_ssize_t>(i), NewError(e.policy_id, e.message));
+  }
+  return NewDecision(context.allowed(), reasons.release().ptr(), errors.release().ptr());
+}
+
+const DecisionObject* AsDecision(PyObject* self) { return reinterpret_cast<const DecisionObject*>(self); }
+
+// The C++ Decision, for to_json().
+Decision ToCppDecision(PyObject* self) {
+  const DecisionObject* d = AsDecision(self);
+  Decision out;
+  out.allowed = d->allowed;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(d->reasons); ++i) {
+    out.reasons.emplace_back(Utf8(PyTuple_GET_ITEM(d->reasons, i)));
+  }
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(d->errors); ++i) {
+    PyObject* pair = PyTuple_GET_ITEM(d->errors, i);
+    out.errors.push_back(PolicyError{std::string(Utf8(PyTuple_GET_ITEM(pair, 0))),
+                                     std::string(Utf8(PyTuple_GET_ITEM(pair, 1))), Span{}});
+  }
+  return out;
+}
+
+// CPython calls these; a C++ exception must not cross back into it.
+template <typename F>
+PyObject* Guard(F f) {
+  try {
+    return f();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+PyObject* DecisionAllowed(PyObject* self, void*) { return PyBool_FromLong(AsDecision(self)->allowed); }
+PyObject* DecisionName(PyObject* self, void*) {
+  return PyUnicode_InternFromString(AsDecision(self)->allowed ? "allow" : "deny");
+}
+PyObject* DecisionReasons(PyObject* self, void*) { return PySequence_List(AsDecision(self)->reasons); }
+PyObject* DecisionErrors(PyObject* self, void*) { return PySequence_List(AsDecision(self)->errors); }
+
+int DecisionBool(PyObject* self) { return AsDecision(self)->allowed ? 1 : 0; }
+
+PyObject* DecisionRepr(PyObject* self) {
+  const DecisionObject* d = AsDecision(self);
+  return PyUnicode_FromFormat("Decision(decision='%s', reasons=%R, errors=%R)", d->allowed ? "allow" : "deny",
+                              py::reinterpret_steal<py::object>(PySequence_List(d->reasons)).ptr(),
+                              py::reinterpret_steal<py::object>(PySequence_List(d->errors)).ptr());
+}
+
+PyObject* DecisionCompare(PyObject* a, PyObject* b, int op) {
+  if ((op != Py_EQ && op != Py_NE) || !PyObject_TypeCheck(b, decision_type)) Py_RETURN_NOTIMPLEMENTED;
+  const DecisionObject* x = AsDecision(a);
+  const DecisionObject* y = AsDecision(b);
+  int equal = x->allowed == y->allowed;
+  if (equal) equal = PyObject_RichCompareBool(x->reasons, y->reasons, Py_EQ);
+  if (equal == 1) equal = PyObject_RichCompareBool(x->errors, y->errors, Py_EQ);
+  if (equal < 0) return nullptr;
+  return PyBool_FromLong(op == Py_EQ ? equal : !equal);
+}
+
+PyObject* DecisionToJson(PyObject* self, PyObject*) {
+  return Guard([&] { return py::str(ToCppDecision(self).ToJson()).release().ptr(); });
+}
+
+PyGetSetDef decision_getset[] = {
+    {"allowed", DecisionAllowed, nullptr, "Whether the request is allowed.", nullptr},
+    {"decision", DecisionName, nullptr, "'allow' or 'deny'.", nullptr},
+    {"reasons", DecisionReasons, nullptr,
+     "The determining policies' ids (a new list): the satisfied forbids when any is satisfied, else the\n"
+     "satisfied permits (empty on default deny), in policy-set order.",
+     nullptr},
+    {"errors", DecisionErrors, nullptr,
+     "The policies that erred and were skipped, as (policy_id, message) pairs (a new list).", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+PyMethodDef decision_methods[] = {
+    {"to_json", DecisionToJson, METH_NOARGS,
+     "The decision as Cedar's JSON object: {\"decision\", \"reasons\", \"errors\": [{\"policy\", \"message\"}]}."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+void AddDecisionType(py::module_& m) {
+  static PyType_Slot slots[] = {
+      {Py_tp_dealloc, reinterpret_cast<void*>(DecisionDealloc)},
+      {Py_tp_repr, reinterpret_cast<void*>(DecisionRepr)},
+      {Py_tp_richcompare, reinterpret_cast<void*>(DecisionCompare)},
+      {Py_tp_hash, reinterpret_cast<void*>(PyObject_HashNotImplemented)},
+      {Py_nb_bool, reinterpret_cast<void*>(DecisionBool)},
+      {Py_tp_getset, decision_getset},
+      {Py_tp_methods, decision_methods},
+      {Py_tp_doc, const_cast<char*>("The answer to one request: allowed, decision, reasons and errors. Its truth\n"
+                                    "value is `allowed`.")},
+      {0, nullptr},
+  };
+  unsigned int flags = Py_TPFLAGS_DEFAULT;
+#ifdef Py_TPFLAGS_IMMUTABLETYPE
+  flags |= Py_TPFLAGS_IMMUTABLETYPE;
+#endif
+#ifdef Py_TPFLAGS_DISALLOW_INSTANTIATION
+  flags |= Py_TPFLAGS_DISALLOW_INSTANTIATION;
+#endif
+  static PyType_Spec spec = {"charter.Decision", sizeof(DecisionObject), 0, flags, slots};
+  PyObject* type = PyType_FromSpec(&spec);
+  if (type == nullptr) throw py::error_already_set();
+  decision_type = reinterpret_cast<PyTypeObject*>(type);
+  m.add_object("Decision", type);  // the module keeps the reference
+}
+
 // --- the objects ---------------------------------------------------------
+
+// Evaluation contexts for reuse: a call takes one, decides with it (which,
+// once it has grown, allocates nothing) and gives it back.
+class ContextPool {
+ public:
+  std::unique_ptr<EvalContext> Take() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!free_.empty()) {
+        std::unique_ptr<EvalContext> context = std::move(free_.back());
+        free_.pop_back();
+        return context;
+      }
+    }
+    return std::make_unique<EvalContext>();
+  }
+  void Give(std::unique_ptr<EvalContext> context) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (free_.size() < kKept) free_.push_back(std::move(context));
+  }
+
+ private:
+  static constexpr size_t kKept = 16;  // about the threads that decide at once
+  std::mutex mu_;
+  std::vector<std::unique_ptr<EvalContext>> free_;
+};
 
 // An engine and what deciding with it needs besides.
 struct EngineState {
+  EngineState(Engine e, std::optional<Schema> s, Entities store, std::vector<std::string> w)
+      : engine(std::move(e)),
+        schema(std::move(s)),
+        fingerprint(schema.has_value() ? schema->Fingerprint() : std::string()),
+        empty(std::move(store)),
+        warnings(std::move(w)),
+        ids(engine.policy_ids()) {
+    for (size_t i = 0; i < ids.size(); ++i) index.emplace(ids[i], static_cast<uint32_t>(i));
+  }
+
   Engine engine;
-  std::optional<Schema> schema;   // a typed engine's: requests are read with it
-  std::string fingerprint;        // its Fingerprint(), or empty
-  Entities empty;                 // entities=None: the schema's actions when typed
+  std::optional<Schema> schema;  // a typed engine's: requests are read with it
+  std::string fingerprint;       // its Fingerprint(), or empty
+  Entities empty;                // entities=None: the schema's actions when typed
   std::vector<std::string> warnings;
+  // The policy ids, and each one's index: a batch keeps its reasons as
+  // indices while the GIL is released.
+  std::vector<std::string> ids;
+  std::unordered_map<std::string_view, uint32_t> index;
+  mutable ContextPool contexts;
 };
 
 struct PyEngine {
@@ -334,16 +559,14 @@ class PyEngineHandle {
 
 std::shared_ptr<const EngineState> MakeState(Engine engine, std::optional<Schema> schema,
                                              std::vector<std::string> warnings) {
-  std::string fingerprint = schema.has_value() ? schema->Fingerprint() : std::string();
   Entities empty;
   if (schema.has_value()) {
     absl::StatusOr<Entities> actions = Entities::FromJson("[]", *schema, "entities.json");
     if (!actions.ok()) RaiseStatus("SchemaError", actions.status());
     empty = *std::move(actions);
   }
-  return std::make_shared<const EngineState>(EngineState{std::move(engine), std::move(schema),
-                                                         std::move(fingerprint), std::move(empty),
-                                                         std::move(warnings)});
+  return std::make_shared<const EngineState>(std::move(engine), std::move(schema), std::move(empty),
+                                             std::move(warnings));
 }
 
 // A typed engine decides as Cedar does only for inputs read with its schema.
@@ -407,23 +630,30 @@ Request ToPrepared(const EngineState& state, py::handle obj, std::string_view wh
   return prepared.request;
 }
 
-Decision Decide(const EngineState& state, const Request& request, const Entities& entities) {
-  py::gil_scoped_release release;
-  return state.engine.Authorize(request, entities);
+// Decides with a context from the state's pool, the GIL released.
+py::object Decide(const EngineState& state, const Request& request, const Entities& entities) {
+  std::unique_ptr<EvalContext> context = state.contexts.Take();
+  {
+    py::gil_scoped_release release;
+    state.engine.Authorize(request, entities, context.get());
+  }
+  py::object decision = DecisionOf(*context);
+  state.contexts.Give(std::move(context));
+  return decision;
 }
 
 const Schema* SchemaOf(const EngineState& state) {
   return state.schema.has_value() ? &*state.schema : nullptr;
 }
 
-Decision Authorize(const EngineState& state, py::handle principal, py::handle action, py::handle resource,
+py::object Authorize(const EngineState& state, py::handle principal, py::handle action, py::handle resource,
                    py::handle context, py::handle entities) {
   const Entities& store = ToEntities(state, entities);
   Request request = MakeRequest(principal, action, resource, context, SchemaOf(state), "");
   return Decide(state, request, store);
 }
 
-Decision AuthorizeRequest(const EngineState& state, py::handle request, py::handle entities) {
+py::object AuthorizeRequest(const EngineState& state, py::handle request, py::handle entities) {
   if (!py::isinstance<PyRequest>(request)) ThrowTypeError("request", "charter.Request", request);
   const Entities& store = ToEntities(state, entities);
   const PyRequest& prepared = request.cast<const PyRequest&>();
@@ -487,14 +717,50 @@ py::list AuthorizeBatch(const EngineState& state, py::handle requests, py::handl
     batch.reserve(static_cast<size_t>(PySequence_Size(requests.ptr())));
   }
   for (py::handle item : requests) batch.push_back(BatchItem(state, item, batch.size()));
-  std::vector<Decision> decisions(batch.size());
+  // Decided with the GIL released: each decision kept as indices (of
+  // policy ids) and copies (of error messages) until Python objects can be
+  // made again.
+  struct Answer {
+    bool allowed;
+    uint32_t reasons_end;  // into reasons, from the previous answer's end
+    uint32_t errors_end;   // into errors
+  };
+  std::vector<Answer> answers(batch.size());
+  std::vector<uint32_t> reasons;
+  std::vector<std::pair<uint32_t, std::string>> errors;
+  std::unique_ptr<EvalContext> context = state.contexts.Take();
   {
     py::gil_scoped_release release;
-    for (size_t i = 0; i < batch.size(); ++i) decisions[i] = state.engine.Authorize(batch[i], store);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      state.engine.Authorize(batch[i], store, context.get());
+      for (std::string_view id : context->reasons()) reasons.push_back(state.index.at(id));
+      for (const PolicyErrorView& e : context->errors()) {
+        errors.emplace_back(state.index.at(e.policy_id), std::string(e.message));
+      }
+      answers[i] = Answer{context->allowed(), static_cast<uint32_t>(reasons.size()),
+                          static_cast<uint32_t>(errors.size())};
+    }
   }
-  py::list out(decisions.size());
-  for (size_t i = 0; i < decisions.size(); ++i) {
-    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), py::cast(std::move(decisions[i])).release().ptr());
+  state.contexts.Give(std::move(context));
+  // The policy ids as str, each made once.
+  std::vector<py::object> names(state.ids.size());
+  auto name = [&](uint32_t i) {
+    if (!names[i]) names[i] = py::reinterpret_steal<py::object>(NewStr(state.ids[i]));
+    return names[i].inc_ref().ptr();
+  };
+  py::list out(answers.size());
+  uint32_t r = 0;
+  uint32_t e = 0;
+  for (size_t i = 0; i < answers.size(); ++i) {
+    const Answer& a = answers[i];
+    py::object why = py::reinterpret_steal<py::object>(NewTuple(a.reasons_end - r));
+    for (Py_ssize_t k = 0; r < a.reasons_end; ++r, ++k) PyTuple_SET_ITEM(why.ptr(), k, name(reasons[r]));
+    py::object failed = py::reinterpret_steal<py::object>(NewTuple(a.errors_end - e));
+    for (Py_ssize_t k = 0; e < a.errors_end; ++e, ++k) {
+      PyTuple_SET_ITEM(failed.ptr(), k, NewError(state.ids[errors[e].first], errors[e].second));
+    }
+    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i),
+                    NewDecision(a.allowed, why.release().ptr(), failed.release().ptr()).release().ptr());
   }
   return out;
 }
@@ -651,19 +917,6 @@ py::list StringList(const std::vector<std::string>& items) {
   return out;
 }
 
-std::string Repr(const Decision& d) {
-  std::string out = Cat("Decision(decision='", d.allowed ? "allow" : "deny", "', reasons=");
-  out += std::string(py::repr(StringList(d.reasons)));
-  out += ", errors=[";
-  for (size_t i = 0; i < d.errors.size(); ++i) {
-    CatAppend(&out, i == 0 ? "" : ", ", "(",
-                    std::string(py::repr(py::str(d.errors[i].policy_id))), ", ",
-                    std::string(py::repr(py::str(d.errors[i].message))), ")");
-  }
-  out += "])";
-  return out;
-}
-
 // The methods an Engine and an EngineHandle share, each over `State(self)`.
 template <typename T, typename StateOf>
 void DefineDeciding(py::class_<T>& cls, StateOf state_of) {
@@ -742,34 +995,7 @@ PYBIND11_MODULE(_charter, m) {
            })
       .def("__hash__", [](const EntityUid& u) { return py::hash(py::make_tuple(u.type, u.id)); });
 
-  py::class_<Decision>(m, "Decision", "The answer to one request.")
-      .def_property_readonly(
-          "allowed", [](const Decision& d) { return d.allowed; }, "Whether the request is allowed.")
-      .def_property_readonly(
-          "decision", [](const Decision& d) { return d.allowed ? "allow" : "deny"; }, "'allow' or 'deny'.")
-      .def_property_readonly(
-          "reasons", [](const Decision& d) { return StringList(d.reasons); },
-          "The determining policies' ids: the satisfied forbids when any is satisfied, else the\n"
-          "satisfied permits (empty on default deny), in policy-set order.")
-      .def_property_readonly(
-          "errors",
-          [](const Decision& d) {
-            py::list out(d.errors.size());
-            for (size_t i = 0; i < d.errors.size(); ++i) {
-              PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i),
-                              py::make_tuple(d.errors[i].policy_id, d.errors[i].message).release().ptr());
-            }
-            return out;
-          },
-          "The policies that erred and were skipped, as (policy_id, message) pairs.")
-      .def("to_json", &Decision::ToJson,
-           "The decision as Cedar's JSON object: {\"decision\", \"reasons\", \"errors\"}.")
-      .def("__bool__", [](const Decision& d) { return d.allowed; })
-      .def("__eq__",
-           [](const Decision& a, py::handle b) {
-             return py::isinstance<Decision>(b) && a.ToJson() == b.cast<const Decision&>().ToJson();
-           })
-      .def("__repr__", &Repr);
+  AddDecisionType(m);
 
   py::class_<Schema>(m, "Schema", "A schema, in Cedar's schema text or JSON schema format.")
       .def(py::init([](py::handle text) { return ToSchema(text, "text"); }), py::arg("text"),
