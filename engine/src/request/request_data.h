@@ -49,6 +49,14 @@ absl::StatusOr<std::vector<std::shared_ptr<RequestData>>> ReadRequestArrayJson(s
                                                                                std::string_view source_name,
                                                                                const SchemaModel* schema);
 
+// A request from its three uids and a context given as a JSON object (empty
+// text: no context), checked and read as ReadRequestJson does; faults point
+// into the context text, named `source_name`.
+absl::StatusOr<std::shared_ptr<RequestData>> MakeRequest(EntityUid principal, EntityUid action,
+                                                         EntityUid resource, std::string_view context_json,
+                                                         std::string_view source_name,
+                                                         const SchemaModel* schema);
+
 }  // namespace charter::internal
 
 #endif  // CHARTER_REQUEST_REQUEST_DATA_H_
