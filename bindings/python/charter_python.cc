@@ -147,49 +147,97 @@ std::string Path(py::handle obj, std::string_view what) {
   ThrowTypeError(what, "a path (str or os.PathLike)", obj);
 }
 
+// Names a value in messages: a part of a request ("principal",
+// "requests[3].context"), then, inside a context, its keys and indices
+// ("context.tags[2]"). Written out only when a message needs it, so that
+// the calls that succeed build no strings.
+class Where {
+ public:
+  Where(size_t request, std::string_view field) : request_(request), field_(field) {}
+  static constexpr size_t kAlone = SIZE_MAX;  // not in a batch
+
+  void Key(std::string_view key) { path_.push_back(Segment{key, 0, Segment::kKey}); }
+  void Index(size_t i) { path_.push_back(Segment{{}, i, Segment::kIndex}); }
+  void SetElement() { path_.push_back(Segment{{}, 0, Segment::kSetElement}); }
+  void Pop() { path_.pop_back(); }
+  size_t depth() const { return path_.size(); }
+
+  std::string Str() const {
+    std::string out = request_ == kAlone ? std::string(field_) : Cat("requests[", request_, "].", field_);
+    for (const Segment& s : path_) {
+      switch (s.kind) {
+        case Segment::kKey:
+          CatAppend(&out, ".", s.key);
+          break;
+        case Segment::kIndex:
+          CatAppend(&out, "[", s.index, "]");
+          break;
+        case Segment::kSetElement:
+          out += "{}";  // an element of a set: sets have no order to name it by
+          break;
+      }
+    }
+    return out;
+  }
+
+ private:
+  struct Segment {
+    std::string_view key;
+    size_t index;
+    enum { kKey, kIndex, kSetElement } kind;
+  };
+  size_t request_;
+  std::string_view field_;
+  std::vector<Segment> path_;
+};
+
 // An entity reference: 'Type::"id"', {"type": ..., "id": ...} (or Cedar's
 // {"__entity": {...}}), or a charter.EntityUid.
-EntityUid ToUid(py::handle obj, std::string_view what) {
+EntityUid ToUid(py::handle obj, const Where& where) {
   PyObject* o = obj.ptr();
   if (PyUnicode_Check(o)) {
     absl::StatusOr<EntityUid> uid = EntityUid::Parse(Utf8(obj));
-    if (!uid.ok()) Raise("RequestError", Cat(what, ": ", uid.status().message()));
+    if (!uid.ok()) Raise("RequestError", Cat(where.Str(), ": ", uid.status().message()));
     return *std::move(uid);
   }
   if (PyDict_Check(o)) {
     PyObject* inner = PyDict_GetItemString(o, "__entity");  // borrowed
     if (inner != nullptr && PyDict_Size(o) == 1) {
-      if (!PyDict_Check(inner)) ThrowTypeError(Cat(what, ".__entity"), "a dict {'type': ..., 'id': ...}", inner);
+      if (!PyDict_Check(inner)) {
+        ThrowTypeError(Cat(where.Str(), ".__entity"), "a dict {'type': ..., 'id': ...}", inner);
+      }
       o = inner;
     }
     PyObject* type = PyDict_GetItemString(o, "type");
     PyObject* id = PyDict_GetItemString(o, "id");
     if (type == nullptr || id == nullptr || PyDict_Size(o) != 2) {
-      Raise("RequestError", Cat(what, ": an entity reference is a dict with exactly the keys "
-                                               "\"type\" and \"id\""));
+      Raise("RequestError", Cat(where.Str(), ": an entity reference is a dict with exactly the keys "
+                                             "\"type\" and \"id\""));
     }
+    if (!PyUnicode_Check(type)) ThrowTypeError(Cat(where.Str(), "[\"type\"]"), "str", type);
+    if (!PyUnicode_Check(id)) ThrowTypeError(Cat(where.Str(), "[\"id\"]"), "str", id);
     // Written out and read back, so that the type is checked as the string
     // form's is (a name, not a reserved word).
-    EntityUid uid{std::string(Str(type, Cat(what, "[\"type\"]"))),
-                  std::string(Str(id, Cat(what, "[\"id\"]")))};
+    EntityUid uid{std::string(Utf8(type)), std::string(Utf8(id))};
     absl::StatusOr<EntityUid> checked = EntityUid::Parse(uid.ToString());
-    if (!checked.ok()) Raise("RequestError", Cat(what, ": ", checked.status().message()));
+    if (!checked.ok()) Raise("RequestError", Cat(where.Str(), ": ", checked.status().message()));
     return uid;
   }
   if (py::isinstance<EntityUid>(obj)) return obj.cast<const EntityUid&>();
-  ThrowTypeError(what, "an entity reference (a str 'Type::\"id\"', a dict {'type': ..., 'id': ...} or "
-                       "a charter.EntityUid)",
+  ThrowTypeError(where.Str(),
+                 "an entity reference (a str 'Type::\"id\"', a dict {'type': ..., 'id': ...} or "
+                 "a charter.EntityUid)",
                  obj);
 }
 
 // Appends a Python value as Cedar's JSON value encoding: bool, int (64-bit),
 // str, list/tuple/set/frozenset (a set), dict with str keys (a record, or
 // Cedar's {"__entity": ...} and {"__extn": ...} escapes), EntityUid (an
-// entity). `path` names the value in messages ("context.tags[2]").
-void AppendJson(std::string* out, py::handle value, std::string* path, int depth) {
+// entity). `where` names the value in messages.
+void AppendJson(std::string* out, py::handle value, Where* where) {
   PyObject* v = value.ptr();
-  if (depth > kMaxNesting) {
-    Raise("RequestError", Cat(*path, ": values nest deeper than ", kMaxNesting, " levels"));
+  if (where->depth() >= kMaxNesting) {
+    Raise("RequestError", Cat(where->Str(), ": values nest deeper than ", kMaxNesting, " levels"));
   }
   if (PyBool_Check(v)) {
     out->append(v == Py_True ? "true" : "false");
@@ -197,8 +245,8 @@ void AppendJson(std::string* out, py::handle value, std::string* path, int depth
     int overflow = 0;
     long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
     if (overflow != 0) {
-      Raise("RequestError", Cat(*path, ": ", std::string(py::str(value)),
-                                         " does not fit in 64 bits (a Cedar Long)"));
+      Raise("RequestError", Cat(where->Str(), ": ", std::string(py::str(value)),
+                                " does not fit in 64 bits (a Cedar Long)"));
     }
     if (x == -1 && PyErr_Occurred()) throw py::error_already_set();
     CatAppend(out, x);
@@ -211,16 +259,15 @@ void AppendJson(std::string* out, py::handle value, std::string* path, int depth
     PyObject* item = nullptr;
     bool first = true;
     while (PyDict_Next(v, &pos, &key, &item)) {
-      if (!PyUnicode_Check(key)) ThrowTypeError(Cat(*path, " (a key)"), "str", key);
+      if (!PyUnicode_Check(key)) ThrowTypeError(Cat(where->Str(), " (a key)"), "str", key);
       std::string_view name = Utf8(key);
       if (!first) out->push_back(',');
       first = false;
       AppendJsonQuoted(out, name);
       out->push_back(':');
-      const size_t length = path->size();
-      CatAppend(path, ".", name);
-      AppendJson(out, item, path, depth + 1);
-      path->resize(length);
+      where->Key(name);
+      AppendJson(out, item, where);
+      where->Pop();
     }
     out->push_back('}');
   } else if (PyList_Check(v) || PyTuple_Check(v)) {
@@ -228,10 +275,9 @@ void AppendJson(std::string* out, py::handle value, std::string* path, int depth
     const bool list = PyList_Check(v);
     for (Py_ssize_t i = 0; i < (list ? PyList_GET_SIZE(v) : PyTuple_GET_SIZE(v)); ++i) {
       if (i > 0) out->push_back(',');
-      const size_t length = path->size();
-      CatAppend(path, "[", i, "]");
-      AppendJson(out, list ? PyList_GET_ITEM(v, i) : PyTuple_GET_ITEM(v, i), path, depth + 1);
-      path->resize(length);
+      where->Index(static_cast<size_t>(i));
+      AppendJson(out, list ? PyList_GET_ITEM(v, i) : PyTuple_GET_ITEM(v, i), where);
+      where->Pop();
     }
     out->push_back(']');
   } else if (PyAnySet_Check(v)) {
@@ -241,10 +287,9 @@ void AppendJson(std::string* out, py::handle value, std::string* path, int depth
     for (; it != py::iterator::sentinel(); ++it) {
       if (!first) out->push_back(',');
       first = false;
-      const size_t length = path->size();
-      path->append("{}");  // an element of a set: sets have no order to name it by
-      AppendJson(out, *it, path, depth + 1);
-      path->resize(length);
+      where->SetElement();
+      AppendJson(out, *it, where);
+      where->Pop();
     }
     out->push_back(']');
   } else if (py::isinstance<EntityUid>(value)) {
@@ -255,12 +300,12 @@ void AppendJson(std::string* out, py::handle value, std::string* path, int depth
     AppendJsonQuoted(out, uid.id);
     out->append("}}");
   } else if (PyFloat_Check(v)) {
-    ThrowTypeError(*path,
+    ThrowTypeError(where->Str(),
                    "a Cedar value (Cedar has no floating-point numbers: use an int, or a decimal as "
                    "{'__extn': {'fn': 'decimal', 'arg': '1.5'}})",
                    value);
   } else {
-    ThrowTypeError(*path, "a Cedar value (bool, int, str, list, set, dict or charter.EntityUid)", value);
+    ThrowTypeError(where->Str(), "a Cedar value (bool, int, str, list, set, dict or charter.EntityUid)", value);
   }
 }
 
@@ -587,17 +632,17 @@ const Entities& ToEntities(const EngineState& state, py::handle obj) {
   return entities.entities;
 }
 
-// A request from its parts. `where` names it in messages ("" or
-// "requests[3].").
+// A request from its parts; `request` is its index in a batch, or
+// Where::kAlone.
 Request MakeRequest(py::handle principal, py::handle action, py::handle resource, py::handle context,
-                    const Schema* schema, std::string_view where) {
-  EntityUid p = ToUid(principal, Cat(where, "principal"));
-  EntityUid a = ToUid(action, Cat(where, "action"));
-  EntityUid r = ToUid(resource, Cat(where, "resource"));
+                    const Schema* schema, size_t request) {
+  EntityUid p = ToUid(principal, Where(request, "principal"));
+  EntityUid a = ToUid(action, Where(request, "action"));
+  EntityUid r = ToUid(resource, Where(request, "resource"));
   PyObject* c = context.ptr();
   const bool empty = context.is_none() || (PyDict_Check(c) && PyDict_Size(c) == 0);
   if (empty && schema == nullptr) return Request::Create(std::move(p), std::move(a), std::move(r));
-  const std::string source = Cat(where, "context");
+  Where where(request, "context");
   std::string json;
   std::string_view text;
   bool from_dict = false;
@@ -605,28 +650,30 @@ Request MakeRequest(py::handle principal, py::handle action, py::handle resource
     text = "{}";
     from_dict = true;
   } else if (PyDict_Check(c)) {
-    std::string path = source;
-    AppendJson(&json, context, &path, 1);
+    AppendJson(&json, context, &where);
     text = json;
     from_dict = true;
   } else if (PyUnicode_Check(c)) {
     text = Utf8(context);
   } else {
-    ThrowTypeError(source, "a dict, JSON text (str) or None", context);
+    ThrowTypeError(where.Str(), "a dict, JSON text (str) or None", context);
   }
-  absl::StatusOr<Request> request =
-      Request::Create(std::move(p), std::move(a), std::move(r), text, schema, source);
-  if (request.ok()) return *std::move(request);
-  if (!from_dict) RaiseStatus("RequestError", request.status());
+  // The source name is needed only for a message, but Create takes it first.
+  const std::string source = request == Where::kAlone ? std::string("context") : where.Str();
+  absl::StatusOr<Request> made = Request::Create(std::move(p), std::move(a), std::move(r), text, schema, source);
+  if (made.ok()) return *std::move(made);
+  if (!from_dict) RaiseStatus("RequestError", made.status());
   // A position in JSON the caller never saw would mislead: name the context.
-  std::string_view message = ToStd(request.status().message());
+  std::string_view message = ToStd(made.status().message());
   std::string_view bare = WithoutPosition(message);
   Raise("RequestError", bare.size() == message.size() ? std::string(message) : Cat(source, ": ", bare));
 }
 
-Request ToPrepared(const EngineState& state, py::handle obj, std::string_view what) {
+Request ToPrepared(const EngineState& state, py::handle obj, size_t index) {
   const PyRequest& prepared = obj.cast<const PyRequest&>();
-  CheckSchema(state, prepared.fingerprint, "RequestError", what, "engine.prepare(...)");
+  if (prepared.fingerprint != state.fingerprint && !state.fingerprint.empty()) {
+    CheckSchema(state, prepared.fingerprint, "RequestError", Cat("requests[", index, "]"), "engine.prepare(...)");
+  }
   return prepared.request;
 }
 
@@ -649,7 +696,7 @@ const Schema* SchemaOf(const EngineState& state) {
 py::object Authorize(const EngineState& state, py::handle principal, py::handle action, py::handle resource,
                    py::handle context, py::handle entities) {
   const Entities& store = ToEntities(state, entities);
-  Request request = MakeRequest(principal, action, resource, context, SchemaOf(state), "");
+  Request request = MakeRequest(principal, action, resource, context, SchemaOf(state), Where::kAlone);
   return Decide(state, request, store);
 }
 
@@ -666,18 +713,16 @@ py::object AuthorizeRequest(const EngineState& state, py::handle request, py::ha
 // ignored, as in a requests.json file), or a tuple (principal, action,
 // resource[, context]).
 Request BatchItem(const EngineState& state, py::handle item, size_t index) {
-  const std::string where = Cat("requests[", index, "].");
-  const std::string name = Cat("requests[", index, "]");
+  auto name = [index] { return Cat("requests[", index, "]"); };
   PyObject* o = item.ptr();
-  if (py::isinstance<PyRequest>(item)) return ToPrepared(state, item, name);
   if (PyDict_Check(o)) {
     PyObject* parts[4] = {nullptr, nullptr, nullptr, nullptr};
-    static constexpr const char* kKeys[4] = {"principal", "action", "resource", "context"};
+    static constexpr std::string_view kKeys[4] = {"principal", "action", "resource", "context"};
     Py_ssize_t pos = 0;
     PyObject* key = nullptr;
     PyObject* value = nullptr;
     while (PyDict_Next(o, &pos, &key, &value)) {
-      if (!PyUnicode_Check(key)) ThrowTypeError(Cat(name, " (a key)"), "str", key);
+      if (!PyUnicode_Check(key)) ThrowTypeError(Cat(name(), " (a key)"), "str", key);
       std::string_view k = Utf8(key);
       bool known = k == "description";
       for (int i = 0; i < 4; ++i) {
@@ -686,89 +731,126 @@ Request BatchItem(const EngineState& state, py::handle item, size_t index) {
           known = true;
         }
       }
-      if (!known) Raise("RequestError", Cat(name, ": unknown key \"", k, "\""));
+      if (!known) Raise("RequestError", Cat(name(), ": unknown key \"", k, "\""));
     }
     for (int i = 0; i < 3; ++i) {
-      if (parts[i] == nullptr) Raise("RequestError", Cat(name, ": missing \"", kKeys[i], "\""));
+      if (parts[i] == nullptr) Raise("RequestError", Cat(name(), ": missing \"", kKeys[i], "\""));
     }
     return MakeRequest(parts[0], parts[1], parts[2], parts[3] == nullptr ? Py_None : parts[3], SchemaOf(state),
-                       where);
+                       index);
   }
   if (PyTuple_Check(o) || PyList_Check(o)) {
-    py::sequence parts = py::reinterpret_borrow<py::sequence>(item);
-    const size_t n = parts.size();
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
     if (n != 3 && n != 4) {
-      Raise("RequestError", Cat(name, ": a request tuple is (principal, action, resource[, context]), "
-                                               "not ", n, " items"));
+      Raise("RequestError", Cat(name(), ": a request tuple is (principal, action, resource[, context]), not ",
+                                n, " items"));
     }
-    return MakeRequest(parts[0], parts[1], parts[2], n == 4 ? py::object(parts[3]) : py::none(), SchemaOf(state),
-                       where);
+    PyObject** parts = PySequence_Fast_ITEMS(o);
+    return MakeRequest(parts[0], parts[1], parts[2], n == 4 ? parts[3] : Py_None, SchemaOf(state), index);
   }
-  ThrowTypeError(name, "a charter.Request, a dict or a tuple (principal, action, resource[, context])", item);
+  if (py::isinstance<PyRequest>(item)) return ToPrepared(state, item, index);
+  ThrowTypeError(name(), "a charter.Request, a dict or a tuple (principal, action, resource[, context])", item);
 }
+
+// Decides a batch a chunk at a time: the chunk's requests are read (GIL
+// held), decided (GIL released), and their decisions made (GIL held). A
+// chunk is small enough that its requests stay in the allocator's caches,
+// large enough that releasing the GIL costs nothing next to it.
+class BatchDecider {
+ public:
+  static constexpr size_t kChunk = 8;
+
+  BatchDecider(const EngineState& state, const Entities& store)
+      : state_(state), store_(store), names_(state.ids.size()) {}
+
+  // `read_here`: the request was read for this batch (not prepared).
+  void Add(Request request, bool read_here) {
+    chunk_.push_back(std::move(request));
+    if (read_here || chunk_.size() == kChunk) Flush();
+  }
+
+  py::list Finish() {
+    Flush();
+    return std::move(out_);
+  }
+
+ private:
+  // Each decision, as indices (of policy ids) and copies (of error
+  // messages) while the GIL is released.
+  struct Answer {
+    bool allowed;
+    uint32_t reasons_end;  // into reasons_, from the previous answer's end
+    uint32_t errors_end;   // into errors_
+  };
+
+  void Flush() {
+    if (chunk_.empty()) return;
+    answers_.clear();
+    reasons_.clear();
+    errors_.clear();
+    std::unique_ptr<EvalContext> context = state_.contexts.Take();
+    {
+      py::gil_scoped_release release;
+      for (const Request& request : chunk_) {
+        state_.engine.Authorize(request, store_, context.get());
+        for (std::string_view id : context->reasons()) reasons_.push_back(state_.index.at(id));
+        for (const PolicyErrorView& e : context->errors()) {
+          errors_.emplace_back(state_.index.at(e.policy_id), std::string(e.message));
+        }
+        answers_.push_back(Answer{context->allowed(), static_cast<uint32_t>(reasons_.size()),
+                                  static_cast<uint32_t>(errors_.size())});
+      }
+    }
+    state_.contexts.Give(std::move(context));
+    chunk_.clear();
+    uint32_t r = 0;
+    uint32_t e = 0;
+    for (const Answer& a : answers_) {
+      py::object why = py::reinterpret_steal<py::object>(NewTuple(a.reasons_end - r));
+      for (Py_ssize_t k = 0; r < a.reasons_end; ++r, ++k) PyTuple_SET_ITEM(why.ptr(), k, Name(reasons_[r]));
+      py::object failed = py::reinterpret_steal<py::object>(NewTuple(a.errors_end - e));
+      for (Py_ssize_t k = 0; e < a.errors_end; ++e, ++k) {
+        PyTuple_SET_ITEM(failed.ptr(), k, NewError(state_.ids[errors_[e].first], errors_[e].second));
+      }
+      py::object decision = NewDecision(a.allowed, why.release().ptr(), failed.release().ptr());
+      if (PyList_Append(out_.ptr(), decision.ptr()) != 0) throw py::error_already_set();
+    }
+  }
+
+  // Policy `i`'s id as a new reference to a str made once a batch.
+  PyObject* Name(uint32_t i) {
+    if (!names_[i]) names_[i] = py::reinterpret_steal<py::object>(NewStr(state_.ids[i]));
+    return names_[i].inc_ref().ptr();
+  }
+
+  const EngineState& state_;
+  const Entities& store_;
+  std::vector<py::object> names_;
+  std::vector<Request> chunk_;
+  std::vector<Answer> answers_;
+  std::vector<uint32_t> reasons_;
+  std::vector<std::pair<uint32_t, std::string>> errors_;
+  py::list out_;
+};
 
 py::list AuthorizeBatch(const EngineState& state, py::handle requests, py::handle entities) {
   const Entities& store = ToEntities(state, entities);
   if (PyUnicode_Check(requests.ptr()) || PyDict_Check(requests.ptr()) || !py::isinstance<py::iterable>(requests)) {
     ThrowTypeError("requests", "a list of requests", requests);
   }
-  std::vector<Request> batch;
-  if (PyList_Check(requests.ptr()) || PyTuple_Check(requests.ptr())) {
-    batch.reserve(static_cast<size_t>(PySequence_Size(requests.ptr())));
+  BatchDecider decider(state, store);
+  size_t index = 0;
+  for (py::handle item : requests) {
+    const bool prepared = py::isinstance<PyRequest>(item);
+    decider.Add(BatchItem(state, item, index++), !prepared);
   }
-  for (py::handle item : requests) batch.push_back(BatchItem(state, item, batch.size()));
-  // Decided with the GIL released: each decision kept as indices (of
-  // policy ids) and copies (of error messages) until Python objects can be
-  // made again.
-  struct Answer {
-    bool allowed;
-    uint32_t reasons_end;  // into reasons, from the previous answer's end
-    uint32_t errors_end;   // into errors
-  };
-  std::vector<Answer> answers(batch.size());
-  std::vector<uint32_t> reasons;
-  std::vector<std::pair<uint32_t, std::string>> errors;
-  std::unique_ptr<EvalContext> context = state.contexts.Take();
-  {
-    py::gil_scoped_release release;
-    for (size_t i = 0; i < batch.size(); ++i) {
-      state.engine.Authorize(batch[i], store, context.get());
-      for (std::string_view id : context->reasons()) reasons.push_back(state.index.at(id));
-      for (const PolicyErrorView& e : context->errors()) {
-        errors.emplace_back(state.index.at(e.policy_id), std::string(e.message));
-      }
-      answers[i] = Answer{context->allowed(), static_cast<uint32_t>(reasons.size()),
-                          static_cast<uint32_t>(errors.size())};
-    }
-  }
-  state.contexts.Give(std::move(context));
-  // The policy ids as str, each made once.
-  std::vector<py::object> names(state.ids.size());
-  auto name = [&](uint32_t i) {
-    if (!names[i]) names[i] = py::reinterpret_steal<py::object>(NewStr(state.ids[i]));
-    return names[i].inc_ref().ptr();
-  };
-  py::list out(answers.size());
-  uint32_t r = 0;
-  uint32_t e = 0;
-  for (size_t i = 0; i < answers.size(); ++i) {
-    const Answer& a = answers[i];
-    py::object why = py::reinterpret_steal<py::object>(NewTuple(a.reasons_end - r));
-    for (Py_ssize_t k = 0; r < a.reasons_end; ++r, ++k) PyTuple_SET_ITEM(why.ptr(), k, name(reasons[r]));
-    py::object failed = py::reinterpret_steal<py::object>(NewTuple(a.errors_end - e));
-    for (Py_ssize_t k = 0; e < a.errors_end; ++e, ++k) {
-      PyTuple_SET_ITEM(failed.ptr(), k, NewError(state.ids[errors[e].first], errors[e].second));
-    }
-    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i),
-                    NewDecision(a.allowed, why.release().ptr(), failed.release().ptr()).release().ptr());
-  }
-  return out;
+  return decider.Finish();
 }
 
 PyRequest Prepare(const EngineState* state, py::handle principal, py::handle action, py::handle resource,
                   py::handle context, const std::optional<Schema>& schema) {
   const Schema* with = schema.has_value() ? &*schema : state != nullptr ? SchemaOf(*state) : nullptr;
-  Request request = MakeRequest(principal, action, resource, context, with, "");
+  Request request = MakeRequest(principal, action, resource, context, with, Where::kAlone);
   return PyRequest{std::move(request), with != nullptr ? with->Fingerprint() : std::string()};
 }
 
@@ -1036,7 +1118,7 @@ PYBIND11_MODULE(_charter, m) {
           "The entities with data, in the store's order.")
       .def("__contains__",
            [](const PyEntities& e, py::handle uid) {
-             return e.entities.Find(ToUid(uid, "uid")).has_value();
+             return e.entities.Find(ToUid(uid, Where(Where::kAlone, "uid"))).has_value();
            });
 
   py::class_<PyRequest>(m, "Request", "A request read once, for Engine.authorize_request().")
