@@ -537,9 +537,15 @@ class ContextPool {
   std::vector<std::unique_ptr<EvalContext>> free_;
 };
 
+// A compiler warning, kept for Engine.warnings.
+struct Warning {
+  std::string code, message, source, help;
+  uint32_t line, column;
+};
+
 // An engine and what deciding with it needs besides.
 struct EngineState {
-  EngineState(Engine e, std::optional<Schema> s, Entities store, std::vector<std::string> w)
+  EngineState(Engine e, std::optional<Schema> s, Entities store, std::vector<Warning> w)
       : engine(std::move(e)),
         schema(std::move(s)),
         fingerprint(schema.has_value() ? schema->Fingerprint() : std::string()),
@@ -553,7 +559,7 @@ struct EngineState {
   std::optional<Schema> schema;  // a typed engine's: requests are read with it
   std::string fingerprint;       // its Fingerprint(), or empty
   Entities empty;                // entities=None: the schema's actions when typed
-  std::vector<std::string> warnings;
+  std::vector<Warning> warnings;
   // The policy ids, and each one's index: a batch keeps its reasons as
   // indices while the GIL is released.
   std::vector<std::string> ids;
@@ -603,7 +609,7 @@ class PyEngineHandle {
 };
 
 std::shared_ptr<const EngineState> MakeState(Engine engine, std::optional<Schema> schema,
-                                             std::vector<std::string> warnings) {
+                                             std::vector<Warning> warnings) {
   Entities empty;
   if (schema.has_value()) {
     absl::StatusOr<Entities> actions = Entities::FromJson("[]", *schema, "entities.json");
@@ -857,9 +863,9 @@ PyRequest Prepare(const EngineState* state, py::handle principal, py::handle act
 // --- module functions ----------------------------------------------------
 
 // Compiles policy text; `typed` gets the schema, `warnings` the compiler's
-// warnings, one line each.
+// warnings.
 Bundle CompileBundle(py::handle policies, py::handle schema, py::handle links, std::string_view source_name,
-                     std::optional<Schema>* typed, std::vector<std::string>* warnings) {
+                     std::optional<Schema>* typed, std::vector<Warning>* warnings) {
   std::string_view text = Str(policies, "policies");
   if (!schema.is_none()) *typed = ToSchema(schema, "schema");
   std::vector<TemplateLink> template_links;
@@ -882,18 +888,15 @@ Bundle CompileBundle(py::handle policies, py::handle schema, py::handle links, s
   }
   for (const Diagnostic& d : diagnostics.items()) {
     if (d.severity != Severity::kWarning) continue;
-    Diagnostics one;
-    one.Add(d);
-    std::string line = one.RenderShort(source);
-    while (!line.empty() && line.back() == '\n') line.pop_back();
-    warnings->push_back(std::move(line));
+    SourceFile::Position p = source.PositionOf(d.span.begin);
+    warnings->push_back(Warning{d.code, d.message, source.name(), d.help, p.line, p.column});
   }
   return *std::move(bundle);
 }
 
 PyEngine CompilePolicies(py::handle policies, py::handle schema, py::handle links, std::string_view source_name) {
   std::optional<Schema> typed;
-  std::vector<std::string> warnings;
+  std::vector<Warning> warnings;
   Bundle bundle = CompileBundle(policies, schema, links, source_name, &typed, &warnings);
   absl::StatusOr<Engine> engine = Engine::Create(std::move(bundle));
   if (!engine.ok()) RaiseStatus("BundleError", engine.status());  // the compiler's bundle: a bug
@@ -902,7 +905,7 @@ PyEngine CompilePolicies(py::handle policies, py::handle schema, py::handle link
 
 py::bytes BuildBundle(py::handle policies, py::handle schema, py::handle links, std::string_view source_name) {
   std::optional<Schema> typed;
-  std::vector<std::string> warnings;
+  std::vector<Warning> warnings;
   Bundle bundle = CompileBundle(policies, schema, links, source_name, &typed, &warnings);
   std::string_view bytes = bundle.bytes();
   return py::bytes(bytes.data(), bytes.size());
@@ -1152,8 +1155,16 @@ PYBIND11_MODULE(_charter, m) {
           "schema", [](const PyEngine& e) { return e.state->schema.has_value() ? py::cast(*e.state->schema) : py::none(); },
           "The schema a typed engine was compiled with, or None.")
       .def_property_readonly(
-          "warnings", [](const PyEngine& e) { return StringList(e.state->warnings); },
-          "The compiler's warnings, one line each ('policies.cedar:3:1: warning[CH0530]: ...').");
+          "warnings",
+          [](const PyEngine& e) {
+            py::object make = py::module_::import("charter._errors").attr("Diagnostic");
+            py::list out;
+            for (const Warning& w : e.state->warnings) {
+              out.append(make("warning", w.code, w.message, w.source, w.line, w.column, w.help));
+            }
+            return out;
+          },
+          "The compiler's warnings, as charter.Diagnostic values (a policy that can never apply, ...).");
 
   py::class_<PyEngineHandle> handle(m, "EngineHandle",
                                     "The engine a service decides with now, replaceable while calls are in "

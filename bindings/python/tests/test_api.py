@@ -292,6 +292,16 @@ def test_typed_engine(tmp_path):
         charter.load_bundle(path, "entity Other;")
 
 
+def test_warnings():
+    schema = "entity User; entity Task; action view appliesTo { principal: User, resource: Task };"
+    engine = charter.compile('permit (principal, action, resource);\n'
+                             '@id("never") permit (principal is Task, action, resource);', schema)
+    assert engine.policy_ids == ["policy0", "never"]
+    codes = [(w.severity, w.code, w.source, w.line, w.column) for w in engine.warnings]
+    assert ("warning", "CH0530", "policies.cedar", 2, 1) in codes
+    assert all(isinstance(w, charter.Diagnostic) and w.message for w in engine.warnings)
+
+
 def test_template_links():
     policies = '@id("t") permit (principal == ?principal, action, resource);'
     links = json.dumps([{"template_id": "t", "link_id": "alice-may", "args": {"?principal": 'User::"alice"'}}])
