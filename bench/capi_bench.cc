@@ -32,6 +32,7 @@ struct Governance {
   Governance() {
     std::istringstream lines(Read("examples/governance/requests.json"));
     for (std::string line; std::getline(lines, line);) {
+      line.erase(0, line.find_first_not_of(' '));
       while (!line.empty() && (line.back() == ',' || line.back() == ' ')) line.pop_back();
       if (!line.empty() && line[0] == '{') requests.push_back(line);
     }
@@ -110,8 +111,9 @@ void BM_GovernanceCRequestPerCall(benchmark::State& state) {
   charter_entities_from_json(g.entities.data(), g.entities.size(), g.schema.data(), g.schema.size(), &entities,
                              nullptr);
   charter_eval_context_new(&context, nullptr);
-  const std::string p = "Governance::Member::\"dave\"", a = "Governance::Action::\"submitTask\"",
-                    r = "Governance::Task::\"nlp-eval-slurm-1\"";
+  // alice views vision-train-17: allowed, no context.
+  const std::string p = "Governance::Member::\"alice\"", a = "Governance::Action::\"viewTask\"",
+                    r = "Governance::Task::\"vision-train-17\"";
   size_t allowed = 0;
   for (auto _ : state) {
     charter_request* request = nullptr;

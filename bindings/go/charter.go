@@ -27,33 +27,81 @@ package charter
 #include <stdlib.h>
 #include <charter.h>
 
-// One decision in one cgo call: makes the request from its parts, decides
-// it, frees it, and leaves up to `cap` reasons and errors as (pointer,
-// length) pairs (views into the context, valid until its next use).
+// A slot: what one decision needs, in C memory, so that a decision is one
+// cgo call whose only arguments are C pointers (no Go pointer crosses, and
+// cgo checks nothing): the evaluation context, a buffer the request's
+// strings are copied into, and where the decision's results are left.
+enum { CHARTER_GO_VIEWS = 16 };
+typedef struct {
+  charter_eval_context* context;
+  char* buf;
+  size_t cap;
+  size_t off[7], len[7];  // principal type, id; action type, id; resource type, id; context JSON
+  charter_error* error;
+  int allowed;
+  size_t reasons, errors;
+  const char* ptrs[CHARTER_GO_VIEWS];  // reasons, then (policy, message) pairs
+  size_t lens[CHARTER_GO_VIEWS];
+} charter_go_slot;
+
+static charter_go_slot* charter_go_slot_new(charter_error** error) {
+  charter_go_slot* s = (charter_go_slot*)calloc(1, sizeof(charter_go_slot));
+  if (s == NULL) return NULL;
+  if (charter_eval_context_new(&s->context, error) != CHARTER_OK) {
+    free(s);
+    return NULL;
+  }
+  return s;
+}
+
+static void charter_go_slot_free(charter_go_slot* s) {
+  if (s == NULL) return;
+  charter_eval_context_free(s->context);
+  charter_error_free(s->error);
+  free(s->buf);
+  free(s);
+}
+
+// Grows the buffer to at least n bytes; 0 when out of memory.
+static int charter_go_slot_reserve(charter_go_slot* s, size_t n) {
+  if (n <= s->cap) return 1;
+  size_t cap = s->cap ? s->cap : 256;
+  while (cap < n) cap *= 2;
+  char* p = (char*)realloc(s->buf, cap);
+  if (p == NULL) return 0;
+  s->buf = p;
+  s->cap = cap;
+  return 1;
+}
+
+// One decision: makes the request from the slot's strings, decides it with
+// the engine (or the handle), frees it, and leaves up to CHARTER_GO_VIEWS
+// reasons and errors as views into the context (valid until its next use).
 static charter_status charter_go_decide(const charter_engine* engine, const charter_engine_handle* handle,
-                                        const charter_entities* entities, charter_eval_context* context,
-                                        const char* pt, size_t ptn, const char* pi, size_t pin,
-                                        const char* at, size_t atn, const char* ai, size_t ain,
-                                        const char* rt, size_t rtn, const char* ri, size_t rin,
-                                        const char* ctx, size_t ctxn, charter_error** error,
-                                        int* allowed, size_t* reasons, size_t* errors, size_t cap,
-                                        const char** ptrs, size_t* lens) {
-  charter_uid p = {pt, ptn, pi, pin}, a = {at, atn, ai, ain}, r = {rt, rtn, ri, rin};
+                                        const charter_entities* entities, charter_go_slot* s) {
+  const char* b = s->buf;
+  charter_uid p = {b + s->off[0], s->len[0], b + s->off[1], s->len[1]};
+  charter_uid a = {b + s->off[2], s->len[2], b + s->off[3], s->len[3]};
+  charter_uid r = {b + s->off[4], s->len[4], b + s->off[5], s->len[5]};
   charter_request* request = NULL;
-  charter_status s = charter_request_new_uids(&p, &a, &r, ctx, ctxn, &request, error);
-  if (s != CHARTER_OK) return s;
-  s = handle != NULL ? charter_engine_handle_authorize(handle, entities, request, context, error)
-                     : charter_authorize(engine, entities, request, context, error);
+  s->error = NULL;
+  charter_status st = charter_request_new_uids(&p, &a, &r, s->len[6] ? b + s->off[6] : NULL, s->len[6], &request,
+                                               &s->error);
+  if (st != CHARTER_OK) return st;
+  st = handle != NULL ? charter_engine_handle_authorize(handle, entities, request, s->context, &s->error)
+                      : charter_authorize(engine, entities, request, s->context, &s->error);
   charter_request_free(request);
-  if (s != CHARTER_OK) return s;
-  *allowed = charter_eval_context_allowed(context);
-  *reasons = charter_eval_context_reason_count(context);
-  *errors = charter_eval_context_error_count(context);
+  if (st != CHARTER_OK) return st;
+  s->allowed = charter_eval_context_allowed(s->context);
+  s->reasons = charter_eval_context_reason_count(s->context);
+  s->errors = charter_eval_context_error_count(s->context);
   size_t k = 0;
-  for (size_t i = 0; i < *reasons && k < cap; i++, k++) ptrs[k] = charter_eval_context_reason(context, i, &lens[k]);
-  for (size_t i = 0; i < *errors && k + 1 < cap; i++, k += 2) {
-    ptrs[k] = charter_eval_context_error_policy(context, i, &lens[k]);
-    ptrs[k + 1] = charter_eval_context_error_message(context, i, &lens[k + 1]);
+  for (size_t i = 0; i < s->reasons && k < CHARTER_GO_VIEWS; i++, k++) {
+    s->ptrs[k] = charter_eval_context_reason(s->context, i, &s->lens[k]);
+  }
+  for (size_t i = 0; i < s->errors && k + 1 < CHARTER_GO_VIEWS; i++, k += 2) {
+    s->ptrs[k] = charter_eval_context_error_policy(s->context, i, &s->lens[k]);
+    s->ptrs[k + 1] = charter_eval_context_error_message(s->context, i, &s->lens[k + 1]);
   }
   return CHARTER_OK;
 }
@@ -331,45 +379,47 @@ func (d Decision) String() string {
 	return "deny"
 }
 
-// contextPool holds evaluation contexts, one per concurrent call.
+// contextPool holds slots (an evaluation context and its buffers, in C
+// memory), one per concurrent call.
 type contextPool struct {
 	mu   sync.Mutex
-	free []*C.charter_eval_context
+	free []*C.charter_go_slot
 }
 
-func (p *contextPool) get() (*C.charter_eval_context, error) {
+func (p *contextPool) get() (*C.charter_go_slot, error) {
 	p.mu.Lock()
 	if n := len(p.free); n > 0 {
-		c := p.free[n-1]
+		s := p.free[n-1]
 		p.free = p.free[:n-1]
 		p.mu.Unlock()
-		return c, nil
+		return s, nil
 	}
 	p.mu.Unlock()
-	var c *C.charter_eval_context
 	var e *C.charter_error
-	if st := C.charter_eval_context_new(&c, &e); st != C.CHARTER_OK {
-		return nil, takeError(st, e)
+	s := C.charter_go_slot_new(&e)
+	if s == nil {
+		if e == nil {
+			return nil, &Error{Status: StatusOutOfMemory, Message: "out of memory"}
+		}
+		return nil, takeError(C.CHARTER_ERROR_OUT_OF_MEMORY, e)
 	}
-	return c, nil
+	return s, nil
 }
 
-func (p *contextPool) put(c *C.charter_eval_context) {
+func (p *contextPool) put(s *C.charter_go_slot) {
 	p.mu.Lock()
-	p.free = append(p.free, c)
+	p.free = append(p.free, s)
 	p.mu.Unlock()
 }
 
 func (p *contextPool) drain() {
 	p.mu.Lock()
-	for _, c := range p.free {
-		C.charter_eval_context_free(c)
+	for _, s := range p.free {
+		C.charter_go_slot_free(s)
 	}
 	p.free = nil
 	p.mu.Unlock()
 }
-
-const viewCap = 16 // reasons and error pairs read in the deciding call
 
 func contextText(r *Request) (string, error) {
 	if r.ContextJSON != "" {
@@ -392,6 +442,31 @@ func entitiesPointer(s *Entities) *C.charter_entities {
 	return s.p
 }
 
+// fill copies the request's strings into the slot's C buffer.
+func fill(s *C.charter_go_slot, r *Request, context string) error {
+	parts := [7]string{r.Principal.Type, r.Principal.ID, r.Action.Type, r.Action.ID, r.Resource.Type,
+		r.Resource.ID, context}
+	total := 0
+	for _, p := range parts {
+		total += len(p)
+	}
+	if C.size_t(total) > s.cap && C.charter_go_slot_reserve(s, C.size_t(total)) == 0 {
+		return &Error{Status: StatusOutOfMemory, Message: "out of memory"}
+	}
+	var buf []byte
+	if s.cap > 0 {
+		buf = unsafe.Slice((*byte)(unsafe.Pointer(s.buf)), int(s.cap))
+	}
+	off := 0
+	for i, p := range parts {
+		copy(buf[off:], p)
+		s.off[i] = C.size_t(off)
+		s.len[i] = C.size_t(len(p))
+		off += len(p)
+	}
+	return nil
+}
+
 // decide runs one decision with engine or handle.
 func decide(engine *C.charter_engine, handle *C.charter_engine_handle, pool *contextPool, r *Request,
 	entities *Entities) (Decision, error) {
@@ -406,35 +481,24 @@ func decide(engine *C.charter_engine, handle *C.charter_engine_handle, pool *con
 			return Decision{}, &Error{Status: StatusNullHandle, Message: "the entities are closed"}
 		}
 	}
-	ctx, err := pool.get()
+	s, err := pool.get()
 	if err != nil {
 		return Decision{}, err
 	}
-	defer pool.put(ctx)
-	var ptrs [viewCap]*C.char
-	var lens [viewCap]C.size_t
-	var allowed C.int
-	var reasons, errs C.size_t
-	var e *C.charter_error
-	pt, ptn := cstr(r.Principal.Type)
-	pi, pin := cstr(r.Principal.ID)
-	at, atn := cstr(r.Action.Type)
-	ai, ain := cstr(r.Action.ID)
-	rt, rtn := cstr(r.Resource.Type)
-	ri, rin := cstr(r.Resource.ID)
-	c, cn := cstr(ctxText)
-	st := C.charter_go_decide(engine, handle, entitiesPointer(entities), ctx, pt, ptn, pi, pin, at, atn, ai, ain,
-		rt, rtn, ri, rin, c, cn, &e, &allowed, &reasons, &errs, viewCap, &ptrs[0], &lens[0])
-	runtime.KeepAlive(r)
-	runtime.KeepAlive(ctxText)
-	if st != C.CHARTER_OK {
+	defer pool.put(s)
+	if err := fill(s, r, ctxText); err != nil {
+		return Decision{}, err
+	}
+	if st := C.charter_go_decide(engine, handle, entitiesPointer(entities), s); st != C.CHARTER_OK {
+		e := s.error
+		s.error = nil
 		return Decision{}, takeError(st, e)
 	}
-	return readDecision(ctx, allowed != 0, int(reasons), int(errs), ptrs[:], lens[:]), nil
+	return readDecision(s.context, s.allowed != 0, int(s.reasons), int(s.errors), s.ptrs[:], s.lens[:]), nil
 }
 
 // readDecision copies a decision out of ctx: from the views the deciding
-// call left, and with further calls for what did not fit.
+// call left (ptrs, lens), and with further calls for what did not fit.
 func readDecision(ctx *C.charter_eval_context, allowed bool, reasons, errs int, ptrs []*C.char,
 	lens []C.size_t) Decision {
 	d := Decision{Allowed: allowed}
@@ -513,11 +577,12 @@ func (e *Engine) AuthorizeJSON(request string, entities *Entities) (Decision, er
 		entities.mu.RLock()
 		defer entities.mu.RUnlock()
 	}
-	ctx, err := e.contexts.get()
+	slot, err := e.contexts.get()
 	if err != nil {
 		return Decision{}, err
 	}
-	defer e.contexts.put(ctx)
+	defer e.contexts.put(slot)
+	ctx := slot.context
 	var ce *C.charter_error
 	j, n := cstr(request)
 	st := C.charter_go_decide_json(e.p, entitiesPointer(entities), ctx, j, n, &ce)

@@ -345,3 +345,52 @@ func BenchmarkAuthorizeParallel(b *testing.B) {
 		}
 	})
 }
+
+// The governance example, as bench/lua/authorize_bench.lua and
+// bench/capi_bench.cc decide it: alice views vision-train-17 (no context),
+// and submits it (the time in the context).
+func governance(b *testing.B) (*Engine, *Entities) {
+	root, _ := filepath.Abs("../..")
+	read := func(p string) string {
+		t, err := os.ReadFile(filepath.Join(root, p))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return string(t)
+	}
+	schema := read("stdlib/governance.cedarschema")
+	engine, err := Compile(read("examples/governance/policies.cedar"), schema)
+	if err != nil {
+		b.Fatal(err)
+	}
+	entities, err := ParseEntities(read("examples/governance/entities.json"), schema)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return engine, entities
+}
+
+func BenchmarkGovernanceView(b *testing.B) {
+	engine, entities := governance(b)
+	r := Request{Principal: UID("Governance::Member", "alice"), Action: UID("Governance::Action", "viewTask"),
+		Resource: UID("Governance::Task", "vision-train-17")}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if d, err := engine.Authorize(r, entities); err != nil || !d.Allowed {
+			b.Fatal(d, err)
+		}
+	}
+}
+
+func BenchmarkGovernanceSubmit(b *testing.B) {
+	engine, entities := governance(b)
+	r := Request{Principal: UID("Governance::Member", "alice"), Action: UID("Governance::Action", "submitTask"),
+		Resource:    UID("Governance::Task", "vision-train-17"),
+		ContextJSON: `{"now": {"__extn": {"fn": "datetime", "arg": "2025-11-03T09:00:00Z"}}}`}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if d, err := engine.Authorize(r, entities); err != nil || !d.Allowed {
+			b.Fatal(d, err)
+		}
+	}
+}

@@ -109,6 +109,27 @@ else
   fi
 fi
 
+# A modification is decided as the job it makes: moving a held job to the
+# reserved partition is refused (Slurm 22.05 shows scontrol no plugin
+# message, so the reason is in slurmctld's log), a shorter time limit is not.
+submit dave --hold -A nlp-eval -p gpu --gres=gpu:1 --comment "workload=evaluation data=internal"
+if ((rc != 0)); then
+  fail "a held job was not accepted: $out"
+else
+  held=${out##* }
+  if runuser -u dave -- env SLURM_CONF="$SLURM_CONF" scontrol update JobId="$held" Partition=reserved 2>/dev/null; then
+    fail "moving job $held to the reserved partition was accepted"
+  fi
+  partition=$(scontrol show job "$held" | sed -n 's/.*Partition=\([a-z]*\).*/\1/p')
+  [[ "$partition" == gpu ]] || fail "job $held is in partition $partition after a refused update"
+  grep -q "modification refused: user dave, account nlp-eval, partition reserved: denied by policy slurm-tasks-stay-in-their-partitions" \
+    "$work/log/slurmctld.log" || fail "slurmctld.log does not give the refused modification's policy"
+  runuser -u dave -- env SLURM_CONF="$SLURM_CONF" scontrol update JobId="$held" TimeLimit=30 ||
+    fail "a shorter time limit for job $held was refused"
+  echo "modifications decided: to reserved refused, a time limit accepted (job $held)"
+  scancel "$held" || true
+fi
+
 # A corrupt bundle: the plugin is reloaded (its file changed) and refuses
 # every job, and slurmctld keeps running.
 printf 'not a bundle' >"$work/charter/policies.bundle"
