@@ -1013,6 +1013,7 @@ void DefineDeciding(py::class_<T>& cls, StateOf state_of) {
          },
          py::arg("principal"), py::arg("action"), py::arg("resource"), py::arg("context") = py::none(),
          py::arg("entities") = py::none(),
+         "authorize(principal, action, resource, context=None, entities=None) -> Decision\n\n"
          "Decides one request.\n\n"
          "principal, action and resource are entity references: 'Type::\"id\"', {'type': ..., 'id': ...}\n"
          "or a charter.EntityUid. context is a dict of Cedar values (bool, int, str, list or set, dict,\n"
@@ -1024,6 +1025,7 @@ void DefineDeciding(py::class_<T>& cls, StateOf state_of) {
             return AuthorizeRequest(*state_of(self), request, entities);
           },
           py::arg("request"), py::arg("entities") = py::none(),
+          "authorize_request(request, entities=None) -> Decision\n\n"
           "Decides a request prepared with prepare(): the fastest call for a request decided often.")
       .def(
           "authorize_batch",
@@ -1031,6 +1033,7 @@ void DefineDeciding(py::class_<T>& cls, StateOf state_of) {
             return AuthorizeBatch(*state_of(self), requests, entities);
           },
           py::arg("requests"), py::arg("entities") = py::none(),
+          "authorize_batch(requests, entities=None) -> list[Decision]\n\n"
           "Decides many requests at once, releasing the GIL once for all of them; returns a list of\n"
           "Decision in their order. Each request is a charter.Request, a dict with 'principal',\n"
           "'action', 'resource' and optionally 'context' (an object of a requests.json file), or a\n"
@@ -1042,6 +1045,7 @@ void DefineDeciding(py::class_<T>& cls, StateOf state_of) {
             return Prepare(state_of(self).get(), principal, action, resource, context, std::nullopt);
           },
           py::arg("principal"), py::arg("action"), py::arg("resource"), py::arg("context") = py::none(),
+          "prepare(principal, action, resource, context=None) -> Request\n\n"
           "Reads a request once (with the engine's schema, if it has one) for authorize_request().");
 }
 
@@ -1052,8 +1056,13 @@ PYBIND11_MODULE(_charter, m) {
   using namespace charter;
   using namespace charter::python;
   m.doc() = "Charter's C++ API for Python. Import the package `charter`, which re-exports it.";
+  // Each docstring starts with the signature in the stubs' terms
+  // (charter/__init__.pyi), not pybind11's (`handle`, `object`).
+  py::options options;
+  options.disable_function_signatures();
 
-  py::class_<EntityUid>(m, "EntityUid", "A reference to an entity: its type (with namespaces) and id.")
+  py::class_<EntityUid>(m, "EntityUid",
+                          "EntityUid(type: str, id: str)\n\nA reference to an entity: its type (with namespaces) and id.")
       .def(py::init([](py::handle type, py::handle id) {
              return EntityUid{std::string(Str(type, "type")), std::string(Str(id, "id"))};
            }),
@@ -1065,7 +1074,7 @@ PYBIND11_MODULE(_charter, m) {
             if (!uid.ok()) Raise("RequestError", ToStd(uid.status().message()));
             return *std::move(uid);
           },
-          py::arg("text"), "Reads Cedar's text form, 'Type::\"id\"' (with namespaces and escapes).")
+          py::arg("text"), "parse(text: str) -> EntityUid\n\nReads Cedar's text form, 'Type::\"id\"' (with namespaces and escapes).")
       .def_readonly("type", &EntityUid::type)
       .def_readonly("id", &EntityUid::id)
       .def("__str__", &EntityUid::ToString)
@@ -1084,13 +1093,13 @@ PYBIND11_MODULE(_charter, m) {
 
   py::class_<Schema>(m, "Schema", "A schema, in Cedar's schema text or JSON schema format.")
       .def(py::init([](py::handle text) { return ToSchema(text, "text"); }), py::arg("text"),
-           "Reads a schema; a fault raises SchemaError.")
-      .def("to_json", &Schema::ToJson, "The schema in Cedar's JSON schema format.")
-      .def("to_cedar", &Schema::ToCedar, "The schema in Cedar's schema text.")
+           "Schema(text: str)\n\nReads a schema; a fault raises SchemaError.")
+      .def("to_json", &Schema::ToJson, "to_json() -> str\n\nThe schema in Cedar's JSON schema format.")
+      .def("to_cedar", &Schema::ToCedar, "to_cedar() -> str\n\nThe schema in Cedar's schema text.")
       .def_property_readonly("fingerprint", &Schema::Fingerprint,
                              "'sha256:' and the SHA-256 of to_json(): the same for the same schema.")
       .def("entity_types", [](const Schema& s) { return StringList(s.EntityTypes()); },
-           "Every entity type, sorted.")
+           "entity_types() -> list[str]\n\nEvery entity type, sorted.")
       .def(
           "actions",
           [](const Schema& s) {
@@ -1098,7 +1107,7 @@ PYBIND11_MODULE(_charter, m) {
             for (const EntityUid& a : s.Actions()) out.push_back(a.ToString());
             return StringList(out);
           },
-          "Every action, as 'Action::\"name\"' strings, sorted.");
+          "actions() -> list[str]\n\nEvery action, as 'Action::\"name\"' strings, sorted.");
 
   py::class_<PyEntities>(m, "Entities", "An immutable entity store, shared by any number of calls.")
       .def(py::init([] { return PyEntities{Entities(), std::string()}; }), "An empty store.")
@@ -1108,6 +1117,7 @@ PYBIND11_MODULE(_charter, m) {
             return EntitiesFromJson(text, schema, source_name);
           },
           py::arg("text"), py::arg("schema") = py::none(), py::arg("source_name") = "entities.json",
+          "from_json(text, schema=None, source_name='entities.json') -> Entities\n\n"
           "Reads Cedar's JSON entity format; with a schema (a charter.Schema or its text), as Cedar\n"
           "reads entities with one (docs/entities.md). A fault raises EntitiesError.")
       .def("__len__", [](const PyEntities& e) { return e.entities.size(); })
@@ -1118,13 +1128,15 @@ PYBIND11_MODULE(_charter, m) {
             for (const EntityUid& u : e.entities.Uids()) out.append(py::cast(u));
             return out;
           },
-          "The entities with data, in the store's order.")
+          "uids() -> list[EntityUid]\n\nThe entities with data, in the store's order.")
       .def("__contains__",
            [](const PyEntities& e, py::handle uid) {
              return e.entities.Find(ToUid(uid, Where(Where::kAlone, "uid"))).has_value();
            });
 
-  py::class_<PyRequest>(m, "Request", "A request read once, for Engine.authorize_request().")
+  py::class_<PyRequest>(m, "Request",
+                          "Request(principal, action, resource, context=None, schema=None)\n\n"
+                          "A request read once, for Engine.authorize_request().")
       .def(py::init([](py::handle principal, py::handle action, py::handle resource, py::handle context,
                        py::handle schema) {
              std::optional<Schema> with;
@@ -1167,6 +1179,7 @@ PYBIND11_MODULE(_charter, m) {
           "The compiler's warnings, as charter.Diagnostic values (a policy that can never apply, ...).");
 
   py::class_<PyEngineHandle> handle(m, "EngineHandle",
+                                    "EngineHandle(engine: Engine)\n\n"
                                     "The engine a service decides with now, replaceable while calls are in "
                                     "flight: each call decides with the engine current when it started.");
   handle.def(py::init([](py::handle e) {
@@ -1182,7 +1195,7 @@ PYBIND11_MODULE(_charter, m) {
             if (!py::isinstance<PyEngine>(e)) ThrowTypeError("engine", "charter.Engine", e);
             h.Swap(e.cast<const PyEngine&>().state);
           },
-          py::arg("engine"), "Installs `engine` for every call that starts from now on.")
+          py::arg("engine"), "swap(engine: Engine) -> None\n\nInstalls `engine` for every call that starts from now on.")
       .def_property_readonly(
           "engine", [](const PyEngineHandle& h) { return PyEngine{h.Get()}; }, "The current engine.")
       .def_property_readonly("generation", &PyEngineHandle::generation,
@@ -1195,6 +1208,7 @@ PYBIND11_MODULE(_charter, m) {
       },
       py::arg("policies"), py::arg("schema") = py::none(), py::kw_only(), py::arg("links") = py::none(),
       py::arg("source_name") = "policies.cedar",
+      "compile(policies, schema=None, *, links=None, source_name='policies.cedar') -> Engine\n\n"
       "Compiles policy text (Cedar's text or JSON policy format) into an Engine.\n\n"
       "With a schema (a charter.Schema or its text), the policies are validated against it and compiled\n"
       "typed; the engine then reads requests with the schema, and takes only entities read with it.\n"
@@ -1207,21 +1221,24 @@ PYBIND11_MODULE(_charter, m) {
       },
       py::arg("policies"), py::arg("schema") = py::none(), py::kw_only(), py::arg("links") = py::none(),
       py::arg("source_name") = "policies.cedar",
+      "build(policies, schema=None, *, links=None, source_name='policies.cedar') -> bytes\n\n"
       "Compiles policy text as compile() does and returns the bundle's bytes (what `charter build`\n"
       "writes), for load_bundle() here or elsewhere.");
   m.def(
       "load_bundle",
       [](py::handle bundle, py::handle schema) { return LoadBundle(bundle, schema); }, py::arg("bundle"),
       py::arg("schema") = py::none(),
+      "load_bundle(bundle, schema=None) -> Engine\n\n"
       "Loads a bundle built by `charter build`, from a path or from bytes, and verifies it.\n\n"
       "A bundle compiled with a schema needs that schema. A fault raises BundleError.");
   m.def(
       "schedule",
       [](py::handle state, bool hyperpod, py::handle scenario) { return Schedule(state, hyperpod, scenario); },
       py::arg("state"), py::arg("hyperpod") = false, py::arg("scenario") = py::none(),
+      "schedule(state, hyperpod=False, scenario=None) -> dict\n\n"
       "Runs one Kueue scheduling cycle over a state (docs/scheduling.md), a dict or its JSON text, and\n"
       "returns the cycle's result as a dict (`charter schedule --format json`). hyperpod=True reads\n"
       "HyperPod task governance objects instead. A fault raises ScheduleError.");
   m.def(
-      "version", [] { return std::string(Version()); }, "The library's version, 'MAJOR.MINOR.PATCH'.");
+      "version", [] { return std::string(Version()); }, "version() -> str\n\nThe library's version, 'MAJOR.MINOR.PATCH'.");
 }
