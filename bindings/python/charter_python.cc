@@ -1,7 +1,7 @@
 // charter._charter: the Python binding of Charter's public C++ API
 // (engine/include/charter/). The package `charter` (charter/__init__.py)
-// re-exports it; charter/__init__.pyi types it; docs/embedding.md, "Python",
-// documents it.
+// re-exports it; charter/__init__.pyi types it; docs/embedding.md,
+// "Embedding Charter in Python", documents it.
 //
 // Conversions are written out here rather than left to pybind11's casters,
 // so that a wrong Python type is a TypeError naming the argument and what it
@@ -512,7 +512,9 @@ void AddDecisionType(py::module_& m) {
 // --- the objects ---------------------------------------------------------
 
 // Evaluation contexts for reuse: a call takes one, decides with it (which,
-// once it has grown, allocates nothing) and gives it back.
+// once it has grown, allocates nothing) and gives it back. A context kept
+// here keeps the entity store of its last call alive until its next one
+// (at most kKept stores an engine).
 class ContextPool {
  public:
   std::unique_ptr<EvalContext> Take() {
