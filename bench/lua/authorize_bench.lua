@@ -24,7 +24,10 @@ local request = {
 }
 local bare = {principal = 'Governance::Member::"alice"', action = 'Governance::Action::"viewTask"',
               resource = 'Governance::Task::"vision-train-17"', entities = entities}
-for _, case in ipairs({{"with a context", request}, {"without a context", bare}}) do
+local tables = {principal = {type = "Governance::Member", id = "alice"},
+                action = {type = "Governance::Action", id = "viewTask"},
+                resource = {type = "Governance::Task", id = "vision-train-17"}, entities = entities}
+for _, case in ipairs({{"with a context", request}, {"without a context", bare}, {"uids as tables", tables}}) do
   local name, r = case[1], case[2]
   local d = assert(engine:authorize(r))
   for _ = 1, 1000 do engine:authorize(r) end

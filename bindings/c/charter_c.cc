@@ -570,14 +570,22 @@ void charter_eval_context_free(charter_eval_context* context) { Free(context, kC
 charter_status charter_authorize(const charter_engine* engine, const charter_entities* entities,
                                  const charter_request* request, charter_eval_context* context,
                                  charter_error** error) {
+  // The common case first: every handle live, checked inline (the slow
+  // path below says which one is not).
+  if (Live(engine, kEngineTag) && Live(request, kRequestTag) && Live(context, kContextTag) &&
+      (entities == nullptr || Live(entities, kEntitiesTag))) [[likely]] {
+    return Guard(error, [&]() -> charter_status {
+      engine->value.Authorize(request->value, entities != nullptr ? entities->value.store : EmptyEntities(),
+                              &context->value);
+      return CHARTER_OK;
+    });
+  }
   return Guard(error, [&]() -> charter_status {
     CHARTER_CHECK_HANDLE(engine, kEngineTag, "charter_engine");
     CHARTER_CHECK_HANDLE(request, kRequestTag, "charter_request");
     CHARTER_CHECK_HANDLE(context, kContextTag, "charter_eval_context");
-    if (entities != nullptr) CHARTER_CHECK_HANDLE(entities, kEntitiesTag, "charter_entities");
-    engine->value.Authorize(request->value, entities != nullptr ? entities->value.store : EmptyEntities(),
-                            &context->value);
-    return CHARTER_OK;
+    CHARTER_CHECK_HANDLE(entities, kEntitiesTag, "charter_entities");
+    return Fail(error, CHARTER_ERROR_INTERNAL, "a handle check disagreed with itself");
   });
 }
 

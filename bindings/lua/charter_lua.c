@@ -465,6 +465,21 @@ static void add_id_text(lua_State* L, Buf* b, Where* w, int t, const char* key) 
   lua_pop(L, 1);
 }
 
+/* Appends the string field `key` of the table at `t` as it is (or raises). */
+static void add_raw_field(lua_State* L, Buf* b, Where* w, int t, const char* key) {
+  lua_getfield(L, t, key);
+  w->path[w->depth++] = key;
+  if (lua_type(L, -1) != LUA_TSTRING) {
+    lua_pushfstring(L, "expected a string, got %s", luaL_typename(L, -1));
+    where_error(L, w, lua_tostring(L, -1));
+  }
+  size_t n = 0;
+  const char* s = lua_tolstring(L, -1, &n);
+  buf_add(L, b, s, n);
+  w->depth--;
+  lua_pop(L, 1);
+}
+
 /* An entity reference, appended as Cedar's text form `Type::"id"`: a string
  * is taken as it is, a table {type = ..., id = ...} is written out. */
 static void add_uid_text(lua_State* L, Buf* b, Where* w, int index) {
@@ -534,14 +549,33 @@ static int engine_authorize(lua_State* L) {
   lua_pop(L, 1);
 
   static const char* const names[3] = {"principal", "action", "resource"};
+  /* When all three references are tables, their types and ids go to the
+   * C API as they are (nothing to escape, nothing to parse back); else each
+   * is written in Cedar's text form. */
+  int all_tables = 1;
+  for (int i = 0; i < 3; i++) {
+    lua_getfield(L, 2, names[i]);
+    if (lua_type(L, -1) != LUA_TTABLE) all_tables = 0;
+    lua_pop(L, 1);
+  }
+  size_t id_offset[3] = {0, 0, 0}, id_length[3] = {0, 0, 0};
   for (int i = 0; i < 3; i++) {
     offset[i] = b->len;
     lua_getfield(L, 2, names[i]);
     w.path[0] = names[i];
     w.depth = 1;
     if (lua_isnil(L, -1)) where_error(L, &w, "missing");
-    add_uid_text(L, b, &w, lua_gettop(L));
-    length[i] = b->len - offset[i];
+    if (all_tables) {
+      int t = lua_gettop(L);
+      add_raw_field(L, b, &w, t, "type");
+      length[i] = b->len - offset[i];
+      id_offset[i] = b->len;
+      add_raw_field(L, b, &w, t, "id");
+      id_length[i] = b->len - id_offset[i];
+    } else {
+      add_uid_text(L, b, &w, lua_gettop(L));
+      length[i] = b->len - offset[i];
+    }
     lua_pop(L, 1);
   }
   w.depth = 0;
@@ -556,10 +590,22 @@ static int engine_authorize(lua_State* L) {
   charter_request* request = NULL;
   charter_error* error = NULL;
   const char* data = b->data;
-  if (charter_request_new(data + offset[0], length[0], data + offset[1], length[1], data + offset[2], length[2],
-                          context_length ? data : NULL, context_length, &request, &error) != CHARTER_OK) {
-    return push_failure(L, error);
+  charter_status made;
+  if (all_tables) {
+    charter_uid uids[3];
+    for (int i = 0; i < 3; i++) {
+      uids[i].type = data + offset[i];
+      uids[i].type_length = length[i];
+      uids[i].id = data + id_offset[i];
+      uids[i].id_length = id_length[i];
+    }
+    made = charter_request_new_uids(&uids[0], &uids[1], &uids[2], context_length ? data : NULL, context_length,
+                                    &request, &error);
+  } else {
+    made = charter_request_new(data + offset[0], length[0], data + offset[1], length[1], data + offset[2],
+                               length[2], context_length ? data : NULL, context_length, &request, &error);
   }
+  if (made != CHARTER_OK) return push_failure(L, error);
   charter_status status = charter_authorize(box->engine, entities, request, box->context, &error);
   charter_request_free(request);
   if (status != CHARTER_OK) return push_failure(L, error);

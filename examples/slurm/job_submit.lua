@@ -36,6 +36,8 @@ local config = {
 }
 
 local NO_VAL = 0xfffffffe    -- Slurm's "not set" for 32-bit fields
+local SUBMIT = { type = "Governance::Action", id = "submitTask" }
+local SLURM_JOB = { type = "Governance::Task", id = "slurm-job" }
 local NO_VAL64 = 0xfffffffffffffffe
 
 -- ---- loading, once ----------------------------------------------------------------
@@ -249,9 +251,10 @@ local function decide(job, what)
       return refuse("the job could not be described to the policy: " .. err)
     end
     local ok, decision = pcall(state.engine.authorize, state.engine, {
+      -- All three as tables: the module hands them over without parsing.
       principal = { type = "Governance::Member", id = d.user },
-      action = 'Governance::Action::"submitTask"',
-      resource = 'Governance::Task::"slurm-job"',
+      action = SUBMIT,
+      resource = SLURM_JOB,
       context = context,
       entities = entities,
     })
