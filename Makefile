@@ -8,7 +8,7 @@
 #   make bench      Release build of the benchmarks, and run them
 #   make bench-python  Release build of the Python module, and its benchmark
 #   make bench-peer cedar-wasm and `charter bench` on the same workloads (bench/peer/)
-#   make bench-bindings  the C API, Go, Lua and job_submit.lua per decision
+#   make bench-bindings  the C API, Go, Lua, Python and job_submit.lua per decision
 #   make bench-slurm     sbatch throughput with and without job_submit.lua
 #   make consumer-shared the library built shared (BUILD_SHARED_LIBS=ON), installed, linked
 #   make perf-report  every target of issue 5 measured, as a table (bench/perf/)
@@ -131,6 +131,7 @@ bench-bindings: build
 	  GOCACHE=$(abspath $(BUILD_DIR))/tests/go/cache GOPATH=$(abspath $(BUILD_DIR))/tests/go/path \
 	  GOPROXY=off GOFLAGS=-mod=mod go test -run '^$$' -bench . -benchtime 200000x
 	for v in 5.1 5.4; do LUA_CPATH="$(BUILD_DIR)/bindings/lua/$$v/?.so" lua$$v bench/lua/authorize_bench.lua . 200000; done
+	PYTHONPATH=$(abspath $(BUILD_DIR))/bindings/python $(PYTHON) bench/python/bench.py $(PY_BENCH_ARGS)
 	$(BUILD_DIR)/cli/charter build --policies examples/governance/policies.cedar \
 	  --schema stdlib/governance.cedarschema -o $(BUILD_DIR)/governance.bundle
 	CHARTER_SLURM_BUNDLE=$(BUILD_DIR)/governance.bundle CHARTER_SLURM_ENTITIES=examples/governance/entities.json \

@@ -2,7 +2,10 @@
 loaded once: the governance example's requests (examples/governance),
 decided by
 
-  plain     engine.authorize(principal, action, resource, context, entities)
+  plain     engine.authorize(principal, action, resource, context, entities), each
+            request of requests.json in turn; and one request over and over, as
+            docs/performance.md measures Go and Lua (alice views
+            vision-train-17, no context; alice submits it, a datetime context)
   prepared  engine.authorize_request(request, entities), requests prepared once
   batch     engine.authorize_batch(requests, entities), the requests as the
             dicts of requests.json, and as prepared requests
@@ -63,7 +66,8 @@ def main():
     parser.add_argument("--dir", default=str(ROOT / "examples" / "governance"),
                         help="policies.cedar, entities.json and requests.json (default: the governance example)")
     parser.add_argument("--schema", default=str(ROOT / "stdlib" / "governance.cedarschema"))
-    parser.add_argument("--only", choices=["plain", "prepared", "batch-dicts", "batch-prepared"],
+    parser.add_argument("--only", choices=["plain", "prepared", "batch-dicts", "batch-prepared", "plain-view",
+                                           "plain-datetime"],
                         help="run only this call, --passes times over the requests, untimed: for counting "
                              "instructions with callgrind (run it with two pass counts and subtract)")
     parser.add_argument("--passes", type=int, default=100)
@@ -97,8 +101,23 @@ def main():
     batch_dicts = requests * 32
     batch_prepared = prepared * 32
 
+    # One request over and over, as docs/performance.md measures Go and Lua:
+    # alice views vision-train-17 (no context), and submits it (a datetime).
+    view = ('Governance::Member::"alice"', 'Governance::Action::"viewTask"', 'Governance::Task::"vision-train-17"')
+    submit = ('Governance::Member::"alice"', 'Governance::Action::"submitTask"',
+              'Governance::Task::"vision-train-17"')
+    now = {"now": {"__extn": {"fn": "datetime", "arg": "2025-11-03T09:00:00Z"}}}
+
+    def one_view():
+        for _ in range(n):
+            authorize(*view, None, entities)
+
+    def one_submit():
+        for _ in range(n):
+            authorize(*submit, now, entities)
+
     if args.only:
-        run = {"plain": plain, "prepared": prepared_calls,
+        run = {"plain": plain, "prepared": prepared_calls, "plain-view": one_view, "plain-datetime": one_submit,
                "batch-dicts": lambda: engine.authorize_batch(requests, entities),
                "batch-prepared": lambda: engine.authorize_batch(prepared, entities)}[args.only]
         for _ in range(args.passes):
@@ -107,6 +126,8 @@ def main():
 
     figures = [
         ("plain", measure(args.seconds, plain, n)),
+        ("plain, alice views", measure(args.seconds, one_view, n)),
+        ("plain, a datetime", measure(args.seconds, one_submit, n)),
         ("prepared", measure(args.seconds, prepared_calls, n)),
         ("batch (dicts)", measure(args.seconds, lambda: engine.authorize_batch(batch_dicts, entities),
                                   len(batch_dicts))),
@@ -115,9 +136,9 @@ def main():
     ]
     print(f"charter {charter.version()}, {len(engine)} policies ({'untyped' if args.untyped else 'typed'}), "
           f"{len(entities)} entities, {n} requests ({base})")
-    print(f"{'':18} {'wall':>8} {'cpu':>8}  ns/decision")
+    print(f"{'':20} {'wall':>8} {'cpu':>8}  ns/decision")
     for name, (wall, cpu) in figures:
-        print(f"{name:18} {wall:8.0f} {cpu:8.0f}")
+        print(f"{name:20} {wall:8.0f} {cpu:8.0f}")
 
 
 if __name__ == "__main__":
