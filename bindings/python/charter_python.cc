@@ -1033,7 +1033,7 @@ void DefineDeciding(py::class_<T>& cls, StateOf state_of) {
           },
           py::arg("requests"), py::arg("entities") = py::none(),
           "authorize_batch(requests, entities=None) -> list[Decision]\n\n"
-          "Decides many requests at once, releasing the GIL once for all of them; returns a list of\n"
+          "Decides many requests at once, releasing the GIL once for each 64; returns a list of\n"
           "Decision in their order. Each request is a charter.Request, a dict with 'principal',\n"
           "'action', 'resource' and optionally 'context' (an object of a requests.json file), or a\n"
           "tuple (principal, action, resource[, context]).")
