@@ -26,6 +26,28 @@ TEST(SnippetTest, OneLine) {
   EXPECT_EQ(width, 1u);
 }
 
+// A line longer than 160 columns is shown as a window of 160 from 40
+// columns before the span, cut with `…` (issue 15: a 960 KB one-line file
+// with 100 errors wrote 96 MB).
+TEST(SnippetTest, ALongLineIsShownAsAWindow) {
+  std::string text = std::string(1000, 'a') + "XY" + std::string(1000, 'b');
+  SourceFile source("p.cedar", text);
+  std::string out = Render(source, Span{1000, 1002}, {});
+  std::string shown = "…" + std::string(40, 'a') + "XY" + std::string(118, 'b') + "…";
+  EXPECT_EQ(out, "  |\n"
+                 "1 | " + shown + "\n"
+                 "  | " + std::string(41, ' ') + "^^\n");
+  // At the start of the line, nothing is cut before it.
+  out = Render(source, Span{2, 3}, {});
+  EXPECT_EQ(out, "  |\n"
+                 "1 | " + std::string(160, 'a') + "…\n"
+                 "  |   ^\n");
+  // A span that runs past the window is underlined to the window's end.
+  out = Render(source, Span{1000, 1900}, {});
+  EXPECT_NE(out.find(std::string(41, ' ') + std::string(120, '^') + "\n"), std::string::npos) << out;
+  EXPECT_LT(out.size(), 400u);
+}
+
 TEST(SnippetTest, AnEmptySpanIsOneColumn) {
   SourceFile source("p.cedar", "permit(principal, action, resource)");
   EXPECT_EQ(Render(source, Span{35, 35}, {}),

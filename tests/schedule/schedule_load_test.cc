@@ -140,6 +140,17 @@ TEST(ScheduleLoad, EachErrorNamesTheObject) {
   EXPECT_EQ(Bad(R"("count": 1)", R"("count": -2)"), "s.json:3:90: the count of pod set `m` of pending workload `w` is negative");
   EXPECT_EQ(Bad(R"("requests": {"cpu": 1})", R"("requests": {"cpu": "-500m"})"),
             "s.json:3:113: the `cpu` request of pod set `m` of pending workload `w` is negative (-500m)");
+  // Quantities beyond 64 bits together (issue 15: a count of 10^18
+  // saturated silently and the cycle then misjudged preemption).
+  {
+    std::string got = Bad(R"("count": 1)", R"("count": 1000000000000000000)");
+    EXPECT_NE(got.find("pod set `m` of pending workload `w` asks for 1000000000000000000 pods of 1 `cpu` each: "
+                       "more than 2^63-1 in all"), std::string::npos) << got;
+    EXPECT_EQ(got.rfind("s.json:3:", 0), 0u) << got;
+  }
+  EXPECT_NE(Bad(R"("nominal": 8)", R"("nominal": 8, "borrowing_limit": 9223372036854775)")
+                .find("the nominal quota and the borrowing limit add up to more than 2^63-1"),
+            std::string::npos);
   // Limits: a lending limit above the nominal quota, and limits where
   // Kueue allows none.
   EXPECT_EQ(Bad(R"({"nominal": 8})", R"({"nominal": 8, "lending_limit": 9})"),

@@ -9,6 +9,7 @@
 #include "bytecode/opcodes.h"
 #include "charter/charter.h"
 #include "flatbuffers/flatbuffers.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace charter::internal {
@@ -85,6 +86,18 @@ TEST(Verifier, AcceptsCompiledBundles) {
   absl::StatusOr<const fb::Bundle*> r = VerifyBundle(bytes, {});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ((*r)->policies()->size(), 2u);
+}
+
+// Bytes after the bundle's end (issue 15: 4 KB of garbage appended still
+// verified) are refused, however few; the bundle itself still verifies.
+TEST(Verifier, RejectsBytesAfterTheBundle) {
+  std::string bytes = CompileText(kPolicies);
+  for (size_t extra : {size_t{4}, size_t{8}, size_t{4096}}) {
+    std::string longer = bytes + std::string(extra, '\x5a');
+    EXPECT_EQ(Reject(longer), absl::StrCat("invalid bundle: ", extra, " bytes after the end of the bundle (",
+                                           bytes.size(), " bytes)"));
+  }
+  EXPECT_TRUE(VerifyBundle(bytes, {}).ok());
 }
 
 // FlatBuffers' own Verifier checks a vector's length prefix for alignment,

@@ -69,6 +69,27 @@ std::string Header(const SourceFile& source, const Diagnostic& d, bool with_code
 
 namespace internal {
 
+namespace {
+
+// Lines longer than this (in Unicode scalars) are shown as a window of this
+// many, starting this many before the span.
+constexpr uint32_t kMaxShownColumns = 160;
+constexpr uint32_t kColumnsBeforeSpan = 40;
+
+// The byte offset of 1-based column `column` (in scalars) of `line`; its
+// size for a column past the end.
+size_t ByteOfColumn(std::string_view line, uint32_t column) {
+  uint32_t col = 1;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) == 0x80) continue;
+    if (col == column) return i;
+    ++col;
+  }
+  return line.size();
+}
+
+}  // namespace
+
 size_t AppendSnippet(std::string* out, const SourceFile& source, Span span,
                      const SnippetStyle& style) {
   const char* gutter = style.gutter;
@@ -100,10 +121,21 @@ size_t AppendSnippet(std::string* out, const SourceFile& source, Span span,
                               0, std::min(line.find_first_not_of(" \t"), line.size())))) + 1;
     uint32_t to = n == end.line ? end.column : line_len + 1;
     if (to <= from) to = from + 1;
+    // A long line is shown as a window of it, from a little before the
+    // span: columns [first, last), with `…` where it is cut, so that a
+    // diagnostic on a huge one-line file stays a few lines long.
+    uint32_t first = 1, last = line_len + 1;
+    if (line_len > kMaxShownColumns) {
+      first = from > kColumnsBeforeSpan ? from - kColumnsBeforeSpan : 1;
+      last = std::min(line_len + 1, first + kMaxShownColumns);
+    }
+    size_t first_byte = ByteOfColumn(line, first), last_byte = ByteOfColumn(line, last);
+    std::string shown = Cat(first > 1 ? "…" : "", line.substr(first_byte, last_byte - first_byte),
+                            last <= line_len ? "…" : "");
     // Keep tabs so that the underline lines up with the source line.
-    std::string lead;
-    uint32_t col = 1;
-    for (char c : line) {
+    std::string lead(first > 1 ? 1 : 0, ' ');
+    uint32_t col = first;
+    for (char c : line.substr(first_byte)) {
       if (col >= from) break;
       if ((static_cast<unsigned char>(c) & 0xC0) == 0x80) continue;
       lead.push_back(c == '\t' ? '\t' : ' ');
@@ -112,9 +144,9 @@ size_t AppendSnippet(std::string* out, const SourceFile& source, Span span,
     while (col < from) lead.push_back(' '), ++col;
     std::string number = Cat(n);
     number.resize(pad.size(), ' ');
-    CatAppend(out, gutter, number, " |", reset, " ", line, "\n");
+    CatAppend(out, gutter, number, " |", reset, " ", shown, "\n");
     bar();
-    CatAppend(out, " ", lead, style.mark, std::string(to - from, '^'));
+    CatAppend(out, " ", lead, style.mark, std::string(std::min(to, std::max(last, from + 1)) - from, '^'));
     if (n == last_line && style.label.has_value()) CatAppend(out, " ", *style.label);
     CatAppend(out, reset, "\n");
   }

@@ -196,6 +196,10 @@ class Loader {
   const LoadOptions& options_;
   const internal::schedule::SourceMap* map_;
   State state_;
+  // Per resource, what the workloads read so far ask for in all, and the
+  // nominal quotas read so far in all.
+  std::vector<int64_t> requested_;
+  std::vector<int64_t> quota_total_;
   absl::flat_hash_map<std::string, int> flavors_, resources_, cohorts_, queues_, classes_,
       workloads_;
 };
@@ -479,6 +483,18 @@ absl::Status Loader::LoadResourceGroups(const json::Value& owner, std::string_vi
         } else {
           ASSIGN_OR_RETURN(rq.nominal, ParseQuantity(qv, r, Cat("the nominal ", rwhat.substr(4))));
         }
+        // The quota tree adds quotas up exactly: they must fit in 64 bits
+        // together, and a nominal quota with its borrowing limit.
+        int64_t reach = 0;
+        if (rq.borrowing_limit.has_value() && __builtin_add_overflow(rq.nominal, *rq.borrowing_limit, &reach)) {
+          return Fail(codes::CH0704, qv.offset(), Cat(rwhat, ": the nominal quota and the borrowing limit add up to "
+                                                      "more than 2^63-1"));
+        }
+        if (static_cast<size_t>(r) >= quota_total_.size()) quota_total_.resize(r + 1, 0);
+        if (__builtin_add_overflow(quota_total_[r], rq.nominal, &quota_total_[r])) {
+          return Fail(codes::CH0704, qv.offset(), Cat("with ", rwhat, ", the nominal quotas of `", rname,
+                                                      "` add up to more than 2^63-1"));
+        }
         fq.resources.push_back(rq);
       }
       for (int r : group.covered_resources) {
@@ -728,6 +744,21 @@ absl::Status Loader::LoadWorkloads(const json::Value* v, bool admitted) {
           }
           ASSIGN_OR_RETURN(rq.per_pod, ParseQuantity(req->member(r), rq.resource,
                                                      Cat("the `", req->key(r), "` request of ", swhat)));
+          // A cycle adds usages up exactly: a pod set's total, and every
+          // workload's together, must fit in 64 bits.
+          int64_t total = 0;
+          if (__builtin_mul_overflow(set.count, rq.per_pod, &total)) {
+            return Fail(codes::CH0704, req->member(r).offset(),
+                        Cat(swhat, " asks for ", set.count, " pods of ",
+                            internal::schedule::FormatQuantity(rq.per_pod, IsMilli(rq.resource)), " `", req->key(r),
+                            "` each: more than 2^63-1 in all"));
+          }
+          if (static_cast<size_t>(rq.resource) >= requested_.size()) requested_.resize(rq.resource + 1, 0);
+          if (__builtin_add_overflow(requested_[rq.resource], total, &requested_[rq.resource])) {
+            return Fail(codes::CH0704, req->member(r).offset(),
+                        Cat("with ", swhat, ", the workloads ask for more than 2^63-1 of `", req->key(r),
+                            "` together"));
+          }
           set.requests.push_back(rq);
         }
       }

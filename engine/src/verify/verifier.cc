@@ -1,6 +1,12 @@
 // Verifies untrusted bundles: structure first (FlatBuffers), then meaning
 // (known opcodes, operands in range, forward jumps on instruction
 // boundaries, a terminator at the end, unique policy ids, valid UTF-8).
+//
+// The FlatBuffers Verifier tracks the furthest byte it verified, so that a
+// buffer with bytes after the bundle's end is refused. INVARIANT: this file
+// is the only user of flatbuffers::Verifier in the engine (its inline
+// members differ with the macro; the class's layout does not).
+#define FLATBUFFERS_TRACK_VERIFIER_BUFFER_SIZE 1
 #include "verify/verifier.h"
 
 #include <cstdint>
@@ -183,6 +189,11 @@ absl::StatusOr<const fb::Bundle*> VerifyBundle(std::string_view bytes, const Ver
   vo.check_nested_flatbuffers = true;
   flatbuffers::Verifier verifier(data, bytes.size(), vo);
   if (!fb::VerifyBundleBuffer(verifier)) return Bad("corrupt structure");
+  // The furthest byte any table, vector or string of the bundle reaches
+  // (rounded up to 4): anything after it is not the bundle's.
+  if (size_t end = verifier.GetComputedSize(); end < bytes.size()) {
+    return Bad(Cat(bytes.size() - end, " bytes after the end of the bundle (", end, " bytes)"));
+  }
   const fb::Bundle* b = fb::GetBundle(data);
   if (!ElementsAligned(b->longs())) return Bad("long constants are not 8-byte aligned");
   if (b->format_version() != kFormatVersion) {
