@@ -6,8 +6,9 @@
 #   make sanitize   ASan+UBSan build in its own directory, and its tests
 #   make tsan       ThreadSanitizer build of the engine-swap test, and run it
 #   make bench      Release build of the benchmarks, and run them
+#   make bench-python  Release build of the Python module, and its benchmark
 #   make bench-peer cedar-wasm and `charter bench` on the same workloads (bench/peer/)
-#   make bench-bindings  the C API, Go, Lua and job_submit.lua per decision
+#   make bench-bindings  the C API, Go, Lua, Python and job_submit.lua per decision
 #   make bench-slurm     sbatch throughput with and without job_submit.lua
 #   make consumer-shared the library built shared (BUILD_SHARED_LIBS=ON), installed, linked
 #   make perf-report  every target of issue 5 measured, as a table (bench/perf/)
@@ -98,6 +99,21 @@ bench: deps
 	  echo "== $$b"; "$$b" $(BENCH_ARGS); \
 	done
 
+# The Python binding's benchmark (bench/python/bench.py): ns per decision
+# of the plain, prepared and batch calls, the module built in the Release
+# directory of `make bench`. PYTHON is the interpreter it is built for;
+# PY_BENCH_ARGS go to bench.py (e.g. PY_BENCH_ARGS='--seconds 5').
+PYTHON        ?= /usr/bin/python3
+PY_BENCH_ARGS ?=
+
+.PHONY: bench-python
+bench-python: deps
+	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
+	  -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF \
+	  -DCHARTER_BUILD_PYTHON=ON -DPython3_EXECUTABLE=$(PYTHON))
+	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_python
+	PYTHONPATH=$(abspath $(BENCH_DIR))/bindings/python $(PYTHON) bench/python/bench.py $(PY_BENCH_ARGS)
+
 # The peer benchmark (bench/peer/peer.js) in the Release directory of `make
 # bench`: for each of PEER_SETS (`governance` is examples/governance, a number
 # is a generated set of that many policies over 10,000 entities), cedar-wasm
@@ -115,6 +131,7 @@ bench-bindings: build
 	  GOCACHE=$(abspath $(BUILD_DIR))/tests/go/cache GOPATH=$(abspath $(BUILD_DIR))/tests/go/path \
 	  GOPROXY=off GOFLAGS=-mod=mod go test -run '^$$' -bench . -benchtime 200000x
 	for v in 5.1 5.4; do LUA_CPATH="$(BUILD_DIR)/bindings/lua/$$v/?.so" lua$$v bench/lua/authorize_bench.lua . 200000; done
+	PYTHONPATH=$(abspath $(BUILD_DIR))/bindings/python $(PYTHON) bench/python/bench.py $(PY_BENCH_ARGS)
 	$(BUILD_DIR)/cli/charter build --policies examples/governance/policies.cedar \
 	  --schema stdlib/governance.cedarschema -o $(BUILD_DIR)/governance.bundle
 	CHARTER_SLURM_BUNDLE=$(BUILD_DIR)/governance.bundle CHARTER_SLURM_ENTITIES=examples/governance/entities.json \
