@@ -38,7 +38,7 @@ for d in docs:
           and isinstance(d.get("metadata", {}).get("name"), str),
           f"{d.get('kind')} has apiVersion, kind and metadata.name")
     by_kind[d["kind"]] = d
-known = {"ConfigMap": "v1", "Deployment": "apps/v1", "PodDisruptionBudget": "policy/v1",
+known = {"Deployment": "apps/v1", "PodDisruptionBudget": "policy/v1",
          "Service": "v1", "ValidatingWebhookConfiguration": "admissionregistration.k8s.io/v1"}
 for kind, version in known.items():
     check(kind in by_kind and by_kind[kind]["apiVersion"] == version, f"a {kind} of {version}")
@@ -77,7 +77,10 @@ check(pod["terminationGracePeriodSeconds"] >= 10, "pods have time to drain on SI
 mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
 volumes = {v["name"]: v for v in pod["volumes"]}
 check(set(mounts.values()) <= set(volumes), "every volume mounted is declared")
-configmap = by_kind["ConfigMap"]
+# The ConfigMaps are made from files (README.md, "Deploying"): a key is the
+# file's name.
+from_files = {"charter-bundle": {"webhook.bundle"},
+              "charter-config": {"entities.json", "config.json", "kubernetes.cedarschema"}}
 for flag in ("--bundle", "--entities", "--schema", "--config", "--tls-cert", "--tls-key"):
     path = args.get(flag)
     if path is None:
@@ -85,8 +88,12 @@ for flag in ("--bundle", "--entities", "--schema", "--config", "--tls-cert", "--
     directory, name = os.path.split(path)
     volume = volumes.get(mounts.get(directory, ""), {})
     check(bool(volume), f"{flag} {path} is in a mounted volume")
-    if volume.get("configMap", {}).get("name") == configmap["metadata"]["name"]:
-        check(name in configmap["data"], f"the ConfigMap {configmap['metadata']['name']} holds {name}")
+    if "configMap" in volume:
+        cm = volume["configMap"]["name"]
+        check(name in from_files.get(cm, set()), f"the ConfigMap {cm} holds {name}")
+    else:
+        check(volume.get("secret", {}).get("secretName") == "charter-tls" and name in ("tls.crt", "tls.key"),
+              f"{path} is in the TLS Secret")
 
 pdb = by_kind["PodDisruptionBudget"]
 check(pdb["spec"]["selector"]["matchLabels"].items() <= labels.items(), "the PodDisruptionBudget selects the pods")
