@@ -4,6 +4,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -92,6 +93,48 @@ void CollectRefs(const JsonValue& v, int depth, std::vector<std::pair<std::strin
   }
 }
 
+// `v` as compact JSON with every entity reference inside it written as
+// {"__entity": ...}, as a reader without a schema needs them.
+void AppendExplicit(std::string* out, std::string_view text, const JsonValue& v, int depth) {
+  if (auto uid = AsUid(v); uid && depth > 0) {
+    CatAppend(out, EntityValueJson(uid->first, uid->second));
+  } else if (v.is_object()) {
+    out->push_back('{');
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i) out->push_back(',');
+      AppendQuoted(out, v.key(i));
+      out->push_back(':');
+      AppendExplicit(out, text, v.member(i), depth + 1);
+    }
+    out->push_back('}');
+  } else if (v.is_array()) {
+    out->push_back('[');
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i) out->push_back(',');
+      AppendExplicit(out, text, v.at(i), depth + 1);
+    }
+    out->push_back(']');
+  } else {
+    AppendCompact(out, text, v);
+  }
+}
+
+std::string SortedJoin(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  std::string out;
+  for (const std::string& s : v) CatAppend(&out, s, ",");
+  return out;
+}
+
+bool SameEntity(const std::optional<EntityInfo>& a, const std::optional<EntityInfo>& b) {
+  if (!a || !b) return a.has_value() == b.has_value();
+  if (a->attrs != b->attrs || a->tags != b->tags || a->parents.size() != b->parents.size()) return false;
+  std::vector<std::string> pa, pb;
+  for (const EntityUid& u : a->parents) pa.push_back(u.ToString());
+  for (const EntityUid& u : b->parents) pb.push_back(u.ToString());
+  return SortedJoin(pa) == SortedJoin(pb);
+}
+
 bool IsActionType(std::string_view type) {
   return type == "Action" || (type.size() > 8 && type.substr(type.size() - 8) == "::Action");
 }
@@ -137,20 +180,22 @@ absl::StatusOr<std::shared_ptr<const PolicyState>> PolicyState::Load(const Polic
   std::shared_ptr<PolicyState> state(new PolicyState(*std::move(engine)));
   state->schema_ = std::move(schema);
   state->bundle_hash_ = std::move(hash);
-  if (!files.entities.empty()) {
-    EntitiesOptions options;
+  EntitiesOptions options;
+  if (files.entities.empty()) {
+    state->entities_text_ = "[]";
+  } else {
     absl::StatusOr<std::string> text = ReadWhole(files.entities, options.max_input_bytes);
     if (!text.ok()) return text.status();
     state->entities_text_ = *std::move(text);
-    absl::StatusOr<Entities> entities =
-        state->schema_ ? Entities::FromJson(state->entities_text_, *state->schema_, files.entities, options)
-                       : Entities::FromJson(state->entities_text_, files.entities, options);
-    if (!entities.ok()) return entities.status();
-    state->entities_ = *std::move(entities);
-    if (absl::Status s = state->Index(); !s.ok()) {
-      return absl::InvalidArgumentError(Cat(files.entities, ": ", S(s.message())));
-    }
   }
+  std::string name = files.entities.empty() ? "(no entities)" : files.entities;
+  absl::StatusOr<Entities> entities =
+      state->schema_ ? Entities::FromJson(state->entities_text_, *state->schema_, name, options)
+                     : Entities::FromJson(state->entities_text_, name, options);
+  if (!entities.ok()) return entities.status();
+  state->entities_ = *std::move(entities);
+  if (absl::Status s = state->Index(); !s.ok()) return absl::InvalidArgumentError(Cat(name, ": ", S(s.message())));
+  state->PrepareUntypedJoin();
   state->loaded_at_ = std::chrono::system_clock::now();
   return std::shared_ptr<const PolicyState>(std::move(state));
 }
@@ -168,7 +213,8 @@ absl::Status PolicyState::Index() {
     if (uid_value) uid = AsUid(*uid_value);
     if (!uid) return absl::InvalidArgumentError(Cat("entity ", i, " has no uid the server can read"));
     size_t begin = e.offset();
-    nodes_.push_back({std::string_view(entities_text_).substr(begin, JsonValueEnd(entities_text_, begin) - begin), {}});
+    nodes_.push_back({std::string_view(entities_text_).substr(begin, JsonValueEnd(entities_text_, begin) - begin),
+                      uid->first, {}});
     by_uid_.emplace(Key(uid->first, uid->second), i);
     if (IsActionType(uid->first)) actions_.push_back(i);
     for (std::string_view member : {"parents", "attrs", "tags"}) {
@@ -184,9 +230,89 @@ absl::Status PolicyState::Index() {
   return absl::OkStatus();
 }
 
+void PolicyState::PrepareUntypedJoin() {
+  if (!schema_) return;
+  // The schema must declare the types the mapping writes with exactly the
+  // attributes it writes (stdlib/kubernetes.cedarschema does).
+  const std::vector<std::pair<std::string, std::string>> shapes = {
+      {"Kubernetes::User", "name,uid,"},
+      {"Kubernetes::ServiceAccount", "name,namespace,uid,"},
+      {"Kubernetes::Resource", "apiGroup,name,namespace,ns,resource,subresource,"},
+      {"Kubernetes::NonResourceURL", "path,"},
+      {"Kubernetes::Pod", "apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
+      {"Kubernetes::Job", "apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
+      {"Kubernetes::PyTorchJob", "apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
+      {"Kubernetes::Workload", "apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
+      {"Kubernetes::Object", "apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
+  };
+  for (const auto& [type, attrs] : shapes) {
+    if (SortedJoin(schema_->Attributes(type)) != attrs) return;
+  }
+  absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(entities_text_);
+  if (!doc.ok()) return;
+  // The configured entities with explicit references, and the schema's
+  // actions with their groups (as the typed store holds them).
+  std::vector<std::string> explicit_json(nodes_.size());
+  std::string all = "[";
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    AppendExplicit(&explicit_json[i], entities_text_, doc->root().at(i), 0);
+    if (!IsActionType(nodes_[i].type)) CatAppend(&all, all.size() > 1 ? "," : "", explicit_json[i]);
+  }
+  // Each action's entity JSON, and for each the JSON of it and its
+  // ancestors: all a review needs (actions have no attributes, so a policy
+  // reaches other actions only through `in`).
+  absl::flat_hash_map<std::string, std::string> one;
+  absl::flat_hash_map<std::string, std::vector<EntityUid>> parents_of;
+  std::string actions;
+  for (const EntityUid& action : schema_->Actions()) {
+    std::optional<EntityInfo> info = entities_.Find(action);
+    std::string parents;
+    if (info) {
+      for (const EntityUid& p : info->parents) CatAppend(&parents, parents.empty() ? "" : ",", UidJson(p.type, p.id));
+      parents_of[Key(action.type, action.id)] = info->parents;
+    }
+    std::string json = Cat(",{\"uid\":", UidJson(action.type, action.id), ",\"attrs\":{},\"parents\":[", parents, "]}");
+    actions += json;
+    one[Key(action.type, action.id)] = std::move(json);
+  }
+  absl::flat_hash_map<std::string, std::string> with_ancestors;
+  for (const EntityUid& action : schema_->Actions()) {
+    std::string json;
+    std::vector<std::string> stack = {Key(action.type, action.id)};
+    absl::flat_hash_map<std::string, bool> seen;
+    while (!stack.empty()) {
+      std::string k = std::move(stack.back());
+      stack.pop_back();
+      if (seen[k]) continue;
+      seen[k] = true;
+      if (auto it = one.find(k); it != one.end()) json += it->second;
+      for (const EntityUid& p : parents_of[k]) stack.push_back(Key(p.type, p.id));
+    }
+    with_ancestors[Key(action.type, action.id)] = std::move(json);
+  }
+  all += actions;
+  if (all.size() > 1 && all[1] == ',') all.erase(1, 1);
+  all += "]";
+  // Read without the schema, the configured entities must be exactly what
+  // the schema made of them; else every review is read with the schema.
+  absl::StatusOr<Entities> untyped = Entities::FromJson(all, "entities");
+  if (!untyped.ok()) return;
+  for (const EntityUid& uid : entities_.KnownUids()) {
+    if (!SameEntity(entities_.Find(uid), untyped->Find(uid))) return;
+  }
+  if (entities_.KnownUids().size() != untyped->KnownUids().size()) return;
+  explicit_json_ = std::move(explicit_json);
+  action_json_ = std::move(with_ancestors);
+  untyped_join_ = true;
+}
+
 absl::StatusOr<Entities> PolicyState::EntitiesFor(const MappedReview& review) const {
   std::vector<bool> seen(nodes_.size(), false);
-  std::vector<size_t> stack(actions_.begin(), actions_.end());
+  std::vector<size_t> stack;
+  if (!untyped_join_) {
+    stack.assign(actions_.begin(), actions_.end());
+  }
+  // With the untyped join the schema's actions come from action_json_.
   for (size_t a : actions_) seen[a] = true;
   auto visit = [&](const EntityUid& uid) {
     auto it = by_uid_.find(Key(uid.type, uid.id));
@@ -201,10 +327,19 @@ absl::StatusOr<Entities> PolicyState::EntitiesFor(const MappedReview& review) co
   while (!stack.empty()) {
     size_t n = stack.back();
     stack.pop_back();
-    CatAppend(&json, ",", nodes_[n].json);
+    CatAppend(&json, ",", untyped_join_ ? std::string_view(explicit_json_[n]) : nodes_[n].json);
     for (size_t r : nodes_[n].refs) {
       if (!seen[r]) seen[r] = true, stack.push_back(r);
     }
+  }
+  if (untyped_join_) {
+    // An action the schema does not declare has no entry: the request is
+    // then refused by RequestFor, as the schema refuses it.
+    if (auto it = action_json_.find(Key(review.action.type, review.action.id)); it != action_json_.end()) {
+      json += it->second;
+    }
+    json += "]";
+    return Entities::FromJson(json, "review");
   }
   json += "]";
   return schema_ ? Entities::FromJson(json, *schema_, "review") : Entities::FromJson(json, "review");

@@ -38,6 +38,8 @@ class PolicyState {
   static absl::StatusOr<std::shared_ptr<const PolicyState>> Load(const PolicyFiles& files);
 
   const Engine& engine() const { return engine_; }
+  // Whether reviews' entities are read without the schema (PrepareUntypedJoin).
+  bool untyped_join() const { return untyped_join_; }
   // Every configured entity: what /v1/authorize decides against.
   const Entities& entities() const { return entities_; }
   const Schema* schema() const { return schema_ ? &*schema_ : nullptr; }
@@ -57,6 +59,13 @@ class PolicyState {
  private:
   PolicyState(Engine engine) : engine_(std::move(engine)) {}
   absl::Status Index();
+  // Decides whether reviews' entities may be read without the schema (the
+  // schema's cost, about 10 µs a review, is then paid once at load): when
+  // the schema declares the mapping's types with the mapping's attributes,
+  // and the configured entities, written with explicit references and with
+  // the schema's actions, read without the schema to the very store the
+  // schema made of them. The mapping writes its entities conforming.
+  void PrepareUntypedJoin();
 
   Engine engine_;
   Entities entities_;
@@ -69,11 +78,16 @@ class PolicyState {
   std::string entities_text_;
   struct Node {
     std::string_view json;
+    std::string type;
     std::vector<size_t> refs;
   };
   std::vector<Node> nodes_;
   absl::flat_hash_map<std::string, size_t> by_uid_;  // "type\0id" -> node
   std::vector<size_t> actions_;                       // nodes of action entities
+  bool untyped_join_ = false;
+  std::vector<std::string> explicit_json_;  // nodes_ with explicit references
+  // ",{action},{parent},..." for each of the schema's actions, by Key()
+  absl::flat_hash_map<std::string, std::string> action_json_;
 };
 
 }  // namespace charter::server

@@ -663,7 +663,11 @@ int Serve(const ServerOptions& options) {
   }
   std::string host = options.host.find(':') != std::string::npos ? Cat("[", options.host, "]") : options.host;
   Say(Cat("listening on https://", host, ":", port, " (bundle ", (*state)->bundle_hash(), ", ",
-                   (*state)->engine().policy_count(), " policies)"));
+          (*state)->engine().policy_count(), " policies",
+          (*state)->schema() == nullptr ? ""
+          : (*state)->untyped_join() ? "; reviews' entities checked against the schema at load"
+                                     : "; reviews' entities read with the schema",
+          ")"));
   std::thread listener([&http] { http.listen_after_bind(); });
 
   Watch watch = options.watch ? StartWatch(options) : Watch{};
