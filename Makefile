@@ -6,6 +6,7 @@
 #   make sanitize   ASan+UBSan build in its own directory, and its tests
 #   make tsan       ThreadSanitizer build of the engine-swap test, and run it
 #   make bench      Release build of the benchmarks, and run them
+#   make bench-serve  `charter serve`: a review in process, and wrk over loopback TLS (bench/serve/)
 #   make bench-peer cedar-wasm and `charter bench` on the same workloads (bench/peer/)
 #   make perf-report  every target of issue 5 measured, as a table (bench/perf/)
 #   make fuzz       clang build of the libFuzzer targets, each run FUZZ_SECONDS
@@ -65,7 +66,7 @@ define configure
 	$(CMAKE) -S . -B $(1) $(if $(wildcard $(1)/CMakeCache.txt),,-G "$(GENERATOR)") $(2) $(CMAKE_ARGS)
 endef
 
-.PHONY: all deps configure build test demo install bench sanitize tsan fuzz conformance clean distclean
+.PHONY: all deps configure build test demo install bench bench-serve sanitize tsan fuzz conformance clean distclean
 
 all: build
 
@@ -94,6 +95,16 @@ bench: deps
 	for b in $(BENCH_DIR)/bench/*_bench; do \
 	  echo "== $$b"; "$$b" $(BENCH_ARGS); \
 	done
+
+# The webhook (issue 18; docs/performance.md, "charter serve"): one review in
+# process, then wrk over loopback TLS at 1, 16 and 64 connections and under
+# reloads. DURATION=10 seconds a wrk run.
+bench-serve: deps
+	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
+	  -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF)
+	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_cli review_bench
+	$(BENCH_DIR)/server/review_bench $(BENCH_ARGS)
+	bench/serve/run.sh $(BENCH_DIR)/cli/charter
 
 # The peer benchmark (bench/peer/peer.js) in the Release directory of `make
 # bench`: for each of PEER_SETS (`governance` is examples/governance, a number
