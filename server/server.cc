@@ -320,7 +320,11 @@ class Server {
   void Reload(std::string_view why) {
     absl::StatusOr<std::shared_ptr<const PolicyState>> next = PolicyState::Load(options_.files);
     absl::Status certs = certificates_.Load(options_.tls_cert, options_.tls_key);
-    if (!certs.ok()) Say(Cat("reload (", S(why), "): certificates not replaced: ", OneLine(certs.message())));
+    if (!certs.ok()) {
+      // The handshakes keep the certificate they have; the failure counts.
+      metrics_.reload_failures.fetch_add(1);
+      Say(Cat("reload (", S(why), "): certificates not replaced: ", OneLine(certs.message())));
+    }
     if (!next.ok()) {
       metrics_.reload_failures.fetch_add(1);
       Say(Cat("reload (", S(why), ") failed, still serving ", State()->bundle_hash(), ": ",

@@ -214,6 +214,18 @@ check "inotify: the replaced bundle is reloaded" wait_metric charter_reloads_tot
 after="$(curl_tls --data-binary "@$reviews/sar-team-user-create-pods-other-namespace.json" "$base/v1/authorization" | jq -r .status.allowed)"
 check "inotify: the new bundle decides (false before, true after)" test "$before $after" = "false true"
 check "inotify: the reload is logged" grep -q "reloaded (files changed)" "$work/stderr"
+# A new certificate is served from the next handshake on.
+make_cert renewed
+cp "$work/renewed.key" "$work/tls.key.new" && cp "$work/renewed.crt" "$work/tls.crt.new"
+mv "$work/tls.key.new" "$work/tls.key" && mv "$work/tls.crt.new" "$work/tls.crt"
+renewed_served() {
+  for _ in $(seq 1 200); do
+    curl --silent --cacert "$work/renewed.crt" "$base/healthz" 2>/dev/null | grep -q ok && return 0
+    sleep 0.05
+  done
+  return 1
+}
+check "inotify: a renewed certificate is served" renewed_served
 check "SIGTERM stops the second server" serve_stop
 
 # ---- bad configurations are refused before serving ------------------------------
