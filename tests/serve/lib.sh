@@ -14,9 +14,11 @@ schema="$root/stdlib/kubernetes.cedarschema"
 reviews="$root/tests/serve/reviews"
 work="$(mktemp -d "${TMPDIR:-/tmp}/charter-serve-test.XXXXXX")"
 server_pid=""
+other_pids=()  # helpers a test starts; stopped by pid on exit
 failures=0
 
 cleanup() {
+  for p in "${other_pids[@]}"; do kill "$p" 2>/dev/null || true; done
   if [[ -n "$server_pid" ]] && kill -0 "$server_pid" 2>/dev/null; then
     kill -TERM "$server_pid" 2>/dev/null || true
     wait "$server_pid" 2>/dev/null || true

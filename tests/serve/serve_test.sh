@@ -41,24 +41,24 @@ while read -r file endpoint answer policies; do
     uid="$(jq -r .request.uid "$reviews/$file")"
     want_allowed=false
     [[ "$answer" == allow ]] && want_allowed=true || denies=$((denies + 1))
-    ok=1
-    [[ "$(jq -r '.apiVersion + " " + .kind' "$out")" == "admission.k8s.io/v1 AdmissionReview" ]] || ok=0
-    [[ "$(jq -r .response.uid "$out")" == "$uid" ]] || ok=0
-    [[ "$(jq -r .response.allowed "$out")" == "$want_allowed" ]] || ok=0
     want_policies="$policies"
     [[ "$policies" == - ]] && want_policies=""
-    [[ "$(jq -r .response.auditAnnotations.policies "$out")" == "$want_policies" ]] || ok=0
+    IFS=$'\x1f' read -r kind got_uid allowed got_policies code reason message < <(jq -r '[.apiVersion + " " + .kind,
+      .response.uid, (.response.allowed | tostring), .response.auditAnnotations.policies,
+      (.response.status.code // "none" | tostring), (.response.status.reason // "none"),
+      (.response.status.message // "none")] | join("\u001f")' "$out")
+    ok=1
+    [[ "$kind" == "admission.k8s.io/v1 AdmissionReview" && "$got_uid" == "$uid" ]] || ok=0
+    [[ "$allowed" == "$want_allowed" && "$got_policies" == "$want_policies" ]] || ok=0
     if [[ "$answer" == deny ]]; then
-      [[ "$(jq -r .response.status.code "$out")" == 403 ]] || ok=0
-      [[ "$(jq -r .response.status.reason "$out")" == Forbidden ]] || ok=0
-      message="$(jq -r .response.status.message "$out")"
+      [[ "$code" == 403 && "$reason" == Forbidden ]] || ok=0
       if [[ -z "$want_policies" ]]; then
         [[ "$message" == *"no policy permits it"* ]] || ok=0
       else
         for p in ${policies//,/ }; do [[ "$message" == *"policy \`$p\`"* ]] || ok=0; done
       fi
     else
-      [[ "$(jq -r '.response.status // "none"' "$out")" == none ]] || ok=0
+      [[ "$code" == none ]] || ok=0
     fi
     ((ok)) && echo "ok: $file: $answer ($policies)" || fail "$file: want $answer ($policies), got $(cat "$out")"
   else
@@ -68,10 +68,10 @@ while read -r file endpoint answer policies; do
       noopinion) want="false false" ;;
     esac
     [[ "$answer" == allow ]] || denies=$((denies + 1))
+    IFS=$'\x1f' read -r kind flags reason < <(jq -r '[.apiVersion + " " + .kind,
+      "\(.status.allowed) \(.status.denied)", .status.reason] | join("\u001f")' "$out")
     ok=1
-    [[ "$(jq -r '.apiVersion + " " + .kind' "$out")" == "authorization.k8s.io/v1 SubjectAccessReview" ]] || ok=0
-    [[ "$(jq -r '"\(.status.allowed) \(.status.denied)"' "$out")" == "$want" ]] || ok=0
-    reason="$(jq -r .status.reason "$out")"
+    [[ "$kind" == "authorization.k8s.io/v1 SubjectAccessReview" && "$flags" == "$want" ]] || ok=0
     if [[ "$policies" != - ]]; then
       for p in ${policies//,/ }; do [[ "$reason" == *"policy \`$p\`"* ]] || ok=0; done
     fi
@@ -227,6 +227,26 @@ renewed_served() {
 }
 check "inotify: a renewed certificate is served" renewed_served
 check "SIGTERM stops the second server" serve_stop
+
+# ---- server 3: a decision log that cannot keep up drops lines, never decisions --
+# The log is a FIFO whose reader never reads: once the pipe is full the
+# writer blocks, the queue (one line) fills, and every later line is dropped.
+mkfifo "$work/log.fifo"
+sleep 600 <"$work/log.fifo" &
+reader=$!
+other_pids+=("$reader")
+echo '{"decisionLog": {"queue": 1}, "watch": false}' >"$work/config1.json"
+serve_start --config "$work/config1.json" --decision-log "$work/log.fifo"
+# One curl, one kept-alive connection, 120 reviews.
+urls=()
+for _ in $(seq 1 120); do urls+=("$base/v1/admission"); done
+answered="$(curl_tls --data-binary "@$reviews/pod-create-bare-gpu.json" "${urls[@]}" | grep -o '"allowed":false' | wc -l)"
+check "a blocked decision log: every review still answered" test "$answered" = 120
+dropped="$(curl_tls "$base/metrics" | awk '$1 == "charter_decision_log_dropped_total" { print $2 }')"
+check "a blocked decision log: the dropped lines are counted ($dropped)" test "$dropped" -gt 0
+kill "$reader"  # the writer's next write fails, and the server can stop
+wait "$reader" 2>/dev/null || true
+check "SIGTERM stops the third server" serve_stop
 
 # ---- bad configurations are refused before serving ------------------------------
 echo '{"limits": {"threads": 0}}' >"$work/bad.json"
