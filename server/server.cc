@@ -21,6 +21,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <deque>
 #include <filesystem>
@@ -365,7 +366,18 @@ class Server {
       switch (r.status) {
         case 404: message = Cat("no endpoint ", q.method, " ", q.path); break;
         case 405: message = Cat(q.method, " is not allowed on ", q.path); break;
-        case 413: message = Cat("the request body is larger than ", options_.max_body_bytes, " bytes"); break;
+        case 413:
+          // cpp-httplib limits form-encoded bodies (curl's default type for
+          // --data) to 8 KiB, whatever the configured limit.
+          if (q.get_header_value("Content-Type") == "application/x-www-form-urlencoded" &&
+              q.get_header_value_count("Content-Length") > 0 &&
+              std::strtoull(q.get_header_value("Content-Length").c_str(), nullptr, 10) <= options_.max_body_bytes) {
+            message = "a body of Content-Type application/x-www-form-urlencoded is limited to 8192 bytes: "
+                      "send Content-Type: application/json";
+          } else {
+            message = Cat("the request body is larger than ", options_.max_body_bytes, " bytes");
+          }
+          break;
         case 400: message = "malformed HTTP request"; break;
         default: message = Cat("HTTP error ", r.status); break;
       }

@@ -129,7 +129,11 @@ expect_error "a request the schema refuses" 400 "request" \
   "$base/v1/authorize"
 errors400=7
 head -c 100000 /dev/zero | tr '\0' ' ' >"$work/big.json"
-expect_error "a body over maxBodyBytes" 413 "larger than 65536 bytes" --data-binary "@$work/big.json" "$base/v1/admission"
+expect_error "a body over maxBodyBytes" 413 "larger than 65536 bytes" -H 'Content-Type: application/json' \
+  --data-binary "@$work/big.json" "$base/v1/admission"
+head -c 20000 /dev/zero | tr '\0' ' ' >"$work/form.json"
+expect_error "a form-encoded body over 8 KiB" 413 "application/x-www-form-urlencoded is limited to 8192 bytes" \
+  --data-binary "@$work/form.json" "$base/v1/admission"
 expect_error "an unknown path" 404 "no endpoint POST /v1/nothing" --data-binary '{}' "$base/v1/nothing"
 check "the server still answers after the errors" test "$(curl_tls "$base/healthz")" = ok
 
@@ -140,7 +144,7 @@ admission_deny="$(metric 'charter_requests_total{endpoint="admission",decision="
 check "metrics: admission denials counted (5 reviews + 1 repeat)" test "$admission_deny" = 6
 check "metrics: authorization allows counted" test "$(metric 'charter_requests_total{endpoint="authorization",decision="allow"}')" = 2
 check "metrics: 400s on /v1/admission counted" test "$(metric 'charter_request_errors_total{endpoint="admission",code="400"}')" = 5
-check "metrics: the 413 counted" test "$(metric 'charter_request_errors_total{endpoint="admission",code="413"}')" = 1
+check "metrics: the 413s counted" test "$(metric 'charter_request_errors_total{endpoint="admission",code="413"}')" = 2
 check "metrics: latency histogram count" test "$(metric 'charter_request_duration_seconds_count{endpoint="admission"}')" = 10
 hash="sha256:$(sha256sum "$work/bundle" | cut -d' ' -f1)"
 check "metrics: the bundle's hash" grep -q "charter_bundle_info{hash=\"$hash\",policies=\"9\"} 1" "$work/metrics"
@@ -226,7 +230,25 @@ renewed_served() {
   return 1
 }
 check "inotify: a renewed certificate is served" renewed_served
+# SIGTERM finishes a request in flight: a review sent slowly (150 KB at
+# 100 KB/s) is still answered after the signal.
+{ cat "$reviews/pod-create-bare-gpu.json"; head -c 150000 /dev/zero | tr '\0' ' '; } >"$work/slow.json"
+curl_tls -o "$work/slow.out" -w '%{http_code}' --limit-rate 100k -H 'Content-Type: application/json' \
+  --data-binary "@$work/slow.json" "$base/v1/admission" >"$work/slow.code" &
+slow=$!
+other_pids+=("$slow")
+connected() {  # until the server has the connection (the body takes 1.5 s to send)
+  for _ in $(seq 1 200); do
+    [[ -n "$(ss -Htn state established "( sport = :$port )" 2>/dev/null)" ]] && return 0
+    sleep 0.05
+  done
+  return 1
+}
+check "SIGTERM: a slow request is in flight" connected
 check "SIGTERM stops the second server" serve_stop
+wait "$slow" || true
+check "SIGTERM: the request in flight was answered" test "$(cat "$work/slow.code")" = 200
+check "SIGTERM: ... with its decision" grep -q '"allowed":false' "$work/slow.out"
 
 # ---- server 3: a decision log that cannot keep up drops lines, never decisions --
 # The log is a FIFO whose reader never reads: once the pipe is full the
