@@ -4,7 +4,7 @@
 #   make demo       build, then run the governance example end to end
 #   make test       build, then run every test under ctest
 #   make sanitize   ASan+UBSan build in its own directory, and its tests
-#   make tsan       ThreadSanitizer build of the engine-swap test, and run it
+#   make tsan       ThreadSanitizer build of the engine-swap test and charter serve, and their tests
 #   make bench      Release build of the benchmarks, and run them
 #   make bench-serve  `charter serve`: a review in process, and wrk over loopback TLS (bench/serve/)
 #   make bench-peer cedar-wasm and `charter bench` on the same workloads (bench/peer/)
@@ -156,13 +156,19 @@ sanitize: deps
 	$(SANITIZER_ENV) $(CTEST) --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS) --timeout $(TEST_TIMEOUT) \
 	  -LE nested-build $(CTEST_ARGS)
 
-# ThreadSanitizer: only the EngineHandle swap test, in its own build directory.
+# ThreadSanitizer: the EngineHandle swap test and charter serve's tests, in
+# their own build directory.
 tsan: deps
 	$(call configure,$(TSAN_DIR),-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG='-O1 -g' \
 	  -DCMAKE_CXX_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
 	  -DCHARTER_BUILD_TESTS=ON -DCHARTER_BUILD_BENCH=OFF -DCHARTER_BUILD_FUZZERS=OFF)
-	$(CMAKE) --build $(TSAN_DIR) -j $(JOBS) --target engine_handle_test
+	$(CMAKE) --build $(TSAN_DIR) -j $(JOBS) --target engine_handle_test charter_cli
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_DIR)/tests/engine_handle_test
+	# charter serve under load and reloads (Go client), and every endpoint, reload and drain (curl).
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 GO111MODULE=off GOFLAGS= GOPROXY=off \
+	  GOCACHE=$(abspath $(TSAN_DIR))/gocache GOPATH=$(abspath $(TSAN_DIR))/gopath \
+	  tests/serve/go_client_test.sh $(TSAN_DIR)/cli/charter
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 tests/serve/serve_test.sh $(TSAN_DIR)/cli/charter
 
 # Each fuzzer runs on a copy of its seed corpus, so that what it finds stays in
 # $(FUZZ_DIR)/corpus/ and fuzz/corpus/ changes only when someone copies a case in.
