@@ -8,6 +8,9 @@
 #   make bench      Release build of the benchmarks, and run them
 #   make bench-serve  `charter serve`: a review in process, and wrk over loopback TLS (bench/serve/)
 #   make bench-peer cedar-wasm and `charter bench` on the same workloads (bench/peer/)
+#   make bench-bindings  the C API, Go, Lua and job_submit.lua per decision
+#   make bench-slurm     sbatch throughput with and without job_submit.lua
+#   make consumer-shared the library built shared (BUILD_SHARED_LIBS=ON), installed, linked
 #   make perf-report  every target of issue 5 measured, as a table (bench/perf/)
 #   make fuzz       clang build of the libFuzzer targets, each run FUZZ_SECONDS
 #   make conformance  the differential campaign against Cedar: COUNT cases of SEED
@@ -113,6 +116,34 @@ bench-serve: deps
 PEER_SETS    ?= governance 10 1000 10000
 PEER_SECONDS ?= 5
 
+# The bindings' cost per decision (issue 17; docs/performance.md, "Bindings"):
+# the C API against the C++ API, Go, Lua 5.1 and 5.4, and job_submit.lua's
+# decision per job, in the regular build (BUILD_DIR).
+.PHONY: bench-bindings bench-slurm
+bench-bindings: build
+	$(BUILD_DIR)/bench/capi_bench --benchmark_filter=Governance $(BENCH_ARGS)
+	cd bindings/go && env PKG_CONFIG_PATH=$(abspath $(BUILD_DIR))/bindings/c/pkgconfig \
+	  GOCACHE=$(abspath $(BUILD_DIR))/tests/go/cache GOPATH=$(abspath $(BUILD_DIR))/tests/go/path \
+	  GOPROXY=off GOFLAGS=-mod=mod go test -run '^$$' -bench . -benchtime 200000x
+	for v in 5.1 5.4; do LUA_CPATH="$(BUILD_DIR)/bindings/lua/$$v/?.so" lua$$v bench/lua/authorize_bench.lua . 200000; done
+	$(BUILD_DIR)/cli/charter build --policies examples/governance/policies.cedar \
+	  --schema stdlib/governance.cedarschema -o $(BUILD_DIR)/governance.bundle
+	CHARTER_SLURM_BUNDLE=$(BUILD_DIR)/governance.bundle CHARTER_SLURM_ENTITIES=examples/governance/entities.json \
+	  CHARTER_SLURM_CPATH="$(BUILD_DIR)/bindings/lua/5.1/?.so" lua5.1 bench/slurm/job_submit_bench.lua \
+	  examples/slurm/job_submit.lua 20000
+
+# The library built again with BUILD_SHARED_LIBS=ON, installed, its exports
+# checked, and the consumer built against it (tests/consumer/run.sh shared).
+.PHONY: consumer-shared
+consumer-shared: deps
+	bash tests/consumer/run.sh shared $(CURDIR) $(abspath $(BUILD_DIR))/consumer-shared $(BUILD_TYPE) -G $(GENERATOR)
+
+# sbatch throughput with and without Charter's job_submit.lua on a private
+# one-node Slurm cluster (as root): SBATCH_JOBS held submissions each.
+SBATCH_JOBS ?= 300
+bench-slurm: build
+	bash bench/slurm/sbatch_throughput.sh $(BUILD_DIR) $(SBATCH_JOBS)
+
 .PHONY: bench-peer
 bench-peer: deps
 	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
@@ -146,15 +177,19 @@ perf-report: deps
 	  --wasm-seconds $(PERF_WASM_SECONDS) --peer-sets '$(PERF_PEER_SETS)' --json $(BENCH_DIR)/perf-report.json
 
 # -O1 keeps the sanitizer build quick to compile and its stacks readable.
-# Tests labelled nested-build (consumer_shared, consumer_subproject) are left
-# out: they build a second, unsanitized Charter, which `make test` already did
-# (a -LE in CTEST_ARGS replaces this one).
+# Tests labelled nested-build (consumer_subproject) are left
+# out: they build a second, unsanitized Charter, which `make test` already did;
+# so are those labelled bindings (Go, Lua, Python and the Slurm controller:
+# interpreters and daemons that would have to load the sanitizer runtimes
+# first), whose C API calls capi_test exercises here (a -LE in CTEST_ARGS
+# replaces this one).
 sanitize: deps
 	$(call configure,$(SANITIZE_DIR),-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG='-O1 -g' \
-	  -DCHARTER_SANITIZE=ON -DCHARTER_BUILD_TESTS=ON -DCHARTER_BUILD_BENCH=OFF -DCHARTER_BUILD_FUZZERS=OFF)
+	  -DCHARTER_SANITIZE=ON -DCHARTER_BUILD_TESTS=ON -DCHARTER_BUILD_BENCH=OFF -DCHARTER_BUILD_FUZZERS=OFF \
+	  -DCHARTER_BUILD_LUA=OFF)
 	$(CMAKE) --build $(SANITIZE_DIR) -j $(JOBS)
 	$(SANITIZER_ENV) $(CTEST) --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS) --timeout $(TEST_TIMEOUT) \
-	  -LE nested-build $(CTEST_ARGS)
+	  -LE 'nested-build|bindings' $(CTEST_ARGS)
 
 # ThreadSanitizer: the EngineHandle swap test and charter serve's tests, in
 # their own build directory.

@@ -30,6 +30,7 @@ constexpr char kHelp[] =
     "  :request              show the current request\n"
     "  :context [JSON]       set the context (of the current request and the next short forms)\n"
     "  :load policies FILE   load policies; :load entities FILE, :load schema FILE likewise\n"
+    "  :load FILE            the same, the kind from the name: .cedar, .cedarschema, .json\n"
     "  :edit [KIND]          edit the policies (or entities, schema) in $EDITOR, then load them\n"
     "  :reload               load the files again, after editing them\n"
     "  :policies             show the policy text\n"
@@ -38,6 +39,19 @@ constexpr char kHelp[] =
     "  :help, :quit\n"
     "An entry continues on the next line after a `\\`, an operator, or while a bracket or string\n"
     "is open; an empty line ends it.\n";
+
+// What `:load FILE` loads, from FILE's extension: .cedar (and Cedar's JSON
+// policy format, .cedar.json) policies, .cedarschema (.cedarschema.json) a
+// schema, other .json entities; "" when the name does not say.
+std::string LoadKindOf(std::string_view file) {
+  auto ends = [&](std::string_view suffix) {
+    return file.size() > suffix.size() && file.substr(file.size() - suffix.size()) == suffix;
+  };
+  if (ends(".cedarschema") || ends(".cedarschema.json")) return "schema";
+  if (ends(".cedar") || ends(".cedar.json")) return "policies";
+  if (ends(".json")) return "entities";
+  return "";
+}
 
 std::string Describe(const Request& r) {
   return Cat(r.principal().ToString(), " ", r.action().ToString(), " ", r.resource().ToString(),
@@ -65,6 +79,10 @@ bool Session::Run(const Entry& entry) {
   if (line == ":quit" || line == ":q" || line == ":exit") return false;
   std::string command = line[0] == ':' ? line.substr(0, line.find_first_of(" \t\n")) : "";
   std::string rest = command.empty() ? "" : Trim(std::string_view(line).substr(command.size()));
+  if (command == ":quit" || command == ":q" || command == ":exit") {
+    Error(Cat("`", command, "` takes no arguments"));
+    return true;
+  }
   size_t rest_at = command.empty() ? lead : entry.text.find(rest, lead + command.size());
   if (command.empty()) {
     RequestOrExpression(line, lead);
@@ -72,8 +90,15 @@ bool Session::Run(const Entry& entry) {
     Out(kHelp);
   } else if (command == ":load") {
     std::vector<Word> w = Words(rest);
+    // `:load FILE`: the kind from the file's extension.
+    if (w.size() == 1) {
+      std::string kind = LoadKindOf(w[0].text);
+      if (!kind.empty()) w.insert(w.begin(), Word{kind, 0});
+    }
     if (w.size() != 2 || (w[0].text != "policies" && w[0].text != "entities" && w[0].text != "schema")) {
-      Error("usage: :load policies FILE, :load entities FILE or :load schema FILE");
+      Error(w.size() == 1 ? Cat("cannot tell what `", w[0].text,
+                                "` holds from its name; say :load policies|entities|schema FILE")
+                          : "usage: :load [policies|entities|schema] FILE");
     } else if (w[0].text == "policies") {
       Report(LoadPolicies(w[1].text));
     } else if (w[0].text == "entities") {

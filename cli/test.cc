@@ -226,13 +226,22 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
   std::optional<JsonValue> policies = root.Find("policies");
   std::optional<JsonValue> entities = root.Find("entities");
   std::optional<JsonValue> cases = root.Find("cases");
-  if (!root.is_object() || policies == std::nullopt || !policies->is_string() || cases == std::nullopt ||
-      !cases->is_array() || (entities != std::nullopt && !entities->is_string() && !entities->is_array())) {
-    return Fault(path, text, root.offset(),
-                 "a test file is an object with \"policies\" (a path), \"cases\" (an array) "
-                 "and optionally \"entities\" (a path or an array)");
-  }
+  // Each fault in the file's structure at the value (or member) it is about.
+  constexpr std::string_view kShape =
+      "a test file is an object with \"policies\" (a path), \"cases\" (an array) "
+      "and optionally \"entities\" (a path or an array)";
+  if (!root.is_object()) return Fault(path, text, root.offset(), kShape);
   RETURN_IF_ERROR(KnownMembers(path, text, root, {"policies", "entities", "cases"}, "a test file"));
+  if (policies == std::nullopt) return Fault(path, text, root.offset(), Cat(kShape, "; it has no \"policies\""));
+  if (!policies->is_string()) {
+    return Fault(path, text, policies->offset(), "\"policies\" must be the path of a policy file (a string)");
+  }
+  if (cases == std::nullopt) return Fault(path, text, root.offset(), Cat(kShape, "; it has no \"cases\""));
+  if (!cases->is_array()) return Fault(path, text, cases->offset(), "\"cases\" must be an array of test cases");
+  if (entities != std::nullopt && !entities->is_string() && !entities->is_array()) {
+    return Fault(path, text, entities->offset(),
+                 "\"entities\" must be the path of an entity file (a string) or an array of entities");
+  }
   std::string policy_path = Resolve(path, policies->as_string());
   PolicyFile& policy_file = LoadPolicyFile(policy_path, flags.coverage, totals);
   if (!policy_file.status.ok()) return policy_file.status;

@@ -25,6 +25,26 @@ install(TARGETS charter EXPORT charterTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT charter_runtime
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
+if(TARGET charter_shared)
+  set_target_properties(charter_shared PROPERTIES EXPORT_NAME charter_shared)
+  install(TARGETS charter_shared EXPORT charterTargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT charter_runtime
+            NAMELINK_COMPONENT charter_development
+    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endif()
+
+# The C API's header, beside the C++ headers' directory: #include <charter.h>.
+install(FILES ${PROJECT_SOURCE_DIR}/bindings/c/include/charter.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT charter_development)
+
+# pkg-config's charter.pc, relocatable: it finds the prefix from its own
+# place (${pcfiledir}), so that `cmake --install --prefix P` works for any P.
+set(CHARTER_INSTALL_PKGCONFIGDIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+file(RELATIVE_PATH CHARTER_PC_PREFIX_FROM_PCDIR /charter-prefix/${CHARTER_INSTALL_PKGCONFIGDIR} /charter-prefix)
+configure_file(${PROJECT_SOURCE_DIR}/bindings/c/charter.pc.in ${PROJECT_BINARY_DIR}/charter.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/charter.pc
+  DESTINATION ${CHARTER_INSTALL_PKGCONFIGDIR} COMPONENT charter_development)
+
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/engine/include/charter
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT charter_development
   FILES_MATCHING PATTERN "*.h")

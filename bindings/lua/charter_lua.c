@@ -1,8 +1,4 @@
-/* DRAFT, NOT BUILT: written before the C API (branch capi) existed; the charter_* names are
- * guesses to be replaced by bindings/c/include/charter.h, engine:authorize and luaopen_charter
- * are not written yet, and luaL_testudata_compat still needs defining for Lua 5.1.
- *
- * charter_lua.c: the Lua module `charter`, over Charter's C API (charter.h).
+/* charter_lua.c: the Lua module `charter`, over Charter's C API (charter.h).
  * Builds for Lua 5.1 (the Lua Slurm's job_submit/lua plugin embeds) and 5.4.
  *
  *   local charter = require("charter")
@@ -36,13 +32,33 @@
 #if LUA_VERSION_NUM < 502
 #define lua_rawlen lua_objlen
 #define luaL_setfuncs_compat(L, l) luaL_register(L, NULL, l)
+/* Lua 5.1 has no luaL_testudata: the userdata at `index` if its metatable is
+ * `name`'s, else NULL. */
+static void* luaL_testudata_compat(lua_State* L, int index, const char* name) {
+  void* p = lua_touserdata(L, index);
+  if (p == NULL || !lua_getmetatable(L, index)) return NULL;
+  luaL_getmetatable(L, name);
+  int same = lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  return same ? p : NULL;
+}
 #else
 #define luaL_setfuncs_compat(L, l) luaL_setfuncs(L, l, 0)
+#define luaL_testudata_compat luaL_testudata
 #endif
+
+/* A growable byte buffer kept by the engine between calls, so that building
+ * a request allocates only until it has grown. */
+typedef struct {
+  char* data;
+  size_t len;
+  size_t cap;
+} Buf;
 
 typedef struct {
   charter_engine* engine;
   charter_eval_context* context;
+  Buf buf; /* the request being built: context JSON, then the three uids' text */
 } EngineBox;
 
 typedef struct {
@@ -72,6 +88,8 @@ static EngineBox* new_engine_box(lua_State* L) {
   EngineBox* box = (EngineBox*)lua_newuserdata(L, sizeof(EngineBox));
   box->engine = NULL;
   box->context = NULL;
+  box->buf.data = NULL;
+  box->buf.len = box->buf.cap = 0;
   luaL_getmetatable(L, ENGINE_MT);
   lua_setmetatable(L, -2);
   return box;
@@ -144,6 +162,13 @@ static int engine_gc(lua_State* L) {
   if (box->engine != NULL) charter_engine_free(box->engine);
   box->context = NULL;
   box->engine = NULL;
+  if (box->buf.data != NULL) {
+    void* ud = NULL;
+    lua_Alloc alloc = lua_getallocf(L, &ud);
+    alloc(ud, box->buf.data, box->buf.cap, 0);
+    box->buf.data = NULL;
+    box->buf.len = box->buf.cap = 0;
+  }
   return 0;
 }
 
@@ -202,14 +227,6 @@ static int entities_tostring(lua_State* L) {
 }
 
 /* ---- the request, as JSON -------------------------------------------------------- */
-
-/* A growable byte buffer kept by the engine between calls, so that building
- * a request allocates only until it has grown. */
-typedef struct {
-  char* data;
-  size_t len;
-  size_t cap;
-} Buf;
 
 static void buf_reserve(lua_State* L, Buf* b, size_t extra) {
   if (b->len + extra <= b->cap) return;
@@ -290,26 +307,6 @@ static void add_string_field(lua_State* L, Buf* b, Where* w, int t, const char* 
   lua_pop(L, 1);
 }
 
-/* An entity reference: 'Type::"id"' or {type = ..., id = ...}. */
-static void add_entity_ref(lua_State* L, Buf* b, Where* w, int index) {
-  int type = lua_type(L, index);
-  if (type == LUA_TSTRING) {
-    size_t n = 0;
-    const char* s = lua_tolstring(L, index, &n);
-    buf_json_string(L, b, s, n);
-  } else if (type == LUA_TTABLE) {
-    buf_lit(L, b, "{\"type\": ");
-    add_string_field(L, b, w, index, "type");
-    buf_lit(L, b, ", \"id\": ");
-    add_string_field(L, b, w, index, "id");
-    buf_lit(L, b, "}");
-  } else {
-    lua_pushfstring(L, "expected an entity reference ('Type::\"id\"' or {type=..., id=...}), got %s",
-                    luaL_typename(L, index));
-    where_error(L, w, lua_tostring(L, -1));
-  }
-}
-
 static int is_array(lua_State* L, int t, size_t* n_out) {
   size_t n = lua_rawlen(L, t);
   size_t count = 0;
@@ -369,10 +366,14 @@ static void add_value(lua_State* L, Buf* b, Where* w, int index) {
   luaL_checkstack(L, 4, "charter: context nested too deeply");
   lua_getfield(L, index, "__entity");
   if (!lua_isnil(L, -1)) {
+    int e = lua_gettop(L);
     w->path[w->depth++] = "__entity";
-    buf_lit(L, b, "{\"__entity\": ");
-    add_entity_ref(L, b, w, lua_gettop(L));
-    buf_lit(L, b, "}");
+    if (!lua_istable(L, e)) where_error(L, w, "expected {type = ..., id = ...}");
+    buf_lit(L, b, "{\"__entity\": {\"type\": ");
+    add_string_field(L, b, w, e, "type");
+    buf_lit(L, b, ", \"id\": ");
+    add_string_field(L, b, w, e, "id");
+    buf_lit(L, b, "}}");
     w->depth--;
     lua_pop(L, 1);
     return;
@@ -429,4 +430,285 @@ static void add_value(lua_State* L, Buf* b, Where* w, int index) {
     lua_pop(L, 1);
   }
   buf_lit(L, b, "}");
+}
+
+/* ---- entity references as text ---------------------------------------------------- */
+
+/* Appends the string field `key` of the table at `t` to `b` as an entity id
+ * in Cedar's text form, escaped (or raises). */
+static void add_id_text(lua_State* L, Buf* b, Where* w, int t, const char* key) {
+  static const char hex[] = "0123456789abcdef";
+  lua_getfield(L, t, key);
+  w->path[w->depth++] = key;
+  if (lua_type(L, -1) != LUA_TSTRING) {
+    lua_pushfstring(L, "expected a string, got %s", luaL_typename(L, -1));
+    where_error(L, w, lua_tostring(L, -1));
+  }
+  size_t n = 0;
+  const char* s = lua_tolstring(L, -1, &n);
+  size_t start = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c != 0x7f && c != '"' && c != '\\') continue;
+    buf_add(L, b, s + start, i - start);
+    if (c == '"' || c == '\\') {
+      char esc[2] = {'\\', (char)c};
+      buf_add(L, b, esc, 2);
+    } else {
+      char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+      buf_add(L, b, esc, 4);
+    }
+    start = i + 1;
+  }
+  buf_add(L, b, s + start, n - start);
+  w->depth--;
+  lua_pop(L, 1);
+}
+
+/* Appends the string field `key` of the table at `t` as it is (or raises). */
+static void add_raw_field(lua_State* L, Buf* b, Where* w, int t, const char* key) {
+  lua_getfield(L, t, key);
+  w->path[w->depth++] = key;
+  if (lua_type(L, -1) != LUA_TSTRING) {
+    lua_pushfstring(L, "expected a string, got %s", luaL_typename(L, -1));
+    where_error(L, w, lua_tostring(L, -1));
+  }
+  size_t n = 0;
+  const char* s = lua_tolstring(L, -1, &n);
+  buf_add(L, b, s, n);
+  w->depth--;
+  lua_pop(L, 1);
+}
+
+/* An entity reference, appended as Cedar's text form `Type::"id"`: a string
+ * is taken as it is, a table {type = ..., id = ...} is written out. */
+static void add_uid_text(lua_State* L, Buf* b, Where* w, int index) {
+  int type = lua_type(L, index);
+  if (type == LUA_TSTRING) {
+    size_t n = 0;
+    const char* s = lua_tolstring(L, index, &n);
+    buf_add(L, b, s, n);
+  } else if (type == LUA_TTABLE) {
+    lua_getfield(L, index, "type");
+    w->path[w->depth++] = "type";
+    if (lua_type(L, -1) != LUA_TSTRING) {
+      lua_pushfstring(L, "expected a string, got %s", luaL_typename(L, -1));
+      where_error(L, w, lua_tostring(L, -1));
+    }
+    size_t n = 0;
+    const char* t = lua_tolstring(L, -1, &n);
+    buf_add(L, b, t, n);
+    w->depth--;
+    lua_pop(L, 1);
+    buf_lit(L, b, "::\"");
+    add_id_text(L, b, w, index, "id");
+    buf_lit(L, b, "\"");
+  } else {
+    lua_pushfstring(L, "expected an entity reference ('Type::\"id\"' or {type = ..., id = ...}), got %s",
+                    luaL_typename(L, index));
+    where_error(L, w, lua_tostring(L, -1));
+  }
+}
+
+/* ---- deciding ------------------------------------------------------------------------ */
+
+/* Pushes a string of the library's that is not NUL-terminated. */
+static void push_view(lua_State* L, const char* p, size_t n) {
+  if (p == NULL) {
+    lua_pushliteral(L, "");
+  } else {
+    lua_pushlstring(L, p, n);
+  }
+}
+
+/* engine:authorize{principal = ..., action = ..., resource = ..., context = {...}, entities = e}
+ * -> {decision = "allow"|"deny", reasons = {ids}, errors = {{policy = id, message = text}}},
+ * or nil and Charter's message when Charter refuses the request (a malformed
+ * entity reference, a context value it cannot hold). */
+static int engine_authorize(lua_State* L) {
+  EngineBox* box = check_engine(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  Buf* b = &box->buf;
+  b->len = 0;
+  Where w;
+  w.arg = 2;
+  w.depth = 0;
+  size_t offset[3], length[3], context_length = 0;
+
+  lua_getfield(L, 2, "context");
+  if (!lua_isnil(L, -1)) {
+    w.path[w.depth++] = "context";
+    if (!lua_istable(L, -1)) {
+      lua_pushfstring(L, "expected a table, got %s", luaL_typename(L, -2));
+      where_error(L, &w, lua_tostring(L, -1));
+    }
+    add_value(L, b, &w, lua_gettop(L));
+    w.depth--;
+    context_length = b->len;
+  }
+  lua_pop(L, 1);
+
+  static const char* const names[3] = {"principal", "action", "resource"};
+  /* When all three references are tables, their types and ids go to the
+   * C API as they are (nothing to escape, nothing to parse back); else each
+   * is written in Cedar's text form. */
+  int all_tables = 1;
+  for (int i = 0; i < 3; i++) {
+    lua_getfield(L, 2, names[i]);
+    if (lua_type(L, -1) != LUA_TTABLE) all_tables = 0;
+    lua_pop(L, 1);
+  }
+  size_t id_offset[3] = {0, 0, 0}, id_length[3] = {0, 0, 0};
+  for (int i = 0; i < 3; i++) {
+    offset[i] = b->len;
+    lua_getfield(L, 2, names[i]);
+    w.path[0] = names[i];
+    w.depth = 1;
+    if (lua_isnil(L, -1)) where_error(L, &w, "missing");
+    if (all_tables) {
+      int t = lua_gettop(L);
+      add_raw_field(L, b, &w, t, "type");
+      length[i] = b->len - offset[i];
+      id_offset[i] = b->len;
+      add_raw_field(L, b, &w, t, "id");
+      id_length[i] = b->len - id_offset[i];
+    } else {
+      add_uid_text(L, b, &w, lua_gettop(L));
+      length[i] = b->len - offset[i];
+    }
+    lua_pop(L, 1);
+  }
+  w.depth = 0;
+
+  /* The entities stay referenced by the request table (argument 2) while
+   * the call runs, so they are not collected under it. */
+  charter_entities* entities = NULL;
+  lua_getfield(L, 2, "entities");
+  if (!lua_isnil(L, -1)) entities = check_entities_at(L, lua_gettop(L), 2, "entities")->entities;
+  lua_pop(L, 1);
+
+  charter_request* request = NULL;
+  charter_error* error = NULL;
+  const char* data = b->data;
+  charter_status made;
+  if (all_tables) {
+    charter_uid uids[3];
+    for (int i = 0; i < 3; i++) {
+      uids[i].type = data + offset[i];
+      uids[i].type_length = length[i];
+      uids[i].id = data + id_offset[i];
+      uids[i].id_length = id_length[i];
+    }
+    made = charter_request_new_uids(&uids[0], &uids[1], &uids[2], context_length ? data : NULL, context_length,
+                                    &request, &error);
+  } else {
+    made = charter_request_new(data + offset[0], length[0], data + offset[1], length[1], data + offset[2],
+                               length[2], context_length ? data : NULL, context_length, &request, &error);
+  }
+  if (made != CHARTER_OK) return push_failure(L, error);
+  charter_status status = charter_authorize(box->engine, entities, request, box->context, &error);
+  charter_request_free(request);
+  if (status != CHARTER_OK) return push_failure(L, error);
+
+  const charter_eval_context* c = box->context;
+  lua_createtable(L, 0, 3);
+  if (charter_eval_context_allowed(c)) {
+    lua_pushliteral(L, "allow");
+  } else {
+    lua_pushliteral(L, "deny");
+  }
+  lua_setfield(L, -2, "decision");
+  size_t reasons = charter_eval_context_reason_count(c);
+  lua_createtable(L, (int)reasons, 0);
+  for (size_t i = 0; i < reasons; i++) {
+    size_t n = 0;
+    const char* id = charter_eval_context_reason(c, i, &n);
+    push_view(L, id, n);
+    lua_rawseti(L, -2, (int)i + 1);
+  }
+  lua_setfield(L, -2, "reasons");
+  size_t errors = charter_eval_context_error_count(c);
+  lua_createtable(L, (int)errors, 0);
+  for (size_t i = 0; i < errors; i++) {
+    size_t n = 0, m = 0;
+    const char* id = charter_eval_context_error_policy(c, i, &n);
+    const char* message = charter_eval_context_error_message(c, i, &m);
+    lua_createtable(L, 0, 2);
+    push_view(L, id, n);
+    lua_setfield(L, -2, "policy");
+    push_view(L, message, m);
+    lua_setfield(L, -2, "message");
+    lua_rawseti(L, -2, (int)i + 1);
+  }
+  lua_setfield(L, -2, "errors");
+  return 1;
+}
+
+/* entities:with(json): a new store of these entities and those of `json`
+ * (for the entities of one request), or nil and a message. */
+static int entities_with(lua_State* L) {
+  EntitiesBox* base = (EntitiesBox*)luaL_checkudata(L, 1, ENTITIES_MT);
+  if (base->entities == NULL) luaL_argerror(L, 1, "the entities are closed");
+  size_t json_len = 0;
+  const char* json = luaL_checklstring(L, 2, &json_len);
+  EntitiesBox* box = (EntitiesBox*)lua_newuserdata(L, sizeof(EntitiesBox));
+  box->entities = NULL;
+  luaL_getmetatable(L, ENTITIES_MT);
+  lua_setmetatable(L, -2);
+  charter_error* error = NULL;
+  if (charter_entities_extend(base->entities, json, json_len, &box->entities, &error) != CHARTER_OK) {
+    return push_failure(L, error);
+  }
+  return 1;
+}
+
+/* ---- the module ------------------------------------------------------------------------ */
+
+static const luaL_Reg engine_methods[] = {
+    {"authorize", engine_authorize},
+    {"policy_count", engine_policy_count},
+    {"close", engine_gc},
+    {"__gc", engine_gc},
+    {"__tostring", engine_tostring},
+    {NULL, NULL},
+};
+
+static const luaL_Reg entities_methods[] = {
+    {"size", entities_size},
+    {"with", entities_with},
+    {"close", entities_gc},
+    {"__gc", entities_gc},
+    {"__tostring", entities_tostring},
+    {"__len", entities_size},
+    {NULL, NULL},
+};
+
+static const luaL_Reg module_functions[] = {
+    {"compile", l_compile},
+    {"load_bundle", l_load_bundle},
+    {"entities", l_entities},
+    {"version", l_version},
+    {NULL, NULL},
+};
+
+/* A metatable that is its own __index, holding `methods`. */
+static void new_class(lua_State* L, const char* name, const luaL_Reg* methods) {
+  luaL_newmetatable(L, name);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -2, "__index");
+  luaL_setfuncs_compat(L, methods);
+  lua_pop(L, 1);
+}
+
+#if defined(__GNUC__)
+__attribute__((visibility("default")))
+#endif
+int luaopen_charter(lua_State* L) {
+  new_class(L, ENGINE_MT, engine_methods);
+  new_class(L, ENTITIES_MT, entities_methods);
+  lua_newtable(L);
+  luaL_setfuncs_compat(L, module_functions);
+  lua_pushstring(L, charter_version());
+  lua_setfield(L, -2, "_VERSION");
+  return 1;
 }

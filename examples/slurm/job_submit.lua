@@ -36,6 +36,8 @@ local config = {
 }
 
 local NO_VAL = 0xfffffffe    -- Slurm's "not set" for 32-bit fields
+local SUBMIT = { type = "Governance::Action", id = "submitTask" }
+local SLURM_JOB = { type = "Governance::Task", id = "slurm-job" }
 local NO_VAL64 = 0xfffffffffffffffe
 
 -- ---- loading, once ----------------------------------------------------------------
@@ -86,6 +88,7 @@ end
 -- ---- from a job to a request ------------------------------------------------------
 
 local function json_string(s)
+  if not s:find('[%c"\\]') then return '"' .. s .. '"' end
   return '"' .. s:gsub('[%c"\\]', function(c)
     if c == '"' then return '\\"' end
     if c == "\\" then return "\\\\" end
@@ -188,10 +191,20 @@ end
 -- The store the decision reads: the base entities and the job's task. The
 -- store is immutable, so a task needs a store of its own; the stores of the
 -- last `cache_size` distinct job shapes are kept, so that a user's repeated
--- submissions do not rebuild one.
-local function task_entities(task)
-  local cached = state.cache[task]
+-- submissions do not rebuild one. A shape is what task_json writes.
+local key_parts = {}
+local function task_key(d, partition)
+  key_parts[1], key_parts[2], key_parts[3], key_parts[4] = d.user, d.account, partition, d.qos
+  key_parts[5], key_parts[6], key_parts[7] = d.workload, d.data, d.gpus
+  key_parts[8], key_parts[9] = d.cpu_millis, d.memory_mib
+  return table.concat(key_parts, "\0")
+end
+
+local function task_entities(d, partition)
+  local key = task_key(d, partition)
+  local cached = state.cache[key]
   if cached then return cached end
+  local task = task_json(d, partition)
   local store, err
   if state.base.with then
     store, err = state.base:with("[" .. task .. "]")
@@ -202,13 +215,17 @@ local function task_entities(task)
   if state.cached >= config.cache_size then
     state.cache, state.cached = {}, 0
   end
-  state.cache[task] = store
+  state.cache[key] = store
   state.cached = state.cached + 1
   return store
 end
 
+local last_second, last_now
 local function now()
-  return config.now or os.date("!%Y-%m-%dT%H:%M:%SZ")
+  if config.now then return config.now end
+  local t = os.time()
+  if t ~= last_second then last_second, last_now = t, os.date("!%Y-%m-%dT%H:%M:%SZ", t) end
+  return last_now
 end
 
 -- Decides the job; returns slurm.SUCCESS or slurm.ERROR (after telling the
@@ -228,16 +245,16 @@ local function decide(job, what)
   local context = { now = { __extn = { fn = "datetime", arg = now() } } }
   if d.time_limit then context.timeLimitMinutes = d.time_limit end
   for _, partition in ipairs(d.partitions) do
-    local task = task_json(d, partition)
-    local entities, err = task_entities(task)
+    local entities, err = task_entities(d, partition)
     if not entities then
       slurm.log_error("charter: %s: cannot build the task entity: %s", what, err)
       return refuse("the job could not be described to the policy: " .. err)
     end
     local ok, decision = pcall(state.engine.authorize, state.engine, {
+      -- All three as tables: the module hands them over without parsing.
       principal = { type = "Governance::Member", id = d.user },
-      action = 'Governance::Action::"submitTask"',
-      resource = 'Governance::Task::"slurm-job"',
+      action = SUBMIT,
+      resource = SLURM_JOB,
       context = context,
       entities = entities,
     })

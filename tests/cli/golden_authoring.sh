@@ -220,6 +220,15 @@ case_test_file_positions() {
   run test $golden/misspelt.test.json
   expect_status 1
   grep -q 'misspelt.test.json:6:26: case 1 has no member "reason"' "$stderr_file" || fail "a misspelt member passed"
+  # Faults in the file's own structure at the member they are about, not at 1:1.
+  run test $golden/cases-object.test.json
+  expect_status 1
+  grep -q 'cases-object.test.json:3:12: "cases" must be an array of test cases' "$stderr_file" ||
+    fail "a non-array cases not placed"
+  run test $golden/policies-array.test.json
+  expect_status 1
+  grep -q 'policies-array.test.json:2:15: "policies" must be the path of a policy file' "$stderr_file" ||
+    fail "a non-string policies not placed"
   run test "$ex" --format yaml
   expect_errors
 }

@@ -4,7 +4,12 @@
 #
 #   run.sh install    CHARTER_BINARY_DIR WORK CONFIG [cmake args...]
 #       installs an already-built Charter into a fresh prefix, then builds the
-#       consumer against it with find_package(charter);
+#       consumer against it with find_package(charter), once linking the
+#       static library and once the shared libcharter.so installed beside it
+#       (whose exports it checks); then builds examples/embedding/decide.c,
+#       a C11 program, with `pkg-config --cflags --libs charter` and checks
+#       that it decides the governance example's requests as `charter
+#       authorize` does;
 #   run.sh shared     CHARTER_SOURCE_DIR WORK CONFIG [cmake args...]
 #       configures a build of Charter's library alone as a shared library
 #       (BUILD_SHARED_LIBS=ON; no tests, benchmarks or command line) in
@@ -46,6 +51,53 @@ check_install() {
     compgen -G "$prefix/$f" >/dev/null || { echo "not installed: $f" >&2; exit 1; }
   done
   compgen -G "$prefix/lib*/libcharter.*" >/dev/null || { echo "not installed: libcharter" >&2; exit 1; }
+  for f in include/charter.h lib*/pkgconfig/charter.pc; do
+    compgen -G "$prefix/$f" >/dev/null || { echo "not installed: $f" >&2; exit 1; }
+  done
+}
+
+# check_soname LIBRARY: libcharter.so's SONAME carries the ABI version
+# (0.MINOR while the version is 0.x) and its link name points to it.
+check_soname() {
+  local lib="$1" soname
+  soname="$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')"
+  echo "SONAME $soname"
+  [[ "$soname" =~ ^libcharter\.so\.[0-9]+(\.[0-9]+)?$ ]] || { echo "unexpected SONAME '$soname'" >&2; exit 1; }
+  [[ -e "$(dirname "$lib")/$soname" ]] || { echo "no $soname beside $lib" >&2; exit 1; }
+}
+
+# check_c_program SOURCE_DIR BINARY_DIR: builds decide.c as a C11 program
+# with pkg-config against the install, and compares its decisions of the
+# governance example with the charter command's.
+check_c_program() {
+  local src="$1" bin="$2"
+  local pcdir
+  pcdir="$(dirname "$(compgen -G "$prefix/lib*/pkgconfig/charter.pc" | head -1)")"
+  echo "== build examples/embedding/decide.c with pkg-config ($pcdir)"
+  local flags
+  flags="$(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs charter)"
+  echo "pkg-config: $flags"
+  local libdir
+  libdir="$(PKG_CONFIG_PATH="$pcdir" pkg-config --variable=libdir charter)"
+  # CONSUMER_LDFLAGS: what a sanitized libcharter needs in every program.
+  ${CC:-cc} -std=c11 -Wall -Wextra -pedantic -Werror "$src/examples/embedding/decide.c" $flags \
+    -Wl,-rpath,"$libdir" ${CONSUMER_LDFLAGS:-} -o "$work/decide"
+  readelf -d "$work/decide" | grep -q 'NEEDED.*libcharter\.so' || {
+    echo "decide does not link libcharter.so" >&2; exit 1; }
+  local ex="$src/examples/governance" schema="$src/stdlib/governance.cedarschema"
+  "$work/decide" "$ex/policies.cedar" "$schema" "$ex/entities.json" "$ex/requests.json" >"$work/decide.out"
+  "$bin/cli/charter" authorize --policies "$ex/policies.cedar" --schema "$schema" \
+    --entities "$ex/entities.json" --requests "$ex/requests.json" --format jsonl |
+    # The errors' places in the policy text, which the C API does not report.
+    sed -E 's/,"begin":[0-9]+,"end":[0-9]+(,"line":[0-9]+,"column":[0-9]+)?//g' >"$work/charter.out"
+  local n
+  n="$(wc -l <"$work/charter.out")"
+  ((n > 0)) || { echo "charter authorize decided nothing" >&2; exit 1; }
+  if ! diff "$work/charter.out" "$work/decide.out"; then
+    echo "decide.c and charter authorize disagree (above: < charter, > decide)" >&2
+    exit 1
+  fi
+  echo "decide.c decides the $n requests of examples/governance as charter authorize does"
 }
 
 # install_into BINARY_DIR: cmake --install into $prefix, quietly unless it fails.
@@ -61,8 +113,9 @@ install_into() {
 check_exports() {
   local lib="$1"
   echo "== exports of $lib"
-  # (without the [abi:cxx11] tags of functions that return std::string)
-  nm -D --defined-only -C "$lib" | sed "s/\[abi:cxx11\]//g" >"$work/exports.txt"
+  # (without the [abi:cxx11] tags of functions that return std::string,
+  # and without the version node of the export list, charter.map's CHARTER_0)
+  nm -D --defined-only -C "$lib" | sed -E "s/\[abi:cxx11\]//g; s/@@?CHARTER_[0-9]+$//" >"$work/exports.txt"
   echo "$(wc -l <"$work/exports.txt") exported symbols, $(grep -c 'charter::' "$work/exports.txt") of charter"
   # A symbol of charter::internal itself (a function, variable, type's
   # typeinfo or vtable). Public members that take internal types (the
@@ -83,7 +136,19 @@ check_exports() {
     'charter::Explanation::ToJson() const' 'charter::Coverage::Create(' 'charter::EvaluateExpression('
     'charter::FormatPolicies(' 'charter::Schema::Parse(' 'charter::Validate('
     'charter::schedule::LoadState(' 'charter::schedule::RunCycle(' 'charter::schedule::CycleResult::ToJson() const'
-    'charter::schedule::ApplyCycle(' 'charter::schedule::IsStable(')
+    'charter::schedule::ApplyCycle(' 'charter::schedule::IsStable('
+    'charter_version' 'charter_engine_compile' 'charter_authorize' 'charter_eval_context_reason'
+    'charter_entities_extend' 'charter_engine_handle_swap_bundle' 'charter_schedule_cycle')
+  # Nothing but the C API and charter:: (the export list, charter.map): no
+  # abseil, RE2, FlatBuffers or standard library code leaks out.
+  local foreign
+  foreign="$(grep -Ev '^[0-9a-f]+ [A-Za-z] (charter_[a-z0-9_]+$|.*charter::)' "$work/exports.txt" |
+    grep -Ev '^0+ A CHARTER_[0-9]+$' || true)"
+  if [[ -n "$foreign" ]]; then
+    echo "libcharter exports symbols that are neither charter_* nor charter::" >&2
+    echo "$foreign" | head -20 >&2
+    exit 1
+  fi
   local missing=0
   for symbol in "${expected[@]}"; do
     grep -qF " $symbol" "$work/exports.txt" || { echo "not exported: $symbol" >&2; missing=1; }
@@ -118,6 +183,16 @@ case "$mode" in
     install_into "$dir"
     build_consumer -DCMAKE_PREFIX_PATH="$prefix" "$@"
     found_in_prefix
+    lib="$(compgen -G "$prefix/lib*/libcharter.so.*.*" | head -1)"
+    [[ -n "$lib" ]] || { echo "no shared libcharter.so installed beside the static one" >&2; exit 1; }
+    check_soname "$lib"
+    check_exports "$lib"
+    echo "== the consumer again, linking the shared libcharter.so"
+    rm -rf "$build"
+    build_consumer -DCMAKE_PREFIX_PATH="$prefix" -DCONSUMER_SHARED=ON "$@"
+    readelf -d "$build/consumer" | grep -q 'NEEDED.*libcharter\.so' || {
+      echo "the consumer does not link libcharter.so" >&2; exit 1; }
+    check_c_program "$(cd "$(dirname "$0")/../.." && pwd)" "$dir"
     ;;
   shared)
     charter="$work/charter"
@@ -131,6 +206,7 @@ case "$mode" in
     install_into "$charter"
     lib="$(compgen -G "$prefix/lib*/libcharter.so.*.*" | head -1)"
     [[ -n "$lib" ]] || { echo "no shared libcharter.so installed" >&2; exit 1; }
+    check_soname "$lib"
     check_exports "$lib"
     build_consumer -DCMAKE_PREFIX_PATH="$prefix" "$@"
     found_in_prefix

@@ -42,6 +42,9 @@ struct CHARTER_API EntityUid {
   }
   // Cedar's text form, `Type::"id"` with the id escaped.
   std::string ToString() const;
+  // Reads that form back: `Type::"id"`, `NS::Type::"id"`, with Cedar's
+  // escapes in the id. Anything else is InvalidArgument saying why.
+  static absl::StatusOr<EntityUid> Parse(std::string_view text);
 };
 
 // One entity as the store holds it, for tools that show entities (the

@@ -34,6 +34,15 @@ class CHARTER_API Request {
  public:
   // A request with an empty context.
   static Request Create(EntityUid principal, EntityUid action, EntityUid resource);
+  // A request with a context given as a JSON object in Cedar's value
+  // encoding ({"mfa": true, "team": {"__entity": {...}}}); empty text is an
+  // empty context. With a schema (which must outlive the call), the request
+  // is checked and its context read as FromJson with a schema does. Errors
+  // are InvalidArgument with "SOURCE_NAME:LINE:COL: " in front, pointing
+  // into the context's text.
+  static absl::StatusOr<Request> Create(EntityUid principal, EntityUid action, EntityUid resource,
+                                        std::string_view context_json, const Schema* schema = nullptr,
+                                        std::string_view source_name = "context.json");
   // One request object. Errors are InvalidArgument with
   // "SOURCE_NAME:LINE:COL: " in front.
   static absl::StatusOr<Request> FromJson(std::string_view json,

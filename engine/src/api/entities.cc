@@ -3,11 +3,19 @@
 
 #include "common/status_macros.h"
 #include "entities/entity_store.h"
+#include "entities/json_values.h"
 #include "value/value.h"
 
 namespace charter {
 
 std::string EntityUid::ToString() const { return internal::EntityToCedar(type, id); }
+
+absl::StatusOr<EntityUid> EntityUid::Parse(std::string_view text) {
+  EntityUid uid;
+  std::string why;
+  if (!internal::ParseEntityUidText(text, &uid, &why)) return absl::InvalidArgumentError(why);
+  return uid;
+}
 
 Entities::Entities() : store_(std::make_shared<const internal::EntityStore>()) {}
 Entities::Entities(std::shared_ptr<const internal::EntityStore> store) : store_(std::move(store)) {}

@@ -42,6 +42,16 @@ Request Request::Create(EntityUid principal, EntityUid action, EntityUid resourc
   return Request(std::move(data));
 }
 
+absl::StatusOr<Request> Request::Create(EntityUid principal, EntityUid action, EntityUid resource,
+                                        std::string_view context_json, const Schema* schema,
+                                        std::string_view source_name) {
+  ASSIGN_OR_RETURN(std::shared_ptr<internal::RequestData> data,
+                   internal::MakeRequest(std::move(principal), std::move(action), std::move(resource),
+                                         context_json, source_name,
+                                         schema == nullptr ? nullptr : &internal::ApiAccess::Model(*schema)));
+  return internal::ApiAccess::MakeRequest(std::move(data));
+}
+
 absl::StatusOr<Request> Request::FromJson(std::string_view json, std::string_view source_name) {
   return Read(json, source_name, nullptr);
 }

@@ -18,6 +18,10 @@ namespace charter::internal {
 class Arena {
  public:
   Arena() = default;
+  // An arena whose first block is `first_block` bytes (each next one twice
+  // the last, up to the usual 64 KB): for owners that usually hold little,
+  // such as a request's context.
+  explicit Arena(size_t first_block) : next_block_(first_block < kBlockSize ? first_block : kBlockSize) {}
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
   Arena(Arena&&) = default;
@@ -26,7 +30,8 @@ class Arena {
   void* Allocate(size_t size, size_t align) {
     size_t pos = (used_ + align - 1) & ~(align - 1);
     if (blocks_.empty() || pos + size > capacity_) {
-      size_t block = size + align > kBlockSize ? size + align : kBlockSize;
+      size_t block = size + align > next_block_ ? size + align : next_block_;
+      next_block_ = next_block_ * 2 < kBlockSize ? next_block_ * 2 : kBlockSize;
       blocks_.push_back(NewBlock(block));
       capacity_ = block;
       reserved_ += block;
@@ -91,6 +96,7 @@ class Arena {
   size_t used_ = 0;
   size_t bytes_ = 0;
   size_t reserved_ = 0;  // the sum of the blocks' sizes
+  size_t next_block_ = kBlockSize;  // the size of the next block (at least)
 };
 
 }  // namespace charter::internal

@@ -24,8 +24,9 @@ absl::Status JsonSource::KeyError(const char* code, uint32_t offset, std::string
 }
 
 namespace {
-bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+// Cedar's identifiers are ASCII: [A-Za-z_][A-Za-z0-9_]*.
+bool IsIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool IsIdentChar(char c) { return IsIdentStart(c) || (c >= '0' && c <= '9'); }
 
 }  // namespace
 
@@ -52,11 +53,15 @@ bool ParseEntityUidText(std::string_view s, EntityUid* out, std::string* why) {
   ++i;
   std::string id;
   while (i < s.size() && s[i] != '"') {
-    char c = s[i++];
-    if (c != '\\') {
-      id.push_back(c);
+    // The characters up to the next quote or backslash, at once.
+    size_t run = i;
+    while (run < s.size() && s[run] != '"' && s[run] != '\\') ++run;
+    if (run > i) {
+      id.append(s.data() + i, run - i);
+      i = run;
       continue;
     }
+    char c = s[i++];  // a backslash
     if (i >= s.size()) break;
     char e = s[i++];
     switch (e) {

@@ -42,6 +42,51 @@ std::string CheckTarget(const internal::SchemaModel& m, const internal::ActionIn
   return "";
 }
 
+// The part of reading a request after its three uids: binds them, checks
+// them against the schema's action (errors at `offsets`), and reads the
+// context (null: none given).
+absl::Status FinishRequest(internal::RequestData& request, const uint32_t offsets[3],
+                           const internal::json::Value* context_json, const JsonSource& src,
+                           const internal::SchemaModel* schema) {
+  constexpr std::string_view kNames[3] = {"principal", "action", "resource"};
+  const EntityUid* uids[3] = {&request.principal, &request.action, &request.resource};
+  request.Bind();
+  const internal::ActionInfo* action = nullptr;
+  if (schema != nullptr) {
+    action = schema->FindAction({request.action.type, request.action.id});
+    if (action == nullptr) {
+      return src.Error(codes::CH0608, offsets[1],
+                       Cat("`action`: the schema declares no action `", request.action.ToString(), "`"));
+    }
+    for (int f : {0, 2}) {
+      std::string why = CheckTarget(*schema, *action, *uids[f], kNames[f]);
+      if (!why.empty()) return src.Error(codes::CH0608, offsets[f], Cat("`", kNames[f], "`: ", why));
+    }
+  }
+  internal::RequestData* d = &request;
+  internal::EntityInterner intern = [d](std::string_view t, std::string_view i) {
+    auto* ref = d->arena.New<internal::EntityRef>();
+    ref->type = d->arena.CopyString(t);
+    ref->id = d->arena.CopyString(i);
+    return ref;
+  };
+  internal::ValueReader reader(src, &request.arena, intern, 64, schema);
+  if (action != nullptr) {
+    // The context is read for the action's context type; none is `{}`.
+    absl::StatusOr<internal::json::Document> empty_doc;
+    const internal::json::Value* context = context_json;
+    if (context == nullptr) {
+      empty_doc = internal::json::Parse("{}");
+      context = &empty_doc->root();
+    }
+    if (!context->is_object()) return src.Error(codes::CH0602, context->offset(), "`context` must be a JSON object");
+    ASSIGN_OR_RETURN(request.context, reader.ReadTyped(*context, *action->context, "context", "attribute"));
+  } else if (context_json != nullptr) {
+    ASSIGN_OR_RETURN(request.context, reader.ReadRecord(*context_json, "`context`"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::shared_ptr<internal::RequestData>> ReadRequest(const internal::json::Value& v,
                                                                    const JsonSource& src,
                                                                    const internal::SchemaModel* schema) {
@@ -66,44 +111,13 @@ absl::StatusOr<std::shared_ptr<internal::RequestData>> ReadRequest(const interna
     }
   }
   EntityUid* uids[3] = {&data->principal, &data->action, &data->resource};
+  uint32_t offsets[3] = {0, 0, 0};
   for (int f = 0; f < 3; ++f) {
     if (fields[f] == nullptr) return src.Error(codes::CH0603, v.offset(), Cat("a request lacks `", kNames[f], "`"));
     RETURN_IF_ERROR(internal::ReadEntityUidOrText(*fields[f], src, kNames[f], uids[f]));
+    offsets[f] = fields[f]->offset();
   }
-  data->Bind();
-  const internal::ActionInfo* action = nullptr;
-  if (schema != nullptr) {
-    action = schema->FindAction({data->action.type, data->action.id});
-    if (action == nullptr) {
-      return src.Error(codes::CH0608, fields[1]->offset(),
-                       Cat("`action`: the schema declares no action `", data->action.ToString(), "`"));
-    }
-    for (int f : {0, 2}) {
-      std::string why = CheckTarget(*schema, *action, *uids[f], kNames[f]);
-      if (!why.empty()) return src.Error(codes::CH0608, fields[f]->offset(), Cat("`", kNames[f], "`: ", why));
-    }
-  }
-  internal::RequestData* d = data.get();
-  internal::EntityInterner intern = [d](std::string_view t, std::string_view i) {
-    auto* ref = d->arena.New<internal::EntityRef>();
-    ref->type = d->arena.CopyString(t);
-    ref->id = d->arena.CopyString(i);
-    return ref;
-  };
-  internal::ValueReader reader(src, &data->arena, intern, 64, schema);
-  if (action != nullptr) {
-    // The context is read for the action's context type; none is `{}`.
-    absl::StatusOr<internal::json::Document> empty_doc;
-    const internal::json::Value* context = fields[3];
-    if (context == nullptr) {
-      empty_doc = internal::json::Parse("{}");
-      context = &empty_doc->root();
-    }
-    if (!context->is_object()) return src.Error(codes::CH0602, context->offset(), "`context` must be a JSON object");
-    ASSIGN_OR_RETURN(data->context, reader.ReadTyped(*context, *action->context, "context", "attribute"));
-  } else if (fields[3] != nullptr) {
-    ASSIGN_OR_RETURN(data->context, reader.ReadRecord(*fields[3], "`context`"));
-  }
+  RETURN_IF_ERROR(FinishRequest(*data, offsets, fields[3], src, schema));
   return data;
 }
 
@@ -142,6 +156,25 @@ absl::StatusOr<std::vector<std::shared_ptr<RequestData>>> ReadRequestArrayJson(s
     out.push_back(std::move(data));
   }
   return out;
+}
+
+absl::StatusOr<std::shared_ptr<RequestData>> MakeRequest(EntityUid principal, EntityUid action,
+                                                         EntityUid resource, std::string_view context_json,
+                                                         std::string_view source_name,
+                                                         const SchemaModel* schema) {
+  auto data = std::make_shared<RequestData>();
+  data->principal = std::move(principal);
+  data->action = std::move(action);
+  data->resource = std::move(resource);
+  JsonSource src{source_name, context_json};
+  const uint32_t offsets[3] = {0, 0, 0};
+  if (context_json.empty()) {
+    RETURN_IF_ERROR(FinishRequest(*data, offsets, nullptr, src, schema));
+    return data;
+  }
+  ASSIGN_OR_RETURN(json::Document doc, ParseDocument(context_json, source_name));
+  RETURN_IF_ERROR(FinishRequest(*data, offsets, &doc.root(), src, schema));
+  return data;
 }
 
 }  // namespace internal

@@ -1,0 +1,718 @@
+// The C API (bindings/c/include/charter.h) over the public C++ API. Compiled
+// into libcharter with exceptions on, so that every entry point can catch
+// what the C++ side might throw (std::bad_alloc) and turn it into a status:
+// no exception, and no abort, crosses into C.
+#include "charter.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "charter/charter.h"
+#include "charter/schedule.h"
+#include "charter/schema.h"
+#include "charter/version.h"
+
+// --- handles -------------------------------------------------------------------
+//
+// Each handle is a Shell: a tag saying which kind of handle it is, then the
+// C++ object. The free functions clear the tag before releasing the memory,
+// so that a handle used after its free is refused while its memory has not
+// been reused. INVARIANT: the tag sits 16 bytes into the allocation, past
+// the bytes that malloc's free lists write into a freed block.
+
+namespace {
+
+constexpr uint64_t kEngineTag = 0x4348'454e'4731'0001;   // "CHENG1"
+constexpr uint64_t kEntitiesTag = 0x4348'454e'5431'0002;
+constexpr uint64_t kRequestTag = 0x4348'5251'5431'0003;
+constexpr uint64_t kContextTag = 0x4348'4354'5831'0004;
+constexpr uint64_t kHandleTag = 0x4348'4844'4c31'0005;
+constexpr uint64_t kErrorTag = 0x4348'4552'5231'0006;
+constexpr uint64_t kFreed = 0xdead'f7ee'dead'f7ee;
+
+template <uint64_t kTag, typename T>
+struct Shell {
+  template <typename... Args>
+  explicit Shell(Args&&... args) : value(std::forward<Args>(args)...) {}
+  unsigned char reserved[16] = {};
+  uint64_t tag = kTag;
+  T value;
+};
+
+// Reads a handle's tag. A handle already freed is memory the caller should
+// not touch; this read is how the API refuses it instead of crashing, so the
+// address sanitizer is told that it is deliberate.
+#if defined(__GNUC__)
+__attribute__((no_sanitize_address))
+#endif
+uint64_t ReadTag(const volatile uint64_t* tag) {
+  return *tag;
+}
+
+}  // namespace
+
+struct EntitiesData {
+  charter::Entities store;
+  std::string json;                           // for charter_entities_extend
+  std::optional<charter::Schema> schema;      // the schema it was read with
+};
+
+struct charter_engine : Shell<kEngineTag, charter::Engine> {
+  using Shell::Shell;
+};
+struct charter_entities : Shell<kEntitiesTag, EntitiesData> {
+  using Shell::Shell;
+};
+struct charter_request : Shell<kRequestTag, charter::Request> {
+  using Shell::Shell;
+};
+struct charter_eval_context : Shell<kContextTag, charter::EvalContext> {
+  using Shell::Shell;
+};
+struct charter_engine_handle : Shell<kHandleTag, charter::EngineHandle> {
+  using Shell::Shell;
+};
+
+struct ErrorData {
+  charter_status status = CHARTER_ERROR_INTERNAL;
+  std::string message;
+  std::string detail;
+  std::string source;
+  uint32_t line = 0;
+  uint32_t column = 0;
+};
+struct charter_error : Shell<kErrorTag, ErrorData> {
+  using Shell::Shell;
+};
+
+namespace {
+
+using charter::Engine;
+using charter::EntityUid;
+
+charter_status FromCode(absl::StatusCode code) {
+  switch (code) {
+    case absl::StatusCode::kOk: return CHARTER_OK;
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kDataLoss: return CHARTER_ERROR_INVALID_ARGUMENT;
+    case absl::StatusCode::kNotFound: return CHARTER_ERROR_NOT_FOUND;
+    case absl::StatusCode::kPermissionDenied: return CHARTER_ERROR_PERMISSION_DENIED;
+    case absl::StatusCode::kResourceExhausted:
+    case absl::StatusCode::kOutOfRange: return CHARTER_ERROR_LIMIT_EXCEEDED;
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kAborted: return CHARTER_ERROR_IO;
+    default: return CHARTER_ERROR_INTERNAL;
+  }
+}
+
+// Reads "SOURCE:LINE:COL: " at the front of a message, where SOURCE is the
+// name the library gave the input.
+void FindPlace(ErrorData* e, std::string_view source) {
+  std::string_view m = e->message;
+  if (source.empty() || m.substr(0, source.size()) != source || m.size() <= source.size() ||
+      m[source.size()] != ':') {
+    return;
+  }
+  size_t i = source.size() + 1;
+  auto number = [&](uint32_t* out) {
+    uint64_t n = 0;
+    size_t start = i;
+    while (i < m.size() && m[i] >= '0' && m[i] <= '9' && n < 0xffffffffu) n = n * 10 + (m[i++] - '0');
+    if (i == start || i >= m.size() || m[i] != ':') return false;
+    *out = static_cast<uint32_t>(n);
+    ++i;
+    return true;
+  };
+  uint32_t line = 0, column = 0;
+  if (number(&line) && number(&column)) {
+    e->source = std::string(source);
+    e->line = line;
+    e->column = column;
+  }
+}
+
+// Sets *error (when asked for) and returns `status`. Never throws: an error
+// that cannot be allocated is reported by its status alone.
+charter_status Fail(charter_error** error, charter_status status, std::string_view message,
+                    std::string_view source = {}, std::string_view detail = {}) {
+  if (error == nullptr) return status;
+  charter_error* e = new (std::nothrow) charter_error();
+  if (e == nullptr) return status;
+  try {
+    e->value.status = status;
+    e->value.message = std::string(message);
+    e->value.detail = std::string(detail.empty() ? message : detail);
+    FindPlace(&e->value, source);
+  } catch (...) {
+    e->value = ErrorData{};
+    e->value.status = status;
+  }
+  *error = e;
+  return status;
+}
+
+charter_status FailStatus(charter_error** error, const absl::Status& s, std::string_view source = {},
+                          std::string_view detail = {}) {
+  return Fail(error, FromCode(s.code()), std::string_view(s.message().data(), s.message().size()), source, detail);
+}
+
+// Runs `body` (which returns a charter_status), turning any exception into
+// a status.
+template <typename F>
+charter_status Guard(charter_error** error, F&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Fail(error, CHARTER_ERROR_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception& e) {
+    return Fail(error, CHARTER_ERROR_INTERNAL, e.what());
+  } catch (...) {
+    return Fail(error, CHARTER_ERROR_INTERNAL, "unknown internal error");
+  }
+}
+
+template <typename H>
+bool Live(const H* h, uint64_t tag) {
+  return h != nullptr && ReadTag(&h->tag) == tag;
+}
+
+// Checks a handle argument: NULL and bad handles are statuses naming it.
+template <typename H>
+charter_status CheckHandle(const H* h, uint64_t tag, const char* kind, charter_error** error) {
+  if (h == nullptr) {
+    return Fail(error, CHARTER_ERROR_NULL_HANDLE, std::string("a NULL ") + kind + " handle");
+  }
+  if (ReadTag(&h->tag) != tag) {
+    return Fail(error, CHARTER_ERROR_BAD_HANDLE,
+                std::string("not a live ") + kind + " handle (freed already, or a handle of another kind)");
+  }
+  return CHARTER_OK;
+}
+
+#define CHARTER_CHECK_HANDLE(h, tag, kind)                             \
+  do {                                                                \
+    charter_status check_status = CheckHandle(h, tag, kind, error);  \
+    if (check_status != CHARTER_OK) return check_status;             \
+  } while (0)
+
+// A (pointer, length) argument, refused when the pointer is NULL with a
+// nonzero length.
+bool Text(const char* p, size_t n, std::string_view* out) {
+  if (p == nullptr && n != 0) return false;
+  *out = p == nullptr ? std::string_view() : std::string_view(p, n);
+  return true;
+}
+
+#define CHARTER_TEXT(var, p, n, what)                                                       \
+  std::string_view var;                                                                    \
+  if (!Text(p, n, &var)) {                                                                 \
+    return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, what " is NULL with a nonzero length"); \
+  }
+
+template <typename H>
+void Free(H* h, uint64_t tag) {
+  if (!Live(h, tag)) return;
+  h->tag = kFreed;
+  delete h;
+}
+
+absl::StatusOr<charter::Schema> ParseSchema(std::string_view text, std::string* detail) {
+  charter::SourceFile source("schema", std::string(text));
+  charter::Diagnostics diagnostics;
+  absl::StatusOr<charter::Schema> schema = charter::Schema::Parse(source, {}, &diagnostics);
+  if (!schema.ok()) *detail = diagnostics.Render(source);
+  return schema;
+}
+
+charter_status Compile(std::string_view policies, const char* schema_text, size_t schema_length,
+                       std::optional<charter::Bundle>* out, charter_error** error) {
+  std::optional<charter::Schema> schema;
+  if (schema_text != nullptr) {
+    std::string detail;
+    absl::StatusOr<charter::Schema> s = ParseSchema(std::string_view(schema_text, schema_length), &detail);
+    if (!s.ok()) return FailStatus(error, s.status(), "schema", detail);
+    schema.emplace(*std::move(s));
+  }
+  charter::SourceFile source("policies.cedar", std::string(policies));
+  charter::Diagnostics diagnostics;
+  charter::CompileOptions options;
+  if (schema) options.schema = &*schema;
+  absl::StatusOr<charter::Bundle> bundle = charter::Compile(source, options, &diagnostics);
+  if (!bundle.ok()) return FailStatus(error, bundle.status(), "policies.cedar", diagnostics.Render(source));
+  out->emplace(*std::move(bundle));
+  return CHARTER_OK;
+}
+
+charter_status MakeEngine(absl::StatusOr<charter::Bundle> bundle, std::string_view source, charter_engine** out,
+                          charter_error** error) {
+  if (!bundle.ok()) return FailStatus(error, bundle.status(), source);
+  absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
+  if (!engine.ok()) return FailStatus(error, engine.status(), source);
+  *out = new charter_engine(*std::move(engine));
+  return CHARTER_OK;
+}
+
+charter_status ReadEntities(std::string json, std::optional<charter::Schema> schema, charter_entities** out,
+                            charter_error** error) {
+  absl::StatusOr<charter::Entities> store =
+      schema ? charter::Entities::FromJson(json, *schema, "entities.json") : charter::Entities::FromJson(json);
+  if (!store.ok()) return FailStatus(error, store.status(), "entities.json");
+  auto* e = new charter_entities();
+  e->value.store = *std::move(store);
+  e->value.json = std::move(json);
+  e->value.schema = std::move(schema);
+  *out = e;
+  return CHARTER_OK;
+}
+
+// Copies a string into memory the caller frees with charter_free.
+char* CopyOut(std::string_view s) {
+  char* p = static_cast<char*>(std::malloc(s.size() + 1));
+  if (p == nullptr) throw std::bad_alloc();
+  if (!s.empty()) std::memcpy(p, s.data(), s.size());
+  p[s.size()] = '\0';
+  return p;
+}
+
+const char* View(std::string_view s, size_t* length) {
+  if (length != nullptr) *length = s.size();
+  return s.data();
+}
+
+const charter::Entities& EmptyEntities() {
+  // Immutable after construction (a function-local static, thread-safe).
+  static const charter::Entities* empty = new charter::Entities();
+  return *empty;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* charter_version(void) { return CHARTER_VERSION; }
+int charter_c_api_version(void) { return CHARTER_C_API_VERSION; }
+
+const char* charter_status_name(charter_status status) {
+  switch (status) {
+    case CHARTER_OK: return "ok";
+    case CHARTER_ERROR_INVALID_ARGUMENT: return "invalid_argument";
+    case CHARTER_ERROR_NOT_FOUND: return "not_found";
+    case CHARTER_ERROR_PERMISSION_DENIED: return "permission_denied";
+    case CHARTER_ERROR_LIMIT_EXCEEDED: return "limit_exceeded";
+    case CHARTER_ERROR_NULL_HANDLE: return "null_handle";
+    case CHARTER_ERROR_BAD_HANDLE: return "bad_handle";
+    case CHARTER_ERROR_OUT_OF_MEMORY: return "out_of_memory";
+    case CHARTER_ERROR_IO: return "io";
+    case CHARTER_ERROR_INTERNAL: return "internal";
+  }
+  return "unknown";
+}
+
+// --- errors ----------------------------------------------------------------------
+
+charter_status charter_error_status(const charter_error* e) {
+  if (e == nullptr) return CHARTER_ERROR_NULL_HANDLE;
+  if (!Live(e, kErrorTag)) return CHARTER_ERROR_BAD_HANDLE;
+  return e->value.status;
+}
+
+const char* charter_error_message(const charter_error* e, size_t* length) {
+  if (e == nullptr) return View("a NULL charter_error", length);
+  if (!Live(e, kErrorTag)) return View("not a live charter_error", length);
+  return View(e->value.message, length);
+}
+
+const char* charter_error_detail(const charter_error* e, size_t* length) {
+  if (!Live(e, kErrorTag)) return charter_error_message(e, length);
+  return View(e->value.detail, length);
+}
+
+const char* charter_error_source(const charter_error* e, size_t* length) {
+  if (!Live(e, kErrorTag)) return View("", length);
+  return View(e->value.source, length);
+}
+
+uint32_t charter_error_line(const charter_error* e) { return Live(e, kErrorTag) ? e->value.line : 0; }
+uint32_t charter_error_column(const charter_error* e) { return Live(e, kErrorTag) ? e->value.column : 0; }
+void charter_error_free(charter_error* e) { Free(e, kErrorTag); }
+
+void charter_free(void* memory) { std::free(memory); }
+
+// --- engines ---------------------------------------------------------------------
+
+charter_status charter_engine_compile(const char* policies, size_t policies_length, const char* schema,
+                                      size_t schema_length, charter_engine** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    CHARTER_TEXT(text, policies, policies_length, "the policy text");
+    std::optional<charter::Bundle> bundle;
+    charter_status s = Compile(text, schema, schema_length, &bundle, error);
+    if (s != CHARTER_OK) return s;
+    return MakeEngine(*std::move(bundle), "policies.cedar", out, error);
+  });
+}
+
+charter_status charter_engine_load_bundle(const char* path, size_t path_length, charter_engine** out,
+                                          charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    CHARTER_TEXT(p, path, path_length, "the path");
+    if (p.empty()) return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "the bundle path is empty");
+    std::string file(p);
+    return MakeEngine(charter::Bundle::FromFile(file), file, out, error);
+  });
+}
+
+charter_status charter_engine_from_bundle(const void* bytes, size_t length, charter_engine** out,
+                                          charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    CHARTER_TEXT(b, static_cast<const char*>(bytes), length, "the bundle");
+    return MakeEngine(charter::Bundle::FromBytes(std::string(b)), "bundle", out, error);
+  });
+}
+
+charter_status charter_compile_bundle(const char* policies, size_t policies_length, const char* schema,
+                                      size_t schema_length, void** bytes, size_t* length, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (bytes == nullptr || length == nullptr) {
+      return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`bytes` or `length` is NULL");
+    }
+    CHARTER_TEXT(text, policies, policies_length, "the policy text");
+    std::optional<charter::Bundle> bundle;
+    charter_status s = Compile(text, schema, schema_length, &bundle, error);
+    if (s != CHARTER_OK) return s;
+    std::string_view b = bundle->bytes();
+    void* p = std::malloc(b.empty() ? 1 : b.size());
+    if (p == nullptr) throw std::bad_alloc();
+    if (!b.empty()) std::memcpy(p, b.data(), b.size());
+    *bytes = p;
+    *length = b.size();
+    return CHARTER_OK;
+  });
+}
+
+size_t charter_engine_policy_count(const charter_engine* engine) {
+  return Live(engine, kEngineTag) ? engine->value.policy_count() : 0;
+}
+
+void charter_engine_free(charter_engine* engine) { Free(engine, kEngineTag); }
+
+// --- entities --------------------------------------------------------------------
+
+charter_status charter_entities_from_json(const char* json, size_t json_length, const char* schema,
+                                          size_t schema_length, charter_entities** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    CHARTER_TEXT(text, json, json_length, "the entities' JSON");
+    std::optional<charter::Schema> parsed;
+    if (schema != nullptr) {
+      std::string detail;
+      absl::StatusOr<charter::Schema> s = ParseSchema(std::string_view(schema, schema_length), &detail);
+      if (!s.ok()) return FailStatus(error, s.status(), "schema", detail);
+      parsed.emplace(*std::move(s));
+    }
+    return ReadEntities(std::string(text), std::move(parsed), out, error);
+  });
+}
+
+charter_status charter_entities_extend(const charter_entities* base, const char* json, size_t json_length,
+                                       charter_entities** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_CHECK_HANDLE(base, kEntitiesTag, "charter_entities");
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    CHARTER_TEXT(text, json, json_length, "the entities' JSON");
+    // Both documents must be arrays; the new one's elements follow base's.
+    auto body = [](std::string_view doc, std::string_view* inner) {
+      size_t b = doc.find_first_not_of(" \t\r\n");
+      size_t e = doc.find_last_not_of(" \t\r\n");
+      if (b == std::string_view::npos || doc[b] != '[' || doc[e] != ']') return false;
+      *inner = doc.substr(b + 1, e - b - 1);
+      return true;
+    };
+    std::string_view base_inner, extra_inner;
+    if (!body(base->value.json, &base_inner)) {
+      return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "the base store was not read from a JSON array");
+    }
+    if (!body(text, &extra_inner)) {
+      return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT,
+                  "charter_entities_extend: the entities must be a JSON array of entity objects");
+    }
+    // Reading the extra entities alone first gives their errors positions in
+    // their own text.
+    absl::StatusOr<charter::Entities> alone =
+        base->value.schema ? charter::Entities::FromJson(text, *base->value.schema, "entities.json")
+                           : charter::Entities::FromJson(text);
+    if (!alone.ok()) return FailStatus(error, alone.status(), "entities.json");
+    bool base_empty = base_inner.find_first_not_of(" \t\r\n") == std::string_view::npos;
+    bool extra_empty = extra_inner.find_first_not_of(" \t\r\n") == std::string_view::npos;
+    std::string merged;
+    merged.reserve(base_inner.size() + extra_inner.size() + 3);
+    merged += '[';
+    merged += base_inner;
+    if (!base_empty && !extra_empty) merged += ',';
+    merged += extra_inner;
+    merged += ']';
+    std::optional<charter::Schema> schema = base->value.schema;
+    return ReadEntities(std::move(merged), std::move(schema), out, error);
+  });
+}
+
+size_t charter_entities_size(const charter_entities* entities) {
+  return Live(entities, kEntitiesTag) ? entities->value.store.size() : 0;
+}
+
+void charter_entities_free(charter_entities* entities) { Free(entities, kEntitiesTag); }
+
+// --- requests --------------------------------------------------------------------
+
+namespace {
+
+charter_status MakeRequest(EntityUid p, EntityUid a, EntityUid r, std::string_view context, charter_request** out,
+                           charter_error** error) {
+  absl::StatusOr<charter::Request> request =
+      charter::Request::Create(std::move(p), std::move(a), std::move(r), context);
+  if (!request.ok()) return FailStatus(error, request.status(), "context.json");
+  *out = new charter_request(*std::move(request));
+  return CHARTER_OK;
+}
+
+}  // namespace
+
+charter_status charter_request_new(const char* principal, size_t principal_length, const char* action,
+                                   size_t action_length, const char* resource, size_t resource_length,
+                                   const char* context_json, size_t context_length, charter_request** out,
+                                   charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    CHARTER_TEXT(p, principal, principal_length, "the principal");
+    CHARTER_TEXT(a, action, action_length, "the action");
+    CHARTER_TEXT(r, resource, resource_length, "the resource");
+    CHARTER_TEXT(c, context_json, context_length, "the context");
+    EntityUid uids[3];
+    const std::string_view texts[3] = {p, a, r};
+    const char* names[3] = {"principal", "action", "resource"};
+    for (int i = 0; i < 3; ++i) {
+      absl::StatusOr<EntityUid> uid = EntityUid::Parse(texts[i]);
+      if (!uid.ok()) {
+        return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT,
+                    std::string("the ") + names[i] + " `" + std::string(texts[i]) +
+                        "` is not an entity reference `Type::\"id\"`: " + std::string(uid.status().message()));
+      }
+      uids[i] = *std::move(uid);
+    }
+    return MakeRequest(std::move(uids[0]), std::move(uids[1]), std::move(uids[2]), c, out, error);
+  });
+}
+
+charter_status charter_request_new_uids(const charter_uid* principal, const charter_uid* action,
+                                        const charter_uid* resource, const char* context_json, size_t context_length,
+                                        charter_request** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    const charter_uid* in[3] = {principal, action, resource};
+    const char* names[3] = {"principal", "action", "resource"};
+    EntityUid uids[3];
+    for (int i = 0; i < 3; ++i) {
+      if (in[i] == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, std::string("the ") + names[i] + " is NULL");
+      std::string_view type, id;
+      if (!Text(in[i]->type, in[i]->type_length, &type) || !Text(in[i]->id, in[i]->id_length, &id)) {
+        return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT,
+                    std::string("the ") + names[i] + "'s type or id is NULL with a nonzero length");
+      }
+      if (type.empty()) {
+        return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, std::string("the ") + names[i] + "'s type is empty");
+      }
+      uids[i] = EntityUid{std::string(type), std::string(id)};
+    }
+    CHARTER_TEXT(c, context_json, context_length, "the context");
+    return MakeRequest(std::move(uids[0]), std::move(uids[1]), std::move(uids[2]), c, out, error);
+  });
+}
+
+charter_status charter_request_from_json(const char* json, size_t json_length, charter_request** out,
+                                         charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    CHARTER_TEXT(text, json, json_length, "the request's JSON");
+    absl::StatusOr<charter::Request> request = charter::Request::FromJson(text);
+    if (!request.ok()) return FailStatus(error, request.status(), "request.json");
+    *out = new charter_request(*std::move(request));
+    return CHARTER_OK;
+  });
+}
+
+void charter_request_free(charter_request* request) { Free(request, kRequestTag); }
+
+// --- deciding ---------------------------------------------------------------------
+
+charter_status charter_eval_context_new(charter_eval_context** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    *out = new charter_eval_context();
+    return CHARTER_OK;
+  });
+}
+
+void charter_eval_context_free(charter_eval_context* context) { Free(context, kContextTag); }
+
+charter_status charter_authorize(const charter_engine* engine, const charter_entities* entities,
+                                 const charter_request* request, charter_eval_context* context,
+                                 charter_error** error) {
+  // The common case first: every handle live, checked inline (the slow
+  // path below says which one is not).
+  if (Live(engine, kEngineTag) && Live(request, kRequestTag) && Live(context, kContextTag) &&
+      (entities == nullptr || Live(entities, kEntitiesTag))) [[likely]] {
+    return Guard(error, [&]() -> charter_status {
+      engine->value.Authorize(request->value, entities != nullptr ? entities->value.store : EmptyEntities(),
+                              &context->value);
+      return CHARTER_OK;
+    });
+  }
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_CHECK_HANDLE(engine, kEngineTag, "charter_engine");
+    CHARTER_CHECK_HANDLE(request, kRequestTag, "charter_request");
+    CHARTER_CHECK_HANDLE(context, kContextTag, "charter_eval_context");
+    CHARTER_CHECK_HANDLE(entities, kEntitiesTag, "charter_entities");
+    return Fail(error, CHARTER_ERROR_INTERNAL, "a handle check disagreed with itself");
+  });
+}
+
+int charter_eval_context_allowed(const charter_eval_context* context) {
+  return Live(context, kContextTag) && context->value.allowed() ? 1 : 0;
+}
+
+size_t charter_eval_context_reason_count(const charter_eval_context* context) {
+  return Live(context, kContextTag) ? context->value.reasons().size() : 0;
+}
+
+const char* charter_eval_context_reason(const charter_eval_context* context, size_t index, size_t* length) {
+  if (!Live(context, kContextTag) || index >= context->value.reasons().size()) {
+    if (length != nullptr) *length = 0;
+    return nullptr;
+  }
+  return View(context->value.reasons()[index], length);
+}
+
+size_t charter_eval_context_error_count(const charter_eval_context* context) {
+  return Live(context, kContextTag) ? context->value.errors().size() : 0;
+}
+
+const char* charter_eval_context_error_policy(const charter_eval_context* context, size_t index, size_t* length) {
+  if (!Live(context, kContextTag) || index >= context->value.errors().size()) {
+    if (length != nullptr) *length = 0;
+    return nullptr;
+  }
+  return View(context->value.errors()[index].policy_id, length);
+}
+
+const char* charter_eval_context_error_message(const charter_eval_context* context, size_t index, size_t* length) {
+  if (!Live(context, kContextTag) || index >= context->value.errors().size()) {
+    if (length != nullptr) *length = 0;
+    return nullptr;
+  }
+  return View(context->value.errors()[index].message, length);
+}
+
+charter_status charter_eval_context_decision_json(const charter_eval_context* context, char** json, size_t* length,
+                                                  charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_CHECK_HANDLE(context, kContextTag, "charter_eval_context");
+    if (json == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`json` is NULL");
+    std::string text = context->value.ToDecision().ToJson();
+    *json = CopyOut(text);
+    if (length != nullptr) *length = text.size();
+    return CHARTER_OK;
+  });
+}
+
+// --- engine handles ------------------------------------------------------------------
+
+charter_status charter_engine_handle_new(const charter_engine* engine, charter_engine_handle** out,
+                                         charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_CHECK_HANDLE(engine, kEngineTag, "charter_engine");
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    *out = new charter_engine_handle(engine->value);
+    return CHARTER_OK;
+  });
+}
+
+charter_status charter_engine_handle_swap(charter_engine_handle* handle, const charter_engine* engine,
+                                          charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_CHECK_HANDLE(handle, kHandleTag, "charter_engine_handle");
+    CHARTER_CHECK_HANDLE(engine, kEngineTag, "charter_engine");
+    handle->value.Swap(engine->value);
+    return CHARTER_OK;
+  });
+}
+
+charter_status charter_engine_handle_swap_bundle(charter_engine_handle* handle, const char* path,
+                                                 size_t path_length, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_CHECK_HANDLE(handle, kHandleTag, "charter_engine_handle");
+    CHARTER_TEXT(p, path, path_length, "the path");
+    if (p.empty()) return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "the bundle path is empty");
+    std::string file(p);
+    absl::StatusOr<charter::Bundle> bundle = charter::Bundle::FromFile(file);
+    if (!bundle.ok()) return FailStatus(error, bundle.status(), file);
+    absl::Status s = handle->value.SwapBundle(*std::move(bundle));
+    if (!s.ok()) return FailStatus(error, s, file);
+    return CHARTER_OK;
+  });
+}
+
+uint64_t charter_engine_handle_generation(const charter_engine_handle* handle) {
+  return Live(handle, kHandleTag) ? handle->value.generation() : 0;
+}
+
+charter_status charter_engine_handle_authorize(const charter_engine_handle* handle, const charter_entities* entities,
+                                               const charter_request* request, charter_eval_context* context,
+                                               charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_CHECK_HANDLE(handle, kHandleTag, "charter_engine_handle");
+    CHARTER_CHECK_HANDLE(request, kRequestTag, "charter_request");
+    CHARTER_CHECK_HANDLE(context, kContextTag, "charter_eval_context");
+    if (entities != nullptr) CHARTER_CHECK_HANDLE(entities, kEntitiesTag, "charter_entities");
+    handle->value.Authorize(request->value, entities != nullptr ? entities->value.store : EmptyEntities(),
+                            &context->value);
+    return CHARTER_OK;
+  });
+}
+
+void charter_engine_handle_free(charter_engine_handle* handle) { Free(handle, kHandleTag); }
+
+// --- scheduling ---------------------------------------------------------------------
+
+charter_status charter_schedule_cycle(const char* state_json, size_t state_length, int hyperpod, char** result,
+                                      size_t* result_length, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (result == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`result` is NULL");
+    CHARTER_TEXT(text, state_json, state_length, "the state's JSON");
+    charter::schedule::LoadOptions options;
+    options.source_name = "state.json";
+    absl::StatusOr<charter::schedule::State> state =
+        hyperpod ? charter::schedule::LoadHyperPodState(text, options) : charter::schedule::LoadState(text, options);
+    if (!state.ok()) return FailStatus(error, state.status(), "state.json");
+    absl::StatusOr<charter::schedule::CycleResult> cycle = charter::schedule::RunCycle(*state);
+    if (!cycle.ok()) return FailStatus(error, cycle.status(), "state.json");
+    std::string out = cycle->ToJson();
+    *result = CopyOut(out);
+    if (result_length != nullptr) *result_length = out.size();
+    return CHARTER_OK;
+  });
+}
+
+}  // extern "C"

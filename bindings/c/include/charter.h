@@ -1,0 +1,264 @@
+/* charter.h: Charter's C API, for programs and language bindings that cannot
+ * link C++ (Go through cgo, Lua, Python's ctypes, Rust's FFI, plain C).
+ *
+ *   charter_engine* engine = NULL;
+ *   charter_error* error = NULL;
+ *   if (charter_engine_load_bundle(path, strlen(path), &engine, &error) != CHARTER_OK) {
+ *     fprintf(stderr, "%s\n", charter_error_message(error, NULL));
+ *     charter_error_free(error);
+ *     return 1;
+ *   }
+ *   charter_entities* entities = ...;          (charter_entities_from_json)
+ *   charter_request* request = ...;            (charter_request_new)
+ *   charter_eval_context* context = ...;       (charter_eval_context_new; one per thread)
+ *   if (charter_authorize(engine, entities, request, context, &error) == CHARTER_OK &&
+ *       charter_eval_context_allowed(context)) { ... }
+ *
+ * Conventions, for every function:
+ *   - Strings are UTF-8, passed as a pointer and a length in bytes; they need
+ *     no terminating NUL. A pointer may be NULL only when its length is 0.
+ *     Strings the library returns are (pointer, length) too: they are
+ *     NUL-terminated as well unless a function says otherwise, and may hold
+ *     NUL bytes, so use the length.
+ *   - A function that can fail returns a charter_status. On failure, when
+ *     `error` is not NULL, *error receives a new charter_error that the
+ *     caller frees with charter_error_free; on success *error is left as it
+ *     was. Out parameters are written only on success.
+ *   - Handles are opaque. A NULL handle is CHARTER_ERROR_NULL_HANDLE; a
+ *     pointer that is not a live handle of the expected kind (a handle of
+ *     another kind, one already freed) is CHARTER_ERROR_BAD_HANDLE as long as
+ *     its memory has not been reused: each handle carries a tag that its free
+ *     function clears. Freeing NULL does nothing.
+ *   - Nothing C++ crosses this interface: no exception leaves a function (an
+ *     allocation failure is CHARTER_ERROR_OUT_OF_MEMORY), and no input makes
+ *     the library abort.
+ *   - Thread safety: engines, entity stores, requests and engine handles are
+ *     immutable once made (a handle's swap is atomic) and may be used from
+ *     any number of threads at once. An evaluation context and an error are
+ *     used by one thread at a time.
+ *
+ * ABI: the C API is versioned by CHARTER_C_API_VERSION and by the shared
+ * library's SONAME (libcharter.so.0.MINOR while the version is 0.x); a
+ * release that keeps the C API's ABI keeps both. See docs/embedding.md.
+ */
+#ifndef CHARTER_C_H_
+#define CHARTER_C_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(CHARTER_C_BUILDING) && defined(__GNUC__)
+#define CHARTER_C_EXPORT __attribute__((visibility("default")))
+#else
+#define CHARTER_C_EXPORT
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The C API's version: it grows when functions are added; a change that
+ * breaks callers changes the SONAME as well. */
+#define CHARTER_C_API_VERSION 1
+
+/* The library's version, "MAJOR.MINOR.PATCH" (NUL-terminated, static). */
+CHARTER_C_EXPORT const char* charter_version(void);
+/* CHARTER_C_API_VERSION of the library that is loaded. */
+CHARTER_C_EXPORT int charter_c_api_version(void);
+
+/* ---- status and errors ------------------------------------------------------ */
+
+typedef enum charter_status {
+  CHARTER_OK = 0,
+  /* Input that Charter refuses: policy text, a schema, JSON, a bundle. */
+  CHARTER_ERROR_INVALID_ARGUMENT = 1,
+  /* A file that does not exist or cannot be read. */
+  CHARTER_ERROR_NOT_FOUND = 2,
+  CHARTER_ERROR_PERMISSION_DENIED = 3,
+  /* Input beyond a limit (size, nesting, count). */
+  CHARTER_ERROR_LIMIT_EXCEEDED = 4,
+  CHARTER_ERROR_NULL_HANDLE = 5,
+  CHARTER_ERROR_BAD_HANDLE = 6,
+  CHARTER_ERROR_OUT_OF_MEMORY = 7,
+  /* An input/output failure other than the above. */
+  CHARTER_ERROR_IO = 8,
+  CHARTER_ERROR_INTERNAL = 9
+} charter_status;
+
+/* A short name of a status, "ok", "invalid_argument", ... (static). */
+CHARTER_C_EXPORT const char* charter_status_name(charter_status status);
+
+typedef struct charter_error charter_error;
+
+CHARTER_C_EXPORT charter_status charter_error_status(const charter_error* error);
+/* The message, one line: "SOURCE:LINE:COL: what is wrong" when the fault has
+ * a place in an input. `length` may be NULL. */
+CHARTER_C_EXPORT const char* charter_error_message(const charter_error* error, size_t* length);
+/* The fault in full, for people: for policy text, every diagnostic with its
+ * source line and underline; otherwise the message. `length` may be NULL. */
+CHARTER_C_EXPORT const char* charter_error_detail(const charter_error* error, size_t* length);
+/* Where the fault is: the input's name ("policies.cedar", "entities.json")
+ * and 1-based line and column; 0 when the fault has no place. */
+CHARTER_C_EXPORT const char* charter_error_source(const charter_error* error, size_t* length);
+CHARTER_C_EXPORT uint32_t charter_error_line(const charter_error* error);
+CHARTER_C_EXPORT uint32_t charter_error_column(const charter_error* error);
+CHARTER_C_EXPORT void charter_error_free(charter_error* error);
+
+/* Frees memory the library returned (bundle bytes, JSON text). */
+CHARTER_C_EXPORT void charter_free(void* memory);
+
+/* ---- engines ----------------------------------------------------------------- */
+
+typedef struct charter_engine charter_engine;
+
+/* Compiles policy text (Cedar text or Cedar's JSON policy format), with a
+ * schema in Cedar's schema text or JSON when `schema` is not NULL (then the
+ * policies are validated against it, and any validation error fails). */
+CHARTER_C_EXPORT charter_status charter_engine_compile(const char* policies, size_t policies_length,
+                                                       const char* schema, size_t schema_length,
+                                                       charter_engine** out, charter_error** error);
+/* Reads and verifies a bundle file (`charter build`'s output). */
+CHARTER_C_EXPORT charter_status charter_engine_load_bundle(const char* path, size_t path_length,
+                                                           charter_engine** out, charter_error** error);
+/* Verifies bundle bytes (copied). */
+CHARTER_C_EXPORT charter_status charter_engine_from_bundle(const void* bytes, size_t length,
+                                                           charter_engine** out, charter_error** error);
+/* Compiles policy text into bundle bytes, written to *bytes (free with
+ * charter_free) and *length. */
+CHARTER_C_EXPORT charter_status charter_compile_bundle(const char* policies, size_t policies_length,
+                                                       const char* schema, size_t schema_length,
+                                                       void** bytes, size_t* length, charter_error** error);
+/* The number of policies (0 for a NULL or bad handle). */
+CHARTER_C_EXPORT size_t charter_engine_policy_count(const charter_engine* engine);
+CHARTER_C_EXPORT void charter_engine_free(charter_engine* engine);
+
+/* ---- entity stores ----------------------------------------------------------- */
+
+typedef struct charter_entities charter_entities;
+
+/* Cedar's JSON entity format; with a schema (not NULL), read and checked as
+ * Cedar does with one. Errors read "entities.json:LINE:COL: ...". */
+CHARTER_C_EXPORT charter_status charter_entities_from_json(const char* json, size_t json_length,
+                                                           const char* schema, size_t schema_length,
+                                                           charter_entities** out, charter_error** error);
+/* A new store: `base`'s entities and those of `json` (an array in the same
+ * format, read with `base`'s schema), for entities that belong to one
+ * request. The entities of `json` may name `base`'s as parents; a uid in both
+ * is an error. It re-reads base's JSON, so its cost grows with base's size. */
+CHARTER_C_EXPORT charter_status charter_entities_extend(const charter_entities* base, const char* json,
+                                                        size_t json_length, charter_entities** out,
+                                                        charter_error** error);
+/* The number of entities with data (0 for a NULL or bad handle). */
+CHARTER_C_EXPORT size_t charter_entities_size(const charter_entities* entities);
+CHARTER_C_EXPORT void charter_entities_free(charter_entities* entities);
+
+/* ---- requests ---------------------------------------------------------------- */
+
+typedef struct charter_request charter_request;
+
+/* A request from its principal, action and resource in Cedar's text form,
+ * `Type::"id"`, and a context given as a JSON object in Cedar's value
+ * encoding (NULL or length 0: an empty context). */
+CHARTER_C_EXPORT charter_status charter_request_new(const char* principal, size_t principal_length,
+                                                    const char* action, size_t action_length,
+                                                    const char* resource, size_t resource_length,
+                                                    const char* context_json, size_t context_length,
+                                                    charter_request** out, charter_error** error);
+
+/* An entity reference as type and id, unescaped. */
+typedef struct charter_uid {
+  const char* type;
+  size_t type_length;
+  const char* id;
+  size_t id_length;
+} charter_uid;
+
+/* The same, with each entity reference as a type and an id. */
+CHARTER_C_EXPORT charter_status charter_request_new_uids(const charter_uid* principal, const charter_uid* action,
+                                                         const charter_uid* resource, const char* context_json,
+                                                         size_t context_length, charter_request** out,
+                                                         charter_error** error);
+/* A request in Charter's request JSON:
+ * {"principal": ..., "action": ..., "resource": ..., "context": {...}}. */
+CHARTER_C_EXPORT charter_status charter_request_from_json(const char* json, size_t json_length,
+                                                          charter_request** out, charter_error** error);
+CHARTER_C_EXPORT void charter_request_free(charter_request* request);
+
+/* ---- deciding ------------------------------------------------------------------ */
+
+/* Reusable memory for decisions, one per thread: once it has grown to the
+ * policy set, a decision allocates nothing. The last decision is read from it
+ * until the next call with it. */
+typedef struct charter_eval_context charter_eval_context;
+
+CHARTER_C_EXPORT charter_status charter_eval_context_new(charter_eval_context** out, charter_error** error);
+CHARTER_C_EXPORT void charter_eval_context_free(charter_eval_context* context);
+
+/* Decides `request` against `entities` (NULL: an empty store), writing the
+ * decision into `context`. An evaluation error in a policy is not a failure:
+ * the policy is skipped and listed among the decision's errors. */
+CHARTER_C_EXPORT charter_status charter_authorize(const charter_engine* engine, const charter_entities* entities,
+                                                  const charter_request* request, charter_eval_context* context,
+                                                  charter_error** error);
+
+/* The last decision made with `context`: 1 if allowed, 0 if denied (and 0
+ * for a context that has decided nothing, or a NULL or bad one). */
+CHARTER_C_EXPORT int charter_eval_context_allowed(const charter_eval_context* context);
+/* The determining policies' ids, in policy-set order: the satisfied forbids
+ * when any is satisfied, else the satisfied permits. The strings stay valid
+ * until the next decision with the context and are NOT NUL-terminated. An
+ * index out of range gives NULL and length 0. */
+CHARTER_C_EXPORT size_t charter_eval_context_reason_count(const charter_eval_context* context);
+CHARTER_C_EXPORT const char* charter_eval_context_reason(const charter_eval_context* context, size_t index,
+                                                         size_t* length);
+/* The policies whose evaluation erred: id and message (not NUL-terminated). */
+CHARTER_C_EXPORT size_t charter_eval_context_error_count(const charter_eval_context* context);
+CHARTER_C_EXPORT const char* charter_eval_context_error_policy(const charter_eval_context* context, size_t index,
+                                                               size_t* length);
+CHARTER_C_EXPORT const char* charter_eval_context_error_message(const charter_eval_context* context, size_t index,
+                                                                size_t* length);
+/* The last decision as `charter authorize --format json` prints it:
+ * {"decision":"allow"|"deny","reasons":[...],"errors":[{"policy","message"}]}.
+ * *json is NUL-terminated; free it with charter_free. */
+CHARTER_C_EXPORT charter_status charter_eval_context_decision_json(const charter_eval_context* context, char** json,
+                                                                   size_t* length, charter_error** error);
+
+/* ---- a hot-swappable engine --------------------------------------------------- */
+
+/* The engine a service decides with now. Every call takes the engine current
+ * when it starts and keeps it until it returns; a swap installs a new one
+ * atomically, so a decision sees the old policy set or the new, never a mix. */
+typedef struct charter_engine_handle charter_engine_handle;
+
+/* A handle deciding with `engine` (shared: `engine` may be freed after). */
+CHARTER_C_EXPORT charter_status charter_engine_handle_new(const charter_engine* engine, charter_engine_handle** out,
+                                                          charter_error** error);
+CHARTER_C_EXPORT charter_status charter_engine_handle_swap(charter_engine_handle* handle, const charter_engine* engine,
+                                                           charter_error** error);
+/* Loads and verifies a bundle file and installs it; on failure the current
+ * engine stays. */
+CHARTER_C_EXPORT charter_status charter_engine_handle_swap_bundle(charter_engine_handle* handle, const char* path,
+                                                                  size_t path_length, charter_error** error);
+/* How many engines have been installed (1 after charter_engine_handle_new;
+ * 0 for a NULL or bad handle). */
+CHARTER_C_EXPORT uint64_t charter_engine_handle_generation(const charter_engine_handle* handle);
+CHARTER_C_EXPORT charter_status charter_engine_handle_authorize(const charter_engine_handle* handle,
+                                                                const charter_entities* entities,
+                                                                const charter_request* request,
+                                                                charter_eval_context* context, charter_error** error);
+CHARTER_C_EXPORT void charter_engine_handle_free(charter_engine_handle* handle);
+
+/* ---- scheduling ----------------------------------------------------------------- */
+
+/* One Kueue scheduling cycle over a cluster state in the JSON of
+ * docs/scheduling.md (or HyperPod's objects when `hyperpod` is nonzero);
+ * *result is the cycle's outcome as `charter schedule --format json` prints
+ * it (NUL-terminated; free with charter_free). */
+CHARTER_C_EXPORT charter_status charter_schedule_cycle(const char* state_json, size_t state_length, int hyperpod,
+                                                       char** result, size_t* result_length, charter_error** error);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif /* CHARTER_C_H_ */

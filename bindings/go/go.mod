@@ -1,0 +1,3 @@
+module charter
+
+go 1.19
