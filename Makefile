@@ -4,9 +4,10 @@
 #   make demo       build, then run the governance example end to end
 #   make test       build, then run every test under ctest
 #   make sanitize   ASan+UBSan build in its own directory, and its tests
-#   make tsan       ThreadSanitizer build of the engine-swap test, and run it
+#   make tsan       ThreadSanitizer build of the engine-swap test and charter serve, and their tests
 #   make bench      Release build of the benchmarks, and run them
 #   make bench-python  Release build of the Python module, and its benchmark
+#   make bench-serve  `charter serve`: a review in process, and wrk over loopback TLS (bench/serve/)
 #   make bench-peer cedar-wasm and `charter bench` on the same workloads (bench/peer/)
 #   make bench-bindings  the C API, Go, Lua, Python and job_submit.lua per decision
 #   make bench-slurm     sbatch throughput with and without job_submit.lua
@@ -69,7 +70,7 @@ define configure
 	$(CMAKE) -S . -B $(1) $(if $(wildcard $(1)/CMakeCache.txt),,-G "$(GENERATOR)") $(2) $(CMAKE_ARGS)
 endef
 
-.PHONY: all deps configure build test demo install bench sanitize tsan fuzz conformance clean distclean
+.PHONY: all deps configure build test demo install bench bench-serve sanitize tsan fuzz conformance clean distclean
 
 all: build
 
@@ -113,6 +114,16 @@ bench-python: deps
 	  -DCHARTER_BUILD_PYTHON=ON -DPython3_EXECUTABLE=$(PYTHON))
 	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_python
 	PYTHONPATH=$(abspath $(BENCH_DIR))/bindings/python $(PYTHON) bench/python/bench.py $(PY_BENCH_ARGS)
+
+# The webhook (issue 18; docs/performance.md, "charter serve"): one review in
+# process, then wrk over loopback TLS at 1, 16 and 64 connections and under
+# reloads. DURATION=10 seconds a wrk run.
+bench-serve: deps
+	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
+	  -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF)
+	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_cli review_bench
+	$(BENCH_DIR)/server/review_bench $(BENCH_ARGS)
+	bench/serve/run.sh $(BENCH_DIR)/cli/charter
 
 # The peer benchmark (bench/peer/peer.js) in the Release directory of `make
 # bench`: for each of PEER_SETS (`governance` is examples/governance, a number
@@ -197,13 +208,19 @@ sanitize: deps
 	$(SANITIZER_ENV) $(CTEST) --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS) --timeout $(TEST_TIMEOUT) \
 	  -LE 'nested-build|bindings' $(CTEST_ARGS)
 
-# ThreadSanitizer: only the EngineHandle swap test, in its own build directory.
+# ThreadSanitizer: the EngineHandle swap test and charter serve's tests, in
+# their own build directory.
 tsan: deps
 	$(call configure,$(TSAN_DIR),-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG='-O1 -g' \
 	  -DCMAKE_CXX_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
 	  -DCHARTER_BUILD_TESTS=ON -DCHARTER_BUILD_BENCH=OFF -DCHARTER_BUILD_FUZZERS=OFF)
-	$(CMAKE) --build $(TSAN_DIR) -j $(JOBS) --target engine_handle_test
+	$(CMAKE) --build $(TSAN_DIR) -j $(JOBS) --target engine_handle_test charter_cli
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_DIR)/tests/engine_handle_test
+	# charter serve under load and reloads (Go client), and every endpoint, reload and drain (curl).
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 GO111MODULE=off GOFLAGS= GOPROXY=off \
+	  GOCACHE=$(abspath $(TSAN_DIR))/gocache GOPATH=$(abspath $(TSAN_DIR))/gopath \
+	  tests/serve/go_client_test.sh $(TSAN_DIR)/cli/charter
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 tests/serve/serve_test.sh $(TSAN_DIR)/cli/charter
 
 # Each fuzzer runs on a copy of its seed corpus, so that what it finds stays in
 # $(FUZZ_DIR)/corpus/ and fuzz/corpus/ changes only when someone copies a case in.

@@ -69,6 +69,7 @@ Command AddExplainCommand(CLI::App& root);
 Command AddDisasmCommand(CLI::App& root);
 Command AddScheduleCommand(CLI::App& root);
 Command AddSimulateCommand(CLI::App& root);
+Command AddServeCommand(CLI::App& root);
 
 }  // namespace charter::cli
 

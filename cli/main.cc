@@ -103,6 +103,7 @@ int Main(int argc, char** argv) {
       AddFmtCommand(app),
       AddReplCommand(app),
       AddScheduleCommand(app),
+      AddServeCommand(app),
       AddSimulateCommand(app),
       AddTestCommand(app),
       AddVersionCommand(app),

@@ -17,6 +17,8 @@ PACKAGES=(
   flatbuffers-compiler libflatbuffers-dev                # bundle schema
   libabsl-dev libre2-dev libcli11-dev libedit-dev        # libraries
   libgtest-dev libgmock-dev libbenchmark-dev             # tests and benchmarks
+  libcpp-httplib-dev libssl-dev                          # `charter serve` (HTTPS)
+  openssl curl jq iproute2 wrk python3-yaml              # its tests (certificates, clients, ss, manifests; Go below), benchmark
   clang libclang-rt-14-dev                               # libFuzzer and sanitizer runtimes
   nodejs npm                                             # the Cedar oracle (tests only)
   tmux                                                   # drives the REPL on a terminal (tests only)

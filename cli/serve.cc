@@ -1,0 +1,64 @@
+// `charter serve`: the Kubernetes admission and authorization webhook, and
+// Charter's own decisions over HTTPS (docs/server.md). The server itself is
+// server/; this file is its command line.
+//
+//   charter serve --bundle B [--entities E] [--schema S] --tls-cert C --tls-key K
+//                 [--listen ADDR:PORT] [--decision-log FILE|-] [--config FILE]
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "command.h"
+#include "report.h"
+#include "server.h"
+
+namespace charter::cli {
+namespace {
+
+struct ServeFlags {
+  std::string listen = "127.0.0.1:8443";
+  std::string config;
+  server::ServerOptions options;
+};
+
+int RunServe(ServeFlags& flags) {
+  if (absl::Status s = server::ParseListen(flags.listen, &flags.options); !s.ok()) {
+    PrintError("--listen: " + std::string(s.message()));
+    return kError;
+  }
+  if (!flags.config.empty()) {
+    if (absl::Status s = server::LoadConfig(flags.config, &flags.options); !s.ok()) {
+      PrintError(std::string(s.message()));
+      return kError;
+    }
+  }
+  return server::Serve(flags.options) == 0 ? kOk : kError;
+}
+
+}  // namespace
+
+Command AddServeCommand(CLI::App& root) {
+  auto flags = std::make_shared<ServeFlags>();
+  CLI::App* app = root.add_subcommand(
+      "serve", "Serve decisions over HTTPS: Kubernetes admission and authorization webhooks, and /v1/authorize");
+  app->footer(
+      "Endpoints: POST /v1/authorize, /v1/admission, /v1/authorization; GET /healthz, /readyz, /metrics. "
+      "SIGHUP reloads the files (as a change to them does); SIGTERM finishes the requests in flight and stops.");
+  server::ServerOptions& o = flags->options;
+  app->add_option("--bundle", o.files.bundle, "The policy bundle (`charter build`)")->type_name("FILE")->required();
+  app->add_option("--entities", o.files.entities, "Entities in Cedar's JSON format, joined to every request")
+      ->type_name("FILE");
+  app->add_option("--schema", o.files.schema, "The schema the bundle was compiled with")->type_name("FILE");
+  app->add_option("--tls-cert", o.tls_cert, "The server's certificate (PEM, chain after it)")
+      ->type_name("FILE")
+      ->required();
+  app->add_option("--tls-key", o.tls_key, "The certificate's private key (PEM)")->type_name("FILE")->required();
+  app->add_option("--listen", flags->listen, "Address and port (default 127.0.0.1:8443; port 0 picks one)")
+      ->type_name("ADDR:PORT");
+  app->add_option("--decision-log", o.decision_log, "Append a JSON line a decision to FILE (- for stdout)")
+      ->type_name("FILE");
+  app->add_option("--config", flags->config, "The server's configuration (JSON; docs/server.md)")->type_name("FILE");
+  return Command{app, [flags] { return RunServe(*flags); }};
+}
+
+}  // namespace charter::cli

@@ -1,0 +1,157 @@
+// The server's configuration file (docs/server.md, "Configuration"): JSON,
+// every member checked, an unknown one refused by name.
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "charter_support/strings.h"
+#include "charter/json.h"
+#include "server.h"
+
+namespace charter::server {
+namespace {
+
+using support::Cat;
+using support::CatAppend;
+
+std::string S(std::string_view s) { return std::string(s); }
+[[maybe_unused]] std::string S(absl::string_view s) { return std::string(s); }
+[[maybe_unused]] std::string S(const std::string& s) { return s; }
+[[maybe_unused]] std::string S(const char* s) { return s; }
+
+class ConfigReader {
+ public:
+  ConfigReader(std::string path, std::string_view text) : path_(std::move(path)), text_(text) {}
+
+  absl::Status Fail(const JsonValue& v, std::string_view what) const {
+    return absl::InvalidArgumentError(Cat(path_, ":", LineColumn(v.offset()), ": ", S(what)));
+  }
+
+  absl::Status Known(const JsonValue& object, std::string_view where,
+                     std::initializer_list<std::string_view> keys) const {
+    if (!object.is_object()) return Fail(object, Cat(S(where), " must be an object"));
+    for (size_t i = 0; i < object.size(); ++i) {
+      bool known = false;
+      for (std::string_view k : keys) known = known || object.key(i) == k;
+      if (!known) {
+        std::string list;
+        for (std::string_view k : keys) CatAppend(&list, list.empty() ? "" : ", ", S(k));
+        return Fail(object.member(i), Cat("unknown member `", S(object.key(i)), "` in ", S(where),
+                                                   " (it has ", list, ")"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<int64_t> Int(const JsonValue& v, std::string_view name, int64_t lo, int64_t hi) const {
+    if (v.is_number()) {
+      std::string_view rest = text_.substr(v.offset());
+      int64_t n = 0;
+      auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), n);
+      bool whole = ec == std::errc() && (end == rest.data() + rest.size() ||
+                                         std::string_view(".eE").find(*end) == std::string_view::npos);
+      if (whole && n >= lo && n <= hi) return n;
+    }
+    return Fail(v, Cat("`", S(name), "` must be a whole number from ", lo, " to ", hi));
+  }
+
+  absl::StatusOr<std::string> Str(const JsonValue& v, std::string_view name) const {
+    if (!v.is_string() || v.as_string().empty()) return Fail(v, Cat("`", S(name), "` must be a non-empty string"));
+    return S(v.as_string());
+  }
+
+  absl::StatusOr<std::vector<std::string>> Strings(const JsonValue& v, std::string_view name) const {
+    if (!v.is_array()) return Fail(v, Cat("`", S(name), "` must be an array of strings"));
+    std::vector<std::string> out;
+    for (size_t i = 0; i < v.size(); ++i) {
+      absl::StatusOr<std::string> s = Str(v.at(i), name);
+      if (!s.ok()) return s.status();
+      out.push_back(*std::move(s));
+    }
+    return out;
+  }
+
+ private:
+  std::string LineColumn(uint32_t offset) const {
+    int line = 1, column = 1;
+    for (uint32_t i = 0; i < offset && i < text_.size(); ++i) {
+      if (text_[i] == '\n') ++line, column = 1;
+      else if ((static_cast<unsigned char>(text_[i]) & 0xc0) != 0x80) ++column;
+    }
+    return Cat(line, ":", column);
+  }
+  std::string path_;
+  std::string_view text_;
+};
+
+#define CONFIG_ASSIGN(lhs, expr)                   \
+  {                                                \
+    auto value_or = (expr);                        \
+    if (!value_or.ok()) return value_or.status();  \
+    lhs = *std::move(value_or);                    \
+  }
+
+}  // namespace
+
+absl::Status LoadConfig(const std::string& path, ServerOptions* options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(Cat(path, ": cannot open the configuration"));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  if (text.size() > (size_t{1} << 20)) return absl::InvalidArgumentError(Cat(path, ": larger than 1 MiB"));
+  absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(text);
+  if (!doc.ok()) return absl::InvalidArgumentError(Cat(path, ":", S(doc.status().message())));
+  ConfigReader r(path, text);
+  JsonValue root = doc->root();
+  if (absl::Status s = r.Known(root, "the configuration", {"mapping", "reasons", "decisionLog", "limits", "watch"});
+      !s.ok()) {
+    return s;
+  }
+  if (std::optional<JsonValue> m = root.Find("mapping")) {
+    if (absl::Status s = r.Known(*m, "`mapping`", {"accelerators", "queueLabel", "priorityLabel"}); !s.ok()) return s;
+    if (auto v = m->Find("accelerators")) { CONFIG_ASSIGN(options->mapping.accelerators, r.Strings(*v, "accelerators")); }
+    if (auto v = m->Find("queueLabel")) { CONFIG_ASSIGN(options->mapping.queue_label, r.Str(*v, "queueLabel")); }
+    if (auto v = m->Find("priorityLabel")) { CONFIG_ASSIGN(options->mapping.priority_label, r.Str(*v, "priorityLabel")); }
+  }
+  if (std::optional<JsonValue> reasons = root.Find("reasons")) {
+    if (!reasons->is_object()) return r.Fail(*reasons, "`reasons` must be an object of policy ids to messages");
+    for (size_t i = 0; i < reasons->size(); ++i) {
+      std::string why;
+      CONFIG_ASSIGN(why, r.Str(reasons->member(i), reasons->key(i)));
+      options->reasons.emplace_back(S(reasons->key(i)), std::move(why));
+    }
+  }
+  if (std::optional<JsonValue> d = root.Find("decisionLog")) {
+    if (absl::Status s = r.Known(*d, "`decisionLog`", {"maskContext", "queue"}); !s.ok()) return s;
+    if (auto v = d->Find("maskContext")) { CONFIG_ASSIGN(options->mask_context, r.Strings(*v, "maskContext")); }
+    if (auto v = d->Find("queue")) {
+      int64_t n = 0;
+      CONFIG_ASSIGN(n, r.Int(*v, "queue", 1, 1 << 24));
+      options->decision_log_queue = static_cast<size_t>(n);
+    }
+  }
+  if (std::optional<JsonValue> l = root.Find("limits")) {
+    if (absl::Status s = r.Known(*l, "`limits`", {"maxBodyBytes", "readTimeoutSeconds", "writeTimeoutSeconds",
+                                                  "idleTimeoutSeconds", "threads"});
+        !s.ok()) {
+      return s;
+    }
+    int64_t n = 0;
+    if (auto v = l->Find("maxBodyBytes")) { CONFIG_ASSIGN(n, r.Int(*v, "maxBodyBytes", 1024, int64_t{1} << 30)); options->max_body_bytes = static_cast<size_t>(n); }
+    if (auto v = l->Find("readTimeoutSeconds")) { CONFIG_ASSIGN(n, r.Int(*v, "readTimeoutSeconds", 1, 3600)); options->read_timeout_seconds = static_cast<int>(n); }
+    if (auto v = l->Find("writeTimeoutSeconds")) { CONFIG_ASSIGN(n, r.Int(*v, "writeTimeoutSeconds", 1, 3600)); options->write_timeout_seconds = static_cast<int>(n); }
+    if (auto v = l->Find("idleTimeoutSeconds")) { CONFIG_ASSIGN(n, r.Int(*v, "idleTimeoutSeconds", 1, 3600)); options->idle_timeout_seconds = static_cast<int>(n); }
+    if (auto v = l->Find("threads")) { CONFIG_ASSIGN(n, r.Int(*v, "threads", 1, 4096)); options->threads = static_cast<int>(n); }
+  }
+  if (std::optional<JsonValue> w = root.Find("watch")) {
+    if (!w->is_bool()) return r.Fail(*w, "`watch` must be true or false");
+    options->watch = w->as_bool();
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace charter::server

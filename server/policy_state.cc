@@ -1,0 +1,360 @@
+// Loading a PolicyState, and joining a review's entities to the configured
+// ones (policy_state.h).
+#include "policy_state.h"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "charter_support/strings.h"
+#include "charter/diagnostics.h"
+#include "charter/json.h"
+#include "json_write.h"
+
+namespace charter::server {
+namespace {
+
+using support::Cat;
+using support::CatAppend;
+
+std::string S(std::string_view s) { return std::string(s); }
+[[maybe_unused]] std::string S(absl::string_view s) { return std::string(s); }
+[[maybe_unused]] std::string S(const std::string& s) { return s; }
+[[maybe_unused]] std::string S(const char* s) { return s; }
+
+absl::StatusOr<std::string> ReadWhole(const std::string& path, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(Cat(path, ": cannot open: ", std::strerror(errno)));
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<size_t>(in.gcount()));
+    if (text.size() > max_bytes) {
+      return absl::InvalidArgumentError(Cat(path, ": larger than ", max_bytes, " bytes"));
+    }
+  }
+  if (in.bad()) return absl::DataLossError(Cat(path, ": cannot read"));
+  return text;
+}
+
+std::string Sha256(std::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &n, EVP_sha256(), nullptr);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "sha256:";
+  for (unsigned int i = 0; i < n; ++i) {
+    out.push_back(kHex[digest[i] >> 4]);
+    out.push_back(kHex[digest[i] & 15]);
+  }
+  return out;
+}
+
+std::string Key(std::string_view type, std::string_view id) {
+  std::string k(type);
+  k.push_back('\0');
+  k.append(id);
+  return k;
+}
+
+// An entity reference: {"type": T, "id": I} or {"__entity": {...}}.
+std::optional<std::pair<std::string, std::string>> AsUid(const JsonValue& v) {
+  if (!v.is_object()) return std::nullopt;
+  if (std::optional<JsonValue> inner = v.Find("__entity")) return AsUid(*inner);
+  std::optional<JsonValue> type = v.Find("type"), id = v.Find("id");
+  if (v.size() == 2 && type && id && type->is_string() && id->is_string()) {
+    return std::make_pair(S(type->as_string()), S(id->as_string()));
+  }
+  return std::nullopt;
+}
+
+// Every entity reference inside `v` (depth-limited: the entity reader has
+// already refused deeper values).
+void CollectRefs(const JsonValue& v, int depth, std::vector<std::pair<std::string, std::string>>* out) {
+  if (depth > 80) return;
+  if (auto uid = AsUid(v)) {
+    out->push_back(*std::move(uid));
+    return;
+  }
+  if (v.is_object()) {
+    for (size_t i = 0; i < v.size(); ++i) CollectRefs(v.member(i), depth + 1, out);
+  } else if (v.is_array()) {
+    for (size_t i = 0; i < v.size(); ++i) CollectRefs(v.at(i), depth + 1, out);
+  }
+}
+
+// `v` as compact JSON with every entity reference inside it written as
+// {"__entity": ...}, as a reader without a schema needs them.
+void AppendExplicit(std::string* out, std::string_view text, const JsonValue& v, int depth) {
+  if (auto uid = AsUid(v); uid && depth > 0) {
+    CatAppend(out, EntityValueJson(uid->first, uid->second));
+  } else if (v.is_object()) {
+    out->push_back('{');
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i) out->push_back(',');
+      AppendQuoted(out, v.key(i));
+      out->push_back(':');
+      AppendExplicit(out, text, v.member(i), depth + 1);
+    }
+    out->push_back('}');
+  } else if (v.is_array()) {
+    out->push_back('[');
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i) out->push_back(',');
+      AppendExplicit(out, text, v.at(i), depth + 1);
+    }
+    out->push_back(']');
+  } else {
+    AppendCompact(out, text, v);
+  }
+}
+
+std::string SortedJoin(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  std::string out;
+  for (const std::string& s : v) CatAppend(&out, s, ",");
+  return out;
+}
+
+bool SameEntity(const std::optional<EntityInfo>& a, const std::optional<EntityInfo>& b) {
+  if (!a || !b) return a.has_value() == b.has_value();
+  if (a->attrs != b->attrs || a->tags != b->tags || a->parents.size() != b->parents.size()) return false;
+  std::vector<std::string> pa, pb;
+  for (const EntityUid& u : a->parents) pa.push_back(u.ToString());
+  for (const EntityUid& u : b->parents) pb.push_back(u.ToString());
+  return SortedJoin(pa) == SortedJoin(pb);
+}
+
+bool IsActionType(std::string_view type) {
+  return type == "Action" || (type.size() > 8 && type.substr(type.size() - 8) == "::Action");
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<const PolicyState>> PolicyState::Load(const PolicyFiles& files) {
+  std::optional<Schema> schema;
+  if (!files.schema.empty()) {
+    absl::StatusOr<std::string> text = ReadWhole(files.schema, size_t{16} << 20);
+    if (!text.ok()) return text.status();
+    SourceFile source(files.schema, *std::move(text));
+    Diagnostics diagnostics;
+    absl::StatusOr<Schema> parsed = Schema::Parse(source, {}, &diagnostics);
+    if (!parsed.ok()) {
+      std::string first = diagnostics.items().empty() ? S(parsed.status().message())
+                                                      : diagnostics.RenderShort(source);
+      while (!first.empty() && first.back() == '\n') first.pop_back();
+      return absl::InvalidArgumentError(first);
+    }
+    schema = *std::move(parsed);
+  }
+  VerifyOptions verify;
+  // Read, not mapped (Bundle::FromFile): the file may be rewritten in place
+  // while this state serves, and a mapped file that shrinks faults.
+  absl::StatusOr<std::string> bytes = ReadWhole(files.bundle, verify.max_bundle_bytes);
+  if (!bytes.ok()) return bytes.status();
+  std::string hash = Sha256(*bytes);
+  absl::StatusOr<Bundle> bundle = Bundle::FromBytes(*std::move(bytes));
+  absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle), verify);
+  if (!engine.ok()) return absl::Status(engine.status().code(), Cat(files.bundle, ": ", S(engine.status().message())));
+  if (!engine->schema_fingerprint().empty()) {
+    if (!schema.has_value()) {
+      return absl::InvalidArgumentError(Cat(
+          files.bundle, ": the bundle was compiled with a schema: pass it with --schema"));
+    }
+    if (engine->schema_fingerprint() != schema->Fingerprint()) {
+      return absl::InvalidArgumentError(Cat(files.bundle, ": the bundle was compiled with another schema (",
+                                                     S(engine->schema_fingerprint()), "); `", files.schema,
+                                                     "` is ", schema->Fingerprint()));
+    }
+  }
+  std::shared_ptr<PolicyState> state(new PolicyState(*std::move(engine)));
+  state->schema_ = std::move(schema);
+  state->bundle_hash_ = std::move(hash);
+  EntitiesOptions options;
+  if (files.entities.empty()) {
+    state->entities_text_ = "[]";
+  } else {
+    absl::StatusOr<std::string> text = ReadWhole(files.entities, options.max_input_bytes);
+    if (!text.ok()) return text.status();
+    state->entities_text_ = *std::move(text);
+  }
+  std::string name = files.entities.empty() ? "(no entities)" : files.entities;
+  absl::StatusOr<Entities> entities =
+      state->schema_ ? Entities::FromJson(state->entities_text_, *state->schema_, name, options)
+                     : Entities::FromJson(state->entities_text_, name, options);
+  if (!entities.ok()) return entities.status();
+  state->entities_ = *std::move(entities);
+  if (absl::Status s = state->Index(); !s.ok()) return absl::InvalidArgumentError(Cat(name, ": ", S(s.message())));
+  state->PrepareUntypedJoin();
+  state->loaded_at_ = std::chrono::system_clock::now();
+  return std::shared_ptr<const PolicyState>(std::move(state));
+}
+
+absl::Status PolicyState::Index() {
+  absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(entities_text_);
+  if (!doc.ok()) return doc.status();
+  JsonValue root = doc->root();
+  if (!root.is_array()) return absl::InvalidArgumentError("expected an array of entities");
+  std::vector<std::vector<std::pair<std::string, std::string>>> refs(root.size());
+  for (size_t i = 0; i < root.size(); ++i) {
+    JsonValue e = root.at(i);
+    std::optional<JsonValue> uid_value = e.Find("uid");
+    std::optional<std::pair<std::string, std::string>> uid;
+    if (uid_value) uid = AsUid(*uid_value);
+    if (!uid) return absl::InvalidArgumentError(Cat("entity ", i, " has no uid the server can read"));
+    size_t begin = e.offset();
+    nodes_.push_back({std::string_view(entities_text_).substr(begin, JsonValueEnd(entities_text_, begin) - begin),
+                      uid->first, {}});
+    by_uid_.emplace(Key(uid->first, uid->second), i);
+    if (IsActionType(uid->first)) actions_.push_back(i);
+    for (std::string_view member : {"parents", "attrs", "tags"}) {
+      if (std::optional<JsonValue> v = e.Find(member)) CollectRefs(*v, 0, &refs[i]);
+    }
+  }
+  for (size_t i = 0; i < refs.size(); ++i) {
+    for (const auto& [type, id] : refs[i]) {
+      auto it = by_uid_.find(Key(type, id));
+      if (it != by_uid_.end()) nodes_[i].refs.push_back(it->second);
+    }
+  }
+  return absl::OkStatus();
+}
+
+void PolicyState::PrepareUntypedJoin() {
+  if (!schema_) return;
+  // The schema must declare the types the mapping writes with exactly the
+  // attributes it writes (stdlib/kubernetes.cedarschema does).
+  const std::vector<std::pair<std::string, std::string>> shapes = {
+      {"Kubernetes::User", "name,uid,"},
+      {"Kubernetes::ServiceAccount", "name,namespace,uid,"},
+      {"Kubernetes::Resource", "apiGroup,name,namespace,ns,resource,subresource,"},
+      {"Kubernetes::NonResourceURL", "path,"},
+      {"Kubernetes::Pod", "apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
+      {"Kubernetes::Job", "apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
+      {"Kubernetes::PyTorchJob", "apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
+      {"Kubernetes::Workload", "apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
+      {"Kubernetes::Object", "apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
+  };
+  for (const auto& [type, attrs] : shapes) {
+    if (SortedJoin(schema_->Attributes(type)) != attrs) return;
+  }
+  absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(entities_text_);
+  if (!doc.ok()) return;
+  // The configured entities with explicit references, and the schema's
+  // actions with their groups (as the typed store holds them).
+  std::vector<std::string> explicit_json(nodes_.size());
+  std::string all = "[";
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    AppendExplicit(&explicit_json[i], entities_text_, doc->root().at(i), 0);
+    if (!IsActionType(nodes_[i].type)) CatAppend(&all, all.size() > 1 ? "," : "", explicit_json[i]);
+  }
+  // Each action's entity JSON, and for each the JSON of it and its
+  // ancestors: all a review needs (actions have no attributes, so a policy
+  // reaches other actions only through `in`).
+  absl::flat_hash_map<std::string, std::string> one;
+  absl::flat_hash_map<std::string, std::vector<EntityUid>> parents_of;
+  std::string actions;
+  for (const EntityUid& action : schema_->Actions()) {
+    std::optional<EntityInfo> info = entities_.Find(action);
+    std::string parents;
+    if (info) {
+      for (const EntityUid& p : info->parents) CatAppend(&parents, parents.empty() ? "" : ",", UidJson(p.type, p.id));
+      parents_of[Key(action.type, action.id)] = info->parents;
+    }
+    std::string json = Cat(",{\"uid\":", UidJson(action.type, action.id), ",\"attrs\":{},\"parents\":[", parents, "]}");
+    actions += json;
+    one[Key(action.type, action.id)] = std::move(json);
+  }
+  absl::flat_hash_map<std::string, std::string> with_ancestors;
+  for (const EntityUid& action : schema_->Actions()) {
+    std::string json;
+    std::vector<std::string> stack = {Key(action.type, action.id)};
+    absl::flat_hash_map<std::string, bool> seen;
+    while (!stack.empty()) {
+      std::string k = std::move(stack.back());
+      stack.pop_back();
+      if (seen[k]) continue;
+      seen[k] = true;
+      if (auto it = one.find(k); it != one.end()) json += it->second;
+      for (const EntityUid& p : parents_of[k]) stack.push_back(Key(p.type, p.id));
+    }
+    with_ancestors[Key(action.type, action.id)] = std::move(json);
+  }
+  all += actions;
+  if (all.size() > 1 && all[1] == ',') all.erase(1, 1);
+  all += "]";
+  // Read without the schema, the configured entities must be exactly what
+  // the schema made of them; else every review is read with the schema.
+  absl::StatusOr<Entities> untyped = Entities::FromJson(all, "entities");
+  if (!untyped.ok()) return;
+  for (const EntityUid& uid : entities_.KnownUids()) {
+    if (!SameEntity(entities_.Find(uid), untyped->Find(uid))) return;
+  }
+  if (entities_.KnownUids().size() != untyped->KnownUids().size()) return;
+  explicit_json_ = std::move(explicit_json);
+  action_json_ = std::move(with_ancestors);
+  untyped_join_ = true;
+}
+
+absl::StatusOr<Entities> PolicyState::EntitiesFor(const MappedReview& review) const {
+  std::vector<bool> seen(nodes_.size(), false);
+  std::vector<size_t> stack;
+  if (!untyped_join_) {
+    stack.assign(actions_.begin(), actions_.end());
+  }
+  // With the untyped join the schema's actions come from action_json_.
+  for (size_t a : actions_) seen[a] = true;
+  auto visit = [&](const EntityUid& uid) {
+    auto it = by_uid_.find(Key(uid.type, uid.id));
+    if (it != by_uid_.end() && !seen[it->second]) seen[it->second] = true, stack.push_back(it->second);
+    return it != by_uid_.end();
+  };
+  bool principal_configured = visit(review.principal);
+  for (const EntityUid& uid : review.joins) visit(uid);
+  std::string json = "[";
+  if (!principal_configured) CatAppend(&json, review.principal_json, ",");
+  json += review.entities_json;
+  while (!stack.empty()) {
+    size_t n = stack.back();
+    stack.pop_back();
+    CatAppend(&json, ",", untyped_join_ ? std::string_view(explicit_json_[n]) : nodes_[n].json);
+    for (size_t r : nodes_[n].refs) {
+      if (!seen[r]) seen[r] = true, stack.push_back(r);
+    }
+  }
+  if (untyped_join_) {
+    // An action the schema does not declare has no entry: the request is
+    // then refused by RequestFor, as the schema refuses it.
+    if (auto it = action_json_.find(Key(review.action.type, review.action.id)); it != action_json_.end()) {
+      json += it->second;
+    }
+    json += "]";
+    return Entities::FromJson(json, "review");
+  }
+  json += "]";
+  return schema_ ? Entities::FromJson(json, *schema_, "review") : Entities::FromJson(json, "review");
+}
+
+absl::StatusOr<Request> PolicyState::RequestFor(const MappedReview& review) const {
+  return RequestFromJson(review.request_json);
+}
+
+absl::StatusOr<Request> PolicyState::RequestFromJson(std::string_view json) const {
+  return schema_ ? Request::FromJson(json, *schema_, "request") : Request::FromJson(json, "request");
+}
+
+absl::StatusOr<std::vector<Request>> PolicyState::RequestsFromJson(std::string_view json) const {
+  return schema_ ? Request::ArrayFromJson(json, *schema_, "requests") : Request::ArrayFromJson(json, "requests");
+}
+
+}  // namespace charter::server

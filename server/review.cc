@@ -1,0 +1,568 @@
+// Reviews to requests, decisions to answers (review.h). Every field read is
+// checked for its JSON type, and every fault names the field by its path in
+// the review ("request.userInfo.groups[2]: expected a string").
+#include "review.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "charter_support/strings.h"
+#include "charter/json.h"
+#include "json_write.h"
+
+namespace charter::server {
+namespace {
+
+using charter::JsonDocument;
+using charter::JsonValue;
+
+using support::Cat;
+using support::CatAppend;
+
+std::string S(std::string_view s) { return std::string(s); }
+[[maybe_unused]] std::string S(absl::string_view s) { return std::string(s); }
+[[maybe_unused]] std::string S(const std::string& s) { return s; }
+[[maybe_unused]] std::string S(const char* s) { return s; }
+
+absl::Status Invalid(std::string_view path, std::string_view what) {
+  return absl::InvalidArgumentError(Cat(S(path), ": ", S(what)));
+}
+
+// Reads fields of a review, remembering the text the document was parsed
+// from (numbers are read from it).
+class Reader {
+ public:
+  explicit Reader(std::string_view text) : text_(text) {}
+
+  // The member `key` of `object` when it is present and not null.
+  static std::optional<JsonValue> Get(const JsonValue& object, std::string_view key) {
+    std::optional<JsonValue> v = object.Find(key);
+    if (!v.has_value() || v->is_null()) return std::nullopt;
+    return v;
+  }
+
+  // An optional string member: "" when absent or null.
+  absl::StatusOr<std::string> String(const JsonValue& object, std::string_view key,
+                                     std::string_view path) const {
+    std::optional<JsonValue> v = Get(object, key);
+    if (!v.has_value()) return std::string();
+    if (!v->is_string()) return Invalid(Cat(S(path), ".", S(key)), "expected a string");
+    return S(v->as_string());
+  }
+
+  absl::StatusOr<std::optional<JsonValue>> Object(const JsonValue& object, std::string_view key,
+                                                  std::string_view path) const {
+    std::optional<JsonValue> v = Get(object, key);
+    if (v.has_value() && !v->is_object()) {
+      return Invalid(Cat(S(path), ".", S(key)), "expected an object");
+    }
+    return v;
+  }
+
+  absl::StatusOr<bool> Bool(const JsonValue& object, std::string_view key, std::string_view path) const {
+    std::optional<JsonValue> v = Get(object, key);
+    if (!v.has_value()) return false;
+    if (!v->is_bool()) return Invalid(Cat(S(path), ".", S(key)), "expected true or false");
+    return v->as_bool();
+  }
+
+  // A whole number 0..2^31: a JSON number, or (as quantities are written)
+  // a string of digits.
+  absl::StatusOr<int64_t> Count(const JsonValue& v, std::string_view path) const {
+    std::string_view digits;
+    if (v.is_string()) {
+      digits = v.as_string();
+    } else if (v.is_number()) {
+      std::string_view rest = text_.substr(v.offset());
+      size_t n = rest.find_first_not_of("0123456789-+.eE");
+      digits = rest.substr(0, n);
+    } else {
+      return Invalid(path, "expected a whole number");
+    }
+    int64_t value = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (ec != std::errc() || end != digits.data() + digits.size() || value < 0 ||
+        value > (int64_t{1} << 31)) {
+      return Invalid(path, Cat("`", S(digits), "` is not a whole number from 0 to 2147483648"));
+    }
+    return value;
+  }
+
+ private:
+  std::string_view text_;
+};
+
+#define CHARTER_ASSIGN(lhs, expr)          \
+  auto lhs##_or = (expr);                  \
+  if (!lhs##_or.ok()) return lhs##_or.status(); \
+  auto lhs = *std::move(lhs##_or)
+
+struct Principal {
+  EntityUid uid;
+  std::string json;  // the entity
+  std::vector<EntityUid> groups;
+};
+
+// userInfo (AdmissionReview) or spec (SubjectAccessReview): user names of
+// service accounts are "system:serviceaccount:NAMESPACE:NAME".
+absl::StatusOr<Principal> MapPrincipal(const Reader& r, const JsonValue& info, std::string_view user_key,
+                                       std::string_view path) {
+  CHARTER_ASSIGN(username, r.String(info, user_key, path));
+  if (username.empty()) return Invalid(Cat(S(path), ".", S(user_key)), "missing: the review names no user");
+  CHARTER_ASSIGN(uid, r.String(info, "uid", path));
+  Principal p;
+  std::string attrs;
+  constexpr std::string_view kServiceAccount = "system:serviceaccount:";
+  if (username.rfind(kServiceAccount, 0) == 0) {
+    std::string_view rest = std::string_view(username).substr(kServiceAccount.size());
+    size_t colon = rest.find(':');
+    if (colon == std::string_view::npos || colon == 0 || colon + 1 == rest.size()) {
+      return Invalid(Cat(S(path), ".", S(user_key)),
+                     Cat("`", username, "` is not system:serviceaccount:NAMESPACE:NAME"));
+    }
+    p.uid = {"Kubernetes::ServiceAccount", S(rest)};
+    attrs = Cat("\"namespace\":", Quoted(rest.substr(0, colon)), ",\"name\":",
+                         Quoted(rest.substr(colon + 1)), ",\"uid\":", Quoted(uid));
+  } else {
+    p.uid = {"Kubernetes::User", username};
+    attrs = Cat("\"name\":", Quoted(username), ",\"uid\":", Quoted(uid));
+  }
+  std::string parents;
+  if (std::optional<JsonValue> groups = Reader::Get(info, "groups")) {
+    if (!groups->is_array()) return Invalid(Cat(S(path), ".groups"), "expected an array of strings");
+    for (size_t i = 0; i < groups->size(); ++i) {
+      JsonValue g = groups->at(i);
+      if (!g.is_string()) return Invalid(Cat(S(path), ".groups[", i, "]"), "expected a string");
+      EntityUid group{"Kubernetes::Group", S(g.as_string())};
+      CatAppend(&parents, parents.empty() ? "" : ",", UidJson(group.type, group.id));
+      p.groups.push_back(std::move(group));
+    }
+  }
+  p.json = Cat("{\"uid\":", UidJson(p.uid.type, p.uid.id), ",\"attrs\":{", attrs,
+                        "},\"parents\":[", parents, "]}");
+  return p;
+}
+
+// The accelerators a pod spec requests: the sum over its containers, or the
+// largest init container's when that is more (as Kubernetes computes a pod's
+// effective request). Requests, or limits where no request is given.
+absl::StatusOr<int64_t> PodSpecGpus(const Reader& r, const JsonValue& spec, std::string_view path,
+                                    const MappingOptions& options) {
+  auto containers_gpus = [&](std::string_view key, bool sum) -> absl::StatusOr<int64_t> {
+    std::optional<JsonValue> list = Reader::Get(spec, key);
+    if (!list.has_value()) return int64_t{0};
+    if (!list->is_array()) return Invalid(Cat(S(path), ".", S(key)), "expected an array");
+    int64_t total = 0;
+    for (size_t i = 0; i < list->size(); ++i) {
+      JsonValue c = list->at(i);
+      std::string cpath = Cat(S(path), ".", S(key), "[", i, "]");
+      if (!c.is_object()) return Invalid(cpath, "expected an object");
+      CHARTER_ASSIGN(resources, r.Object(c, "resources", cpath));
+      if (!resources.has_value()) continue;
+      CHARTER_ASSIGN(requests, r.Object(*resources, "requests", cpath + ".resources"));
+      CHARTER_ASSIGN(limits, r.Object(*resources, "limits", cpath + ".resources"));
+      int64_t here = 0;
+      for (const std::string& name : options.accelerators) {
+        std::optional<JsonValue> q;
+        std::string qpath;
+        if (requests.has_value()) q = Reader::Get(*requests, name), qpath = cpath + ".resources.requests";
+        if (!q.has_value() && limits.has_value()) q = Reader::Get(*limits, name), qpath = cpath + ".resources.limits";
+        if (!q.has_value()) continue;
+        CHARTER_ASSIGN(n, r.Count(*q, Cat(qpath, "[", Quoted(name), "]")));
+        here += n;
+      }
+      total = sum ? total + here : std::max(total, here);
+    }
+    return total;
+  };
+  CHARTER_ASSIGN(regular, containers_gpus("containers", true));
+  CHARTER_ASSIGN(init, containers_gpus("initContainers", false));
+  return std::max(regular, init);
+}
+
+// template.spec of a pod template member `key` of `parent`, times `count`.
+absl::StatusOr<int64_t> TemplateGpus(const Reader& r, const JsonValue& holder, std::string_view path,
+                                     int64_t count, const MappingOptions& options) {
+  CHARTER_ASSIGN(tmpl, r.Object(holder, "template", path));
+  if (!tmpl.has_value()) return int64_t{0};
+  CHARTER_ASSIGN(spec, r.Object(*tmpl, "spec", Cat(S(path), ".template")));
+  if (!spec.has_value()) return int64_t{0};
+  CHARTER_ASSIGN(each, PodSpecGpus(r, *spec, Cat(S(path), ".template.spec"), options));
+  return each * count;
+}
+
+absl::StatusOr<int64_t> CountOr1(const Reader& r, const JsonValue& holder, std::string_view key,
+                                 std::string_view path) {
+  std::optional<JsonValue> v = Reader::Get(holder, key);
+  if (!v.has_value()) return int64_t{1};
+  return r.Count(*v, Cat(S(path), ".", S(key)));
+}
+
+struct ObjectFacts {
+  int64_t gpus = 0;
+  std::optional<std::string> queue, priority;
+  bool controlled = false;
+  std::vector<std::string> owners;  // "Kind/name"
+  std::string labels;               // tags: "k":"v",...
+};
+
+// What governance needs of an object (Pod, batch Job, PyTorchJob, Kueue
+// Workload; for any other kind, a pod template under spec.template times
+// spec.replicas, as Deployments and ReplicaSets have).
+absl::StatusOr<ObjectFacts> ReadObject(const Reader& r, const JsonValue& object, std::string_view path,
+                                       std::string_view type, const MappingOptions& options) {
+  ObjectFacts f;
+  CHARTER_ASSIGN(metadata, r.Object(object, "metadata", path));
+  std::string mpath = Cat(S(path), ".metadata");
+  if (metadata.has_value()) {
+    CHARTER_ASSIGN(labels, r.Object(*metadata, "labels", mpath));
+    if (labels.has_value()) {
+      for (size_t i = 0; i < labels->size(); ++i) {
+        JsonValue v = labels->member(i);
+        if (!v.is_string()) return Invalid(Cat(mpath, ".labels[", Quoted(labels->key(i)), "]"), "expected a string");
+        CatAppend(&f.labels, f.labels.empty() ? "" : ",", Quoted(labels->key(i)), ":", Quoted(v.as_string()));
+        if (labels->key(i) == options.queue_label) f.queue = S(v.as_string());
+        if (labels->key(i) == options.priority_label) f.priority = S(v.as_string());
+      }
+    }
+    if (std::optional<JsonValue> owners = Reader::Get(*metadata, "ownerReferences")) {
+      if (!owners->is_array()) return Invalid(mpath + ".ownerReferences", "expected an array");
+      for (size_t i = 0; i < owners->size(); ++i) {
+        JsonValue o = owners->at(i);
+        std::string opath = Cat(mpath, ".ownerReferences[", i, "]");
+        if (!o.is_object()) return Invalid(opath, "expected an object");
+        CHARTER_ASSIGN(kind, r.String(o, "kind", opath));
+        CHARTER_ASSIGN(name, r.String(o, "name", opath));
+        CHARTER_ASSIGN(controller, r.Bool(o, "controller", opath));
+        f.owners.push_back(Cat(kind, "/", name));
+        f.controlled = f.controlled || controller;
+      }
+    }
+  }
+  CHARTER_ASSIGN(spec, r.Object(object, "spec", path));
+  if (!spec.has_value()) return f;
+  std::string spath = Cat(S(path), ".spec");
+  if (type == "Kubernetes::Pod") {
+    CHARTER_ASSIGN(g, PodSpecGpus(r, *spec, spath, options));
+    f.gpus = g;
+  } else if (type == "Kubernetes::Job") {
+    CHARTER_ASSIGN(n, CountOr1(r, *spec, "parallelism", spath));
+    CHARTER_ASSIGN(g, TemplateGpus(r, *spec, spath, n, options));
+    f.gpus = g;
+  } else if (type == "Kubernetes::PyTorchJob") {
+    CHARTER_ASSIGN(replicas, r.Object(*spec, "pytorchReplicaSpecs", spath));
+    if (replicas.has_value()) {
+      if (replicas->size() > options.max_pod_templates) return Invalid(spath + ".pytorchReplicaSpecs", "too many replica types");
+      for (size_t i = 0; i < replicas->size(); ++i) {
+        JsonValue rs = replicas->member(i);
+        std::string rpath = Cat(spath, ".pytorchReplicaSpecs.", S(replicas->key(i)));
+        if (!rs.is_object()) return Invalid(rpath, "expected an object");
+        CHARTER_ASSIGN(n, CountOr1(r, rs, "replicas", rpath));
+        CHARTER_ASSIGN(g, TemplateGpus(r, rs, rpath, n, options));
+        f.gpus += g;
+      }
+    }
+  } else if (type == "Kubernetes::Workload") {
+    CHARTER_ASSIGN(queue, r.String(*spec, "queueName", spath));
+    if (!queue.empty()) f.queue = queue;
+    CHARTER_ASSIGN(priority, r.String(*spec, "priorityClassName", spath));
+    if (!priority.empty()) f.priority = priority;
+    if (std::optional<JsonValue> sets = Reader::Get(*spec, "podSets")) {
+      if (!sets->is_array()) return Invalid(spath + ".podSets", "expected an array");
+      if (sets->size() > options.max_pod_templates) return Invalid(spath + ".podSets", "too many pod sets");
+      for (size_t i = 0; i < sets->size(); ++i) {
+        JsonValue ps = sets->at(i);
+        std::string ppath = Cat(spath, ".podSets[", i, "]");
+        if (!ps.is_object()) return Invalid(ppath, "expected an object");
+        CHARTER_ASSIGN(n, CountOr1(r, ps, "count", ppath));
+        CHARTER_ASSIGN(g, TemplateGpus(r, ps, ppath, n, options));
+        f.gpus += g;
+      }
+    }
+  } else {
+    CHARTER_ASSIGN(n, CountOr1(r, *spec, "replicas", spath));
+    CHARTER_ASSIGN(g, TemplateGpus(r, *spec, spath, n, options));
+    f.gpus = g;
+  }
+  return f;
+}
+
+std::string_view EntityTypeFor(std::string_view group, std::string_view kind) {
+  if (group.empty() && kind == "Pod") return "Kubernetes::Pod";
+  if (group == "batch" && kind == "Job") return "Kubernetes::Job";
+  if (group == "kubeflow.org" && kind == "PyTorchJob") return "Kubernetes::PyTorchJob";
+  if (group == "kueue.x-k8s.io" && kind == "Workload") return "Kubernetes::Workload";
+  return "Kubernetes::Object";
+}
+
+absl::StatusOr<JsonDocument> ParseBody(std::string_view body) {
+  absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(body);
+  if (!doc.ok()) return absl::InvalidArgumentError(Cat("malformed JSON: ", S(doc.status().message())));
+  if (!doc->root().is_object()) return absl::InvalidArgumentError("expected a JSON object");
+  return doc;
+}
+
+absl::Status CheckKind(const Reader& r, const JsonValue& root, std::string_view api_version,
+                       std::string_view kind) {
+  CHARTER_ASSIGN(got_kind, r.String(root, "kind", "review"));
+  CHARTER_ASSIGN(got_version, r.String(root, "apiVersion", "review"));
+  if (got_kind != kind || got_version != api_version) {
+    return absl::InvalidArgumentError(
+        Cat("expected a ", S(kind), " of ", S(api_version), ", got kind `", got_kind,
+                     "` of apiVersion `", got_version, "`"));
+  }
+  return absl::OkStatus();
+}
+
+std::string Ns(std::string_view ns) { return EntityValueJson("Kubernetes::Namespace", ns); }
+
+}  // namespace
+
+absl::StatusOr<MappedReview> MapAdmissionReview(std::string_view body, const MappingOptions& options) {
+  CHARTER_ASSIGN(doc, ParseBody(body));
+  Reader r(body);
+  JsonValue root = doc.root();
+  if (absl::Status s = CheckKind(r, root, "admission.k8s.io/v1", "AdmissionReview"); !s.ok()) return s;
+  CHARTER_ASSIGN(request, r.Object(root, "request", "review"));
+  if (!request.has_value()) return Invalid("request", "missing: an AdmissionReview to decide has a request");
+  MappedReview m;
+  CHARTER_ASSIGN(uid, r.String(*request, "uid", "request"));
+  if (uid.empty()) return Invalid("request.uid", "missing");
+  m.uid = uid;
+  CHARTER_ASSIGN(operation, r.String(*request, "operation", "request"));
+  if (operation != "CREATE" && operation != "UPDATE" && operation != "DELETE" && operation != "CONNECT") {
+    return Invalid("request.operation", Cat("`", operation, "` is not CREATE, UPDATE, DELETE or CONNECT"));
+  }
+  m.operation = operation;
+  CHARTER_ASSIGN(kind, r.Object(*request, "kind", "request"));
+  if (!kind.has_value()) return Invalid("request.kind", "missing");
+  CHARTER_ASSIGN(group, r.String(*kind, "group", "request.kind"));
+  CHARTER_ASSIGN(kind_name, r.String(*kind, "kind", "request.kind"));
+  if (kind_name.empty()) return Invalid("request.kind.kind", "missing");
+  m.kind = kind_name;
+  CHARTER_ASSIGN(name, r.String(*request, "name", "request"));
+  CHARTER_ASSIGN(ns, r.String(*request, "namespace", "request"));
+  CHARTER_ASSIGN(sub, r.String(*request, "subResource", "request"));
+  CHARTER_ASSIGN(dry_run, r.Bool(*request, "dryRun", "request"));
+  m.dry_run = dry_run;
+  CHARTER_ASSIGN(user_info, r.Object(*request, "userInfo", "request"));
+  if (!user_info.has_value()) return Invalid("request.userInfo", "missing");
+  CHARTER_ASSIGN(principal, MapPrincipal(r, *user_info, "username", "request.userInfo"));
+  CHARTER_ASSIGN(object, r.Object(*request, "object", "request"));
+  CHARTER_ASSIGN(old_object, r.Object(*request, "oldObject", "request"));
+
+  std::string_view type = EntityTypeFor(group, kind_name);
+  // The object decided on: the new one, the old one for a DELETE; for
+  // CONNECT (whose object is the connect options) and sub-resources other
+  // than status, none: the resource is then known by its name alone.
+  ObjectFacts facts;
+  std::optional<JsonValue> subject = operation == "DELETE" ? old_object : object;
+  if (operation == "CONNECT" || (!sub.empty() && sub != "status")) subject.reset();
+  if (subject.has_value()) {
+    CHARTER_ASSIGN(f, ReadObject(r, *subject, operation == "DELETE" ? "request.oldObject" : "request.object",
+                                 type, options));
+    facts = std::move(f);
+    if (name.empty()) {
+      // A CREATE with generateName has no name yet.
+      if (std::optional<JsonValue> md = Reader::Get(*subject, "metadata"); md && md->is_object()) {
+        CHARTER_ASSIGN(generate, r.String(*md, "generateName", "request.object.metadata"));
+        name = generate;
+      }
+    }
+  }
+  m.name = name;
+  m.namespace_name = ns;
+  std::string id = ns.empty() ? name : Cat(ns, "/", name);
+  m.resource = {S(type), id};
+  std::string attrs = Cat(
+      "\"name\":", Quoted(name), ",\"namespace\":", Quoted(ns), ",\"kind\":", Quoted(kind_name),
+      ",\"apiGroup\":", Quoted(group), ",\"gpus\":", facts.gpus, ",\"controlled\":",
+      facts.controlled ? "true" : "false", ",\"owners\":[");
+  for (size_t i = 0; i < facts.owners.size(); ++i) CatAppend(&attrs, i ? "," : "", Quoted(facts.owners[i]));
+  attrs += "]";
+  if (facts.queue) CatAppend(&attrs, ",\"queueName\":", Quoted(*facts.queue));
+  if (facts.priority) CatAppend(&attrs, ",\"priorityClass\":", Quoted(*facts.priority));
+  std::string parents;
+  if (!ns.empty()) {
+    CatAppend(&attrs, ",\"ns\":", Ns(ns));
+    parents = UidJson("Kubernetes::Namespace", ns);
+    m.joins.push_back({"Kubernetes::Namespace", ns});
+  }
+  std::string resource_json = Cat("{\"uid\":", UidJson(type, id), ",\"attrs\":{", attrs,
+                                           "},\"parents\":[", parents, "],\"tags\":{", facts.labels, "}}");
+
+  std::string context = Cat("{\"dryRun\":", dry_run ? "true" : "false", ",\"subResource\":", Quoted(sub));
+  if (operation == "UPDATE" && old_object.has_value()) {
+    CHARTER_ASSIGN(old, ReadObject(r, *old_object, "request.oldObject", type, options));
+    CatAppend(&context, ",\"old\":{\"gpus\":", old.gpus);
+    if (old.queue) CatAppend(&context, ",\"queueName\":", Quoted(*old.queue));
+    if (old.priority) CatAppend(&context, ",\"priorityClass\":", Quoted(*old.priority));
+    context += "}";
+  }
+  context += "}";
+
+  m.principal = principal.uid;
+  m.action = {"Kubernetes::Action", operation};
+  for (EntityUid& g : principal.groups) m.joins.push_back(std::move(g));
+  m.principal_json = std::move(principal.json);
+  m.entities_json = std::move(resource_json);
+  m.request_json = Cat("{\"principal\":", UidJson(m.principal.type, m.principal.id),
+                                ",\"action\":", UidJson(m.action.type, m.action.id),
+                                ",\"resource\":", UidJson(m.resource.type, m.resource.id),
+                                ",\"context\":", context, "}");
+  return m;
+}
+
+absl::StatusOr<MappedReview> MapSubjectAccessReview(std::string_view body, const MappingOptions& options) {
+  (void)options;
+  CHARTER_ASSIGN(doc, ParseBody(body));
+  Reader r(body);
+  JsonValue root = doc.root();
+  if (absl::Status s = CheckKind(r, root, "authorization.k8s.io/v1", "SubjectAccessReview"); !s.ok()) return s;
+  CHARTER_ASSIGN(spec, r.Object(root, "spec", "review"));
+  if (!spec.has_value()) return Invalid("spec", "missing: a SubjectAccessReview to decide has a spec");
+  MappedReview m;
+  CHARTER_ASSIGN(principal, MapPrincipal(r, *spec, "user", "spec"));
+  CHARTER_ASSIGN(res, r.Object(*spec, "resourceAttributes", "spec"));
+  CHARTER_ASSIGN(non_res, r.Object(*spec, "nonResourceAttributes", "spec"));
+  std::string resource_json;
+  if (res.has_value()) {
+    std::string f[6];
+    const char* keys[6] = {"verb", "group", "resource", "subresource", "namespace", "name"};
+    for (int i = 0; i < 6; ++i) {
+      CHARTER_ASSIGN(v, r.String(*res, keys[i], "spec.resourceAttributes"));
+      f[i] = std::move(v);
+    }
+    if (f[0].empty()) return Invalid("spec.resourceAttributes.verb", "missing");
+    if (f[2].empty()) return Invalid("spec.resourceAttributes.resource", "missing");
+    m.operation = f[0];
+    m.kind = f[2];
+    m.namespace_name = f[4];
+    m.name = f[5];
+    std::string id = Cat(f[1], "/", f[2], f[3].empty() ? "" : "/", f[3], "/", f[4], "/", f[5]);
+    m.resource = {"Kubernetes::Resource", id};
+    std::string attrs = Cat("\"apiGroup\":", Quoted(f[1]), ",\"resource\":", Quoted(f[2]),
+                                     ",\"subresource\":", Quoted(f[3]), ",\"namespace\":", Quoted(f[4]),
+                                     ",\"name\":", Quoted(f[5]));
+    std::string parents;
+    if (!f[4].empty()) {
+      CatAppend(&attrs, ",\"ns\":", Ns(f[4]));
+      parents = UidJson("Kubernetes::Namespace", f[4]);
+      m.joins.push_back({"Kubernetes::Namespace", f[4]});
+    }
+    resource_json = Cat("{\"uid\":", UidJson(m.resource.type, id), ",\"attrs\":{", attrs,
+                                 "},\"parents\":[", parents, "]}");
+  } else if (non_res.has_value()) {
+    CHARTER_ASSIGN(verb, r.String(*non_res, "verb", "spec.nonResourceAttributes"));
+    CHARTER_ASSIGN(path, r.String(*non_res, "path", "spec.nonResourceAttributes"));
+    if (verb.empty()) return Invalid("spec.nonResourceAttributes.verb", "missing");
+    if (path.empty()) return Invalid("spec.nonResourceAttributes.path", "missing");
+    m.operation = verb;
+    m.kind = path;
+    m.resource = {"Kubernetes::NonResourceURL", path};
+    resource_json = Cat("{\"uid\":", UidJson(m.resource.type, path), ",\"attrs\":{\"path\":",
+                                 Quoted(path), "},\"parents\":[]}");
+  } else {
+    return Invalid("spec", "has neither resourceAttributes nor nonResourceAttributes");
+  }
+  m.principal = principal.uid;
+  m.action = {"Kubernetes::Action", m.operation};
+  for (EntityUid& g : principal.groups) m.joins.push_back(std::move(g));
+  m.principal_json = std::move(principal.json);
+  m.entities_json = std::move(resource_json);
+  m.request_json = Cat("{\"principal\":", UidJson(m.principal.type, m.principal.id),
+                                ",\"action\":", UidJson(m.action.type, m.action.id),
+                                ",\"resource\":", UidJson(m.resource.type, m.resource.id),
+                                ",\"context\":{}}");
+  return m;
+}
+
+namespace {
+
+std::string WhyFor(const AnswerOptions& options, const std::string& id) {
+  for (const auto& [policy, why] : options.reasons) {
+    if (policy == id) return why;
+  }
+  return "";
+}
+
+std::string Describe(const MappedReview& m) {
+  std::string what = Cat(m.operation, " ", m.kind);
+  if (!m.namespace_name.empty() || !m.name.empty()) {
+    CatAppend(&what, " ", m.namespace_name, m.namespace_name.empty() ? "" : "/", m.name);
+  }
+  return Cat(what, " by ", m.principal.ToString());
+}
+
+// "denied by policy `a` (why); policy `b`" or "no policy permits it".
+std::string Because(const MappedReview& m, const Decision& d, const AnswerOptions& options) {
+  std::string out = Cat("charter: ", Describe(m), d.allowed ? " allowed" : " denied");
+  if (d.reasons.empty()) return out + ": no policy permits it";
+  CatAppend(&out, d.allowed ? " by " : ": forbidden by ");
+  for (size_t i = 0; i < d.reasons.size(); ++i) {
+    CatAppend(&out, i ? "; " : "", "policy `", d.reasons[i], "`");
+    std::string why = WhyFor(options, d.reasons[i]);
+    if (!why.empty()) CatAppend(&out, ": ", why);
+  }
+  return out;
+}
+
+std::string Ids(const std::vector<std::string>& ids) {
+  std::string out;
+  for (size_t i = 0; i < ids.size(); ++i) CatAppend(&out, i ? "," : "", ids[i]);
+  return out;
+}
+
+}  // namespace
+
+std::string AdmissionAnswer(const MappedReview& m, const Decision& d, const AnswerOptions& options) {
+  std::string out = Cat(
+      "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":",
+      Quoted(m.uid), ",\"allowed\":", d.allowed ? "true" : "false");
+  if (!d.allowed) {
+    CatAppend(&out, ",\"status\":{\"code\":403,\"reason\":\"Forbidden\",\"message\":",
+                    Quoted(Because(m, d, options)), "}");
+  }
+  if (!d.errors.empty()) {
+    out += ",\"warnings\":[";
+    for (size_t i = 0; i < d.errors.size(); ++i) {
+      CatAppend(&out, i ? "," : "",
+                      Quoted(Cat("charter: policy `", d.errors[i].policy_id,
+                                          "` was skipped: ", d.errors[i].message)));
+    }
+    out += "]";
+  }
+  CatAppend(&out, ",\"auditAnnotations\":{\"decision\":", d.allowed ? "\"allow\"" : "\"deny\"",
+                  ",\"policies\":", Quoted(Ids(d.reasons)), ",\"bundle\":", Quoted(options.bundle_hash), "}}}");
+  return out;
+}
+
+std::string AuthorizationAnswer(const MappedReview& m, const Decision& d, const AnswerOptions& options) {
+  // A forbid among the determining policies denies; a default deny is no
+  // opinion, so that the apiserver asks its next authorizer (RBAC).
+  bool denied = !d.allowed && !d.reasons.empty();
+  std::string reason = d.allowed || denied ? Because(m, d, options)
+                                           : Cat("charter: no policy permits ", Describe(m));
+  std::string out = Cat(
+      "{\"apiVersion\":\"authorization.k8s.io/v1\",\"kind\":\"SubjectAccessReview\",\"status\":{\"allowed\":",
+      d.allowed ? "true" : "false", ",\"denied\":", denied ? "true" : "false", ",\"reason\":", Quoted(reason));
+  if (!d.errors.empty()) {
+    std::string errors;
+    for (size_t i = 0; i < d.errors.size(); ++i) {
+      CatAppend(&errors, i ? "; " : "", "policy `", d.errors[i].policy_id, "` was skipped: ", d.errors[i].message);
+    }
+    CatAppend(&out, ",\"evaluationError\":", Quoted(errors));
+  }
+  out += "}}";
+  return out;
+}
+
+}  // namespace charter::server

@@ -1,0 +1,81 @@
+// The mapping from Kubernetes reviews to Charter requests (docs/server.md,
+// "The mapping"), over the Kubernetes schema (stdlib/kubernetes.cedarschema):
+//
+//   AdmissionReview (admission.k8s.io/v1)      -> principal Kubernetes::User or
+//     Kubernetes::ServiceAccount (in its Kubernetes::Group entities), action
+//     Kubernetes::Action::"CREATE" | "UPDATE" | "DELETE" | "CONNECT", resource the
+//     object (Kubernetes::Pod, Job, PyTorchJob, Workload, or Object for any other
+//     kind) with its labels as tags and the fields governance needs as attributes.
+//   SubjectAccessReview (authorization.k8s.io/v1) -> the same principal, action the
+//     verb (Kubernetes::Action::"get", "create", "delete", ...), resource a
+//     Kubernetes::Resource or Kubernetes::NonResourceURL.
+//
+// A mapped review is text: the Charter request JSON and the JSON of the
+// entities the review itself defines (principal, object), plus the uids of
+// the configured entities those refer to (groups, the namespace), which the
+// server joins from its entity file. Pure functions: no I/O, no state, so
+// that the fuzz target and the in-process benchmark call them as the
+// server does.
+#ifndef CHARTER_SERVER_REVIEW_H_
+#define CHARTER_SERVER_REVIEW_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "charter/decision.h"
+#include "charter/entities.h"
+
+namespace charter::server {
+
+// What the mapping reads from objects; set by the server's configuration.
+struct MappingOptions {
+  // Extended resources summed into an object's `gpus` attribute.
+  std::vector<std::string> accelerators = {"nvidia.com/gpu"};
+  std::string queue_label = "kueue.x-k8s.io/queue-name";
+  std::string priority_label = "kueue.x-k8s.io/priority-class";
+  // Reviews nested deeper than this are refused (the JSON reader has its
+  // own limit too).
+  size_t max_pod_templates = 1000;
+};
+
+struct MappedReview {
+  std::string uid;            // request.uid of an AdmissionReview; empty for a SAR
+  std::string request_json;   // {"principal":...,"action":...,"resource":...,"context":...}
+  std::string principal_json;  // the review's principal entity (a JSON object)
+  std::string entities_json;   // its other entities, JSON objects joined by ","
+  std::vector<EntityUid> joins;  // configured entities they refer to
+  // For decision logs and messages.
+  EntityUid principal, action, resource;
+  std::string operation;      // "CREATE", ... ; the verb for a SAR
+  std::string kind;           // the object's kind ("Pod"); the resource for a SAR
+  std::string namespace_name, name;
+  bool dry_run = false;
+};
+
+// Fails with InvalidArgument, in words a cluster operator can act on, for
+// anything but a well-formed review of the right kind and version.
+absl::StatusOr<MappedReview> MapAdmissionReview(std::string_view body, const MappingOptions& options);
+absl::StatusOr<MappedReview> MapSubjectAccessReview(std::string_view body, const MappingOptions& options);
+
+// Messages for the answers: why a policy decided, by policy id (from the
+// configuration); a policy without one is named by its id alone.
+struct AnswerOptions {
+  std::vector<std::pair<std::string, std::string>> reasons;  // policy id -> why
+  std::string bundle_hash;                                   // "sha256:..."
+};
+
+// The AdmissionReview answer (admission.k8s.io/v1, response.uid echoing
+// the request's).
+std::string AdmissionAnswer(const MappedReview& review, const Decision& decision,
+                            const AnswerOptions& options);
+// The SubjectAccessReview answer: allowed when permitted; denied only when
+// a forbid matched (no permit and no forbid is "no opinion").
+std::string AuthorizationAnswer(const MappedReview& review, const Decision& decision,
+                                const AnswerOptions& options);
+
+}  // namespace charter::server
+
+#endif  // CHARTER_SERVER_REVIEW_H_

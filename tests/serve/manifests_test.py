@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""The manifests of examples/webhook/deploy/ parse, have the fields the
+Kubernetes API requires of their kinds, and agree with each other and with
+`charter serve`: every flag is one the server has, the port it listens on is
+the container's, Service's and webhook's, the paths are endpoints it serves,
+the files it is given are where the volumes are mounted.
+
+    tests/serve/manifests_test.py CHARTER     (from the repository root)
+"""
+import os
+import re
+import subprocess
+import sys
+from urllib.parse import urlparse
+
+import yaml
+
+charter = sys.argv[1]
+deploy = "examples/webhook/deploy"
+failures = []
+
+
+def check(ok, what):
+    print(("ok: " if ok else "FAIL: ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def load(name):
+    with open(os.path.join(deploy, name)) as f:
+        return [d for d in yaml.safe_load_all(f) if d is not None]
+
+
+docs = load("charter.yaml") + load("webhook.yaml")
+by_kind = {}
+for d in docs:
+    check(isinstance(d.get("apiVersion"), str) and isinstance(d.get("kind"), str)
+          and isinstance(d.get("metadata", {}).get("name"), str),
+          f"{d.get('kind')} has apiVersion, kind and metadata.name")
+    by_kind[d["kind"]] = d
+known = {"Deployment": "apps/v1", "PodDisruptionBudget": "policy/v1",
+         "Service": "v1", "ValidatingWebhookConfiguration": "admissionregistration.k8s.io/v1"}
+for kind, version in known.items():
+    check(kind in by_kind and by_kind[kind]["apiVersion"] == version, f"a {kind} of {version}")
+
+# What the server says it has.
+help_text = subprocess.run([charter, "serve", "--help"], capture_output=True, text=True).stdout
+flags = set(re.findall(r"(--[a-z-]+)", help_text))
+endpoints = set(re.findall(r"(/[a-z0-9/]+)", help_text.split("Endpoints:", 1)[1]))
+check({"/v1/admission", "/v1/authorization", "/healthz", "/readyz"} <= endpoints,
+      f"charter serve --help lists its endpoints ({sorted(endpoints)})")
+
+dep = by_kind["Deployment"]
+spec = dep["spec"]
+pod = spec["template"]["spec"]
+labels = spec["template"]["metadata"]["labels"]
+check(spec["replicas"] >= 2, "the Deployment has two or more replicas")
+check(spec["selector"]["matchLabels"].items() <= labels.items(), "the Deployment's selector matches its pods")
+container = pod["containers"][0]
+check(container["args"][0] == "serve", "the container runs `charter serve`")
+args = {}
+for a in container["args"][1:]:
+    flag, _, value = a.partition("=")
+    args[flag] = value
+    check(flag in flags, f"`{flag}` is a flag of charter serve")
+for required in ("--bundle", "--tls-cert", "--tls-key", "--listen"):
+    check(required in args, f"the container passes {required}")
+listen_port = int(args["--listen"].rsplit(":", 1)[1])
+ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+check(ports.get("https") == listen_port, f"the container port is the one charter listens on ({listen_port})")
+for probe in ("readinessProbe", "livenessProbe"):
+    get = container[probe]["httpGet"]
+    check(get["path"] in endpoints and get["scheme"] == "HTTPS" and get["port"] in ports,
+          f"the {probe} asks an endpoint of the server ({get['path']}) over HTTPS on its port")
+check(pod["terminationGracePeriodSeconds"] >= 10, "pods have time to drain on SIGTERM")
+
+mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+volumes = {v["name"]: v for v in pod["volumes"]}
+check(set(mounts.values()) <= set(volumes), "every volume mounted is declared")
+# The ConfigMaps are made from files (README.md, "Deploying"): a key is the
+# file's name.
+from_files = {"charter-bundle": {"webhook.bundle"},
+              "charter-config": {"entities.json", "config.json", "kubernetes.cedarschema"}}
+for flag in ("--bundle", "--entities", "--schema", "--config", "--tls-cert", "--tls-key"):
+    path = args.get(flag)
+    if path is None:
+        continue
+    directory, name = os.path.split(path)
+    volume = volumes.get(mounts.get(directory, ""), {})
+    check(bool(volume), f"{flag} {path} is in a mounted volume")
+    if "configMap" in volume:
+        cm = volume["configMap"]["name"]
+        check(name in from_files.get(cm, set()), f"the ConfigMap {cm} holds {name}")
+    else:
+        check(volume.get("secret", {}).get("secretName") == "charter-tls" and name in ("tls.crt", "tls.key"),
+              f"{path} is in the TLS Secret")
+
+pdb = by_kind["PodDisruptionBudget"]
+check(pdb["spec"]["selector"]["matchLabels"].items() <= labels.items(), "the PodDisruptionBudget selects the pods")
+check(pdb["spec"]["minAvailable"] < spec["replicas"], "the PodDisruptionBudget lets a node drain")
+
+svc = by_kind["Service"]
+check(svc["spec"]["selector"].items() <= labels.items(), "the Service selects the pods")
+svc_port = svc["spec"]["ports"][0]
+check(svc_port["targetPort"] in ports or svc_port["targetPort"] == listen_port, "the Service targets the server's port")
+for d in docs:
+    if d["kind"] != "ValidatingWebhookConfiguration":  # cluster-scoped
+        check(d["metadata"].get("namespace") == "charter-system", f"{d['kind']} is in charter-system")
+
+vwc = by_kind["ValidatingWebhookConfiguration"]
+for w in vwc["webhooks"]:
+    s = w["clientConfig"]["service"]
+    check(s["name"] == svc["metadata"]["name"] and s["namespace"] == svc["metadata"]["namespace"]
+          and s["port"] == svc_port["port"], f"webhook {w['name']} calls the Service on its port")
+    check(s["path"] == "/v1/admission" and s["path"] in endpoints, f"webhook {w['name']} calls /v1/admission")
+    check("v1" in w["admissionReviewVersions"], "the webhook speaks admission.k8s.io/v1")
+    check(w["sideEffects"] in ("None", "NoneOnDryRun"), "the webhook declares no side effects")
+    check(w["failurePolicy"] in ("Fail", "Ignore"), "the webhook has a failurePolicy")
+    check(1 <= w["timeoutSeconds"] <= 30, "the webhook's timeoutSeconds is in 1..30")
+    check("namespaceSelector" in w, "the webhook selects namespaces")
+    resources = {r for rule in w["rules"] for r in rule["resources"]}
+    check({"pods", "jobs", "pytorchjobs", "workloads"} <= resources, "the webhook covers the kinds the mapping reads")
+    for rule in w["rules"]:
+        check(set(rule["operations"]) <= {"CREATE", "UPDATE", "DELETE", "CONNECT"}, "rule operations are admission operations")
+
+kube = load("authorization-webhook.kubeconfig")[0]
+check(kube["apiVersion"] == "v1" and kube["kind"] == "Config", "the authorization webhook's kubeconfig is a Config")
+server = urlparse(kube["clusters"][0]["cluster"]["server"])
+check(server.scheme == "https" and server.path == "/v1/authorization" and server.path in endpoints,
+      "the authorization webhook calls /v1/authorization over HTTPS")
+check(server.hostname == f"{svc['metadata']['name']}.{svc['metadata']['namespace']}.svc" and server.port == svc_port["port"],
+      "the authorization webhook calls the Service on its port")
+check(kube["current-context"] in {c["name"] for c in kube["contexts"]}, "the kubeconfig's current context exists")
+
+if failures:
+    print(f"{len(failures)} check(s) failed", file=sys.stderr)
+    sys.exit(1)
+print("all manifest checks passed")

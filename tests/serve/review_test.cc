@@ -1,0 +1,163 @@
+// The mapping from Kubernetes reviews to Charter requests (server/review.h):
+// what each kind's `gpus` sums, names, principals, operations, and the
+// errors a malformed review gets.
+#include "review.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+
+namespace charter::server {
+namespace {
+
+std::string Admission(const std::string& operation, const std::string& group, const std::string& kind,
+                      const std::string& object, const std::string& extra = "") {
+  return absl::StrCat(
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1",)",
+      R"("kind":{"group":")", group, R"(","version":"v1","kind":")", kind, R"("},)",
+      R"("name":"n","namespace":"hyperpod-ns-team-a","operation":")", operation, R"(",)",
+      R"("userInfo":{"username":"alice","groups":["g1","g2"]},"object":)", object, extra, "}}");
+}
+
+std::string Gpu(int n) { return absl::StrCat(R"({"resources":{"requests":{"nvidia.com/gpu":")", n, R"("}}})"); }
+
+MappedReview Map(const std::string& body) {
+  absl::StatusOr<MappedReview> m = MapAdmissionReview(body, MappingOptions{});
+  EXPECT_TRUE(m.ok()) << m.status();
+  return m.ok() ? *m : MappedReview{};
+}
+
+TEST(ReviewTest, PodSumsContainersOrTheLargestInitContainer) {
+  MappedReview m = Map(Admission("CREATE", "", "Pod",
+                                 absl::StrCat(R"({"spec":{"containers":[)", Gpu(2), ",", Gpu(3),
+                                              R"(],"initContainers":[)", Gpu(4), "]}}")));
+  EXPECT_EQ(m.resource.type, "Kubernetes::Pod");
+  EXPECT_EQ(m.resource.id, "hyperpod-ns-team-a/n");
+  EXPECT_NE(m.entities_json.find(R"("gpus":5)"), std::string::npos) << m.entities_json;
+  m = Map(Admission("CREATE", "", "Pod",
+                    absl::StrCat(R"({"spec":{"containers":[)", Gpu(1), R"(],"initContainers":[)", Gpu(4), "]}}")));
+  EXPECT_NE(m.entities_json.find(R"("gpus":4)"), std::string::npos) << m.entities_json;
+}
+
+TEST(ReviewTest, LimitsCountWhereNoRequestIsGiven) {
+  MappedReview m = Map(Admission("CREATE", "", "Pod",
+                                 R"({"spec":{"containers":[{"resources":{"limits":{"nvidia.com/gpu":2}}}]}})"));
+  EXPECT_NE(m.entities_json.find(R"("gpus":2)"), std::string::npos) << m.entities_json;
+}
+
+TEST(ReviewTest, JobTimesParallelism) {
+  MappedReview m = Map(Admission("CREATE", "batch", "Job",
+                                 absl::StrCat(R"({"spec":{"parallelism":3,"template":{"spec":{"containers":[)",
+                                              Gpu(2), "]}}}}")));
+  EXPECT_EQ(m.resource.type, "Kubernetes::Job");
+  EXPECT_NE(m.entities_json.find(R"("gpus":6)"), std::string::npos) << m.entities_json;
+}
+
+TEST(ReviewTest, PyTorchJobSumsReplicaSpecsWithOneByDefault) {
+  std::string spec = absl::StrCat(R"({"spec":{"pytorchReplicaSpecs":{"Master":{"template":{"spec":{"containers":[)",
+                                  Gpu(8), R"(]}}},"Worker":{"replicas":3,"template":{"spec":{"containers":[)", Gpu(8),
+                                  "]}}}}}}");
+  MappedReview m = Map(Admission("CREATE", "kubeflow.org", "PyTorchJob", spec));
+  EXPECT_EQ(m.resource.type, "Kubernetes::PyTorchJob");
+  EXPECT_NE(m.entities_json.find(R"("gpus":32)"), std::string::npos) << m.entities_json;
+}
+
+TEST(ReviewTest, WorkloadSumsPodSetsAndReadsItsQueueAndPriority) {
+  std::string spec = absl::StrCat(R"({"spec":{"queueName":"q","priorityClassName":"p","podSets":[)",
+                                  R"({"count":2,"template":{"spec":{"containers":[)", Gpu(4), "]}}}]}}");
+  MappedReview m = Map(Admission("CREATE", "kueue.x-k8s.io", "Workload", spec));
+  EXPECT_EQ(m.resource.type, "Kubernetes::Workload");
+  EXPECT_NE(m.entities_json.find(R"("gpus":8)"), std::string::npos);
+  EXPECT_NE(m.entities_json.find(R"("queueName":"q")"), std::string::npos);
+  EXPECT_NE(m.entities_json.find(R"("priorityClass":"p")"), std::string::npos);
+}
+
+TEST(ReviewTest, OtherKindsAreObjectsWithTheirTemplateTimesReplicas) {
+  std::string spec = absl::StrCat(R"({"spec":{"replicas":2,"template":{"spec":{"containers":[)", Gpu(1), "]}}}}");
+  MappedReview m = Map(Admission("CREATE", "apps", "Deployment", spec));
+  EXPECT_EQ(m.resource.type, "Kubernetes::Object");
+  EXPECT_NE(m.entities_json.find(R"("gpus":2)"), std::string::npos);
+}
+
+TEST(ReviewTest, LabelsAreTagsAndKueueLabelsAttributes) {
+  MappedReview m = Map(Admission(
+      "CREATE", "", "Pod",
+      R"({"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"lq","kueue.x-k8s.io/priority-class":"pc","a":"b"},)"
+      R"("ownerReferences":[{"kind":"Job","name":"j","controller":true}]}})"));
+  EXPECT_NE(m.entities_json.find(R"("queueName":"lq")"), std::string::npos);
+  EXPECT_NE(m.entities_json.find(R"("priorityClass":"pc")"), std::string::npos);
+  EXPECT_NE(m.entities_json.find(R"("tags":{"kueue.x-k8s.io/queue-name":"lq","kueue.x-k8s.io/priority-class":"pc","a":"b"})"),
+            std::string::npos)
+      << m.entities_json;
+  EXPECT_NE(m.entities_json.find(R"("controlled":true,"owners":["Job/j"])"), std::string::npos) << m.entities_json;
+}
+
+TEST(ReviewTest, PrincipalsAndGroups) {
+  MappedReview m = Map(Admission("CREATE", "", "Pod", "{}"));
+  EXPECT_EQ(m.principal.type, "Kubernetes::User");
+  EXPECT_EQ(m.principal.id, "alice");
+  ASSERT_GE(m.joins.size(), 3u);
+  EXPECT_EQ(m.joins[0].type, "Kubernetes::Namespace");
+  EXPECT_EQ(m.joins[1].id, "g1");
+  std::string sar = R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{)"
+                    R"("user":"system:serviceaccount:ns1:runner","resourceAttributes":{"verb":"delete","resource":"nodes","name":"x"}}})";
+  absl::StatusOr<MappedReview> s = MapSubjectAccessReview(sar, MappingOptions{});
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->principal.type, "Kubernetes::ServiceAccount");
+  EXPECT_EQ(s->principal.id, "ns1:runner");
+  EXPECT_EQ(s->action.id, "delete");
+  EXPECT_EQ(s->resource.type, "Kubernetes::Resource");
+  EXPECT_EQ(s->resource.id, "/nodes//x");
+  EXPECT_NE(s->principal_json.find(R"("namespace":"ns1","name":"runner")"), std::string::npos);
+}
+
+TEST(ReviewTest, DeleteReadsTheOldObjectAndUpdateTheOldFields) {
+  std::string old = R"(,"oldObject":{"metadata":{"labels":{"kueue.x-k8s.io/priority-class":"low"}},"spec":{"containers":[)" +
+                    Gpu(2) + "]}}";
+  MappedReview d = Map(Admission("DELETE", "", "Pod", "null", old));
+  EXPECT_NE(d.entities_json.find(R"("gpus":2)"), std::string::npos) << d.entities_json;
+  EXPECT_EQ(d.request_json.find(R"("old")"), std::string::npos);
+  MappedReview u = Map(Admission("UPDATE", "", "Pod", "{}", old));
+  EXPECT_NE(u.request_json.find(R"("old":{"gpus":2,"priorityClass":"low"})"), std::string::npos) << u.request_json;
+}
+
+TEST(ReviewTest, ConnectAndSubresourcesAreKnownByName) {
+  MappedReview m = Map(Admission("CONNECT", "", "Pod", absl::StrCat(R"({"spec":{"containers":[)", Gpu(8), "]}}"),
+                                 R"(,"subResource":"exec")"));
+  EXPECT_NE(m.entities_json.find(R"("gpus":0)"), std::string::npos) << m.entities_json;
+  EXPECT_NE(m.request_json.find(R"("subResource":"exec")"), std::string::npos);
+}
+
+TEST(ReviewTest, DryRunIsInTheContext) {
+  MappedReview m = Map(Admission("CREATE", "", "Pod", "{}", R"(,"dryRun":true)"));
+  EXPECT_TRUE(m.dry_run);
+  EXPECT_NE(m.request_json.find(R"("dryRun":true)"), std::string::npos);
+}
+
+void ExpectError(const std::string& body, const std::string& message, bool admission = true) {
+  absl::StatusOr<MappedReview> m =
+      admission ? MapAdmissionReview(body, MappingOptions{}) : MapSubjectAccessReview(body, MappingOptions{});
+  ASSERT_FALSE(m.ok()) << body;
+  EXPECT_EQ(std::string(m.status().message()), message);
+}
+
+TEST(ReviewTest, Errors) {
+  ExpectError("[]", "expected a JSON object");
+  ExpectError(R"({"apiVersion":"v1","kind":"Pod"})",
+              "expected a AdmissionReview of admission.k8s.io/v1, got kind `Pod` of apiVersion `v1`");
+  ExpectError(Admission("PATCH", "", "Pod", "{}"), "request.operation: `PATCH` is not CREATE, UPDATE, DELETE or CONNECT");
+  ExpectError(Admission("CREATE", "", "Pod", R"({"spec":{"containers":[{"resources":{"requests":{"nvidia.com/gpu":"-1"}}}]}})"),
+              "request.object.spec.containers[0].resources.requests[\"nvidia.com/gpu\"]: `-1` is not a whole number "
+              "from 0 to 2147483648");
+  ExpectError(Admission("CREATE", "", "Pod", R"({"metadata":{"labels":{"a":1}}})"),
+              "request.object.metadata.labels[\"a\"]: expected a string");
+  ExpectError(Admission("CREATE", "", "Pod", R"({"spec":{"containers":{}}})"), "request.object.spec.containers: expected an array");
+  std::string sa = R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"system:serviceaccount:x"}})";
+  ExpectError(sa, "spec.user: `system:serviceaccount:x` is not system:serviceaccount:NAMESPACE:NAME", false);
+  ExpectError(R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"a"}})",
+              "spec: has neither resourceAttributes nor nonResourceAttributes", false);
+}
+
+}  // namespace
+}  // namespace charter::server
