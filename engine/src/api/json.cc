@@ -17,7 +17,7 @@ namespace {
 const internal::json::Value& Node(const void* node) { return *static_cast<const internal::json::Value*>(node); }
 
 // The root of a moved-from document.
-const internal::json::Value kNullNode;
+const internal::json::Value kNullNode{};
 
 }  // namespace
 
