@@ -56,6 +56,15 @@ check_install() {
   done
 }
 
+# links_libcharter PROGRAM: PROGRAM needs libcharter.so. (readelf's output is
+# read whole first: `readelf | grep -q` fails under pipefail when grep stops
+# reading early.)
+links_libcharter() {
+  local dynamic
+  dynamic="$(readelf -d "$1")"
+  [[ "$dynamic" == *"NEEDED"*"[libcharter.so"* ]]
+}
+
 # check_soname LIBRARY: libcharter.so's SONAME carries the ABI version
 # (0.MINOR while the version is 0.x) and its link name points to it.
 check_soname() {
@@ -82,7 +91,7 @@ check_c_program() {
   # CONSUMER_LDFLAGS: what a sanitized libcharter needs in every program.
   ${CC:-cc} -std=c11 -Wall -Wextra -pedantic -Werror "$src/examples/embedding/decide.c" $flags \
     -Wl,-rpath,"$libdir" ${CONSUMER_LDFLAGS:-} -o "$work/decide"
-  readelf -d "$work/decide" | grep -q 'NEEDED.*libcharter\.so' || {
+  links_libcharter "$work/decide" || {
     echo "decide does not link libcharter.so" >&2; exit 1; }
   local ex="$src/examples/governance" schema="$src/stdlib/governance.cedarschema"
   "$work/decide" "$ex/policies.cedar" "$schema" "$ex/entities.json" "$ex/requests.json" >"$work/decide.out"
@@ -190,7 +199,7 @@ case "$mode" in
     echo "== the consumer again, linking the shared libcharter.so"
     rm -rf "$build"
     build_consumer -DCMAKE_PREFIX_PATH="$prefix" -DCONSUMER_SHARED=ON "$@"
-    readelf -d "$build/consumer" | grep -q 'NEEDED.*libcharter\.so' || {
+    links_libcharter "$build/consumer" || {
       echo "the consumer does not link libcharter.so" >&2; exit 1; }
     check_c_program "$(cd "$(dirname "$0")/../.." && pwd)" "$dir"
     ;;
@@ -211,7 +220,7 @@ case "$mode" in
     build_consumer -DCMAKE_PREFIX_PATH="$prefix" "$@"
     found_in_prefix
     # The program links the shared library, not a static copy of it.
-    readelf -d "$build/consumer" | grep -q 'NEEDED.*libcharter\.so' || {
+    links_libcharter "$build/consumer" || {
       echo "the consumer does not link libcharter.so" >&2; exit 1; }
     ;;
   subproject)
