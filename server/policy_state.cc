@@ -27,10 +27,7 @@ namespace {
 using support::Cat;
 using support::CatAppend;
 
-std::string S(std::string_view s) { return std::string(s); }
-[[maybe_unused]] std::string S(absl::string_view s) { return std::string(s); }
-[[maybe_unused]] std::string S(const std::string& s) { return s; }
-[[maybe_unused]] std::string S(const char* s) { return s; }
+using support::S;
 
 absl::StatusOr<std::string> ReadWhole(const std::string& path, size_t max_bytes) {
   std::ifstream in(path, std::ios::binary);

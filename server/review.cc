@@ -27,10 +27,7 @@ using charter::JsonValue;
 using support::Cat;
 using support::CatAppend;
 
-std::string S(std::string_view s) { return std::string(s); }
-[[maybe_unused]] std::string S(absl::string_view s) { return std::string(s); }
-[[maybe_unused]] std::string S(const std::string& s) { return s; }
-[[maybe_unused]] std::string S(const char* s) { return s; }
+using support::S;
 
 absl::Status Invalid(std::string_view path, std::string_view what) {
   return absl::InvalidArgumentError(Cat(S(path), ": ", S(what)));

@@ -47,10 +47,7 @@ namespace {
 using support::Cat;
 using support::CatAppend;
 
-std::string S(std::string_view s) { return std::string(s); }
-[[maybe_unused]] std::string S(absl::string_view s) { return std::string(s); }
-[[maybe_unused]] std::string S(const std::string& s) { return s; }
-[[maybe_unused]] std::string S(const char* s) { return s; }
+using support::S;
 
 void Say(std::string_view line) {
   std::string out = Cat("charter serve: ", S(line), "\n");

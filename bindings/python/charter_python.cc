@@ -27,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "charter/charter.h"
+#include "charter_support/strings.h"
 #include "charter/schedule.h"
 #include "charter/schema.h"
 
@@ -35,22 +36,9 @@ namespace py = pybind11;
 namespace charter::python {
 namespace {
 
-// Debian's abseil has its own absl::string_view, which absl::StrCat takes
-// and std::string_view does not convert to: these convert on the way.
-template <typename T>
-const T& ForCat(const T& v) {
-  return v;
-}
-absl::string_view ForCat(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-template <typename... Args>
-std::string Cat(const Args&... args) {
-  return absl::StrCat(ForCat(args)...);
-}
-template <typename... Args>
-void CatAppend(std::string* out, const Args&... args) {
-  absl::StrAppend(out, ForCat(args)...);
-}
-std::string_view ToStd(absl::string_view s) { return std::string_view(s.data(), s.size()); }
+using support::Cat;
+using support::CatAppend;
+using support::ToStd;
 
 // Context values nest at most this deep (Charter's entity reader allows 64).
 constexpr int kMaxNesting = 64;

@@ -32,6 +32,13 @@ void CatAppend(std::string* out, const Args&... args) {
 
 inline std::string_view ToStd(absl::string_view s) { return std::string_view(s.data(), s.size()); }
 
+// A std::string from any of the string types a caller meets here: std's and
+// abseil's views (distinct types in Debian's abseil), strings, C strings.
+inline std::string S(std::string_view s) { return std::string(s); }
+inline std::string S(absl::string_view s) { return std::string(s); }
+inline std::string S(const std::string& s) { return s; }
+inline std::string S(const char* s) { return s; }
+
 }  // namespace charter::support
 
 #endif  // CHARTER_SUPPORT_STRINGS_H_
