@@ -293,7 +293,11 @@ static int where_error(lua_State* L, const Where* w, const char* what) {
 }
 
 /* Appends the string at `index` of table `t` (or raises). */
-static void add_string_field(lua_State* L, Buf* b, Where* w, int t, const char* key) {
+typedef void (*Appender)(lua_State* L, Buf* b, const char* s, size_t n);
+
+/* Appends the string field `key` of the table at `t` with `append` (or
+ * raises, naming the field). */
+static void add_field(lua_State* L, Buf* b, Where* w, int t, const char* key, Appender append) {
   lua_getfield(L, t, key);
   w->path[w->depth++] = key;
   if (lua_type(L, -1) != LUA_TSTRING) {
@@ -302,9 +306,14 @@ static void add_string_field(lua_State* L, Buf* b, Where* w, int t, const char* 
   }
   size_t n = 0;
   const char* s = lua_tolstring(L, -1, &n);
-  buf_json_string(L, b, s, n);
+  append(L, b, s, n);
   w->depth--;
   lua_pop(L, 1);
+}
+
+/* The string field `key`, as a JSON string. */
+static void add_string_field(lua_State* L, Buf* b, Where* w, int t, const char* key) {
+  add_field(L, b, w, t, key, buf_json_string);
 }
 
 static int is_array(lua_State* L, int t, size_t* n_out) {
@@ -434,18 +443,10 @@ static void add_value(lua_State* L, Buf* b, Where* w, int index) {
 
 /* ---- entity references as text ---------------------------------------------------- */
 
-/* Appends the string field `key` of the table at `t` to `b` as an entity id
- * in Cedar's text form, escaped (or raises). */
-static void add_id_text(lua_State* L, Buf* b, Where* w, int t, const char* key) {
+/* Appends `s` as an entity id in Cedar's text form (quotes, backslashes and
+ * control bytes escaped). */
+static void buf_id_text(lua_State* L, Buf* b, const char* s, size_t n) {
   static const char hex[] = "0123456789abcdef";
-  lua_getfield(L, t, key);
-  w->path[w->depth++] = key;
-  if (lua_type(L, -1) != LUA_TSTRING) {
-    lua_pushfstring(L, "expected a string, got %s", luaL_typename(L, -1));
-    where_error(L, w, lua_tostring(L, -1));
-  }
-  size_t n = 0;
-  const char* s = lua_tolstring(L, -1, &n);
   size_t start = 0;
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
@@ -461,23 +462,6 @@ static void add_id_text(lua_State* L, Buf* b, Where* w, int t, const char* key) 
     start = i + 1;
   }
   buf_add(L, b, s + start, n - start);
-  w->depth--;
-  lua_pop(L, 1);
-}
-
-/* Appends the string field `key` of the table at `t` as it is (or raises). */
-static void add_raw_field(lua_State* L, Buf* b, Where* w, int t, const char* key) {
-  lua_getfield(L, t, key);
-  w->path[w->depth++] = key;
-  if (lua_type(L, -1) != LUA_TSTRING) {
-    lua_pushfstring(L, "expected a string, got %s", luaL_typename(L, -1));
-    where_error(L, w, lua_tostring(L, -1));
-  }
-  size_t n = 0;
-  const char* s = lua_tolstring(L, -1, &n);
-  buf_add(L, b, s, n);
-  w->depth--;
-  lua_pop(L, 1);
 }
 
 /* An entity reference, appended as Cedar's text form `Type::"id"`: a string
@@ -489,19 +473,9 @@ static void add_uid_text(lua_State* L, Buf* b, Where* w, int index) {
     const char* s = lua_tolstring(L, index, &n);
     buf_add(L, b, s, n);
   } else if (type == LUA_TTABLE) {
-    lua_getfield(L, index, "type");
-    w->path[w->depth++] = "type";
-    if (lua_type(L, -1) != LUA_TSTRING) {
-      lua_pushfstring(L, "expected a string, got %s", luaL_typename(L, -1));
-      where_error(L, w, lua_tostring(L, -1));
-    }
-    size_t n = 0;
-    const char* t = lua_tolstring(L, -1, &n);
-    buf_add(L, b, t, n);
-    w->depth--;
-    lua_pop(L, 1);
+    add_field(L, b, w, index, "type", buf_add);
     buf_lit(L, b, "::\"");
-    add_id_text(L, b, w, index, "id");
+    add_field(L, b, w, index, "id", buf_id_text);
     buf_lit(L, b, "\"");
   } else {
     lua_pushfstring(L, "expected an entity reference ('Type::\"id\"' or {type = ..., id = ...}), got %s",
@@ -567,10 +541,10 @@ static int engine_authorize(lua_State* L) {
     if (lua_isnil(L, -1)) where_error(L, &w, "missing");
     if (all_tables) {
       int t = lua_gettop(L);
-      add_raw_field(L, b, &w, t, "type");
+      add_field(L, b, &w, t, "type", buf_add);
       length[i] = b->len - offset[i];
       id_offset[i] = b->len;
-      add_raw_field(L, b, &w, t, "id");
+      add_field(L, b, &w, t, "id", buf_add);
       id_length[i] = b->len - id_offset[i];
     } else {
       add_uid_text(L, b, &w, lua_gettop(L));
