@@ -31,6 +31,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -111,6 +112,18 @@ struct ClusterQueue {
   // Between cycles of a simulation: how many admitted workloads have left
   // the queue (Kueue's AllocatableResourceGeneration).
   int64_t generation = 0;
+  // The entity of the typed model this queue implements, in Cedar's form
+  // (`Governance::Allocation::"vision-west"`), so that authorization and
+  // scheduling rules talk about the same thing; empty: none.
+  std::string implements;
+};
+
+// A Kueue LocalQueue: the name under which a namespace's workloads enter a
+// cluster queue (a Workload's spec.queueName).
+struct LocalQueue {
+  std::string namespace_name;
+  std::string name;
+  int cluster_queue = 0;  // index into State::cluster_queues
 };
 
 struct PriorityClass {
@@ -136,6 +149,15 @@ struct Workload {
   std::string uid;  // the last tie-breaker; the name unless set
   int cluster_queue = 0;
   int64_t priority = 0;
+  // The priority class it named (its priority is the class's value); empty:
+  // none.
+  std::string priority_class;
+  // Kueue's metadata.namespace; empty: not known.
+  std::string namespace_name;
+  // metadata.labels and metadata.annotations, sorted by key, for the
+  // scheduling rules.
+  std::vector<std::pair<std::string, std::string>> labels;
+  std::vector<std::pair<std::string, std::string>> annotations;
   // Unset is Kueue's zero time, which sorts before every set time.
   std::optional<double> created_at;
   // Admitted workloads: when quota was reserved (unset: now).
@@ -172,6 +194,7 @@ struct State {
   std::vector<Cohort> cohorts;
   std::vector<ClusterQueue> cluster_queues;
   std::vector<PriorityClass> priority_classes;
+  std::vector<LocalQueue> local_queues;
   std::vector<Workload> admitted;
   std::vector<Workload> pending;
   // Seconds since the first cycle of a simulation; 0 for a loaded state.

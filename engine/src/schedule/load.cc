@@ -116,6 +116,28 @@ class Loader {
     return m;
   }
 
+  // An object of strings (labels, annotations), sorted by key.
+  absl::Status StringMap(const json::Value& v, std::string_view key, std::string_view what,
+                         std::vector<std::pair<std::string, std::string>>* out) const {
+    const json::Value* m = v.Find(key);
+    if (m == nullptr || m->is_null()) return absl::OkStatus();
+    if (!m->is_object()) return Fail(codes::CH0701, m->offset(), Cat("`", key, "` of ", what, " must be an object"));
+    for (size_t i = 0; i < m->size(); ++i) {
+      if (!m->member(i).is_string()) {
+        return Fail(codes::CH0701, m->member(i).offset(),
+                    Cat("`", key, "` of ", what, " maps `", m->key(i), "` to something other than a string"));
+      }
+      out->emplace_back(std::string(m->key(i)), std::string(m->member(i).as_string()));
+    }
+    std::sort(out->begin(), out->end());
+    for (size_t i = 1; i < out->size(); ++i) {
+      if ((*out)[i - 1].first == (*out)[i].first) {
+        return Fail(codes::CH0705, m->offset(), Cat("`", key, "` of ", what, " has `", (*out)[i].first, "` twice"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::StatusOr<double> Number(const json::Value& v, std::string_view what) const {
     if (v.is_number()) return v.as_double();
     if (v.is_string()) {
@@ -181,6 +203,7 @@ class Loader {
   absl::Status LoadPriorityClasses(const json::Value& v);
   absl::Status LoadCohorts(const json::Value& v);
   absl::Status LoadClusterQueues(const json::Value* v);
+  absl::Status LoadLocalQueues(const json::Value* v);
   // `has_parent`: the owner is a cluster queue with a cohort, or a cohort
   // with a parent; Kueue allows borrowing and lending limits only there.
   absl::Status LoadResourceGroups(const json::Value& owner, std::string_view what, bool has_parent,
@@ -235,7 +258,7 @@ absl::Status Loader::LoadRoot(const json::Value& root) {
   RETURN_IF_ERROR(CheckKeys(root, "the state",
                             {"id", "title", "kind", "source", "explanation", "notes", "engine",
                              "resource_flavors", "cohorts", "cluster_queues", "priority_classes",
-                             "admitted", "pending", "expected", "now"}));
+                             "local_queues", "admitted", "pending", "expected", "now"}));
   if (const json::Value* e = root.Find("engine"); e != nullptr && !e->is_null()) {
     RETURN_IF_ERROR(LoadEngine(*e));
   }
@@ -255,6 +278,8 @@ absl::Status Loader::LoadRoot(const json::Value& root) {
   const json::Value* cqs = root.Find("cluster_queues");
   if (cqs == nullptr) return Fail(codes::CH0702, root.offset(), "the state has no `cluster_queues`");
   RETURN_IF_ERROR(LoadClusterQueues(cqs));
+  ASSIGN_OR_RETURN(const json::Value* local_queues, OptArray(root, "local_queues", "the state"));
+  RETURN_IF_ERROR(LoadLocalQueues(local_queues));
   ASSIGN_OR_RETURN(const json::Value* admitted, OptArray(root, "admitted", "the state"));
   RETURN_IF_ERROR(LoadWorkloads(admitted, true));
   ASSIGN_OR_RETURN(const json::Value* pending, OptArray(root, "pending", "the state"));
@@ -610,7 +635,7 @@ absl::Status Loader::LoadClusterQueues(const json::Value* v) {
     const json::Value& c = v->at(i);
     RETURN_IF_ERROR(CheckKeys(c, "a cluster queue",
                               {"name", "cohort", "queueing_strategy", "resource_groups", "preemption",
-                               "flavor_fungibility", "fair_weight", "namespace_selector"}));
+                               "flavor_fungibility", "fair_weight", "namespace_selector", "implements"}));
     ClusterQueue cq;
     ASSIGN_OR_RETURN(cq.name, Name(c, "a cluster queue"));
     std::string what = Cat("cluster queue `", cq.name, "`");
@@ -648,8 +673,39 @@ absl::Status Loader::LoadClusterQueues(const json::Value* v) {
       ASSIGN_OR_RETURN(cq.fair_weight, Number(*w, Cat("the fair weight of ", what)));
       if (cq.fair_weight < 0) return Fail(codes::CH0704, w->offset(), Cat("the fair weight of ", what, " is negative"));
     }
+    ASSIGN_OR_RETURN(std::string_view implements, OptString(c, "implements", what));
+    cq.implements = std::string(implements);
     RETURN_IF_ERROR(LoadResourceGroups(c, what, cq.cohort >= 0, &cq.resource_groups));
     state_.cluster_queues.push_back(std::move(cq));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Loader::LoadLocalQueues(const json::Value* v) {
+  if (v == nullptr) return absl::OkStatus();
+  for (size_t i = 0; i < v->size(); ++i) {
+    const json::Value& l = v->at(i);
+    RETURN_IF_ERROR(CheckKeys(l, "a local queue", {"namespace", "name", "cluster_queue"}));
+    LocalQueue lq;
+    ASSIGN_OR_RETURN(lq.name, Name(l, "a local queue"));
+    ASSIGN_OR_RETURN(std::string_view ns, OptString(l, "namespace", Cat("local queue `", lq.name, "`")));
+    lq.namespace_name = std::string(ns);
+    std::string what = Cat("local queue `", lq.namespace_name, "/", lq.name, "`");
+    for (const LocalQueue& seen : state_.local_queues) {
+      if (seen.namespace_name == lq.namespace_name && seen.name == lq.name) {
+        return Fail(codes::CH0705, l.offset(), Cat(what, " is listed twice"));
+      }
+    }
+    const json::Value* cq = l.Find("cluster_queue");
+    if (cq == nullptr || !cq->is_string()) {
+      return Fail(codes::CH0702, cq == nullptr ? l.offset() : cq->offset(), Cat(what, " needs a `cluster_queue` name"));
+    }
+    auto it = queues_.find(std::string(cq->as_string()));
+    if (it == queues_.end()) {
+      return Fail(codes::CH0706, cq->offset(), Cat(what, " names an unknown cluster queue `", cq->as_string(), "`"));
+    }
+    lq.cluster_queue = it->second;
+    state_.local_queues.push_back(std::move(lq));
   }
   return absl::OkStatus();
 }
@@ -662,11 +718,13 @@ absl::Status Loader::LoadWorkloads(const json::Value* v, bool admitted) {
     if (admitted) {
       RETURN_IF_ERROR(CheckKeys(w, Cat("an ", kind),
                                 {"name", "uid", "cluster_queue", "priority", "priority_class", "created_at",
-                                 "quota_reserved_at", "pod_sets", "flavors", "local_queue"}));
+                                 "quota_reserved_at", "pod_sets", "flavors", "local_queue", "namespace", "labels",
+                                 "annotations"}));
     } else {
       RETURN_IF_ERROR(CheckKeys(w, Cat("a ", kind),
                                 {"name", "uid", "cluster_queue", "priority", "priority_class", "created_at",
-                                 "pod_sets", "local_queue", "inadmissible", "preempting"}));
+                                 "pod_sets", "local_queue", "inadmissible", "preempting", "namespace", "labels",
+                                 "annotations"}));
     }
     Workload wl;
     ASSIGN_OR_RETURN(wl.name, Name(w, Cat("a ", kind)));
@@ -704,7 +762,12 @@ absl::Status Loader::LoadWorkloads(const json::Value* v, bool admitted) {
                                         pc->as_string(), "` (", value, ")"));
       }
       wl.priority = value;
+      wl.priority_class = std::string(pc->as_string());
     }
+    ASSIGN_OR_RETURN(std::string_view ns, OptString(w, "namespace", what));
+    wl.namespace_name = std::string(ns);
+    RETURN_IF_ERROR(StringMap(w, "labels", what, &wl.labels));
+    RETURN_IF_ERROR(StringMap(w, "annotations", what, &wl.annotations));
     ASSIGN_OR_RETURN(wl.created_at, Time(w, "created_at", what));
     if (admitted) {
       ASSIGN_OR_RETURN(wl.quota_reserved_at, Time(w, "quota_reserved_at", what));
