@@ -232,15 +232,17 @@ void PolicyState::PrepareUntypedJoin() {
   // The schema must declare the types the mapping writes with exactly the
   // attributes it writes (stdlib/kubernetes.cedarschema does).
   const std::vector<std::pair<std::string, std::string>> shapes = {
-      {"Kubernetes::User", "name,uid,"},
-      {"Kubernetes::ServiceAccount", "name,namespace,uid,"},
+      {"Kubernetes::User", "extra,name,uid,"},
+      {"Kubernetes::ServiceAccount", "extra,name,namespace,uid,"},
+      {"Kubernetes::Extra", ""},
+      {"Kubernetes::Annotations", ""},
       {"Kubernetes::Resource", "apiGroup,name,namespace,ns,resource,subresource,"},
       {"Kubernetes::NonResourceURL", "path,"},
-      {"Kubernetes::Pod", "apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
-      {"Kubernetes::Job", "apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
-      {"Kubernetes::PyTorchJob", "apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
-      {"Kubernetes::Workload", "apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
-      {"Kubernetes::Object", "apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
+      {"Kubernetes::Pod", "annotations,apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
+      {"Kubernetes::Job", "annotations,apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
+      {"Kubernetes::PyTorchJob", "annotations,apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
+      {"Kubernetes::Workload", "annotations,apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
+      {"Kubernetes::Object", "annotations,apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
   };
   for (const auto& [type, attrs] : shapes) {
     if (SortedJoin(schema_->Attributes(type)) != attrs) return;

@@ -104,7 +104,8 @@ class Reader {
 
 struct Principal {
   EntityUid uid;
-  std::string json;  // the entity
+  std::string json;        // the entity
+  std::string extra_json;  // its Kubernetes::Extra entity (userInfo.extra as tags)
   std::vector<EntityUid> groups;
 };
 
@@ -143,6 +144,29 @@ absl::StatusOr<Principal> MapPrincipal(const Reader& r, const JsonValue& info, s
       p.groups.push_back(std::move(group));
     }
   }
+  // userInfo.extra (what the authenticator adds: on EKS the IAM ARN and
+  // session name) as the tags of a Kubernetes::Extra entity of the same id.
+  std::string extra;
+  if (std::optional<JsonValue> x = Reader::Get(info, "extra")) {
+    std::string xpath = Cat(S(path), ".extra");
+    if (!x->is_object()) return Invalid(xpath, "expected an object of string arrays");
+    for (size_t i = 0; i < x->size(); ++i) {
+      JsonValue values = x->member(i);
+      std::string vpath = Cat(xpath, "[", Quoted(x->key(i)), "]");
+      if (values.is_null()) continue;
+      if (!values.is_array()) return Invalid(vpath, "expected an array of strings");
+      CatAppend(&extra, extra.empty() ? "" : ",", Quoted(x->key(i)), ":[");
+      for (size_t j = 0; j < values.size(); ++j) {
+        JsonValue v = values.at(j);
+        if (!v.is_string()) return Invalid(Cat(vpath, "[", j, "]"), "expected a string");
+        CatAppend(&extra, j ? "," : "", Quoted(v.as_string()));
+      }
+      extra += "]";
+    }
+  }
+  CatAppend(&attrs, ",\"extra\":", EntityValueJson("Kubernetes::Extra", p.uid.id));
+  p.extra_json = Cat("{\"uid\":", UidJson("Kubernetes::Extra", p.uid.id), ",\"attrs\":{},\"parents\":[],\"tags\":{",
+                     extra, "}}");
   p.json = Cat("{\"uid\":", UidJson(p.uid.type, p.uid.id), ",\"attrs\":{", attrs,
                         "},\"parents\":[", parents, "]}");
   return p;
@@ -209,6 +233,7 @@ struct ObjectFacts {
   bool controlled = false;
   std::vector<std::string> owners;  // "Kind/name"
   std::string labels;               // tags: "k":"v",...
+  std::string annotations;          // the same, of the Kubernetes::Annotations entity
 };
 
 // What governance needs of an object (Pod, batch Job, PyTorchJob, Kueue
@@ -228,6 +253,17 @@ absl::StatusOr<ObjectFacts> ReadObject(const Reader& r, const JsonValue& object,
         CatAppend(&f.labels, f.labels.empty() ? "" : ",", Quoted(labels->key(i)), ":", Quoted(v.as_string()));
         if (labels->key(i) == options.queue_label) f.queue = S(v.as_string());
         if (labels->key(i) == options.priority_label) f.priority = S(v.as_string());
+      }
+    }
+    CHARTER_ASSIGN(annotations, r.Object(*metadata, "annotations", mpath));
+    if (annotations.has_value()) {
+      for (size_t i = 0; i < annotations->size(); ++i) {
+        JsonValue v = annotations->member(i);
+        if (!v.is_string()) {
+          return Invalid(Cat(mpath, ".annotations[", Quoted(annotations->key(i)), "]"), "expected a string");
+        }
+        CatAppend(&f.annotations, f.annotations.empty() ? "" : ",", Quoted(annotations->key(i)), ":",
+                  Quoted(v.as_string()));
       }
     }
     if (std::optional<JsonValue> owners = Reader::Get(*metadata, "ownerReferences")) {
@@ -387,6 +423,7 @@ absl::StatusOr<MappedReview> MapAdmissionReview(std::string_view body, const Map
   attrs += "]";
   if (facts.queue) CatAppend(&attrs, ",\"queueName\":", Quoted(*facts.queue));
   if (facts.priority) CatAppend(&attrs, ",\"priorityClass\":", Quoted(*facts.priority));
+  CatAppend(&attrs, ",\"annotations\":", EntityValueJson("Kubernetes::Annotations", id));
   std::string parents;
   if (!ns.empty()) {
     CatAppend(&attrs, ",\"ns\":", Ns(ns));
@@ -394,7 +431,9 @@ absl::StatusOr<MappedReview> MapAdmissionReview(std::string_view body, const Map
     m.joins.push_back({"Kubernetes::Namespace", ns});
   }
   std::string resource_json = Cat("{\"uid\":", UidJson(type, id), ",\"attrs\":{", attrs,
-                                           "},\"parents\":[", parents, "],\"tags\":{", facts.labels, "}}");
+                                           "},\"parents\":[", parents, "],\"tags\":{", facts.labels, "}},",
+                                  "{\"uid\":", UidJson("Kubernetes::Annotations", id),
+                                  ",\"attrs\":{},\"parents\":[],\"tags\":{", facts.annotations, "}}");
 
   std::string context = Cat("{\"dryRun\":", dry_run ? "true" : "false", ",\"subResource\":", Quoted(sub));
   if (operation == "UPDATE" && old_object.has_value()) {
@@ -410,7 +449,7 @@ absl::StatusOr<MappedReview> MapAdmissionReview(std::string_view body, const Map
   m.action = {"Kubernetes::Action", operation};
   for (EntityUid& g : principal.groups) m.joins.push_back(std::move(g));
   m.principal_json = std::move(principal.json);
-  m.entities_json = std::move(resource_json);
+  m.entities_json = Cat(resource_json, ",", principal.extra_json);
   m.request_json = Cat("{\"principal\":", UidJson(m.principal.type, m.principal.id),
                                 ",\"action\":", UidJson(m.action.type, m.action.id),
                                 ",\"resource\":", UidJson(m.resource.type, m.resource.id),
@@ -474,7 +513,7 @@ absl::StatusOr<MappedReview> MapSubjectAccessReview(std::string_view body, const
   m.action = {"Kubernetes::Action", m.operation};
   for (EntityUid& g : principal.groups) m.joins.push_back(std::move(g));
   m.principal_json = std::move(principal.json);
-  m.entities_json = std::move(resource_json);
+  m.entities_json = Cat(resource_json, ",", principal.extra_json);
   m.request_json = Cat("{\"principal\":", UidJson(m.principal.type, m.principal.id),
                                 ",\"action\":", UidJson(m.action.type, m.action.id),
                                 ",\"resource\":", UidJson(m.resource.type, m.resource.id),

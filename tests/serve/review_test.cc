@@ -159,5 +159,51 @@ TEST(ReviewTest, Errors) {
               "spec: has neither resourceAttributes nor nonResourceAttributes", false);
 }
 
+TEST(ReviewTest, AnnotationsAreTheTagsOfAnAnnotationsEntity) {
+  MappedReview m = Map(Admission(
+      "CREATE", "", "Pod",
+      R"({"metadata":{"labels":{"a":"b"},"annotations":{"cluster-autoscaler.kubernetes.io/safe-to-evict":"false"}}})"));
+  EXPECT_NE(m.entities_json.find(
+                R"("annotations":{"__entity":{"type":"Kubernetes::Annotations","id":"hyperpod-ns-team-a/n"}})"),
+            std::string::npos)
+      << m.entities_json;
+  EXPECT_NE(m.entities_json.find(R"({"uid":{"type":"Kubernetes::Annotations","id":"hyperpod-ns-team-a/n"},)"
+                                 R"("attrs":{},"parents":[],"tags":{"cluster-autoscaler.kubernetes.io/safe-to-evict":"false"}})"),
+            std::string::npos)
+      << m.entities_json;
+  // Labels stay the object's own tags; an object without annotations has an
+  // Annotations entity without tags.
+  EXPECT_NE(m.entities_json.find(R"("tags":{"a":"b"})"), std::string::npos) << m.entities_json;
+  MappedReview bare = Map(Admission("CREATE", "", "Pod", "{}"));
+  EXPECT_NE(bare.entities_json.find(R"({"uid":{"type":"Kubernetes::Annotations","id":"hyperpod-ns-team-a/n"},)"
+                                    R"("attrs":{},"parents":[],"tags":{}})"),
+            std::string::npos)
+      << bare.entities_json;
+}
+
+TEST(ReviewTest, UserInfoExtraIsTheTagsOfAnExtraEntity) {
+  std::string sar =
+      R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"alice",)"
+      R"("extra":{"sessionName":["auditor"],"arn":["arn:aws:sts::1:assumed-role/R/auditor"],"none":null},)"
+      R"("nonResourceAttributes":{"verb":"get","path":"/healthz"}}})";
+  absl::StatusOr<MappedReview> s = MapSubjectAccessReview(sar, MappingOptions{});
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_NE(s->principal_json.find(R"("extra":{"__entity":{"type":"Kubernetes::Extra","id":"alice"}})"),
+            std::string::npos)
+      << s->principal_json;
+  EXPECT_NE(s->entities_json.find(R"({"uid":{"type":"Kubernetes::Extra","id":"alice"},"attrs":{},"parents":[],)"
+                                  R"("tags":{"sessionName":["auditor"],"arn":["arn:aws:sts::1:assumed-role/R/auditor"]}})"),
+            std::string::npos)
+      << s->entities_json;
+  ExpectError(R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"a",)"
+              R"("extra":{"k":"v"},"nonResourceAttributes":{"verb":"get","path":"/"}}})",
+              "spec.extra[\"k\"]: expected an array of strings", false);
+  ExpectError(R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"a",)"
+              R"("extra":{"k":[1]},"nonResourceAttributes":{"verb":"get","path":"/"}}})",
+              "spec.extra[\"k\"][0]: expected a string", false);
+  ExpectError(Admission("CREATE", "", "Pod", R"({"metadata":{"annotations":{"a":true}}})"),
+              "request.object.metadata.annotations[\"a\"]: expected a string");
+}
+
 }  // namespace
 }  // namespace charter::server
