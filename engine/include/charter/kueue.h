@@ -132,6 +132,11 @@ CHARTER_API absl::Status ReadKueueWorkloads(std::string_view text, const Workloa
 // `apiVersion`.
 CHARTER_API bool LooksLikeKueueObjects(std::string_view text);
 
+// An RFC 3339 time as Kubernetes writes it (2026-01-02T03:04:05Z, with an
+// optional fraction and a Z or ±hh:mm offset), in seconds since the Unix
+// epoch; nullopt when `text` is not one.
+CHARTER_API std::optional<double> ParseTime(std::string_view text);
+
 // The State in the JSON form of docs/scheduling.md, which schedule::LoadState
 // reads back into an equal State.
 CHARTER_API std::string WriteStateJson(const schedule::State& state);

@@ -68,6 +68,7 @@ struct RawQueue {
   schedule::FlavorFungibility fungibility;
   double weight = 1;
   std::string stop_policy = "None";
+  std::string implements;  // the annotation charter/implements
 };
 
 struct RawLocalQueue {
@@ -89,6 +90,9 @@ class Importer {
   absl::Status ReadLocalQueue(const ik::Object& o, Fields& f);
   absl::Status ReadPriorityClass(const ik::Object& o, Fields& f);
   absl::Status ReadConfiguration(const ik::Object& o, Fields& f);
+  // Kueue's manager reads its Configuration from a ConfigMap
+  // (kueue-manager-config, key controller_manager_config.yaml).
+  absl::Status ReadConfigMap(const ik::Object& o, const Source& source);
   absl::Status ReadGroups(const Node& spec, Fields& f, bool has_parent, bool is_cohort, std::vector<RawGroup>* out);
   absl::Status ReadFairSharing(const Node& spec, Fields& f, double* weight);
   // Declared once across all sources.
@@ -159,11 +163,87 @@ absl::Status Importer::Read(const Source& source) {
         return f.Fail(*o.node->Find("kind"), Cat("config.kueue.x-k8s.io has only `Configuration`, not `", o.kind, "`"));
       }
       RETURN_IF_ERROR(ReadConfiguration(o, f));
+    } else if (o.group.empty() && o.version == "v1" && o.kind == "ConfigMap") {
+      RETURN_IF_ERROR(ReadConfigMap(o, source));
     } else {
       Note(where, Cat("skipped: ", o.group.empty() ? "" : Cat(o.group, "/"), o.version, " ", o.kind,
                       " is not one of Kueue's objects"));
     }
   }
+  return absl::OkStatus();
+}
+
+absl::Status Importer::ReadConfigMap(const ik::Object& o, const Source& source) {
+  Fields f(source.name, o.Label());
+  const Node* data = o.node->Find("data");
+  bool found = false;
+  for (size_t i = 0; data != nullptr && data->is_map() && i < data->keys.size(); ++i) {
+    const Node& v = data->items[i];
+    if (v.kind != NodeKind::kString || v.text.find("config.kueue.x-k8s.io") == std::string::npos) continue;
+    found = true;
+    // Positions inside a block scalar (`|`) map line for line to the file,
+    // shifted by its indentation; inside any other scalar, to the scalar.
+    uint32_t indent = 0;
+    bool block = false;
+    {
+      size_t line_start = 0;
+      for (uint32_t l = 1; l < v.line && line_start != std::string_view::npos; ++l) {
+        line_start = source.text.find('\n', line_start);
+        if (line_start != std::string_view::npos) ++line_start;
+      }
+      if (line_start != std::string_view::npos) {
+        size_t at = line_start;
+        for (uint32_t c = 1; c < v.col && at < source.text.size(); ++c) ++at;
+        block = at < source.text.size() && (source.text[at] == '|' || source.text[at] == '>');
+        size_t next = source.text.find('\n', at);
+        while (block && next != std::string_view::npos) {
+          size_t content = next + 1;
+          size_t first = source.text.find_first_not_of(' ', content);
+          if (first == std::string_view::npos) break;
+          if (source.text[first] == '\n') {
+            next = first;
+            continue;
+          }
+          indent = static_cast<uint32_t>(first - content);
+          break;
+        }
+      }
+    }
+    ik::DocumentOptions doc_options;
+    doc_options.source_name = Cat(source.name, ":", v.line, ":", v.col, ": ", o.Label(), " data.", data->keys[i].key);
+    doc_options.max_depth = options_.max_depth;
+    doc_options.max_nodes = options_.max_nodes;
+    absl::StatusOr<std::vector<Node>> docs = ik::ParseDocuments(v.text, doc_options);
+    if (!docs.ok()) return docs.status();
+    // Remap every position, with an explicit stack.
+    std::vector<Node*> stack;
+    for (Node& d : *docs) stack.push_back(&d);
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      if (block) {
+        n->line += v.line;
+        n->col += indent;
+        for (ik::Member& m : n->keys) m.line += v.line, m.col += indent;
+      } else {
+        n->line = v.line;
+        n->col = v.col;
+        for (ik::Member& m : n->keys) m.line = v.line, m.col = v.col;
+      }
+      for (Node& c : n->items) stack.push_back(&c);
+    }
+    ASSIGN_OR_RETURN(std::vector<ik::Object> objects, ik::Flatten(source.name, *docs));
+    for (const ik::Object& inner : objects) {
+      Fields fi(source.name, "Configuration");
+      if (inner.group != ik::kConfigGroup || inner.kind != "Configuration" ||
+          (inner.version != "v1beta2" && inner.version != "v1beta1")) {
+        return fi.Fail(*inner.node, Cat("`data.", data->keys[i].key,
+                                        "` must hold a config.kueue.x-k8s.io/v1beta2 or v1beta1 Configuration"));
+      }
+      RETURN_IF_ERROR(ReadConfiguration(inner, fi));
+    }
+  }
+  if (!found) Note(f.At(*o.node), "skipped: v1 ConfigMap holds no Kueue Configuration");
   return absl::OkStatus();
 }
 
@@ -355,6 +435,11 @@ absl::Status Importer::ReadClusterQueue(const ik::Object& o, Fields& f) {
   RawQueue q;
   q.name = o.name;
   q.where = f.At(n);
+  if (const Node* a = n.Find("metadata")->Find("annotations"); a != nullptr) {
+    if (const Node* impl = a->Find("charter/implements"); impl != nullptr && impl->kind == NodeKind::kString) {
+      q.implements = impl->text;
+    }
+  }
   ASSIGN_OR_RETURN(const Node* spec, f.OptMap(n, "spec", "spec"));
   if (spec == nullptr) {
     queues_.push_back(std::move(q));
@@ -747,6 +832,7 @@ absl::StatusOr<schedule::State> Importer::Build() {
     cq.preemption = q.preemption;
     cq.flavor_fungibility = q.fungibility;
     cq.fair_weight = q.weight;
+    cq.implements = q.implements;
     RETURN_IF_ERROR(convert_groups(q.groups, &cq.resource_groups));
     state.cluster_queues.push_back(std::move(cq));
   }
