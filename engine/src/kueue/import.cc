@@ -261,6 +261,9 @@ absl::Status Importer::ReadFlavor(const ik::Object& o, Fields& f) {
     for (const auto& [k, v] : labels) {
       if (!ik::IsQualifiedName(k)) return f.Fail(*spec->Find("nodeLabels"), Cat("`spec.nodeLabels` has an invalid label key `", k, "`"));
     }
+    if (!labels.empty()) {
+      Note(f.At(*spec->Find("nodeLabels")), "`spec.nodeLabels` are not in the model: every pod is taken to fit the flavor's nodes");
+    }
     ASSIGN_OR_RETURN(const Node* taints, f.OptSeq(*spec, "nodeTaints", "spec.nodeTaints"));
     if (taints != nullptr) {
       if (taints->items.size() > 8) return f.Fail(*taints, "`spec.nodeTaints` has more than 8 taints");
