@@ -42,6 +42,11 @@ absl::StatusOr<schedule::State> LoadStateFile(const ScheduleFlags& flags) {
   if (!state.ok() || flags.workloads.empty()) return state;
   absl::StatusOr<std::string> workloads = ReadFile(flags.workloads, size_t{1} << 30);
   if (!workloads.ok()) return workloads.status();
+  if (!kueue::LooksLikeKueueObjects(*workloads)) {
+    // The state JSON form ({"admitted": [...], "pending": [...]}) goes here.
+    return absl::InvalidArgumentError(
+        absl::StrCat(flags.workloads, ": not Kueue Workload objects (YAML, or JSON with apiVersion and kind)"));
+  }
   kueue::WorkloadOptions wl;
   wl.source_name = flags.workloads;
   if (!flags.now.empty()) {

@@ -332,6 +332,16 @@ TEST(KueueImport, FaultsNameFileLineColumnAndObject) {
   }
 }
 
+TEST(KueueImport, EmptyDocumentsAndFilesHoldNothing) {
+  absl::StatusOr<Imported> in = Import("e.yaml", "---\n# nothing\n---\napiVersion: kueue.x-k8s.io/v1beta2\n"
+                                                 "kind: ResourceFlavor\nmetadata: {name: f}\n---\n");
+  ASSERT_TRUE(in.ok()) << in.status();
+  EXPECT_EQ(in->state.flavors, std::vector<std::string>{"f"});
+  in = Import("e.yaml", "");
+  ASSERT_TRUE(in.ok()) << in.status();
+  EXPECT_TRUE(in->state.flavors.empty());
+}
+
 TEST(KueueImport, Limits) {
   std::string deep;
   for (int i = 0; i < 200; ++i) deep += "[";

@@ -126,7 +126,7 @@ class YamlReader {
 
   absl::Status Add(Node node, const yaml_mark_t& mark, std::vector<Node>* docs) {
     if (stack_.empty()) {
-      if (!node.is_null() || node.line != 0) docs->push_back(std::move(node));
+      if (!node.is_null()) docs->push_back(std::move(node));  // an empty document is none
       return absl::OkStatus();
     }
     Open& top = stack_.back();
