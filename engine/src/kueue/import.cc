@@ -628,6 +628,7 @@ absl::Status Importer::ReadPriorityClass(const ik::Object& o, Fields& f) {
   if (!value) return f.Fail(n, "a WorkloadPriorityClass needs a `value`");
   ASSIGN_OR_RETURN(std::optional<std::string> description, f.OptString(n, "description", "description"));
   if (description && description->size() > 2048) return f.Fail(*n.Find("description"), "`description` is longer than 2048");
+  if (description && !description->empty()) Note(f.At(*n.Find("description")), "`description` is not in the model");
   classes_.emplace_back(schedule::PriorityClass{o.name, *value}, f.At(n));
   return absl::OkStatus();
 }
