@@ -323,6 +323,7 @@ TEST(KueueImport, FaultsNameFileLineColumnAndObject) {
        "f.yaml:8:5: Configuration: unknown field `fairShare` in `Configuration`"},
       {"a: &x 1\nb: *x\n", "f.yaml:2:4: YAML aliases (`*name`) are not supported: write the value out"},
       {"a: 1\na: 2\n", "f.yaml:2:1: duplicate key `a`"},
+      {"a: 1\nb: \xff\n", "f.yaml:2:4: malformed YAML: invalid leading UTF-8 octet"},
   };
   for (const Fault& fault : faults) {
     absl::StatusOr<Imported> in = Import("f.yaml", fault.text);

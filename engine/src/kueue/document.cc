@@ -118,6 +118,12 @@ class YamlReader {
 
   absl::Status ParserError() const {
     std::string message = parser_.problem != nullptr ? parser_.problem : "malformed YAML";
+    if (parser_.error == YAML_READER_ERROR) {
+      // Bad bytes (not UTF-8, or a control character): the reader gives a
+      // byte offset, not a mark.
+      const std::string where = json::LineCol(text_, static_cast<uint32_t>(std::min<size_t>(parser_.problem_offset, text_.size())));
+      return absl::InvalidArgumentError(Cat(options_.source_name, ":", where, ": malformed YAML: ", message));
+    }
     if (parser_.context != nullptr) {
       message = Cat(message, " (", parser_.context, " at line ", parser_.context_mark.line + 1, ")");
     }
