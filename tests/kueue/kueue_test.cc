@@ -35,10 +35,10 @@ absl::StatusOr<Imported> Import(const std::string& name, const std::string& text
   return ImportKueue({Source{name, text}});
 }
 
+// (The result holds nothing of the text: the text may go once it returns.)
 absl::StatusOr<Imported> ImportFile(const std::string& name) {
-  static std::vector<std::string>* keep = new std::vector<std::string>();  // texts outlive the sources
-  keep->push_back(Read(name));
-  return ImportKueue({Source{name, keep->back()}});
+  const std::string text = Read(name);
+  return ImportKueue({Source{name, text}});
 }
 
 bool HasNote(const std::vector<Note>& notes, const std::string& part) {

@@ -112,8 +112,8 @@ class YamlReader {
 
  private:
   absl::Status Error(const yaml_mark_t& mark, std::string_view message) const {
-    return absl::InvalidArgumentError(
-        At(options_.source_name, static_cast<uint32_t>(mark.line + 1), static_cast<uint32_t>(mark.column + 1), message));
+    return absl::InvalidArgumentError(At(options_.source_name, static_cast<uint32_t>(mark.line + 1) + options_.line_shift,
+                                         static_cast<uint32_t>(mark.column + 1) + options_.col_shift, message));
   }
 
   absl::Status ParserError() const {
@@ -121,11 +121,21 @@ class YamlReader {
     if (parser_.error == YAML_READER_ERROR) {
       // Bad bytes (not UTF-8, or a control character): the reader gives a
       // byte offset, not a mark.
-      const std::string where = json::LineCol(text_, static_cast<uint32_t>(std::min<size_t>(parser_.problem_offset, text_.size())));
-      return absl::InvalidArgumentError(Cat(options_.source_name, ":", where, ": malformed YAML: ", message));
+      uint32_t line = 1, col = 1;
+      const size_t end = std::min<size_t>(parser_.problem_offset, text_.size());
+      for (size_t i = 0; i < end; ++i) {
+        if (text_[i] == '\n') {
+          ++line;
+          col = 1;
+        } else if ((static_cast<unsigned char>(text_[i]) & 0xC0) != 0x80) {
+          ++col;
+        }
+      }
+      return absl::InvalidArgumentError(
+          At(options_.source_name, line + options_.line_shift, col + options_.col_shift, Cat("malformed YAML: ", message)));
     }
     if (parser_.context != nullptr) {
-      message = Cat(message, " (", parser_.context, " at line ", parser_.context_mark.line + 1, ")");
+      message = Cat(message, " (", parser_.context, " at line ", parser_.context_mark.line + 1 + options_.line_shift, ")");
     }
     return Error(parser_.problem_mark, Cat("malformed YAML: ", message));
   }
@@ -164,8 +174,8 @@ class YamlReader {
   absl::Status Handle(const yaml_event_t& e, std::vector<Node>* docs) {
     const yaml_mark_t& mark = e.start_mark;
     Node node;
-    node.line = static_cast<uint32_t>(mark.line + 1);
-    node.col = static_cast<uint32_t>(mark.column + 1);
+    node.line = static_cast<uint32_t>(mark.line + 1) + options_.line_shift;
+    node.col = static_cast<uint32_t>(mark.column + 1) + options_.col_shift;
     switch (e.type) {
       case YAML_ALIAS_EVENT:
         return Error(mark, "YAML aliases (`*name`) are not supported: write the value out");
@@ -216,7 +226,8 @@ class YamlReader {
 // A JSON document as a Node tree, with an explicit stack.
 class JsonConverter {
  public:
-  explicit JsonConverter(std::string_view text) : text_(text) {}
+  JsonConverter(std::string_view text, uint32_t line_shift, uint32_t col_shift)
+      : text_(text), line_shift_(line_shift), col_shift_(col_shift) {}
 
   Node Convert(const json::Value& root) {
     struct Frame {
@@ -253,6 +264,8 @@ class JsonConverter {
     return result;
   }
 
+  void Locate(uint32_t offset, uint32_t* line, uint32_t* col) { Position(offset, line, col); }
+
  private:
   void Fill(const json::Value& v, Node* out) {
     Position(v.offset(), &out->line, &out->col);
@@ -286,11 +299,12 @@ class JsonConverter {
         ++col_;
       }
     }
-    *line = line_;
-    *col = col_;
+    *line = line_ + line_shift_;
+    *col = col_ + col_shift_;
   }
 
   std::string_view text_;
+  uint32_t line_shift_, col_shift_;
   uint32_t pos_ = 0, line_ = 1, col_ = 1;
 };
 
@@ -334,11 +348,12 @@ absl::StatusOr<std::vector<Node>> ParseDocuments(std::string_view text, const Do
     json::ParseFault fault;
     absl::StatusOr<json::Document> doc = json::Parse(text, json_options, &fault);
     if (!doc.ok()) {
-      return absl::InvalidArgumentError(
-          Cat(options.source_name, ":", json::LineCol(text, fault.offset), ": malformed JSON: ", fault.message));
+      uint32_t line = 1, col = 1;
+      JsonConverter(text, options.line_shift, options.col_shift).Locate(fault.offset, &line, &col);
+      return absl::InvalidArgumentError(At(options.source_name, line, col, Cat("malformed JSON: ", fault.message)));
     }
     std::vector<Node> docs;
-    docs.push_back(JsonConverter(text).Convert(doc->root()));
+    docs.push_back(JsonConverter(text, options.line_shift, options.col_shift).Convert(doc->root()));
     return docs;
   }
   return YamlReader(text, options).Read();

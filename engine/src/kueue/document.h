@@ -45,6 +45,10 @@ struct DocumentOptions {
   size_t max_input_bytes = size_t{1} << 30;
   int max_depth = 100;
   size_t max_nodes = size_t{1} << 22;
+  // Added to every position: the text is a block scalar of another file
+  // (a ConfigMap's data), whose line 1 is the file's line 1 + line_shift
+  // and whose columns are shifted by its indentation.
+  uint32_t line_shift = 0, col_shift = 0;
 };
 
 // The documents of `text`: JSON when its first character after whitespace

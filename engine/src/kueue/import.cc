@@ -210,26 +210,29 @@ absl::Status Importer::ReadConfigMap(const ik::Object& o, const Source& source) 
       }
     }
     ik::DocumentOptions doc_options;
-    doc_options.source_name = Cat(source.name, ":", v.line, ":", v.col, ": ", o.Label(), " data.", data->keys[i].key);
+    if (block) {
+      doc_options.source_name = source.name;
+      doc_options.line_shift = v.line;
+      doc_options.col_shift = indent;
+    } else {
+      doc_options.source_name = Cat(source.name, ":", v.line, ":", v.col, ": ", o.Label(), " data.", data->keys[i].key);
+    }
     doc_options.max_depth = options_.max_depth;
     doc_options.max_nodes = options_.max_nodes;
     absl::StatusOr<std::vector<Node>> docs = ik::ParseDocuments(v.text, doc_options);
     if (!docs.ok()) return docs.status();
-    // Remap every position, with an explicit stack.
+    // Inside any other scalar, everything is at the scalar (an explicit
+    // stack walks the tree).
     std::vector<Node*> stack;
-    for (Node& d : *docs) stack.push_back(&d);
+    if (!block) {
+      for (Node& d : *docs) stack.push_back(&d);
+    }
     while (!stack.empty()) {
       Node* n = stack.back();
       stack.pop_back();
-      if (block) {
-        n->line += v.line;
-        n->col += indent;
-        for (ik::Member& m : n->keys) m.line += v.line, m.col += indent;
-      } else {
-        n->line = v.line;
-        n->col = v.col;
-        for (ik::Member& m : n->keys) m.line = v.line, m.col = v.col;
-      }
+      n->line = v.line;
+      n->col = v.col;
+      for (ik::Member& m : n->keys) m.line = v.line, m.col = v.col;
       for (Node& c : n->items) stack.push_back(&c);
     }
     ASSIGN_OR_RETURN(std::vector<ik::Object> objects, ik::Flatten(source.name, *docs));
