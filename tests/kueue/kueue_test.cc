@@ -343,6 +343,41 @@ TEST(KueueImport, EmptyDocumentsAndFilesHoldNothing) {
   EXPECT_TRUE(in->state.flavors.empty());
 }
 
+TEST(KueueImport, TypedListsAndAConfigMapOfJson) {
+  const std::string text = R"(apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavorList
+metadata: {resourceVersion: "7"}
+items:
+- metadata: {name: a}
+- metadata: {name: b}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: kueue-manager-config, namespace: kueue-system}
+data:
+  controller_manager_config.yaml: |
+    {"apiVersion": "config.kueue.x-k8s.io/v1beta1", "kind": "Configuration",
+     "fairSharing": {"enable": true}}
+)";
+  absl::StatusOr<Imported> in = Import("l.yaml", text);
+  ASSERT_TRUE(in.ok()) << in.status();
+  EXPECT_EQ(in->state.flavors, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(in->state.engine.fair_sharing);
+  EXPECT_EQ(in->state.engine.fair_sharing_strategies.size(), 2u);  // v1beta1's default
+  const std::string bad = R"(apiVersion: v1
+kind: ConfigMap
+metadata: {name: kueue-manager-config}
+data:
+  controller_manager_config.yaml: |
+    {"apiVersion": "config.kueue.x-k8s.io/v1beta1", "kind": "Configuration",
+     "fairSharing": {"enable": "yes"}}
+)";
+  in = Import("l.yaml", bad);
+  ASSERT_FALSE(in.ok());
+  EXPECT_EQ(std::string(in.status().message()),
+            "l.yaml:7:32: Configuration: `fairSharing.enable` must be true or false, not a string");
+}
+
 TEST(KueueImport, Limits) {
   std::string deep;
   for (int i = 0; i < 200; ++i) deep += "[";
