@@ -323,6 +323,10 @@ TEST(KueueImport, FaultsNameFileLineColumnAndObject) {
        "f.yaml:8:5: Configuration: unknown field `fairShare` in `Configuration`"},
       {"a: &x 1\nb: *x\n", "f.yaml:2:4: YAML aliases (`*name`) are not supported: write the value out"},
       {"a: 1\na: 2\n", "f.yaml:2:1: duplicate key `a`"},
+      {"apiVersion: kueue.x-k8s.io/v1alpha1\nkind: CohortList\nitems: [{metadata: {name: c}}]\n",
+       "f.yaml:3:9: Cohort c: Kueue serves kueue.x-k8s.io/v1beta2 and v1beta1, not `v1alpha1`"},
+      {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: QueueList\nitems: [{metadata: {name: c}}]\n",
+       "f.yaml:3:9: Queue c: Kueue has no kind `Queue` in kueue.x-k8s.io"},
       {"a: 1\nb: \xff\n", "f.yaml:2:4: malformed YAML: invalid leading UTF-8 octet"},
   };
   for (const Fault& fault : faults) {

@@ -134,7 +134,7 @@ absl::Status Importer::Read(const Source& source) {
     const Where where = f.At(*o.node);
     if (o.group == ik::kKueueGroup) {
       if (o.version != "v1beta2" && o.version != "v1beta1") {
-        return f.Fail(*o.node->Find("apiVersion"),
+        return f.Fail(o.At("apiVersion"),
                       Cat("Kueue serves kueue.x-k8s.io/v1beta2 and v1beta1, not `", o.version, "`"));
       }
       if (ik::IsOtherKueueKind(o.kind)) {
@@ -152,15 +152,15 @@ absl::Status Importer::Read(const Source& source) {
       } else if (o.kind == "WorkloadPriorityClass") {
         RETURN_IF_ERROR(ReadPriorityClass(o, f));
       } else {
-        return f.Fail(*o.node->Find("kind"), Cat("Kueue has no kind `", o.kind, "` in kueue.x-k8s.io"));
+        return f.Fail(o.At("kind"), Cat("Kueue has no kind `", o.kind, "` in kueue.x-k8s.io"));
       }
     } else if (o.group == ik::kConfigGroup) {
       if (o.version != "v1beta2" && o.version != "v1beta1") {
-        return f.Fail(*o.node->Find("apiVersion"),
+        return f.Fail(o.At("apiVersion"),
                       Cat("Kueue's configuration is config.kueue.x-k8s.io/v1beta2 or v1beta1, not `", o.version, "`"));
       }
       if (o.kind != "Configuration") {
-        return f.Fail(*o.node->Find("kind"), Cat("config.kueue.x-k8s.io has only `Configuration`, not `", o.kind, "`"));
+        return f.Fail(o.At("kind"), Cat("config.kueue.x-k8s.io has only `Configuration`, not `", o.kind, "`"));
       }
       RETURN_IF_ERROR(ReadConfiguration(o, f));
     } else if (o.group.empty() && o.version == "v1" && o.kind == "ConfigMap") {

@@ -25,6 +25,12 @@ struct Object {
   std::string kind;
   std::string name;       // metadata.name ("" when absent)
   std::string namespace_name;
+  // The value of `key` (apiVersion, kind), or the object when a typed
+  // list gave it.
+  const Node& At(std::string_view key) const {
+    const Node* n = node->Find(key);
+    return n != nullptr ? *n : *node;
+  }
   std::string Label() const { return name.empty() ? kind : Cat(kind, " ", namespace_name.empty() ? "" : Cat(namespace_name, "/"), name); }
 };
 

@@ -226,7 +226,7 @@ absl::Status WorkloadReader::Read(std::string_view text) {
     Fields f(options_.source_name, o.Label());
     if (o.group == ik::kKueueGroup && o.kind == "Workload") {
       if (o.version != "v1beta2" && o.version != "v1beta1") {
-        return f.Fail(*o.node->Find("apiVersion"),
+        return f.Fail(o.At("apiVersion"),
                       Cat("Kueue serves kueue.x-k8s.io/v1beta2 and v1beta1, not `", o.version, "`"));
       }
       RETURN_IF_ERROR(ReadWorkload(o, f));
