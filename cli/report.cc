@@ -86,6 +86,7 @@ std::string WithPath(absl::string_view path, absl::string_view message) {
 void PrintError(absl::string_view message) { PrintLines("charter: error: ", message); }
 
 void PrintWarning(absl::string_view message) { PrintLines("charter: warning: ", message); }
+void PrintNote(absl::string_view message) { PrintLines("charter: note: ", message); }
 
 int Fail(const absl::Status& status) {
   PrintError(status.message());

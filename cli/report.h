@@ -35,6 +35,7 @@ std::string WithPath(absl::string_view path, absl::string_view message);
 // message of several lines reports several faults (see load.h).
 void PrintError(absl::string_view message);
 void PrintWarning(absl::string_view message);
+void PrintNote(absl::string_view message);
 
 // Prints the status's message as errors (see PrintError) and returns kError.
 int Fail(const absl::Status& status);

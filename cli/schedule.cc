@@ -9,8 +9,10 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "charter/kueue.h"
 #include "charter/schedule.h"
 #include "command.h"
 #include "files.h"
@@ -25,6 +27,8 @@ struct ScheduleFlags {
   std::string format = "text";
   int cycles = 0;  // simulate: 0 = until stable (at most 1000)
   bool hyperpod = false;
+  std::string workloads;  // Kueue Workload objects added to the state
+  std::string now;        // their time reference (RFC 3339)
 };
 
 absl::StatusOr<schedule::State> LoadStateFile(const ScheduleFlags& flags) {
@@ -33,7 +37,28 @@ absl::StatusOr<schedule::State> LoadStateFile(const ScheduleFlags& flags) {
   schedule::LoadOptions options;
   options.source_name = flags.state;
   options.scenario = flags.scenario;
-  return flags.hyperpod ? schedule::LoadHyperPodState(*text, options) : schedule::LoadState(*text, options);
+  absl::StatusOr<schedule::State> state =
+      flags.hyperpod ? schedule::LoadHyperPodState(*text, options) : schedule::LoadState(*text, options);
+  if (!state.ok() || flags.workloads.empty()) return state;
+  absl::StatusOr<std::string> workloads = ReadFile(flags.workloads, size_t{1} << 30);
+  if (!workloads.ok()) return workloads.status();
+  if (!kueue::LooksLikeKueueObjects(*workloads)) {
+    // The state JSON form ({"admitted": [...], "pending": [...]}) goes here.
+    return absl::InvalidArgumentError(
+        absl::StrCat(flags.workloads, ": not Kueue Workload objects (YAML, or JSON with apiVersion and kind)"));
+  }
+  kueue::WorkloadOptions wl;
+  wl.source_name = flags.workloads;
+  if (!flags.now.empty()) {
+    wl.now = kueue::ParseTime(flags.now);
+    if (!wl.now) return absl::InvalidArgumentError(absl::StrCat("--now: `", flags.now, "` is not an RFC 3339 time"));
+  }
+  std::vector<kueue::Note> notes;
+  if (absl::Status s = kueue::ReadKueueWorkloads(*workloads, wl, &*state, &notes); !s.ok()) return s;
+  for (const kueue::Note& n : notes) {
+    (n.severity == kueue::Note::Severity::kWarning ? PrintWarning : PrintNote)(Printable(n.message));
+  }
+  return state;
 }
 
 int RunSchedule(const ScheduleFlags& flags) {
@@ -123,6 +148,11 @@ void AddCommonFlags(CLI::App* app, ScheduleFlags* flags) {
       ->type_name("ID");
   app->add_flag("--hyperpod", flags->hyperpod,
                 "The file holds HyperPod task governance objects (ComputeQuotas, ClusterSchedulerConfig)");
+  app->add_option("--workloads", flags->workloads,
+                  "Kueue Workload objects (YAML or JSON) to add: with status.admission admitted, else pending")
+      ->type_name("FILE");
+  app->add_option("--now", flags->now, "The cycle's time for --workloads (RFC 3339; default: the latest time in them)")
+      ->type_name("TIME");
   app->add_option("--format", flags->format, "Output: text (default) or json")
       ->type_name("FORMAT")
       ->check(OneOf({"text", "json"}));

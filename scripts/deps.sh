@@ -16,6 +16,7 @@ PACKAGES=(
   antlr4 default-jre-headless libantlr4-runtime-dev      # parser generator (Java) and runtime
   flatbuffers-compiler libflatbuffers-dev                # bundle schema
   libabsl-dev libre2-dev libcli11-dev libedit-dev        # libraries
+  libyaml-dev                                            # Kueue's objects (YAML)
   libgtest-dev libgmock-dev libbenchmark-dev             # tests and benchmarks
   libcpp-httplib-dev libssl-dev                          # `charter serve` (HTTPS)
   openssl curl jq iproute2 wrk python3-yaml              # its tests (certificates, clients, ss, manifests; Go below), benchmark

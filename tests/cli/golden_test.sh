@@ -265,7 +265,7 @@ case_help() {
   run --help
   expect_status 0
   expect_no_stderr
-  for command in authorize bench build check disasm explain fmt repl schedule simulate test version; do
+  for command in authorize bench build check disasm explain export fmt import repl schedule simulate test version; do
     run "$command" --help
     expect_status 0
     expect_no_stderr
@@ -714,6 +714,50 @@ case_schedule_bad_state() {
   expect_errors
   run schedule
   expect_errors
+}
+
+# ---- Kueue's objects (tests/kueue/testdata) --------------------------------
+
+kueue_data=tests/kueue/testdata
+
+case_import_export_kueue() {
+  run import kueue $kueue_data/cluster.yaml -o "$work/state.json"
+  expect_status 0
+  [[ -s "$work/state.json" ]] || fail "no state written"
+  run export kueue --state "$work/state.json" --api-version v1beta1
+  expect_status 0
+  run schedule --state "$work/state.json" --workloads $kueue_data/workloads.yaml --now 2026-03-01T10:10:00Z
+  expect_status 0
+  run import hyperpod tests/schedule/hyperpod-walkthrough.json -o "$work/hyperpod.json"
+  expect_status 0
+  expect_no_stderr
+  run export hyperpod --state "$work/hyperpod.json" --cluster-arn arn:aws:sagemaker:us-west-2:111122223333:cluster/demo
+  expect_status 0
+}
+
+case_import_export_bad_input() {
+  printf 'apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: q}\nspec: {cohort: x}\n' \
+    >"$work/bad.yaml"
+  run import kueue "$work/bad.yaml" -o "$work/out.json"
+  expect_errors
+  run import kueue $golden/no-such-file.yaml
+  expect_errors
+  run import kueue $golden/bad-entities.json
+  expect_errors
+  run import hyperpod tests/schedule/hyperpod-walkthrough.json tests/schedule/hyperpod-walkthrough.json
+  expect_errors
+  run import
+  expect_errors
+  run export kueue --state $golden/bad-schedule-state.json
+  expect_errors
+  run export kueue --state $golden/schedule-state.json --api-version v1
+  expect_errors
+  run import kueue $kueue_data/cluster.yaml -o "$work/missing/dir/out.json"
+  expect_status 1
+  run schedule --state $golden/schedule-state.json --workloads $kueue_data/workloads.yaml --now yesterday
+  expect_errors
+  rm -f "$work/bad.yaml"
+  expect_no_files
 }
 
 # ---------------------------------------------------------------------------
