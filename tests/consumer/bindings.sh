@@ -7,6 +7,8 @@
 #
 #   bindings.sh CHARTER_BINARY_DIR WORK CHARTER_CLI "LUA_VERSIONS" GO
 set -euo pipefail
+# A step that fails says which one it was (a silent exit under set -e told CI nothing).
+trap 'echo "bindings.sh: line $LINENO: \`$BASH_COMMAND\` failed" >&2' ERR
 bin=$1 work=$2 cli=$3 lua_versions=$4 go=$5
 src="$(cd "$(dirname "$0")/../.." && pwd)"
 prefix="$work/prefix"
@@ -17,8 +19,9 @@ cmake --install "$bin" --prefix "$prefix" >"$work/install.log" || { cat "$work/i
 
 checked=0
 for v in $lua_versions; do
-  module=$(compgen -G "$prefix/lib*/lua/$v/charter.so" | head -1)
-  [[ -n "$module" ]] || { echo "the Lua $v module is not installed" >&2; exit 1; }
+  module=$(compgen -G "$prefix/lib*/lua/$v/charter.so" || true)
+  module=${module%%$'\n'*}
+  [[ -n "$module" ]] || { echo "the Lua $v module is not installed under $prefix" >&2; find "$prefix" -maxdepth 4 >&2; exit 1; }
   echo "== Lua $v: require(\"charter\") from $module"
   # The installed module finds the installed libcharter.so by its RPATH.
   bash "$src/tests/lua/governance.sh" "lua$v" "$(dirname "$module")" "$cli" "$src" "$work/lua$v"
@@ -26,7 +29,10 @@ for v in $lua_versions; do
 done
 
 if [[ -n "$go" ]]; then
-  pcdir=$(dirname "$(compgen -G "$prefix/lib*/pkgconfig/charter.pc" | head -1)")
+  pc=$(compgen -G "$prefix/lib*/pkgconfig/charter.pc" || true)
+  pc=${pc%%$'\n'*}
+  [[ -n "$pc" ]] || { echo "charter.pc is not installed under $prefix" >&2; find "$prefix" -maxdepth 3 >&2; exit 1; }
+  pcdir=$(dirname "$pc")
   libdir=$(PKG_CONFIG_PATH="$pcdir" pkg-config --variable=libdir charter)
   echo "== Go: bindings/go built with $pcdir/charter.pc"
   (cd "$src/bindings/go" &&
