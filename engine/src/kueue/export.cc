@@ -11,6 +11,7 @@
 #include "common/status_macros.h"
 #include "common/strings.h"
 #include "json/json.h"
+#include "kueue/objects.h"
 #include "kueue/document.h"
 #include "kueue/fields.h"
 #include "kueue/yaml_out.h"
@@ -24,19 +25,8 @@ using internal::Cat;
 using internal::CatAppend;
 using ik::YamlScalar;
 
-std::string_view PolicyName(schedule::PreemptionPolicy p) {
-  switch (p) {
-    case schedule::PreemptionPolicy::kNever: return "Never";
-    case schedule::PreemptionPolicy::kLowerPriority: return "LowerPriority";
-    case schedule::PreemptionPolicy::kLowerOrNewerEqualPriority: return "LowerOrNewerEqualPriority";
-    case schedule::PreemptionPolicy::kAny: return "Any";
-  }
-  return "Never";
-}
-
-std::string_view FungibilityName(schedule::FungibilityPolicy p) {
-  return p == schedule::FungibilityPolicy::kMayStopSearch ? "MayStopSearch" : "TryNextFlavor";
-}
+using ik::FungibilityName;
+using ik::PolicyName;
 
 class Exporter {
  public:

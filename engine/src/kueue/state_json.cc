@@ -6,6 +6,7 @@
 #include "charter/kueue.h"
 #include "charter/schedule.h"
 #include "common/strings.h"
+#include "kueue/objects.h"
 #include "json/json.h"
 #include "schedule/quantity.h"
 
@@ -23,15 +24,6 @@ std::string Number(double v) {
 
 void Str(std::string* out, std::string_view s) { internal::json::AppendQuoted(out, s); }
 
-std::string_view Policy(schedule::PreemptionPolicy p) {
-  switch (p) {
-    case schedule::PreemptionPolicy::kNever: return "Never";
-    case schedule::PreemptionPolicy::kLowerPriority: return "LowerPriority";
-    case schedule::PreemptionPolicy::kLowerOrNewerEqualPriority: return "LowerOrNewerEqualPriority";
-    case schedule::PreemptionPolicy::kAny: return "Any";
-  }
-  return "Never";
-}
 
 void Groups(std::string* out, const schedule::State& s, const std::vector<schedule::ResourceGroup>& groups) {
   *out += "\"resource_groups\":[";
@@ -194,18 +186,16 @@ std::string WriteStateJson(const schedule::State& s) {
     if (q.cohort >= 0) Str(&out, s.cohorts[q.cohort].name); else out += "null";
     CatAppend(&out, ",\"queueing_strategy\":\"",
               q.queueing_strategy == schedule::QueueingStrategy::kStrictFIFO ? "StrictFIFO" : "BestEffortFIFO", "\"");
-    CatAppend(&out, ",\"preemption\":{\"within_cluster_queue\":\"", Policy(q.preemption.within_cluster_queue),
-              "\",\"reclaim_within_cohort\":\"", Policy(q.preemption.reclaim_within_cohort),
-              "\",\"borrow_within_cohort\":{\"policy\":\"", Policy(q.preemption.borrow_within_cohort), "\"");
+    CatAppend(&out, ",\"preemption\":{\"within_cluster_queue\":\"", internal::kueue::PolicyName(q.preemption.within_cluster_queue),
+              "\",\"reclaim_within_cohort\":\"", internal::kueue::PolicyName(q.preemption.reclaim_within_cohort),
+              "\",\"borrow_within_cohort\":{\"policy\":\"", internal::kueue::PolicyName(q.preemption.borrow_within_cohort), "\"");
     if (q.preemption.max_priority_threshold) {
       CatAppend(&out, ",\"max_priority_threshold\":", *q.preemption.max_priority_threshold);
     }
     CatAppend(&out, "}},\"flavor_fungibility\":{\"when_can_borrow\":\"",
-              q.flavor_fungibility.when_can_borrow == schedule::FungibilityPolicy::kMayStopSearch ? "MayStopSearch"
-                                                                                                 : "TryNextFlavor",
+              internal::kueue::FungibilityName(q.flavor_fungibility.when_can_borrow),
               "\",\"when_can_preempt\":\"",
-              q.flavor_fungibility.when_can_preempt == schedule::FungibilityPolicy::kMayStopSearch ? "MayStopSearch"
-                                                                                                  : "TryNextFlavor",
+              internal::kueue::FungibilityName(q.flavor_fungibility.when_can_preempt),
               "\"");
     if (q.flavor_fungibility.preference != schedule::FungibilityPreference::kUnset) {
       CatAppend(&out, ",\"preference\":\"",
