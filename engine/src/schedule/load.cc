@@ -204,6 +204,8 @@ class Loader {
   absl::Status LoadCohorts(const json::Value& v);
   absl::Status LoadClusterQueues(const json::Value* v);
   absl::Status LoadLocalQueues(const json::Value* v);
+  // The cluster queue an object names in its `cluster_queue` member.
+  absl::StatusOr<int> ClusterQueueOf(const json::Value& object, std::string_view what);
   // `has_parent`: the owner is a cluster queue with a cohort, or a cohort
   // with a parent; Kueue allows borrowing and lending limits only there.
   absl::Status LoadResourceGroups(const json::Value& owner, std::string_view what, bool has_parent,
@@ -681,6 +683,18 @@ absl::Status Loader::LoadClusterQueues(const json::Value* v) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<int> Loader::ClusterQueueOf(const json::Value& object, std::string_view what) {
+  const json::Value* cq = object.Find("cluster_queue");
+  if (cq == nullptr || !cq->is_string()) {
+    return Fail(codes::CH0702, cq == nullptr ? object.offset() : cq->offset(), Cat(what, " needs a `cluster_queue` name"));
+  }
+  auto it = queues_.find(std::string(cq->as_string()));
+  if (it == queues_.end()) {
+    return Fail(codes::CH0706, cq->offset(), Cat(what, " names an unknown cluster queue `", cq->as_string(), "`"));
+  }
+  return it->second;
+}
+
 absl::Status Loader::LoadLocalQueues(const json::Value* v) {
   if (v == nullptr) return absl::OkStatus();
   for (size_t i = 0; i < v->size(); ++i) {
@@ -696,15 +710,7 @@ absl::Status Loader::LoadLocalQueues(const json::Value* v) {
         return Fail(codes::CH0705, l.offset(), Cat(what, " is listed twice"));
       }
     }
-    const json::Value* cq = l.Find("cluster_queue");
-    if (cq == nullptr || !cq->is_string()) {
-      return Fail(codes::CH0702, cq == nullptr ? l.offset() : cq->offset(), Cat(what, " needs a `cluster_queue` name"));
-    }
-    auto it = queues_.find(std::string(cq->as_string()));
-    if (it == queues_.end()) {
-      return Fail(codes::CH0706, cq->offset(), Cat(what, " names an unknown cluster queue `", cq->as_string(), "`"));
-    }
-    lq.cluster_queue = it->second;
+    ASSIGN_OR_RETURN(lq.cluster_queue, ClusterQueueOf(l, what));
     state_.local_queues.push_back(std::move(lq));
   }
   return absl::OkStatus();
@@ -734,15 +740,7 @@ absl::Status Loader::LoadWorkloads(const json::Value* v, bool admitted) {
     }
     ASSIGN_OR_RETURN(std::string_view uid, OptString(w, "uid", what, wl.name));
     wl.uid = std::string(uid);
-    const json::Value* cq = w.Find("cluster_queue");
-    if (cq == nullptr || !cq->is_string()) {
-      return Fail(codes::CH0702, cq == nullptr ? w.offset() : cq->offset(), Cat(what, " needs a `cluster_queue` name"));
-    }
-    auto it = queues_.find(std::string(cq->as_string()));
-    if (it == queues_.end()) {
-      return Fail(codes::CH0706, cq->offset(), Cat(what, " names an unknown cluster queue `", cq->as_string(), "`"));
-    }
-    wl.cluster_queue = it->second;
+    ASSIGN_OR_RETURN(wl.cluster_queue, ClusterQueueOf(w, what));
     const json::Value* prio = w.Find("priority");
     if (prio != nullptr && !prio->is_null()) {
       ASSIGN_OR_RETURN(wl.priority, Integer(*prio, Cat("the priority of ", what)));
