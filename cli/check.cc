@@ -112,7 +112,7 @@ absl::StatusOr<FileReport> CheckFile(const std::string& path, const std::vector<
   Count(diagnostics, &report);
   if (!bundle.ok() && report.errors == 0) {
     // A failure without a diagnostic (a limit, a link): one line.
-    return absl::Status(bundle.status().code(), WithPath(path, OneLine(bundle.status().message())));
+    return NamedUnlessAtALink(path, links, bundle.status());
   }
   if (schema != nullptr) {
     // Validate reports the syntax faults again, which Compile has already

@@ -21,6 +21,17 @@ absl::Status Named(const std::string& path, const absl::Status& status) {
   return absl::Status(status.code(), WithPath(path, OneLine(status.message())));
 }
 
+// A link that does not link is an error at the link, in its file.
+bool AtALink(const std::vector<TemplateLink>& links, absl::string_view message) {
+  for (const TemplateLink& link : links) {
+    if (!link.origin.empty() && message.size() > link.origin.size() + 1 &&
+        message.substr(0, link.origin.size()) == link.origin && message[link.origin.size()] == ':') {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 void AddPolicySourceOptions(CLI::App* app, PolicySource* source) {
@@ -40,6 +51,12 @@ void RequirePolicySource(const PolicySource& source) {
   if (source.policies.empty() && source.bundle.empty()) {
     throw CLI::RequiredError("--policies or --bundle");
   }
+}
+
+absl::Status NamedUnlessAtALink(const std::string& path, const std::vector<TemplateLink>& links,
+                                const absl::Status& status) {
+  if (AtALink(links, status.message())) return absl::Status(status.code(), OneLine(status.message()));
+  return Named(path, status);
 }
 
 absl::StatusOr<std::vector<TemplateLink>> LoadTemplateLinks(const std::string& path,
@@ -72,7 +89,7 @@ absl::StatusOr<Bundle> CompilePolicySource(const SourceFile& source,
     }
   }
   if (bundle.ok()) return bundle;
-  if (errors.empty()) return Named(std::string(source.name()), bundle.status());
+  if (errors.empty()) return NamedUnlessAtALink(std::string(source.name()), links, bundle.status());
   return absl::Status(bundle.status().code(), errors);
 }
 

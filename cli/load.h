@@ -41,6 +41,12 @@ void RequirePolicySource(const PolicySource& source);
 absl::StatusOr<std::vector<TemplateLink>> LoadTemplateLinks(const std::string& path,
                                                             size_t max_bytes);
 
+// The status of a compilation that failed without a diagnostic, named by
+// the policy file `path`, unless it is about one of the `links` and starts
+// with the link's place in its file.
+absl::Status NamedUnlessAtALink(const std::string& path, const std::vector<TemplateLink>& links,
+                                const absl::Status& status);
+
 // Compiles policy text already read. Warnings are printed on stderr as they
 // are found; errors are returned, one diagnostic a line.
 absl::StatusOr<Bundle> CompilePolicySource(const SourceFile& source,

@@ -87,6 +87,11 @@ std::string ParseErrorMessage(CLI::App& app, const CLI::ParseError& e) {
       message.size() > 8 && message.compare(message.size() - 8, 8, " missing") == 0) {
     return message.substr(0, colon) + " needs a value";
   }
+  // "--policies: At Most 1 required but received 2": a flag given twice.
+  if (message.size() > 2 && message[0] == '-' && colon != std::string::npos &&
+      message.compare(colon, 27, ": At Most 1 required but re") == 0) {
+    return message.substr(0, colon) + " is given more than once; it takes one value";
+  }
   return message;
 }
 

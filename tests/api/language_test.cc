@@ -234,15 +234,16 @@ TEST(Templates, BadLinksAreErrors) {
     auto bundle = Compile(source, *links, {}, nullptr);
     return bundle.ok() ? "ok" : std::string(bundle.status().message());
   };
+  // A link read from JSON is an error at its place there (issue 15).
   EXPECT_EQ(compile(R"([{"template_id": "nope", "link_id": "l", "args": {}}])"),
-            "link `l`: there is no template `nope`");
+            "links.json:1:2: link `l`: there is no template `nope`");
   EXPECT_EQ(compile(R"([{"template_id": "tpl", "link_id": "l", "args": {}}])"),
-            "link `l`: template `tpl` needs a value for `?principal`");
+            "links.json:1:2: link `l`: template `tpl` needs a value for `?principal`");
   EXPECT_EQ(compile(R"([{"template_id": "tpl", "link_id": "l", "args": {"?principal": "User::\"a\"",
                         "?resource": "User::\"b\""}}])"),
-            "link `l`: template `tpl` has no slot `?resource`");
+            "links.json:1:2: link `l`: template `tpl` has no slot `?resource`");
   EXPECT_EQ(compile(R"([{"template_id": "tpl", "link_id": "tpl", "args": {"?principal": "User::\"a\""}}])"),
-            "link `tpl`: the policy id `tpl` is already taken");
+            "links.json:1:2: link `tpl`: the policy id `tpl` is already taken");
   EXPECT_EQ(compile(R"([{"template_id": "tpl", "link_id": "l", "args": {"?other": "User::\"a\""}}])"),
             "links.json:1:50: unknown slot `?other`; the slots are `?principal` and `?resource`");
   EXPECT_EQ(compile("[]"), "ok");  // a template without links decides nothing

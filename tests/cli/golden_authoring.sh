@@ -79,6 +79,25 @@ case_check_template_links() {
   expect_errors
 }
 
+# A link that does not link (no such template, an id already taken, a slot
+# without a value) is an error at the link in the links file, not in the
+# policy file (issue 15), for every command that links.
+case_template_link_faults() {
+  local t=$golden/templates.cedar
+  run build --policies $t --template-linked $golden/links-faults.json -o "$work/out.bundle"
+  expect_errors
+  grep -q '^charter: error: tests/cli/golden/links-faults.json:2:2: link `bob-docs`: there is no template `editor`$' \
+    "$stderr_file" || fail "the missing template is not at its link"
+  expect_no_files
+  run check --policies $t --template-linked $golden/links-id-taken.json
+  expect_errors
+  grep -q '^charter: error: tests/cli/golden/links-id-taken.json:2:3: ' "$stderr_file" || fail "the id is not at its link"
+  run authorize --policies $t --template-linked $golden/links-missing-slot.json --entities "$entities" \
+    --request-json $golden/request-allow.json
+  expect_errors
+  grep -q '^charter: error: tests/cli/golden/links-missing-slot.json:1:2: ' "$stderr_file" || fail "the slot is not at its link"
+}
+
 # A schema with faults: they are rendered, the policy files are still
 # compiled (their faults reported), and no file is called ok.
 case_check_schema_bad_schema() {

@@ -309,6 +309,17 @@ case_conflicting_flags() {
   expect_errors
 }
 
+# A flag that takes one value, given twice, says so (issue 15: CLI11's
+# "At Most 1 required but received 2").
+case_flag_given_twice() {
+  run build --policies "$policies" --policies "$policies" -o "$work/out.bundle"
+  expect_errors
+  expect_no_files
+  run authorize --policies "$policies" --entities "$entities" --entities "$entities" \
+    --request-json $golden/request-allow.json
+  expect_errors
+}
+
 case_bad_format() {
   run authorize --policies "$policies" --entities "$entities" \
     --request-json $golden/request-allow.json --format yaml

@@ -86,6 +86,36 @@ TEST(SnippetTest, SeveralLinesWithLocationAndLabel) {
   EXPECT_EQ(width, 2u);
 }
 
+// PositionOf counts columns from per-block counts (issue 15: counting from
+// the line's start made a listing of one long line quadratic): it agrees
+// with counting every scalar, on lines that cross many blocks, with
+// multi-byte characters on both sides of the block boundaries.
+TEST(SourceFileTest, PositionsOnLongLinesAgreeWithCounting) {
+  std::string text = "first\n";
+  for (int i = 0; i < 5000; ++i) text += (i % 7 == 0) ? "\xC3\xA9\xE2\x82\xAC" : "ab";
+  text += "\n\n";
+  for (int i = 0; i < 3000; ++i) text += "x\xF0\x9F\x98\x80";
+  SourceFile source("p.cedar", text);
+  uint32_t line = 1, column = 1;
+  size_t i = 0;
+  for (;;) {  // scalar by scalar
+    SourceFile::Position p = source.PositionOf(static_cast<uint32_t>(i));
+    ASSERT_EQ(p.line, line) << i;
+    ASSERT_EQ(p.column, column) << i;
+    if (i == text.size()) break;
+    size_t next = i + 1;
+    while (next < text.size() && (static_cast<unsigned char>(text[next]) & 0xC0) == 0x80) ++next;
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    i = next;
+  }
+  EXPECT_EQ(SourceFile("e", "").PositionOf(0).column, 1u);
+}
+
 TEST(SnippetTest, ColumnsCountScalarValues) {
   SourceFile source("p.cedar", "\"é\" == x");
   EXPECT_EQ(Render(source, Span{8, 9}, {}),

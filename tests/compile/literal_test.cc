@@ -136,5 +136,27 @@ TEST(Literals, NestedLiteralsShareTheRegisters) {
   EXPECT_TRUE(out.vm.allowed) << out.vm.ToJson();
 }
 
+// An extension call with the wrong number of arguments parses, as in Cedar,
+// and errs when evaluated, after its arguments in order (issue 15: a call of
+// 300 arguments needed 300 registers and was refused with CH0201, where
+// Cedar parses it).
+TEST(Literals, WrongArityCallsOfAnyLength) {
+  for (int n : {2, 300, 5000}) {
+    std::string args = List(n, [](int i) { return absl::StrCat(i); });
+    args = args.substr(1, args.size() - 2);
+    Outcome out = Decide(absl::StrCat("decimal(", args, ") == decimal(\"1.0\")"));
+    ASSERT_TRUE(out.compiled) << n << out.diagnostics;
+    EXPECT_LE(out.registers, 4u) << n;
+    EXPECT_FALSE(out.vm.allowed) << n;
+    ASSERT_EQ(out.vm.errors.size(), 1u) << n;
+    EXPECT_EQ(out.vm.errors[0].message,
+              absl::StrCat("wrong number of arguments provided to extension function `decimal`: expected 1, got ", n));
+    // An argument's error comes first, as in Cedar.
+    Outcome first = Decide(absl::StrCat("ip(", args, ", context.y, 1 + \"a\").isIpv4()"));
+    ASSERT_EQ(first.vm.errors.size(), 1u) << n;
+    EXPECT_EQ(first.vm.errors[0].message, "record does not have the attribute `y`");
+  }
+}
+
 }  // namespace
 }  // namespace charter

@@ -191,6 +191,23 @@ TEST(ScheduleLoad, EachErrorNamesTheObject) {
             "s.json:2:76: the queueing strategy of cluster queue `team-a` is `BestEffortFIFO` or `StrictFIFO`, not `LIFO`");
   EXPECT_EQ(Bad(R"("name": "team-a")", R"("name": "team-a", "fair_weight": -1)"),
             "s.json:2:54: the fair weight of cluster queue `team-a` is negative");
+  // A count that is an integer too large for one is told so (issue 15: 1e30
+  // "must be an integer"); a fraction is not an integer.
+  EXPECT_EQ(Bad(R"("count": 1)", R"("count": 1e30)"),
+            "s.json:3:90: the count of pod set `m` of pending workload `w` is too large (1e30): integers range from "
+            "-2^63 to 2^63-1");
+  EXPECT_EQ(Bad(R"("count": 1)", R"("count": -1e30)"),
+            "s.json:3:90: the count of pod set `m` of pending workload `w` is too small (-1e30): integers range from "
+            "-2^63 to 2^63-1");
+  EXPECT_EQ(Bad(R"("count": 1)", R"("count": 1.5)"),
+            "s.json:3:90: the count of pod set `m` of pending workload `w` must be an integer");
+  // `engine.feature_gates` is informational: an object, or a string as
+  // other tools write it (issue 15); nothing else.
+  EXPECT_EQ(Bad(R"("pending": [)", R"("engine": {"feature_gates": {"TopologyAwareScheduling": true}}, "pending": [)"), "ok");
+  EXPECT_EQ(Bad(R"("pending": [)", R"("engine": {"feature_gates": "PartialAdmission=true,LendingLimit=true"}, "pending": [)"),
+            "ok");
+  EXPECT_EQ(Bad(R"("pending": [)", R"("engine": {"feature_gates": 3}, "pending": [)"),
+            "s.json:3:29: `feature_gates` must be an object or a string");
   // Duplicates.
   EXPECT_EQ(Bad(R"({"name": "ml", "parent": null})", R"({"name": "ml", "parent": null}, {"name": "ml", "parent": null})"),
             "s.json:1:79: cohort `ml` is listed twice");

@@ -51,6 +51,11 @@ struct TemplateLink {
   std::string link_id;
   std::optional<EntityUid> principal;  // ?principal
   std::optional<EntityUid> resource;   // ?resource
+  // Where the link was read, as `FILE:LINE:COL` of its object (set by
+  // ParseTemplateLinks; empty for a link made in code). An error linking it
+  // (no such template, an id already taken, a slot without a value) starts
+  // with it.
+  std::string origin = {};
 };
 
 // Reads links in the Cedar CLI's `--template-linked` JSON form:

@@ -55,6 +55,12 @@ class CHARTER_API SourceFile {
   std::string name_;
   std::string text_;
   std::vector<uint32_t> line_starts_;
+  // The scalar values before each 4 KiB block of the text, so that a column
+  // costs at most a block's count however long its line (issue 15: a
+  // listing of one 400 KB line was quadratic).
+  std::vector<uint32_t> block_scalars_;
+  static constexpr uint32_t kBlock = 4096;
+  uint32_t ScalarsBefore(uint32_t offset) const;
 };
 
 class CHARTER_API Diagnostics {

@@ -27,6 +27,7 @@ absl::StatusOr<std::vector<TemplateLink>> ParseTemplateLinks(std::string_view js
     const internal::json::Value& v = root.at(i);
     if (!v.is_object()) return src.Error(codes::CH0602, v.offset(), "a template link must be a JSON object");
     TemplateLink link;
+    link.origin = Cat(source_name, ":", internal::json::LineCol(json, v.offset()));
     const internal::json::Value* args = nullptr;
     bool have_template = false, have_link = false;
     for (size_t k = 0; k < v.size(); ++k) {

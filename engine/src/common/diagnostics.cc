@@ -19,9 +19,21 @@ using internal::CatAppend;
 SourceFile::SourceFile(std::string name, std::string text)
     : name_(std::move(name)), text_(std::move(text)) {
   line_starts_.push_back(0);
+  uint32_t scalars = 0;
   for (uint32_t i = 0; i < text_.size(); ++i) {
+    if (i % kBlock == 0) block_scalars_.push_back(scalars);
+    if ((static_cast<unsigned char>(text_[i]) & 0xC0) != 0x80) ++scalars;
     if (text_[i] == '\n') line_starts_.push_back(i + 1);
   }
+}
+
+// The scalar values of the text before byte `offset`.
+uint32_t SourceFile::ScalarsBefore(uint32_t offset) const {
+  uint32_t block = offset / kBlock;
+  if (block >= block_scalars_.size()) block = block_scalars_.empty() ? 0 : block_scalars_.size() - 1;
+  uint32_t from = block * kBlock;
+  uint32_t base = block_scalars_.empty() ? 0 : block_scalars_[block];
+  return base + static_cast<uint32_t>(internal::CountScalars(std::string_view(text_.data() + from, offset - from)));
 }
 
 SourceFile::Position SourceFile::PositionOf(uint32_t offset) const {
@@ -29,8 +41,7 @@ SourceFile::Position SourceFile::PositionOf(uint32_t offset) const {
   auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
   uint32_t line = static_cast<uint32_t>(it - line_starts_.begin());
   uint32_t start = line_starts_[line - 1];
-  std::string_view before(text_.data() + start, offset - start);
-  return {line, static_cast<uint32_t>(internal::CountScalars(before)) + 1};
+  return {line, ScalarsBefore(offset) - ScalarsBefore(start) + 1};
 }
 
 std::string_view SourceFile::Line(uint32_t line) const {

@@ -367,12 +367,17 @@ class PolicyLowerer {
         const BuiltinInfo& info = kBuiltins[id];
         uint32_t n = static_cast<uint32_t>(e.args.size());
         if (n != info.arity && info.wrong_arity == WrongArity::kParse) return;  // reported by the parser
-        for (uint32_t i = 0; i < n; ++i) Expr(*e.args[i], r + i);
         if (n != info.arity) {
-          // Cedar evaluates the arguments, then fails the call.
+          // Cedar evaluates the arguments in order, then fails the call. The
+          // values are not needed, so each goes into r: a call of 300
+          // arguments needs no more registers than one of them.
+          for (uint32_t i = 0; i < n; ++i) Expr(*e.args[i], r);
           Emit(Op::kStr, r, 0, pools_->String(WrongArityMessage(info, n)), e.span);
-          id = static_cast<int>(Builtin::kArityError);
+          Emit(Op::kCall, r, static_cast<uint32_t>(Builtin::kArityError), r, e.span);
+          Touch(r + 1);
+          return;
         }
+        for (uint32_t i = 0; i < n; ++i) Expr(*e.args[i], r + i);
         Emit(Op::kCall, r, static_cast<uint32_t>(id), r, e.span);
         Touch(r + std::max(n, uint32_t{1}));
         return;

@@ -60,14 +60,16 @@ absl::Status LinkTemplates(const ast::PolicySet& set, const std::vector<Template
     }
   }
   for (const TemplateLink& link : links) {
+    // "links.json:3:5: " when the link was read from a file.
+    const std::string at = link.origin.empty() ? "" : Cat(link.origin, ": ");
     auto it = templates.find(link.template_id);
     if (it == templates.end()) {
       return absl::InvalidArgumentError(
-          Cat("link `", link.link_id, "`: there is no template `", link.template_id, "`"));
+          Cat(at, "link `", link.link_id, "`: there is no template `", link.template_id, "`"));
     }
     if (!ids.insert(link.link_id).second) {
       return absl::InvalidArgumentError(
-          Cat("link `", link.link_id, "`: the policy id `", link.link_id, "` is already taken"));
+          Cat(at, "link `", link.link_id, "`: the policy id `", link.link_id, "` is already taken"));
     }
     const ast::Policy& t = *it->second;
     PolicyInstance instance{link.link_id, &t, &link, {}, {}};
@@ -78,7 +80,7 @@ absl::Status LinkTemplates(const ast::PolicySet& set, const std::vector<Template
     for (int k = 0; k < 2; ++k) {
       if (slots[k] != values[k]->has_value()) {
         return absl::InvalidArgumentError(
-            Cat("link `", link.link_id, "`: template `", link.template_id, "` ",
+            Cat(at, "link `", link.link_id, "`: template `", link.template_id, "` ",
                 slots[k] ? "needs a value for `" : "has no slot `", names[k], "`"));
       }
       if (slots[k]) *targets[k] = ast::EntityRef{(*values[k])->type, (*values[k])->id, {}};

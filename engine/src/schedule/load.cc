@@ -152,6 +152,16 @@ class Loader {
   }
 
   absl::StatusOr<int64_t> Integer(const json::Value& v, std::string_view what) const {
+    if (v.is_number() && !v.fits_int64()) {
+      // 1e30 is an integer, only too large for one (issue 15: it was told
+      // it "must be an integer").
+      const double d = v.as_double();
+      if (std::isfinite(d) && d == std::trunc(d)) {
+        return Fail(codes::CH0704, v.offset(),
+                    Cat(what, d > 0 ? " is too large (" : " is too small (", v.number_text(),
+                        "): integers range from -2^63 to 2^63-1"));
+      }
+    }
     if (!v.is_number() || !v.fits_int64()) {
       return Fail(codes::CH0704, v.offset(), Cat(what, " must be an integer"));
     }
@@ -327,8 +337,10 @@ absl::Status Loader::LoadEngine(const json::Value& v) {
     }
     state_.engine.fair_sharing_strategies = std::move(list);
   }
-  if (const json::Value* g = v.Find("feature_gates"); g != nullptr && !g->is_null() && !g->is_object()) {
-    return Fail(codes::CH0701, g->offset(), "`feature_gates` must be an object");
+  // Informational: an object of gates, or the sentence some tools write.
+  if (const json::Value* g = v.Find("feature_gates");
+      g != nullptr && !g->is_null() && !g->is_object() && !g->is_string()) {
+    return Fail(codes::CH0701, g->offset(), "`feature_gates` must be an object or a string");
   }
   return absl::OkStatus();
 }
