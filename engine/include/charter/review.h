@@ -76,6 +76,9 @@ struct AccessOptions {
   std::string at;
   // Context attributes of Bool type (`mfa`) are given this value.
   bool bool_context = true;
+  // Decide every principal of each action's principal types, without
+  // pruning: the brute force the exactness test compares with.
+  bool brute_force = false;
 };
 
 // A principal allowed an action on a resource.

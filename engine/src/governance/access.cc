@@ -270,7 +270,7 @@ absl::StatusOr<AccessReport> ReviewAccess(const Engine& engine, const Entities& 
 
     ++stamp;
     candidates.clear();
-    bool everyone = false;
+    bool everyone = options.brute_force;
     auto take = [&](uint32_t u) {
       if (u == kNoUid || mark[u] == stamp || !index.HasData(u)) return;
       if (!principal_types.count(store.ref(u).type)) return;
