@@ -771,6 +771,26 @@ case_audit_governance() {
   expect_status 3
 }
 
+case_audit_previous() {
+  # Changes since an older snapshot (a project owner who left, the account of
+  # a cluster, approved data classifications), reviews due within 200 days,
+  # an organization's own rule, and rule files that are refused.
+  run audit --entities "$entities" --previous $golden/audit-previous.json --at 2026-01-15 --within 200 \
+    --rules $golden/audit-extra-rules.cedar
+  expect_status 0
+  expect_no_stderr
+  local rule
+  for rule in project-ownership-changed account-changed data-classifications-changed review-due no-alert-channel; do
+    grep -q "  $rule: " "$stdout_file" || fail "no $rule finding"
+  done
+  run audit --entities "$entities" --at 2026-01-15 --rules $golden/audit-bad-rules.cedar
+  expect_status 1
+  run audit --entities "$entities" --previous $golden/failing.test.json --at 2026-01-15
+  expect_status 1
+  run audit --entities "$entities" --at yesterday
+  expect_status 1
+}
+
 case_audit_record_roundtrip() {
   # Record a keep, then the audit shows the connection reviewed and its
   # overdue review gone; a revoke puts it on the revoked state. Nothing else
