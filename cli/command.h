@@ -11,8 +11,18 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "absl/status/statusor.h"
+
+namespace charter {
+class Schema;
+}
 
 namespace charter::cli {
+
+// Shared by the review commands (access.cc): today's date in UTC
+// (YYYY-MM-DD), and the standard model's schema built into the library.
+std::string TodayUtc();
+absl::StatusOr<Schema> StandardSchema();
 
 // A registered command: its CLI11 subcommand and what runs it. `run` returns
 // the process exit code (see report.h).
@@ -57,6 +67,8 @@ inline CLI::Validator OneOf(std::vector<std::string> words) {
       "{" + brief + "}");
 }
 
+Command AddAccessCommand(CLI::App& root);
+Command AddAuditCommand(CLI::App& root);
 Command AddAuthorizeCommand(CLI::App& root);
 Command AddBenchCommand(CLI::App& root);
 Command AddBuildCommand(CLI::App& root);

@@ -99,6 +99,8 @@ int Main(int argc, char** argv) {
   CLI::App app("Charter: policies for shared compute clusters, in Cedar's language.", "charter");
   app.require_subcommand(0, 1);
   std::vector<Command> commands = {
+      AddAccessCommand(app),
+      AddAuditCommand(app),
       AddAuthorizeCommand(app),
       AddBenchCommand(app),
       AddBuildCommand(app),

@@ -265,7 +265,7 @@ case_help() {
   run --help
   expect_status 0
   expect_no_stderr
-  for command in authorize bench build check disasm explain export fmt import repl schedule simulate test version; do
+  for command in access audit authorize bench build check disasm explain export fmt import repl schedule simulate test version; do
     run "$command" --help
     expect_status 0
     expect_no_stderr
@@ -769,6 +769,115 @@ case_import_export_bad_input() {
   expect_errors
   rm -f "$work/bad.yaml"
   expect_no_files
+}
+
+# ---- governance reviews: charter access, charter audit ---------------------
+
+case_access_governance() {
+  # Every finding kind of `charter access` at least once over the example:
+  # identity-owner-suspended, outside-member, workload-identity-held-back
+  # (vision/gpu-east); foreign-identity, identity-owner-gone, nobody
+  # (speech/slurm-west); workload-identity-lifecycle and suspended-member
+  # under a policy set without the model's guards.
+  run access --policies "$policies" --entities "$entities" --connection vision/gpu-east --at 2026-01-15
+  expect_status 0
+  expect_no_stderr
+  run access --policies "$policies" --entities "$entities" \
+    --connection 'Governance::Connection::"speech/slurm-west"' --at 2026-01-15
+  expect_status 0
+  run access --policies $golden/access-weak-policies.cedar --entities "$entities" \
+    --connection vision/gpu-east --at 2026-01-15
+  expect_status 0
+  local kind
+  for kind in identity-owner-suspended outside-member workload-identity-held-back foreign-identity \
+    identity-owner-gone nobody workload-identity-lifecycle suspended-member; do
+    grep -q "  $kind: " "$transcript" || fail "no $kind finding"
+  done
+}
+
+case_access_formats() {
+  run access --policies "$policies" --entities "$entities" --connection robotics/gpu-east --at 2026-01-15 --format dot
+  expect_status 0
+  expect_no_stderr
+  if command -v dot >/dev/null; then
+    dot -Tsvg "$stdout_file" >"$tmp/access.svg" || fail "Graphviz cannot render the graph"
+  fi
+  capture access --policies "$policies" --entities "$entities" --connection robotics/gpu-east --at 2026-01-15 --format json
+  expect_status 0
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["connection"]=="Governance::Connection::\"robotics/gpu-east\"", r["connection"]' \
+    "$stdout_file" || fail "the JSON does not parse or names another connection"
+}
+
+case_access_bad_input() {
+  run access --policies "$policies" --entities "$entities" --connection nobody/nowhere --at 2026-01-15
+  expect_status 1
+  run access --policies "$policies" --entities "$entities" --connection vision/gpu-east --at 15/01/2026
+  expect_status 1
+  run access --policies "$policies" --entities "$entities" --connection 'Governance::Member::"ben"' --at 2026-01-15
+  expect_status 1
+}
+
+case_audit_governance() {
+  run audit --entities "$entities" --at 2026-01-15
+  expect_status 0
+  expect_no_stderr
+  run audit --entities "$entities" --at 2026-01-15 --fail-on high --format json
+  expect_status 3
+}
+
+case_audit_previous() {
+  # Changes since an older snapshot (a project owner who left, the account of
+  # a cluster, approved data classifications), reviews due within 200 days,
+  # an organization's own rule, and rule files that are refused.
+  run audit --entities "$entities" --previous $golden/audit-previous.json --at 2026-01-15 --within 200 \
+    --rules $golden/audit-extra-rules.cedar
+  expect_status 0
+  expect_no_stderr
+  local rule
+  for rule in project-ownership-changed account-changed data-classifications-changed review-due no-alert-channel; do
+    grep -q "  $rule: " "$stdout_file" || fail "no $rule finding"
+  done
+  run audit --entities "$entities" --at 2026-01-15 --rules $golden/audit-bad-rules.cedar
+  expect_status 1
+  run audit --entities "$entities" --previous $golden/failing.test.json --at 2026-01-15
+  expect_status 1
+  run audit --entities "$entities" --at yesterday
+  expect_status 1
+}
+
+case_audit_record_roundtrip() {
+  # Record a keep, then the audit shows the connection reviewed and its
+  # overdue review gone; a revoke puts it on the revoked state. Nothing else
+  # in the file changes.
+  cp "$entities" "$work/entities.json"
+  run audit record --entities "$work/entities.json" --connection speech/gpu-east --decision keep --by gina \
+    --note "renewed after the capacity review" --at 2026-01-15 --next 2027-01-15
+  expect_status 0
+  diff "$entities" "$work/entities.json" >>"$transcript"
+  capture audit --entities "$work/entities.json" --at 2026-01-15
+  grep -A2 '^Connection::"speech/gpu-east"' "$stdout_file" >>"$transcript"
+  grep -A3 '^Connection::"speech/gpu-east"' "$stdout_file" | grep -q 'review-overdue' && fail "still overdue after keep"
+  grep -A1 '^Connection::"speech/gpu-east"' "$stdout_file" | grep -q 'last reviewed 2026-01-15 by gina' ||
+    fail "the audit does not show the review"
+  run audit record --entities "$work/entities.json" --connection robotics/slurm-west --decision revoke --by hana \
+    --at 2026-01-16
+  expect_status 0
+  capture audit --entities "$work/entities.json" --at 2026-01-16
+  grep -A1 '^Connection::"robotics/slurm-west"' "$stdout_file" | grep -q 'revoked on 2026-01-16' ||
+    fail "the audit does not show the revocation"
+  # Bad input leaves the file untouched.
+  cp "$work/entities.json" "$tmp/before.json"
+  run audit record --entities "$work/entities.json" --connection nobody/nowhere --decision keep --by gina --at 2026-01-15
+  expect_status 1
+  run audit record --entities "$work/entities.json" --connection speech/gpu-east --decision keep --by mallory --at 2026-01-15
+  expect_status 1
+  run audit record --entities "$work/entities.json" --connection speech/gpu-east --decision keep --by gina --at 2026-13-01
+  expect_status 1
+  run audit record --entities "$work/entities.json" --connection speech/gpu-east --decision keep --by gina \
+    --at 2026-01-15 --expect sha256:0000
+  expect_status 1
+  cmp -s "$tmp/before.json" "$work/entities.json" || fail "a refused record changed the file"
+  [[ -z "$(ls "$work" | grep -v '^entities.json$')" ]] || fail "a temporary file was left: $(ls "$work")"
 }
 
 # ---------------------------------------------------------------------------
