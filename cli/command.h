@@ -70,6 +70,8 @@ Command AddDisasmCommand(CLI::App& root);
 Command AddScheduleCommand(CLI::App& root);
 Command AddSimulateCommand(CLI::App& root);
 Command AddServeCommand(CLI::App& root);
+Command AddQueryCommand(CLI::App& root);
+Command AddDiffCommand(CLI::App& root);
 
 }  // namespace charter::cli
 

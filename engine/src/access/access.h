@@ -12,7 +12,9 @@
 #include <memory>
 #include <utility>
 
+#include "charter/engine.h"
 #include "charter/entities.h"
+#include "charter/query.h"
 #include "charter/request.h"
 #include "charter/schema.h"
 #include "entities/entity_store.h"
@@ -31,6 +33,16 @@ class ApiAccess {
   static Request MakeRequest(std::shared_ptr<const RequestData> data) { return Request(std::move(data)); }
 
   static const SchemaData& Data(const Schema& s) { return *s.data_; }
+  static const std::shared_ptr<const Program>& EngineProgram(const Engine& e) { return e.program_; }
+  // The context's memory, made on first use.
+  static std::unique_ptr<EvalScratch>& Scratch(EvalContext* c) { return c->scratch_; }
+
+  static const RequestData& Data(const QueryRequest& q) { return *q.data_; }
+  static const std::shared_ptr<const RequestData>& SharedData(const QueryRequest& q) { return q.data_; }
+  static QueryRequest MakeQuery(std::shared_ptr<const RequestData> data, QueryRequest::Unknown unknown,
+                                bool schema_checked) {
+    return QueryRequest(std::move(data), unknown, schema_checked);
+  }
   static const SchemaModel& Model(const Schema& s) { return s.data_->model; }
 };
 
