@@ -102,13 +102,12 @@ size_t ObjectEnd(std::string_view text, size_t begin) {
 }
 
 // "PATH:1:COL: ..." of a message about one line, made "PATH:LINE:COL: ...".
-std::string OnLine(const std::string& path, size_t line, std::string_view message) {
+std::string OnLine(const std::string& path, size_t line, const std::string& message) {
   std::string prefix = path + ":1:";
-  if (message.substr(0, prefix.size()) == prefix) {
-    return absl::StrCat(path, ":", line, ":", message.substr(prefix.size()));
-  }
-  if (message.substr(0, 2) == "1:") return absl::StrCat(path, ":", line, ":", message.substr(2));
-  return absl::StrCat(path, ":", line, ": ", message);
+  std::string at = path + ":" + std::to_string(line) + ":";
+  if (message.compare(0, prefix.size(), prefix) == 0) return at + message.substr(prefix.size());
+  if (message.compare(0, 2, "1:") == 0) return at + message.substr(2);
+  return at + " " + message;
 }
 
 // The requests of a decision log: each line's `request`, read as a request
@@ -133,7 +132,7 @@ absl::StatusOr<std::vector<Input>> LoadDecisionLog(const std::string& path, cons
     };
     absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(line);
     if (!doc.ok()) {
-      fault(OnLine(path, line_no, doc.status().message()));
+      fault(OnLine(path, line_no, std::string(doc.status().message())));
       continue;
     }
     std::optional<JsonValue> request = doc->root().Find("request");
@@ -153,7 +152,7 @@ absl::StatusOr<std::vector<Input>> LoadDecisionLog(const std::string& path, cons
     absl::StatusOr<Request> r = schema != nullptr ? Request::FromJson(padded, *schema, path)
                                                   : Request::FromJson(padded, path);
     if (!r.ok()) {
-      fault(OnLine(path, line_no, r.status().message()));
+      fault(OnLine(path, line_no, std::string(r.status().message())));
       continue;
     }
     out.push_back(Input{*std::move(r), absl::StrCat(path, ":", line_no)});
