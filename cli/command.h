@@ -84,6 +84,8 @@ Command AddSimulateCommand(CLI::App& root);
 Command AddServeCommand(CLI::App& root);
 Command AddImportCommand(CLI::App& root);
 Command AddExportCommand(CLI::App& root);
+Command AddQueryCommand(CLI::App& root);
+Command AddDiffCommand(CLI::App& root);
 
 }  // namespace charter::cli
 

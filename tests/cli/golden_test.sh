@@ -265,7 +265,7 @@ case_help() {
   run --help
   expect_status 0
   expect_no_stderr
-  for command in access audit authorize bench build check disasm explain export fmt import repl schedule simulate test version; do
+  for command in access audit authorize bench build check diff disasm explain export fmt import query repl schedule simulate test version; do
     run "$command" --help
     expect_status 0
     expect_no_stderr
@@ -878,6 +878,70 @@ case_audit_record_roundtrip() {
   expect_status 1
   cmp -s "$tmp/before.json" "$work/entities.json" || fail "a refused record changed the file"
   [[ -z "$(ls "$work" | grep -v '^entities.json$')" ]] || fail "a temporary file was left: $(ls "$work")"
+}
+
+# ---- query and diff (issue 20) ------------------------------------------------
+
+query_alice() {  # EXTRA ARGS...
+  run query --policies "$policies" --entities "$entities" --principal 'Governance::Member::"alice"' \
+    --action 'Governance::Action::"viewTask"' --resource-type Governance::Task "$@"
+}
+
+case_query_governance_list() {
+  query_alice
+  expect_status 0
+  expect_no_stderr
+  query_alice --format json
+  expect_status 0
+  expect_no_stderr
+  run query --policies "$policies" --entities "$entities" --resource 'Governance::Task::"nlp-pretrain-7"' \
+    --action 'Governance::Action::"cancelTask"' --principal-type Governance::Identity
+  expect_status 0
+  expect_no_stderr
+}
+
+case_query_governance_residual() {
+  query_alice --residual
+  expect_status 0
+  expect_no_stderr
+  query_alice --residual --format json
+  expect_status 0
+  expect_no_stderr
+}
+
+case_query_bad_input() {
+  run query --policies "$policies" --entities "$entities" --principal 'Governance::Member::"alicia"' \
+    --action 'Governance::Action::"viewTask"' --resource-type Governance::Task
+  expect_errors
+  run query --policies "$policies" --entities "$entities" --principal 'Governance::Member::"alice"' \
+    --action 'Governance::Action::"viewTask"' --resource-type Governance::Taks
+  expect_errors
+  run query --policies "$policies" --entities "$entities" --principal 'alice' \
+    --action 'Governance::Action::"viewTask"' --resource-type Governance::Task
+  expect_errors
+  query_alice --context '{"mfa": }'
+  expect_errors
+  run query --policies "$policies" --entities "$entities" --principal 'Governance::Member::"alice"' \
+    --action 'Governance::Action::"viewTask"'
+  expect_errors
+}
+
+case_diff_governance_tightened() {
+  sed 's/action in \[Governance::Action::"viewTask", Governance::Action::"cancelTask"\]/action == Governance::Action::"viewTask"/' \
+    "$policies" >"$work/tightened.cedar"
+  run diff --old "$policies" --new "$work/tightened.cedar" --entities "$entities" --requests "$requests"
+  expect_status 0
+  expect_no_stderr
+  run diff --old "$policies" --new "$work/tightened.cedar" --entities "$entities" --requests "$requests" \
+    --format json --fail-on-change
+  expect_status 2
+  expect_no_stderr
+  run diff --old "$policies" --new "$policies" --entities "$entities" --requests "$requests" --fail-on-change
+  expect_status 0
+  printf '%s\n' '{"endpoint":"authorize","request":{"principal":"Governance::Member::\"alice\"","action":"Governance::Action::\"viewTask\"","resource":"Governance::Task::\"vision-train-17\""}}' \
+    '{"endpoint":"authorize","request":{"principal":"Governance::Member::\"alice\"","action":7}}' >"$work/log.jsonl"
+  run diff --old "$policies" --new "$work/tightened.cedar" --entities "$entities" --decision-log "$work/log.jsonl"
+  expect_errors
 }
 
 # ---------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // Charter's public API in one include. Read the headers in this order:
 // diagnostics.h, compiler.h, bundle.h, entities.h, request.h, engine.h,
-// decision.h, explain.h; then disassembly.h, json.h and files.h for tools.
+// decision.h, explain.h, query.h; then disassembly.h, json.h and files.h for tools.
 #ifndef CHARTER_CHARTER_H_
 #define CHARTER_CHARTER_H_
 
@@ -19,6 +19,7 @@
 #include "charter/export.h"
 #include "charter/files.h"
 #include "charter/json.h"
+#include "charter/query.h"
 #include "charter/request.h"
 
 namespace charter {

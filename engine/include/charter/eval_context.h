@@ -26,6 +26,7 @@
 namespace charter {
 
 namespace internal {
+class ApiAccess;  // access/access.h
 struct EvalScratch;
 }  // namespace internal
 
@@ -54,6 +55,7 @@ class CHARTER_API EvalContext {
 
  private:
   friend class Engine;
+  friend class internal::ApiAccess;
   std::unique_ptr<internal::EvalScratch> scratch_;
 };
 

@@ -14,6 +14,7 @@
 
 #include "charter/engine.h"
 #include "charter/entities.h"
+#include "charter/query.h"
 #include "charter/request.h"
 #include "charter/schema.h"
 #include "entities/entity_store.h"
@@ -34,6 +35,15 @@ class ApiAccess {
   static const SchemaData& Data(const Schema& s) { return *s.data_; }
   // The verified program (vm/program.h; only declared here).
   static const std::shared_ptr<const Program>& SharedProgram(const Engine& e) { return e.program_; }
+  // The context's memory, made on first use.
+  static std::unique_ptr<EvalScratch>& Scratch(EvalContext* c) { return c->scratch_; }
+
+  static const RequestData& Data(const QueryRequest& q) { return *q.data_; }
+  static const std::shared_ptr<const RequestData>& SharedData(const QueryRequest& q) { return q.data_; }
+  static QueryRequest MakeQuery(std::shared_ptr<const RequestData> data, QueryRequest::Unknown unknown,
+                                bool schema_checked) {
+    return QueryRequest(std::move(data), unknown, schema_checked);
+  }
   static const SchemaModel& Model(const Schema& s) { return s.data_->model; }
 };
 
