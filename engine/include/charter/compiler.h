@@ -9,6 +9,7 @@
 #define CHARTER_COMPILER_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,7 +25,17 @@ namespace charter {
 
 class Schema;
 
+// What a source is written in. Cedar text holds Cedar policies only, so
+// that Cedar's own tools accept it; Charter text (`.charter` files) may also
+// hold scheduling declarations (docs/scheduling.md).
+enum class SourceLanguage : uint8_t {
+  kAuto,     // Charter when the source's name ends in `.charter`, else Cedar
+  kCedar,
+  kCharter,
+};
+
 struct CompileOptions {
+  SourceLanguage language = SourceLanguage::kAuto;
   size_t max_source_bytes = size_t{64} << 20;
   // Nesting of brackets, braces, parentheses and `if` in one policy; deeper
   // input is a diagnostic, never a stack overflow.
