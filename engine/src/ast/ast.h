@@ -170,6 +170,8 @@ struct Policy {
   std::vector<Condition> conditions;
   Span span;         // the whole policy
   Span effect_span;  // the `permit` / `forbid` keyword
+  // Of the sources compiled together, the one the spans point into.
+  uint32_t source = 0;
   bool is_template() const { return principal.slot || resource.slot; }
 };
 

@@ -62,6 +62,41 @@ class Loader {
 
   absl::Status LoadRoot(const json::Value& root);
 
+  // {"admitted": [...], "pending": [...]} onto a copy of `config`.
+  absl::StatusOr<State> LoadOnto(const State& config) {
+    if (text_.size() > options_.max_input_bytes) {
+      return absl::InvalidArgumentError(
+          Cat(options_.source_name, ": the workloads are larger than ", options_.max_input_bytes, " bytes"));
+    }
+    json::ParseFault fault;
+    absl::StatusOr<json::Document> doc = json::Parse(text_, {}, &fault);
+    if (!doc.ok()) return json::ParseFaultStatus(options_.source_name, text_, fault, codes::CH0700, codes::CH0700);
+    const json::Value& root = doc->root();
+    if (!root.is_object()) {
+      return Fail(codes::CH0701, root.offset(), "the workloads must be a JSON object {\"admitted\": [...], \"pending\": [...]}");
+    }
+    RETURN_IF_ERROR(CheckKeys(root, "the workloads", {"admitted", "pending"}));
+    state_ = config;
+    state_.admitted.clear();
+    state_.pending.clear();
+    auto index = [](const auto& list, auto name_of, absl::flat_hash_map<std::string, int>* out) {
+      for (size_t i = 0; i < list.size(); ++i) out->try_emplace(std::string(name_of(list[i])), static_cast<int>(i));
+    };
+    index(state_.flavors, [](const std::string& n) -> const std::string& { return n; }, &flavors_);
+    index(state_.resources, [](const std::string& n) -> const std::string& { return n; }, &resources_);
+    index(state_.cohorts, [](const Cohort& c) -> const std::string& { return c.name; }, &cohorts_);
+    index(state_.cluster_queues, [](const ClusterQueue& c) -> const std::string& { return c.name; }, &queues_);
+    index(state_.priority_classes, [](const PriorityClass& c) -> const std::string& { return c.name; }, &classes_);
+    ASSIGN_OR_RETURN(const json::Value* admitted, OptArray(root, "admitted", "the workloads"));
+    RETURN_IF_ERROR(LoadWorkloads(admitted, true));
+    ASSIGN_OR_RETURN(const json::Value* pending, OptArray(root, "pending", "the workloads"));
+    RETURN_IF_ERROR(LoadWorkloads(pending, false));
+    if (std::string error = internal::schedule::QuotaCellsError(state_, options_.max_quota_cells); !error.empty()) {
+      return Fail(codes::CH0707, root.offset(), error);
+    }
+    return std::move(state_);
+  }
+
  private:
   // A fault in the value (or key) at `offset` of the text, with a code of
   // common/diagnostics.def; offsets in a translated state are mapped to
@@ -858,6 +893,10 @@ absl::Status Loader::LoadWorkloads(const json::Value* v, bool admitted) {
 
 absl::StatusOr<State> LoadState(std::string_view json, const LoadOptions& options) {
   return Loader(json, options).Load();
+}
+
+absl::StatusOr<State> LoadWorkloads(const State& config, std::string_view json, const LoadOptions& options) {
+  return Loader(json, options).LoadOnto(config);
 }
 
 }  // namespace charter::schedule
