@@ -1,19 +1,25 @@
 // `charter schedule` and `charter simulate`: one Kueue scheduling cycle over
-// a state file, or cycles applied one after another until the state settles.
+// a state, or cycles applied one after another until the state settles.
 //
-//   charter schedule --state FILE [--scenario ID] [--format text|json]
-//   charter simulate --state FILE [--scenario ID] [--cycles N] [--format text|json]
+//   charter schedule (--bundle B | --policies FILE...) --workloads W [--format text|json]
+//   charter schedule --state FILE [--scenario ID] [--hyperpod] [--format text|json]
+//   charter simulate ... [--cycles N]
 //
+// The configuration comes from the scheduling declarations of a bundle or of
+// .charter files, and the workloads from W; or both from a state file.
 // Both exit 0 once the cycles ran; any error exits 1 and prints nothing on
 // stdout.
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "charter/charter.h"
 #include "charter/schedule.h"
 #include "command.h"
 #include "files.h"
+#include "load.h"
 #include "report.h"
 
 namespace charter::cli {
@@ -22,10 +28,23 @@ namespace {
 struct ScheduleFlags {
   std::string state;
   std::string scenario;
+  std::string bundle;
+  std::vector<std::string> policies;
+  std::string workloads;
   std::string format = "text";
   int cycles = 0;  // simulate: 0 = until stable (at most 1000)
   bool hyperpod = false;
 };
+
+// The workloads of W onto the configuration. Every form of W is read here:
+// {"admitted": [...], "pending": [...]} in the state format.
+absl::StatusOr<schedule::State> ReadWorkloads(const std::string& path, const schedule::State& config) {
+  absl::StatusOr<std::string> text = ReadFile(path, size_t{1} << 30);
+  if (!text.ok()) return text.status();
+  schedule::LoadOptions options;
+  options.source_name = path;
+  return schedule::LoadWorkloads(config, *text, options);
+}
 
 absl::StatusOr<schedule::State> LoadStateFile(const ScheduleFlags& flags) {
   absl::StatusOr<std::string> text = ReadFile(flags.state, size_t{1} << 30);
@@ -36,8 +55,36 @@ absl::StatusOr<schedule::State> LoadStateFile(const ScheduleFlags& flags) {
   return flags.hyperpod ? schedule::LoadHyperPodState(*text, options) : schedule::LoadState(*text, options);
 }
 
+// The state of the first cycle: a state file, or the configuration the
+// bundle or policy files declare with the workloads of W.
+absl::StatusOr<schedule::State> LoadInput(const ScheduleFlags& flags) {
+  const bool compiled = !flags.bundle.empty() || !flags.policies.empty();
+  if (!compiled) {
+    if (flags.state.empty()) return absl::InvalidArgumentError("give --state, or --bundle or --policies with --workloads");
+    return LoadStateFile(flags);
+  }
+  absl::StatusOr<Engine> engine = LoadEngineFrom(flags.bundle, flags.policies);
+  if (!engine.ok()) return engine.status();
+  const std::string what = flags.bundle.empty() ? std::string("the policy files") : flags.bundle;
+  const schedule::State* config = engine->scheduling();
+  if (!flags.state.empty()) {
+    if (config != nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          flags.state, ": a state file holds a configuration, and so do the declarations of ", what,
+          ": give the workloads alone with --workloads"));
+    }
+    return LoadStateFile(flags);
+  }
+  if (config == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " declare no scheduling configuration (no `flavor`, `cohort` or `queue` in a .charter file)"));
+  }
+  if (flags.workloads.empty()) return absl::InvalidArgumentError("--workloads FILE is required with --bundle or --policies");
+  return ReadWorkloads(flags.workloads, *config);
+}
+
 int RunSchedule(const ScheduleFlags& flags) {
-  absl::StatusOr<schedule::State> state = LoadStateFile(flags);
+  absl::StatusOr<schedule::State> state = LoadInput(flags);
   if (!state.ok()) return Fail(state.status());
   absl::StatusOr<schedule::CycleResult> result = schedule::RunCycle(*state);
   if (!result.ok()) return Fail(result.status());
@@ -65,7 +112,7 @@ std::string Fingerprint(const schedule::State& s) {
 }
 
 int RunSimulate(const ScheduleFlags& flags) {
-  absl::StatusOr<schedule::State> state = LoadStateFile(flags);
+  absl::StatusOr<schedule::State> state = LoadInput(flags);
   if (!state.ok()) return Fail(state.status());
   const int limit = flags.cycles > 0 ? flags.cycles : 1000;
   std::string out = flags.format == "json" ? "[" : "";
@@ -116,16 +163,38 @@ int RunSimulate(const ScheduleFlags& flags) {
 }
 
 void AddCommonFlags(CLI::App* app, ScheduleFlags* flags) {
-  app->add_option("--state", flags->state, "Scheduling state (docs/scheduling.md)")
-      ->type_name("FILE")
-      ->required();
+  CLI::Option* state = app->add_option("--state", flags->state, "Scheduling state: configuration and workloads (docs/scheduling.md)")
+      ->type_name("FILE");
+  CLI::Option* bundle =
+      app->add_option("--bundle", flags->bundle, "Bundle whose scheduling declarations give the configuration")
+          ->type_name("FILE");
+  CLI::Option* policies =
+      app->add_option("--policies", flags->policies,
+                      "Policy file (.charter declarations, Cedar); give it again for more files, compiled together")
+          ->type_name("FILE")
+          ->expected(1)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  bundle->excludes(policies);
+  CLI::Option* workloads =
+      app->add_option("--workloads", flags->workloads,
+                      "Workloads {\"admitted\": [...], \"pending\": [...]} for the configuration of --bundle or --policies")
+          ->type_name("FILE");
+  workloads->excludes(state);
   app->add_option("--scenario", flags->scenario, "The scenario to load from a file of scenarios")
-      ->type_name("ID");
+      ->type_name("ID")
+      ->needs(state);
   app->add_flag("--hyperpod", flags->hyperpod,
-                "The file holds HyperPod task governance objects (ComputeQuotas, ClusterSchedulerConfig)");
+                "The file holds HyperPod task governance objects (ComputeQuotas, ClusterSchedulerConfig)")
+      ->needs(state);
   app->add_option("--format", flags->format, "Output: text (default) or json")
       ->type_name("FORMAT")
       ->check(OneOf({"text", "json"}));
+  app->callback([flags] {
+    const bool compiled = !flags->bundle.empty() || !flags->policies.empty();
+    // Checked while parsing, so that they are reported like CLI11's own errors.
+    if (!compiled && !flags->workloads.empty()) throw CLI::RequiredError("--bundle or --policies");
+    if (flags->state.empty() && flags->workloads.empty()) throw CLI::RequiredError("--state or --workloads");
+  });
 }
 
 }  // namespace
