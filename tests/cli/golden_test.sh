@@ -739,6 +739,22 @@ case_schedule_declarations_bad_input() {
   expect_no_files
 }
 
+# The governance example's scheduling.charter compiles with its policies into
+# one bundle, which still decides the requests and schedules its queues.
+case_governance_scheduling() {
+  local bundle="$work/governance.bundle"
+  run build --policies "$policies" --policies $ex/scheduling.charter -o "$bundle"
+  expect_status 0
+  expect_no_stderr
+  run authorize --bundle "$bundle" --entities "$entities" --request-json $golden/request-allow.json
+  expect_status 0
+  run schedule --bundle "$bundle" --workloads $golden/governance-workloads.json
+  expect_status 0
+  expect_no_stderr
+  grep -q '^ADMIT    pretrain (gpu-east-nlp-pretrain)' "$stdout_file" || fail "pretrain not admitted"
+  rm -f "$bundle"
+}
+
 case_schedule_bad_state() {
   run schedule --state $golden/bad-schedule-state.json
   expect_errors
