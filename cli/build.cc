@@ -1,9 +1,12 @@
 // `charter build`: compile a policy set into a bundle file.
 //
-//   charter build --policies P [--schema S] -o OUT
+//   charter build --policies P [--policies P ...] [--schema S] -o OUT
 //
-// With --schema the policies are validated against the schema first and
-// compiled into a typed bundle that records the schema's fingerprint.
+// The policy files (Cedar text, Cedar's JSON policy format, .charter text
+// with scheduling declarations) are compiled together: one policy set, one
+// scheduling configuration. With --schema the policies are validated
+// against the schema first and compiled into a typed bundle that records the
+// schema's fingerprint.
 //
 // The bundle is verified before it is written, and written atomically
 // (a temporary file renamed into place): OUT is either untouched or whole.
@@ -13,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -26,7 +30,7 @@ namespace charter::cli {
 namespace {
 
 struct BuildFlags {
-  std::string policies;
+  std::vector<std::string> policies;
   std::string links;
   std::string schema;
   std::string output;
@@ -45,9 +49,12 @@ int RunBuild(const BuildFlags& flags) {
     PrintError("-o: the output path is empty");
     return kError;
   }
-  for (const std::string* input : {&flags.policies, &flags.links, &flags.schema}) {
-    if (!input->empty() && SameFile(*input, flags.output)) {
-      PrintError(absl::StrCat(flags.output, ": is an input of this build (", *input,
+  std::vector<std::string> inputs = flags.policies;
+  inputs.push_back(flags.links);
+  inputs.push_back(flags.schema);
+  for (const std::string& input : inputs) {
+    if (!input.empty() && SameFile(input, flags.output)) {
+      PrintError(absl::StrCat(flags.output, ": is an input of this build (", input,
                               "): refusing to overwrite it with the bundle"));
       return kError;
     }
@@ -60,10 +67,12 @@ int RunBuild(const BuildFlags& flags) {
     schema = *std::move(loaded);
     options.schema = &*schema;
   }
-  absl::StatusOr<Bundle> bundle = CompilePolicyFile(flags.policies, flags.links, options);
+  absl::StatusOr<Bundle> bundle = flags.policies.size() == 1
+                                      ? CompilePolicyFile(flags.policies[0], flags.links, options)
+                                      : CompilePolicyFiles(flags.policies, flags.links, options);
   if (!bundle.ok()) return Fail(bundle.status());
   if (absl::StatusOr<Engine> engine = Engine::Create(*bundle); !engine.ok()) {
-    PrintError(WithPath(flags.policies,
+    PrintError(WithPath(flags.policies[0],
                         absl::StrCat("internal error: the compiled bundle does not verify: ",
                                      OneLine(engine.status().message()))));
     return kError;
@@ -80,8 +89,12 @@ int RunBuild(const BuildFlags& flags) {
 Command AddBuildCommand(CLI::App& root) {
   auto flags = std::make_shared<BuildFlags>();
   CLI::App* app = root.add_subcommand("build", "Compile a policy set into a bundle file");
-  app->add_option("--policies", flags->policies, "Cedar policy file")
+  app->add_option("--policies", flags->policies,
+                  "Policy file: Cedar text or JSON, or .charter text with scheduling declarations; "
+                  "give it again for more files, compiled together")
       ->type_name("FILE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->required();
   app->add_option("--template-linked", flags->links,
                   "Template links: [{\"template_id\", \"link_id\", \"args\": {\"?principal\": ...}}]")

@@ -107,6 +107,54 @@ absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path, const std::str
   return bundle;
 }
 
+absl::StatusOr<Bundle> CompilePolicyFiles(const std::vector<std::string>& paths, const std::string& links_path,
+                                          const CompileOptions& options) {
+  absl::StatusOr<std::vector<TemplateLink>> links = LoadTemplateLinks(links_path, options.max_source_bytes);
+  if (!links.ok()) return links.status();
+  std::vector<SourceFile> sources;
+  for (const std::string& path : paths) {
+    absl::StatusOr<std::string> read = ReadFile(path, options.max_source_bytes);
+    if (!read.ok()) return read.status();
+    sources.emplace_back(path, *std::move(read));
+  }
+  std::vector<Diagnostics> diagnostics;
+  absl::StatusOr<Bundle> bundle = Compile(sources, *links, options, &diagnostics);
+  std::string errors;
+  for (size_t i = 0; i < sources.size() && i < diagnostics.size(); ++i) {
+    for (const Diagnostic& d : diagnostics[i].items()) {
+      Diagnostics one;
+      one.Add(d);
+      std::string line = OneLine(one.RenderShort(sources[i]));
+      if (d.severity == Severity::kWarning) {
+        PrintWarning(line);
+      } else {
+        absl::StrAppend(&errors, errors.empty() ? "" : "\n", line);
+      }
+    }
+  }
+  if (bundle.ok()) return bundle;
+  if (errors.empty()) {
+    return absl::Status(bundle.status().code(), OneLine(bundle.status().message()));
+  }
+  return absl::Status(bundle.status().code(), errors);
+}
+
+absl::StatusOr<Engine> LoadEngineFrom(const std::string& bundle_path, const std::vector<std::string>& policies) {
+  if (!bundle_path.empty()) {
+    PolicySource source;
+    source.bundle = bundle_path;
+    return LoadEngine(source);
+  }
+  absl::StatusOr<Bundle> bundle = CompilePolicyFiles(policies);
+  if (!bundle.ok()) return bundle.status();
+  absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
+  if (!engine.ok()) {
+    return absl::InternalError(absl::StrCat("internal error: the compiled bundle does not verify: ",
+                                            OneLine(engine.status().message())));
+  }
+  return engine;
+}
+
 absl::StatusOr<Engine> LoadEngine(const PolicySource& source, std::optional<SourceFile>* text) {
   if (!source.bundle.empty()) {
     const std::string& path = source.bundle;

@@ -61,6 +61,18 @@ absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path, const std::str
                                          const CompileOptions& options = {},
                                          std::optional<SourceFile>* text = nullptr);
 
+// Reads and compiles several policy files (Cedar text, Cedar's JSON policy
+// format, .charter text) into one bundle, as Compile() over several
+// sources: one policy set, one scheduling configuration. Warnings are
+// printed on stderr; errors are returned, one diagnostic a line, each
+// naming its file.
+absl::StatusOr<Bundle> CompilePolicyFiles(const std::vector<std::string>& paths, const std::string& links_path = "",
+                                          const CompileOptions& options = {});
+
+// Loads the bundle (when `bundle` is not empty) or compiles the policy
+// files, and verifies the result into an Engine.
+absl::StatusOr<Engine> LoadEngineFrom(const std::string& bundle, const std::vector<std::string>& policies);
+
 // Compiles the policies or loads the bundle, and verifies it into an Engine.
 // With `text` and --policies, the policy text is kept there.
 absl::StatusOr<Engine> LoadEngine(const PolicySource& source,

@@ -1,9 +1,14 @@
 // `charter schedule` and `charter simulate`: one Kueue scheduling cycle over
-// a state file, or cycles applied one after another until the state settles.
+// a state, or cycles applied one after another until the state settles.
 //
-//   charter schedule --state FILE [--scenario ID] [--format text|json]
-//   charter simulate --state FILE [--scenario ID] [--cycles N] [--format text|json]
+//   charter schedule (--bundle B | --policies FILE...) --workloads W [--format text|json]
+//   charter schedule --state FILE [--scenario ID] [--hyperpod] [--workloads W [--now TIME]]
+//                    [--format text|json]
+//   charter simulate ... [--cycles N]
 //
+// The configuration comes from the scheduling declarations of a bundle or of
+// .charter files, and the workloads from W; or both from a state file, to
+// which W adds Kueue Workload objects.
 // Both exit 0 once the cycles ran; any error exits 1 and prints nothing on
 // stdout.
 #include <map>
@@ -12,10 +17,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "charter/charter.h"
 #include "charter/kueue.h"
 #include "charter/schedule.h"
 #include "command.h"
 #include "files.h"
+#include "load.h"
 #include "report.h"
 
 namespace charter::cli {
@@ -24,13 +31,53 @@ namespace {
 struct ScheduleFlags {
   std::string state;
   std::string scenario;
+  std::string bundle;
+  std::vector<std::string> policies;
+  std::string workloads;  // Kueue Workload objects, or {"admitted": [...], "pending": [...]}
+  std::string now;        // the Kueue Workloads' time reference (RFC 3339)
   std::string format = "text";
   int cycles = 0;  // simulate: 0 = until stable (at most 1000)
   bool hyperpod = false;
-  std::string workloads;  // Kueue Workload objects added to the state
-  std::string now;        // their time reference (RFC 3339)
 };
 
+// Kueue Workload objects (YAML or JSON) added to `state`, at --now.
+absl::Status AddKueueWorkloads(const ScheduleFlags& flags, std::string_view text, schedule::State* state) {
+  kueue::WorkloadOptions wl;
+  wl.source_name = flags.workloads;
+  if (!flags.now.empty()) {
+    wl.now = kueue::ParseTime(flags.now);
+    if (!wl.now) return absl::InvalidArgumentError(absl::StrCat("--now: `", flags.now, "` is not an RFC 3339 time"));
+  }
+  std::vector<kueue::Note> notes;
+  if (absl::Status s = kueue::ReadKueueWorkloads(text, wl, state, &notes); !s.ok()) return s;
+  for (const kueue::Note& n : notes) {
+    (n.severity == kueue::Note::Severity::kWarning ? PrintWarning : PrintNote)(Printable(n.message));
+  }
+  return absl::OkStatus();
+}
+
+// The workloads of W onto a configuration that holds none (a bundle's or the
+// policy files' declarations): Kueue Workload objects, or the state format's
+// {"admitted": [...], "pending": [...]}.
+absl::StatusOr<schedule::State> ReadWorkloads(const ScheduleFlags& flags, const schedule::State& config) {
+  absl::StatusOr<std::string> text = ReadFile(flags.workloads, size_t{1} << 30);
+  if (!text.ok()) return text.status();
+  if (kueue::LooksLikeKueueObjects(*text)) {
+    schedule::State state = config;
+    if (absl::Status s = AddKueueWorkloads(flags, *text, &state); !s.ok()) return s;
+    return state;
+  }
+  if (!flags.now.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--now applies to Kueue Workload objects; ", flags.workloads,
+        " holds workloads in the state format, whose times are relative (createdAt)"));
+  }
+  schedule::LoadOptions options;
+  options.source_name = flags.workloads;
+  return schedule::LoadWorkloads(config, *text, options);
+}
+
+// A state file, with the Kueue Workload objects of W added to its workloads.
 absl::StatusOr<schedule::State> LoadStateFile(const ScheduleFlags& flags) {
   absl::StatusOr<std::string> text = ReadFile(flags.state, size_t{1} << 30);
   if (!text.ok()) return text.status();
@@ -43,26 +90,45 @@ absl::StatusOr<schedule::State> LoadStateFile(const ScheduleFlags& flags) {
   absl::StatusOr<std::string> workloads = ReadFile(flags.workloads, size_t{1} << 30);
   if (!workloads.ok()) return workloads.status();
   if (!kueue::LooksLikeKueueObjects(*workloads)) {
-    // The state JSON form ({"admitted": [...], "pending": [...]}) goes here.
-    return absl::InvalidArgumentError(
-        absl::StrCat(flags.workloads, ": not Kueue Workload objects (YAML, or JSON with apiVersion and kind)"));
+    // The state format's workloads belong in the state file itself.
+    return absl::InvalidArgumentError(absl::StrCat(
+        flags.workloads, ": not Kueue Workload objects (YAML, or JSON with apiVersion and kind); with --state, "
+        "workloads in the state format go in the state file"));
   }
-  kueue::WorkloadOptions wl;
-  wl.source_name = flags.workloads;
-  if (!flags.now.empty()) {
-    wl.now = kueue::ParseTime(flags.now);
-    if (!wl.now) return absl::InvalidArgumentError(absl::StrCat("--now: `", flags.now, "` is not an RFC 3339 time"));
-  }
-  std::vector<kueue::Note> notes;
-  if (absl::Status s = kueue::ReadKueueWorkloads(*workloads, wl, &*state, &notes); !s.ok()) return s;
-  for (const kueue::Note& n : notes) {
-    (n.severity == kueue::Note::Severity::kWarning ? PrintWarning : PrintNote)(Printable(n.message));
-  }
+  if (absl::Status s = AddKueueWorkloads(flags, *workloads, &*state); !s.ok()) return s;
   return state;
 }
 
+// The state of the first cycle: a state file, or the configuration the
+// bundle or policy files declare with the workloads of W.
+absl::StatusOr<schedule::State> LoadInput(const ScheduleFlags& flags) {
+  const bool compiled = !flags.bundle.empty() || !flags.policies.empty();
+  if (!compiled) {
+    if (flags.state.empty()) return absl::InvalidArgumentError("give --state, or --bundle or --policies with --workloads");
+    return LoadStateFile(flags);
+  }
+  absl::StatusOr<Engine> engine = LoadEngineFrom(flags.bundle, flags.policies);
+  if (!engine.ok()) return engine.status();
+  const std::string what = flags.bundle.empty() ? std::string("the policy files") : flags.bundle;
+  const schedule::State* config = engine->scheduling();
+  if (!flags.state.empty()) {
+    if (config != nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          flags.state, ": a state file holds a configuration, and so do the declarations of ", what,
+          ": give the workloads alone with --workloads"));
+    }
+    return LoadStateFile(flags);
+  }
+  if (config == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " declare no scheduling configuration (no `flavor`, `cohort` or `queue` in a .charter file)"));
+  }
+  if (flags.workloads.empty()) return absl::InvalidArgumentError("--workloads FILE is required with --bundle or --policies");
+  return ReadWorkloads(flags, *config);
+}
+
 int RunSchedule(const ScheduleFlags& flags) {
-  absl::StatusOr<schedule::State> state = LoadStateFile(flags);
+  absl::StatusOr<schedule::State> state = LoadInput(flags);
   if (!state.ok()) return Fail(state.status());
   absl::StatusOr<schedule::CycleResult> result = schedule::RunCycle(*state);
   if (!result.ok()) return Fail(result.status());
@@ -90,7 +156,7 @@ std::string Fingerprint(const schedule::State& s) {
 }
 
 int RunSimulate(const ScheduleFlags& flags) {
-  absl::StatusOr<schedule::State> state = LoadStateFile(flags);
+  absl::StatusOr<schedule::State> state = LoadInput(flags);
   if (!state.ok()) return Fail(state.status());
   const int limit = flags.cycles > 0 ? flags.cycles : 1000;
   std::string out = flags.format == "json" ? "[" : "";
@@ -141,21 +207,42 @@ int RunSimulate(const ScheduleFlags& flags) {
 }
 
 void AddCommonFlags(CLI::App* app, ScheduleFlags* flags) {
-  app->add_option("--state", flags->state, "Scheduling state (docs/scheduling.md)")
-      ->type_name("FILE")
-      ->required();
-  app->add_option("--scenario", flags->scenario, "The scenario to load from a file of scenarios")
-      ->type_name("ID");
-  app->add_flag("--hyperpod", flags->hyperpod,
-                "The file holds HyperPod task governance objects (ComputeQuotas, ClusterSchedulerConfig)");
-  app->add_option("--workloads", flags->workloads,
-                  "Kueue Workload objects (YAML or JSON) to add: with status.admission admitted, else pending")
+  CLI::Option* state = app->add_option("--state", flags->state, "Scheduling state: configuration and workloads (docs/scheduling.md)")
       ->type_name("FILE");
-  app->add_option("--now", flags->now, "The cycle's time for --workloads (RFC 3339; default: the latest time in them)")
+  CLI::Option* bundle =
+      app->add_option("--bundle", flags->bundle, "Bundle whose scheduling declarations give the configuration")
+          ->type_name("FILE");
+  CLI::Option* policies =
+      app->add_option("--policies", flags->policies,
+                      "Policy file (.charter declarations, Cedar); give it again for more files, compiled together")
+          ->type_name("FILE")
+          ->expected(1)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  bundle->excludes(policies);
+  app->add_option("--workloads", flags->workloads,
+                  "Workloads: Kueue Workload objects (YAML or JSON; with status.admission admitted, else pending), "
+                  "added to --state or to the configuration of --bundle or --policies; or, with --bundle or "
+                  "--policies, {\"admitted\": [...], \"pending\": [...]}")
+      ->type_name("FILE");
+  app->add_option("--now", flags->now,
+                  "The cycle's time for Kueue Workloads (RFC 3339; default: the latest time in them)")
       ->type_name("TIME");
+  app->add_option("--scenario", flags->scenario, "The scenario to load from a file of scenarios")
+      ->type_name("ID")
+      ->needs(state);
+  app->add_flag("--hyperpod", flags->hyperpod,
+                "The file holds HyperPod task governance objects (ComputeQuotas, ClusterSchedulerConfig)")
+      ->needs(state);
   app->add_option("--format", flags->format, "Output: text (default) or json")
       ->type_name("FORMAT")
       ->check(OneOf({"text", "json"}));
+  app->callback([flags] {
+    const bool compiled = !flags->bundle.empty() || !flags->policies.empty();
+    // Checked while parsing, so that they are reported like CLI11's own errors.
+    if (!compiled && flags->state.empty()) throw CLI::RequiredError("--state, --bundle or --policies");
+    if (compiled && flags->state.empty() && flags->workloads.empty()) throw CLI::RequiredError("--workloads");
+    if (!flags->now.empty() && flags->workloads.empty()) throw CLI::RequiredError("--workloads (for --now)");
+  });
 }
 
 }  // namespace

@@ -8,6 +8,11 @@ grammar Charter;
 
 policySet : policy* EOF ;
 
+// A .charter file: Cedar policies and scheduling declarations, in any order.
+// Cedar text is read with `policySet`, so that it stays pure Cedar; the
+// syntax layer reports a declaration in it as CH0800.
+charterFile : ( policy | declaration )* EOF ;
+
 // One expression alone, for tools that evaluate expressions (the REPL).
 expression : expr EOF ;
 
@@ -80,6 +85,41 @@ recordInit : key=recordKey ':' expr ;
 recordKey : anyIdent | STRING ;
 
 entityRef : path '::' STRING ;
+
+// Scheduling declarations (docs/scheduling.md, "The scheduling language").
+// Every one has the shape `WORD NAME... ;`, `WORD NAME... : VALUE ... ;` or
+// `WORD NAME... { ... }`, and so has every line inside a block. The words
+// are identifiers, not reserved words, so that Cedar text may keep using
+// them as names; engine/src/declare/ gives each form its meaning and reports
+// the words it does not know.
+//
+//   queue "team-a" {
+//     cohort: "ml";
+//     resources cpu, memory {
+//       flavor "default" { cpu: 8 borrow 2; memory: 64Gi; }
+//     }
+//   }
+declaration : declEntry ;
+declEntry : head=declWord ( declWord ( ',' declWord )* )? declBody ;
+declWord : IDENT | STRING ;
+declBody
+    : ':' declValue ( IDENT declValue )* ';'   # declSetting
+    | '{' declEntry* '}'                       # declBlock
+    | ';'                                      # declBare
+    ;
+declValue
+    : quantity                                 # declNumber
+    | STRING                                   # declString
+    | TRUE                                     # declTrue
+    | FALSE                                    # declFalse
+    | entityRef                                # declEntity
+    | path                                     # declWordValue
+    | '[' ( declValue ( ',' declValue )* ','? )? ']'   # declList
+    ;
+// A number or Kubernetes quantity (`8`, `-5`, `1.5`, `500m`, `64Gi`, `1e3`),
+// several tokens that the AST builder joins, checking that no space
+// separates them.
+quantity : MINUS? INT ( '.' INT )? IDENT? ;
 path : ident ( '::' ident )* ;
 
 // Identifiers that are not reserved words: these may name types and

@@ -713,6 +713,59 @@ case_simulate_until_stable() {
   expect_no_stderr
 }
 
+# The configuration from .charter declarations, compiled into a bundle or on
+# the fly, and the workloads of the moment: the same cycle either way.
+case_schedule_declarations() {
+  local bundle="$work/decl.bundle"
+  run build --policies $golden/schedule-decl.charter --policies "$policies" -o "$bundle"
+  expect_status 0
+  expect_no_stderr
+  run schedule --bundle "$bundle" --workloads $golden/schedule-workloads.json
+  expect_status 0
+  expect_no_stderr
+  cp "$stdout_file" "$tmp/from-bundle"
+  run schedule --policies $golden/schedule-decl.charter --workloads $golden/schedule-workloads.json
+  expect_status 0
+  cmp -s "$tmp/from-bundle" "$stdout_file" || fail "--policies schedules differently from --bundle"
+  run simulate --policies $golden/schedule-decl.charter --workloads $golden/schedule-workloads.json --format json
+  expect_status 0
+  rm -f "$bundle"
+}
+
+case_schedule_declarations_bad_input() {
+  run build --policies $golden/bad-decl.charter -o "$work/bad.bundle"
+  expect_errors
+  grep -q 'bad-decl.charter:2:21: ' "$stderr_file" || fail "no file:line:col"
+  run schedule --policies $golden/bad-decl.charter --workloads $golden/schedule-workloads.json
+  expect_errors
+  grep -q 'bad-decl.charter:2:21: ' "$stderr_file" || fail "no file:line:col"
+  run schedule --policies "$policies" --workloads $golden/schedule-workloads.json
+  expect_errors
+  run schedule --policies $golden/schedule-decl.charter
+  expect_errors
+  run schedule --state $golden/schedule-state.json --workloads $golden/schedule-workloads.json
+  expect_errors
+  run schedule --policies $golden/schedule-decl.charter --workloads $golden/bad-entities.json
+  expect_errors
+  expect_no_files
+}
+
+# The governance example's scheduling.charter compiles with its policies into
+# one bundle, which still decides the requests and schedules its queues.
+case_governance_scheduling() {
+  local bundle="$work/governance.bundle"
+  run build --policies "$policies" --policies $ex/scheduling.charter -o "$bundle"
+  expect_status 0
+  expect_no_stderr
+  run authorize --bundle "$bundle" --entities "$entities" --request-json $golden/request-allow.json
+  expect_status 0
+  run schedule --bundle "$bundle" --workloads $golden/governance-workloads.json
+  expect_status 0
+  expect_no_stderr
+  grep -q '^ADMIT    pretrain (gpu-east-nlp-pretrain)' "$stdout_file" || fail "pretrain not admitted"
+  rm -f "$bundle"
+}
+
 case_schedule_bad_state() {
   run schedule --state $golden/bad-schedule-state.json
   expect_errors

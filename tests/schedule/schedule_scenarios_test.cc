@@ -6,6 +6,8 @@
 // A scenario whose `expected` holds `cycles` is a simulation: each cycle is
 // compared in turn, applied with ApplyCycle, and `final` lists the workloads
 // admitted and pending at the end (and whether the last cycle was stable).
+// Each scenario runs a second time from its configuration written as .charter
+// declarations and compiled into a bundle, with the same outcome.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -15,9 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "charter/charter.h"
 #include "charter/schedule.h"
 #include "gtest/gtest.h"
 #include "json/json.h"
+#include "json/json_diagnostics.h"
 
 namespace charter::schedule {
 namespace {
@@ -175,6 +179,75 @@ TEST(ScheduleScenarios, AllFiles) {
     }
   }
   EXPECT_GE(count, 20);
+}
+
+// The scenario's workloads, {"admitted": [...], "pending": [...]}, cut from
+// its text.
+std::string WorkloadsJson(const std::string& text, const json::Value& scenario) {
+  std::string out = "{";
+  for (const char* key : {"admitted", "pending"}) {
+    const json::Value* list = scenario.Find(key);
+    if (list == nullptr) continue;
+    Span span = internal::json::ValueSpan(text, *list);
+    if (out.size() > 1) out += ", ";
+    out += "\"" + std::string(key) + "\": " + text.substr(span.begin, span.end - span.begin);
+  }
+  return out + "}";
+}
+
+// Every scenario again, its configuration written as .charter declarations
+// (PrintDeclarations), compiled into a bundle, read back from the verified
+// engine, with the scenario's workloads added (LoadWorkloads): each cycle's
+// outcome is the one of the JSON state, word for word.
+TEST(ScheduleScenarios, SameOutcomeFromDeclarationsInABundle) {
+  const fs::path dir = fs::path(CHARTER_SOURCE_DIR) / "tests/schedule/scenarios";
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    const std::string text = Read(entry.path());
+    absl::StatusOr<json::Document> doc = json::Parse(text);
+    ASSERT_TRUE(doc.ok()) << doc.status();
+    const json::Value* scenarios = doc->root().Find("scenarios");
+    ASSERT_NE(scenarios, nullptr);
+    for (size_t i = 0; i < scenarios->size(); ++i) {
+      const json::Value& scenario = scenarios->at(i);
+      const std::string id = Str(scenario.Find("id"));
+      SCOPED_TRACE(id);
+      LoadOptions options;
+      options.scenario = id;
+      absl::StatusOr<State> from_json = LoadState(text, options);
+      ASSERT_TRUE(from_json.ok()) << from_json.status();
+      const std::string declarations = PrintDeclarations(*from_json);
+      std::vector<SourceFile> sources{SourceFile(id + ".charter", declarations)};
+      std::vector<Diagnostics> diagnostics;
+      absl::StatusOr<Bundle> bundle = Compile(sources, {}, {}, &diagnostics);
+      ASSERT_TRUE(bundle.ok()) << bundle.status() << "\n" << declarations;
+      absl::StatusOr<Engine> engine = Engine::Create(*bundle);
+      ASSERT_TRUE(engine.ok()) << engine.status();
+      ASSERT_NE(engine->scheduling(), nullptr);
+      absl::StatusOr<State> from_bundle = LoadWorkloads(*engine->scheduling(), WorkloadsJson(text, scenario));
+      ASSERT_TRUE(from_bundle.ok()) << from_bundle.status();
+      EXPECT_EQ(from_bundle->resources, from_json->resources);
+      EXPECT_EQ(PrintDeclarations(*from_bundle), declarations);
+      const json::Value* cycles = scenario.Find("expected")->Find("cycles");
+      const size_t n = cycles == nullptr ? 1 : cycles->size();
+      State a = *std::move(from_json);
+      State b = *std::move(from_bundle);
+      for (size_t c = 0; c < n; ++c) {
+        absl::StatusOr<CycleResult> ra = RunCycle(a);
+        absl::StatusOr<CycleResult> rb = RunCycle(b);
+        ASSERT_TRUE(ra.ok() && rb.ok()) << ra.status() << rb.status();
+        EXPECT_EQ(ra->ToJson(), rb->ToJson()) << "cycle " << c + 1 << "\n" << declarations;
+        absl::StatusOr<State> na = ApplyCycle(a, *ra);
+        absl::StatusOr<State> nb = ApplyCycle(b, *rb);
+        ASSERT_TRUE(na.ok() && nb.ok());
+        a = *std::move(na);
+        b = *std::move(nb);
+      }
+      ++count;
+    }
+  }
+  EXPECT_GE(count, 95);
 }
 
 // Kueue's borrowWithinCohort.maxPriorityThreshold: a candidate whose

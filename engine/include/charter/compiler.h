@@ -9,6 +9,7 @@
 #define CHARTER_COMPILER_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,7 +25,17 @@ namespace charter {
 
 class Schema;
 
+// What a source is written in. Cedar text holds Cedar policies only, so
+// that Cedar's own tools accept it; Charter text (`.charter` files) may also
+// hold scheduling declarations (docs/scheduling.md).
+enum class SourceLanguage : uint8_t {
+  kAuto,     // Charter when the source's name ends in `.charter`, else Cedar
+  kCedar,
+  kCharter,
+};
+
 struct CompileOptions {
+  SourceLanguage language = SourceLanguage::kAuto;
   size_t max_source_bytes = size_t{64} << 20;
   // Nesting of brackets, braces, parentheses and `if` in one policy; deeper
   // input is a diagnostic, never a stack overflow.
@@ -79,6 +90,26 @@ CHARTER_API absl::StatusOr<Bundle> Compile(const SourceFile& source, const Compi
 CHARTER_API absl::StatusOr<Bundle> Compile(const SourceFile& source,
                                            const std::vector<TemplateLink>& links,
                                            const CompileOptions& options, Diagnostics* diagnostics);
+
+// Compiles several sources into one bundle: Cedar text, Cedar's JSON policy
+// format, or Charter text (`.charter`, see SourceLanguage), whose policies
+// form one policy set (ids unique across the sources; a policy without an
+// `@id` is `policyN`, N counting across them) and whose scheduling
+// declarations form one scheduling configuration (docs/scheduling.md),
+// stored in the bundle (Engine::scheduling). `diagnostics` (may be null) is
+// resized to one Diagnostics a source, and the faults of sources[i] are
+// added to (*diagnostics)[i]. With any error the result is InvalidArgument
+// whose message is the first one as "file:line:col: message".
+//
+//   std::vector<charter::SourceFile> sources = {{"rules.cedar", a}, {"cluster.charter", b}};
+//   std::vector<charter::Diagnostics> diagnostics;
+//   absl::StatusOr<charter::Bundle> bundle = charter::Compile(sources, {}, {}, &diagnostics);
+//   if (!bundle.ok()) for (size_t i = 0; i < sources.size(); ++i)
+//     std::cerr << diagnostics[i].Render(sources[i]);
+CHARTER_API absl::StatusOr<Bundle> Compile(const std::vector<SourceFile>& sources,
+                                           const std::vector<TemplateLink>& links,
+                                           const CompileOptions& options,
+                                           std::vector<Diagnostics>* diagnostics);
 
 }  // namespace charter
 

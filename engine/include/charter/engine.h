@@ -20,6 +20,7 @@
 #include "charter/eval_context.h"
 #include "charter/export.h"
 #include "charter/request.h"
+#include "charter/schedule.h"
 
 namespace charter {
 
@@ -57,6 +58,17 @@ class CHARTER_API Engine {
   std::string_view schema_fingerprint() const;
   // Policy ids in policy-set order.
   std::vector<std::string> policy_ids() const;
+
+  // The scheduling configuration the bundle's sources declare (.charter
+  // declarations): the State's tables without workloads, verified as
+  // LoadState verifies a state. Null when they declare none. Add the
+  // workloads of the moment with schedule::LoadWorkloads and run a cycle:
+  //
+  //   if (const charter::schedule::State* config = engine->scheduling()) {
+  //     absl::StatusOr<charter::schedule::State> state = charter::schedule::LoadWorkloads(*config, json);
+  //     absl::StatusOr<charter::schedule::CycleResult> r = charter::schedule::RunCycle(*state);
+  //   }
+  const schedule::State* scheduling() const;
 
  private:
   // The library reaches the program through internal::ApiAccess.

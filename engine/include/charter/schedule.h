@@ -35,6 +35,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "charter/compiler.h"
+#include "charter/diagnostics.h"
 #include "charter/export.h"
 
 namespace charter::schedule {
@@ -226,6 +228,16 @@ struct LoadOptions {
 // reading "SOURCE:LINE:COL: message" that name the object at fault.
 CHARTER_API absl::StatusOr<State> LoadState(std::string_view json, const LoadOptions& options = {});
 
+// Reads workloads into a copy of a configuration (a State whose workloads
+// are ignored: the one Engine::scheduling gives, or CompileDeclarations).
+// The JSON is {"admitted": [...], "pending": [...]} with workloads in
+// LoadState's form, checked as LoadState checks them against the
+// configuration's queues, priority classes and flavors; resources they
+// request that the configuration does not name are added to `resources`.
+// Errors read "SOURCE:LINE:COL: message", with codes CH07xx.
+CHARTER_API absl::StatusOr<State> LoadWorkloads(const State& config, std::string_view json,
+                                                const LoadOptions& options = {});
+
 // Reads HyperPod task governance objects as the SageMaker API returns them
 // (DescribeComputeQuota / DescribeClusterSchedulerConfig output, or the
 // Create requests) and translates them into a State; docs/scheduling.md gives
@@ -233,6 +245,34 @@ CHARTER_API absl::StatusOr<State> LoadState(std::string_view json, const LoadOpt
 // "ComputeQuotas": [...], "InstanceTypes": {...}, "Workloads": {...}}.
 CHARTER_API absl::StatusOr<State> LoadHyperPodState(std::string_view json,
                                                     const LoadOptions& options = {});
+
+// --- the scheduling language --------------------------------------------------
+//
+// A .charter file declares the configuration (docs/scheduling.md, "The
+// scheduling language"):
+//
+//   flavor "default";
+//   queue "team-a" {
+//     resources cpu { flavor "default" { cpu: 8; } }
+//   }
+
+// The configuration the scheduling declarations of `sources` declare
+// together (their Cedar policies are read and not compiled). Faults go to
+// (*diagnostics)[i] for sources[i] (resized to the sources; may be null);
+// with any error the result is InvalidArgument whose message is the first
+// one as "file:line:col: message". Compile() stores the same configuration
+// in a bundle.
+CHARTER_API absl::StatusOr<State> CompileDeclarations(const std::vector<SourceFile>& sources,
+                                                      const CompileOptions& options,
+                                                      std::vector<Diagnostics>* diagnostics);
+
+// The configuration of `state` (its tables, not its workloads) as canonical
+// .charter text: declarations in the order of the State's tables, default
+// settings left out, names quoted unless they are identifiers, quantities in
+// the units of their resource (`500m` of cpu, `64Gi` of memory). Compiling
+// the text gives the same tables back. The state must be one LoadState
+// would accept.
+CHARTER_API std::string PrintDeclarations(const State& state);
 
 // --- the outcome of a cycle --------------------------------------------------
 

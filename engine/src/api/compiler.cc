@@ -1,12 +1,25 @@
-// charter::Compile: read (policy_set/), validate, lower, bundle.
+// charter::Compile: read (policy_set/), validate, declare, lower, bundle.
+//
+// Sources are read one by one (each its own AST and diagnostics), validated
+// one by one (Cedar validates a policy alone), then their policies form one
+// policy set, linked once, and their scheduling declarations one
+// configuration (declare/). A fault goes to the diagnostics of the source it
+// is in.
 #include "charter/compiler.h"
 
 #include <memory>
+#include <string>
+#include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "access/access.h"
+#include "charter/schedule.h"
 #include "charter/schema.h"
 #include "check/validator.h"
+#include "common/diagnostic_codes.h"
+#include "common/strings.h"
 #include "compile/lower.h"
+#include "declare/declare.h"
 #include "policy_set/policy_set.h"
 #include "schema/schema_model.h"
 
@@ -19,6 +32,75 @@ size_t ErrorsSince(const Diagnostics& diags, size_t before) {
   return n;
 }
 
+// What reading several sources gives: each source's AST (kept, since the
+// declarations stay in it), and the policy set they form.
+struct ReadSources {
+  std::vector<internal::ast::PolicySet> asts;
+  std::unique_ptr<internal::PolicySet> set = std::make_unique<internal::PolicySet>();
+  std::vector<size_t> before;  // each source's diagnostics count before reading
+};
+
+// Reads, validates (with a schema) and links the sources' policies into
+// one set; the declarations stay in `asts`.
+ReadSources Read(const std::vector<SourceFile>& sources, const std::vector<TemplateLink>& links,
+                 const CompileOptions& options, std::vector<Diagnostics>& diags) {
+  ReadSources out;
+  out.asts.resize(sources.size());
+  size_t next_index = 0;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    out.before.push_back(diags[i].size());
+    out.asts[i] = internal::ReadPolicySource(sources[i], options, &diags[i], next_index, &out.set->links);
+    next_index += out.asts[i].policies.size();
+    if (options.schema != nullptr && diags[i].size() == out.before[i]) {
+      internal::ValidatePolicySet(internal::ApiAccess::Model(*options.schema), out.asts[i], &diags[i]);
+    }
+  }
+  // One policy set: ids are unique across the sources.
+  absl::flat_hash_map<std::string, size_t> ids;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    for (internal::ast::Policy& p : out.asts[i].policies) {
+      auto [it, inserted] = ids.try_emplace(p.id, i);
+      if (!inserted) {
+        diags[i].Error(internal::codes::CH0125, p.span, internal::Cat("duplicate policy id `", p.id, "`"),
+                       internal::Cat("`", p.id, "` is also a policy of ", sources[it->second].name(),
+                                     ": every policy's `@id` must be unique in the policy set"));
+        continue;
+      }
+      p.source = static_cast<uint32_t>(i);
+      out.set->ast.policies.push_back(std::move(p));
+    }
+    out.asts[i].policies.clear();
+  }
+  out.set->links.insert(out.set->links.end(), links.begin(), links.end());
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (ErrorsSince(diags[i], out.before[i]) > 0) return out;
+  }
+  out.set->linked = internal::LinkTemplates(out.set->ast, out.set->links, &out.set->instances);
+  if (options.schema != nullptr) {
+    // Each link is validated into the diagnostics of its template's source.
+    std::vector<std::vector<internal::PolicyInstance>> by_source(sources.size());
+    for (const internal::PolicyInstance& instance : out.set->instances) {
+      if (instance.link != nullptr) by_source[instance.policy->source].push_back(instance);
+    }
+    for (size_t i = 0; i < sources.size(); ++i) {
+      if (by_source[i].empty()) continue;
+      internal::ValidateTemplateLinks(internal::ApiAccess::Model(*options.schema), by_source[i], &diags[i]);
+    }
+  }
+  return out;
+}
+
+// The first error of any source, as "file:line:col: message".
+absl::Status FirstError(const std::vector<SourceFile>& sources, const std::vector<Diagnostics>& diags,
+                        const std::vector<size_t>& before) {
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (ErrorsSince(diags[i], before[i]) > 0) {
+      return absl::InvalidArgumentError(diags[i].FirstErrorLine(sources[i], before[i]));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Bundle> Compile(const SourceFile& source, const CompileOptions& options,
@@ -28,28 +110,74 @@ absl::StatusOr<Bundle> Compile(const SourceFile& source, const CompileOptions& o
 
 absl::StatusOr<Bundle> Compile(const SourceFile& source, const std::vector<TemplateLink>& links,
                                const CompileOptions& options, Diagnostics* diagnostics) {
-  Diagnostics local;
-  Diagnostics* diags = diagnostics != nullptr ? diagnostics : &local;
-  size_t before = diags->size();
-  std::unique_ptr<internal::PolicySet> set = internal::ReadPolicySet(source, links, options, diags);
-  std::string bytes;
+  // (A copy of the text: the one-source case is the several-sources case.)
+  std::vector<SourceFile> sources{source};
+  std::vector<Diagnostics> diags(1);
+  if (diagnostics != nullptr) diags[0] = *diagnostics;
+  absl::StatusOr<Bundle> bundle = Compile(sources, links, options, &diags);
+  if (diagnostics != nullptr) *diagnostics = std::move(diags[0]);
+  return bundle;
+}
+
+absl::StatusOr<Bundle> Compile(const std::vector<SourceFile>& sources, const std::vector<TemplateLink>& links,
+                               const CompileOptions& options, std::vector<Diagnostics>* diagnostics) {
+  std::vector<Diagnostics> local;
+  std::vector<Diagnostics>& diags = diagnostics != nullptr ? *diagnostics : local;
+  if (diags.size() < sources.size()) diags.resize(sources.size());
+  ReadSources read = Read(sources, links, options, diags);
+  // The scheduling declarations of every source, as one configuration.
+  schedule::State scheduling;
+  std::vector<internal::DeclarationFile> files;
+  for (size_t i = 0; i < sources.size(); ++i) files.push_back({&sources[i], &read.asts[i].declarations, &diags[i]});
+  const bool declares = internal::Declare(files, {}, &scheduling);
   internal::LowerOptions lower;
-  if (options.schema != nullptr && diags->size() == before) {
-    internal::ValidatePolicySet(internal::ApiAccess::Model(*options.schema), set->ast, diags);
-    internal::ValidateTemplateLinks(internal::ApiAccess::Model(*options.schema), set->instances, diags);
+  if (options.schema != nullptr) {
     lower.typed = true;
     lower.schema_fingerprint = options.schema->Fingerprint();
   }
-  if (ErrorsSince(*diags, before) == 0) {
-    absl::StatusOr<std::string> lowered = internal::LowerToBundle(*set, source, lower, diags);
+  if (declares) lower.scheduling = &scheduling;
+  bool failed = false;
+  for (size_t i = 0; i < sources.size(); ++i) failed = failed || ErrorsSince(diags[i], read.before[i]) > 0;
+  std::string bytes;
+  if (!failed) {
+    std::vector<const SourceFile*> source_ptrs;
+    std::vector<Diagnostics*> diag_ptrs;
+    for (size_t i = 0; i < sources.size(); ++i) {
+      source_ptrs.push_back(&sources[i]);
+      diag_ptrs.push_back(&diags[i]);
+    }
+    absl::StatusOr<std::string> lowered = internal::LowerToBundle(*read.set, source_ptrs, lower, diag_ptrs);
     if (!lowered.ok()) return lowered.status();
     bytes = *std::move(lowered);
   }
-  if (ErrorsSince(*diags, before) > 0) {
-    diags->Truncate(before + options.max_errors);
-    return absl::InvalidArgumentError(diags->FirstErrorLine(source, before));
-  }
+  for (size_t i = 0; i < sources.size(); ++i) diags[i].Truncate(read.before[i] + options.max_errors);
+  if (absl::Status first = FirstError(sources, diags, read.before); !first.ok()) return first;
   return Bundle::FromBytes(std::move(bytes));
 }
 
 }  // namespace charter
+
+namespace charter::schedule {
+
+absl::StatusOr<State> CompileDeclarations(const std::vector<SourceFile>& sources, const CompileOptions& options,
+                                          std::vector<Diagnostics>* diagnostics) {
+  std::vector<Diagnostics> local;
+  std::vector<Diagnostics>& diags = diagnostics != nullptr ? *diagnostics : local;
+  if (diags.size() < sources.size()) diags.resize(sources.size());
+  std::vector<internal::ast::PolicySet> asts(sources.size());
+  std::vector<size_t> before;
+  std::vector<TemplateLink> links;
+  std::vector<internal::DeclarationFile> files;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    before.push_back(diags[i].size());
+    asts[i] = internal::ReadPolicySource(sources[i], options, &diags[i], 0, &links);
+    files.push_back({&sources[i], &asts[i].declarations, &diags[i]});
+  }
+  State state;
+  internal::Declare(files, {}, &state);
+  for (size_t i = 0; i < sources.size(); ++i) diags[i].Truncate(before[i] + options.max_errors);
+  if (absl::Status first = FirstError(sources, diags, before); !first.ok()) return first;
+  return state;
+}
+
+}  // namespace charter::schedule

@@ -15,10 +15,13 @@ namespace charter {
 Engine::Engine(std::shared_ptr<const internal::Program> program) : program_(std::move(program)) {}
 
 absl::StatusOr<Engine> Engine::Create(Bundle bundle, const VerifyOptions& options) {
+  std::optional<schedule::State> scheduling;
   ASSIGN_OR_RETURN(const internal::fb::Bundle* root,
-                   internal::VerifyBundle(bundle.bytes(), options));
-  return Engine(std::make_shared<const internal::Program>(std::move(bundle), root));
+                   internal::VerifyBundle(bundle.bytes(), options, &scheduling));
+  return Engine(std::make_shared<const internal::Program>(std::move(bundle), root, std::move(scheduling)));
 }
+
+const schedule::State* Engine::scheduling() const { return program_->scheduling(); }
 
 size_t Engine::policy_count() const { return program_->policies().size(); }
 

@@ -170,11 +170,52 @@ struct Policy {
   std::vector<Condition> conditions;
   Span span;         // the whole policy
   Span effect_span;  // the `permit` / `forbid` keyword
+  // Of the sources compiled together, the one the spans point into.
+  uint32_t source = 0;
   bool is_template() const { return principal.slot || resource.slot; }
+};
+
+// A value in a scheduling declaration (grammar/Charter.g4's `declValue`).
+struct DeclValue {
+  enum class Kind : uint8_t { kNumber, kString, kBool, kWord, kEntity, kList };
+  Kind kind = Kind::kWord;
+  // kNumber: the source text, tokens joined (`64Gi`, `-5`, `1.5`);
+  // kString: the contents, unescaped; kWord: the path (`StrictFIFO`);
+  // kEntity: the type (`Governance::Allocation`).
+  std::string text;
+  std::string id;                // kEntity
+  bool flag = false;             // kBool
+  std::vector<DeclValue> items;  // kList
+  Span span;
+};
+
+// A scheduling declaration, or a line inside one: `head names... ;`,
+// `head names... : value (word value)... ;` or `head names... { entries }`.
+// engine/src/declare/ reads them; the parser only checks their shape.
+struct DeclEntry {
+  struct Word {
+    std::string text;  // unescaped when quoted
+    bool quoted = false;
+    Span span;
+  };
+  struct Modifier {
+    Word word;  // `borrow`, `lend`
+    DeclValue value;
+  };
+  enum class Body : uint8_t { kBare, kSetting, kBlock };
+  Word head;
+  std::vector<Word> names;
+  Body body = Body::kBare;
+  DeclValue value;                   // kSetting
+  std::vector<Modifier> modifiers;   // kSetting
+  std::vector<DeclEntry> entries;    // kBlock
+  Span span;
 };
 
 struct PolicySet {
   std::vector<Policy> policies;
+  // Scheduling declarations, in source order (.charter text only).
+  std::vector<DeclEntry> declarations;
 };
 
 }  // namespace charter::internal::ast

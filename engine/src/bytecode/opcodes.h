@@ -54,7 +54,11 @@ struct Insn {
 
 inline constexpr uint32_t kMaxRegisters = 256;
 inline constexpr uint32_t kMaxOperandB = 0xFFFF;
-inline constexpr uint32_t kFormatVersion = 2;
+// The format version a compiler writes. Version 2 bundles (before the
+// scheduling configuration and the source names) read the same way: their
+// tables lack the fields added since, which are optional.
+inline constexpr uint32_t kFormatVersion = 3;
+inline constexpr uint32_t kOldestFormatVersion = 2;
 
 }  // namespace charter::internal
 

@@ -19,6 +19,7 @@
 #include "charter/bundle_generated.h"
 #include "charter/version.h"
 #include "flatbuffers/flatbuffers.h"
+#include "schedule/bundle_table.h"
 
 namespace charter::internal {
 namespace {
@@ -463,13 +464,18 @@ class PolicyLowerer {
 
 absl::StatusOr<std::string> LowerToBundle(const PolicySet& set, const SourceFile& source,
                                           const LowerOptions& options, Diagnostics* diagnostics) {
+  return LowerToBundle(set, std::vector<const SourceFile*>{&source}, options, std::vector<Diagnostics*>{diagnostics});
+}
+
+absl::StatusOr<std::string> LowerToBundle(const PolicySet& set, const std::vector<const SourceFile*>& sources,
+                                          const LowerOptions& options, const std::vector<Diagnostics*>& diagnostics) {
   flatbuffers::FlatBufferBuilder fbb(1024);
   Pools pools;
   std::vector<flatbuffers::Offset<fb::Policy>> policies;
   bool ok = true;
   auto add = [&](const ast::Policy& p, const std::string& id, const ast::EntityRef* principal,
                  const ast::EntityRef* resource) {
-    PolicyLowerer lowerer(&pools, diagnostics, options.typed);
+    PolicyLowerer lowerer(&pools, diagnostics[p.source < diagnostics.size() ? p.source : 0], options.typed);
     if (!lowerer.Lower(p, principal, resource)) {
       ok = false;
       return;
@@ -486,7 +492,7 @@ absl::StatusOr<std::string> LowerToBundle(const PolicySet& set, const SourceFile
         fbb, fbb.CreateString(id),
         p.effect == ast::Effect::kPermit ? fb::Effect::Permit : fb::Effect::Forbid,
         fbb.CreateVector(annotations), &span, static_cast<uint16_t>(lowerer.num_registers()),
-        fbb.CreateVector(lowerer.code()), fbb.CreateVectorOfStructs(spans)));
+        fbb.CreateVector(lowerer.code()), fbb.CreateVectorOfStructs(spans), p.source));
   };
   for (const PolicyInstance& instance : set.instances) {
     const ast::Policy& p = *instance.policy;
@@ -524,11 +530,16 @@ absl::StatusOr<std::string> LowerToBundle(const PolicySet& set, const SourceFile
   }
   auto fingerprint =
       options.schema_fingerprint.empty() ? 0 : fbb.CreateString(options.schema_fingerprint);
+  std::vector<flatbuffers::Offset<flatbuffers::String>> names;
+  for (const SourceFile* source : sources) names.push_back(fbb.CreateString(source->name()));
+  auto scheduling =
+      options.scheduling == nullptr ? 0 : schedule::WriteSchedulingTable(fbb, *options.scheduling);
   auto root = fb::CreateBundle(fbb, kFormatVersion, fbb.CreateString(CHARTER_VERSION),
-                               fbb.CreateString(source.name()), fbb.CreateVector(strings),
-                               fbb.CreateVector(pools.longs()), fbb.CreateVector(entities),
+                               fbb.CreateString(sources.empty() ? std::string_view() : sources[0]->name()),
+                               fbb.CreateVector(strings), fbb.CreateVector(pools.longs()), fbb.CreateVector(entities),
                                fbb.CreateVector(policies), fingerprint, fbb.CreateVector(patterns),
-                               fbb.CreateVector(shapes), fbb.CreateVector(const_sets));
+                               fbb.CreateVector(shapes), fbb.CreateVector(const_sets), fbb.CreateVector(names),
+                               scheduling);
   fb::FinishBundleBuffer(fbb, root);
   return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
 }

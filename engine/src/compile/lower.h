@@ -3,9 +3,11 @@
 #define CHARTER_COMPILE_LOWER_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "charter/diagnostics.h"
+#include "charter/schedule.h"
 #include "policy_set/policy_set.h"
 
 namespace charter::internal {
@@ -15,6 +17,9 @@ struct LowerOptions {
   // the types the validator proved) and record the schema's fingerprint.
   bool typed = false;
   std::string schema_fingerprint;
+  // The scheduling configuration the sources declare, if any, for the
+  // bundle's `scheduling` table.
+  const ::charter::schedule::State* scheduling = nullptr;
 };
 
 // Returns the bundle's bytes: one policy for each of the set's instances, a
@@ -24,6 +29,11 @@ struct LowerOptions {
 // Status error.
 absl::StatusOr<std::string> LowerToBundle(const PolicySet& set, const SourceFile& source,
                                           const LowerOptions& options, Diagnostics* diagnostics);
+
+// The same for a set read from several sources: a policy's faults go to
+// diagnostics[policy.source]; the bundle names every source.
+absl::StatusOr<std::string> LowerToBundle(const PolicySet& set, const std::vector<const SourceFile*>& sources,
+                                          const LowerOptions& options, const std::vector<Diagnostics*>& diagnostics);
 
 }  // namespace charter::internal
 

@@ -23,16 +23,20 @@ std::unique_ptr<PolicySet> ReadPolicySet(const SourceFile& source,
   if (json::StartsWithObject(source.text())) {
     set->format = PolicyFormat::kJson;
     if (formats == PolicyFormats::kTextOnly) return set;
-    set->ast = ParsePolicySetJson(source, options, diags, &set->links);
-  } else {
-    set->ast = ParsePolicySet(source, options, diags);
   }
+  set->ast = ReadPolicySource(source, options, diags, 0, &set->links);
   set->links.insert(set->links.end(), links.begin(), links.end());
   for (size_t i = before; i < diags->size(); ++i) {
     if (diags->items()[i].severity == Severity::kError) return set;
   }
   set->linked = LinkTemplates(set->ast, set->links, &set->instances);
   return set;
+}
+
+ast::PolicySet ReadPolicySource(const SourceFile& source, const CompileOptions& options, Diagnostics* diagnostics,
+                                size_t first_index, std::vector<TemplateLink>* links) {
+  if (json::StartsWithObject(source.text())) return ParsePolicySetJson(source, options, diagnostics, links);
+  return ParsePolicySet(source, options, diagnostics, first_index);
 }
 
 absl::StatusOr<std::unique_ptr<PolicySet>> ReadLinkedPolicySet(

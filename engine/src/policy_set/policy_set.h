@@ -74,6 +74,13 @@ std::unique_ptr<PolicySet> ReadPolicySet(const SourceFile& source,
                                          const CompileOptions& options, Diagnostics* diagnostics,
                                          PolicyFormats formats = PolicyFormats::kTextAndJson);
 
+// One source in the format its content shows, neither linked nor checked
+// against other sources: its AST (policies without an `@id` numbered from
+// `first_index`; in .charter text, its scheduling declarations too), and
+// for Cedar's JSON policy format its `templateLinks`, added to *links.
+ast::PolicySet ReadPolicySource(const SourceFile& source, const CompileOptions& options, Diagnostics* diagnostics,
+                                size_t first_index, std::vector<TemplateLink>* links);
+
 // ReadPolicySet for the stages that evaluate the set (the reference
 // interpreter, explain): any fault is InvalidArgument, worded as the compiler
 // words it: "file:line:col: message" of the first fault in the text, else the

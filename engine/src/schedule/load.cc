@@ -16,6 +16,7 @@
 #include "common/strings.h"
 #include "json/json.h"
 #include "json/json_diagnostics.h"
+#include "schedule/config_check.h"
 #include "schedule/load.h"
 #include "schedule/quantity.h"
 #include "schedule/tree.h"
@@ -60,6 +61,41 @@ class Loader {
   }
 
   absl::Status LoadRoot(const json::Value& root);
+
+  // {"admitted": [...], "pending": [...]} onto a copy of `config`.
+  absl::StatusOr<State> LoadOnto(const State& config) {
+    if (text_.size() > options_.max_input_bytes) {
+      return absl::InvalidArgumentError(
+          Cat(options_.source_name, ": the workloads are larger than ", options_.max_input_bytes, " bytes"));
+    }
+    json::ParseFault fault;
+    absl::StatusOr<json::Document> doc = json::Parse(text_, {}, &fault);
+    if (!doc.ok()) return json::ParseFaultStatus(options_.source_name, text_, fault, codes::CH0700, codes::CH0700);
+    const json::Value& root = doc->root();
+    if (!root.is_object()) {
+      return Fail(codes::CH0701, root.offset(), "the workloads must be a JSON object {\"admitted\": [...], \"pending\": [...]}");
+    }
+    RETURN_IF_ERROR(CheckKeys(root, "the workloads", {"admitted", "pending"}));
+    state_ = config;
+    state_.admitted.clear();
+    state_.pending.clear();
+    auto index = [](const auto& list, auto name_of, absl::flat_hash_map<std::string, int>* out) {
+      for (size_t i = 0; i < list.size(); ++i) out->try_emplace(std::string(name_of(list[i])), static_cast<int>(i));
+    };
+    index(state_.flavors, [](const std::string& n) -> const std::string& { return n; }, &flavors_);
+    index(state_.resources, [](const std::string& n) -> const std::string& { return n; }, &resources_);
+    index(state_.cohorts, [](const Cohort& c) -> const std::string& { return c.name; }, &cohorts_);
+    index(state_.cluster_queues, [](const ClusterQueue& c) -> const std::string& { return c.name; }, &queues_);
+    index(state_.priority_classes, [](const PriorityClass& c) -> const std::string& { return c.name; }, &classes_);
+    ASSIGN_OR_RETURN(const json::Value* admitted, OptArray(root, "admitted", "the workloads"));
+    RETURN_IF_ERROR(LoadWorkloads(admitted, true));
+    ASSIGN_OR_RETURN(const json::Value* pending, OptArray(root, "pending", "the workloads"));
+    RETURN_IF_ERROR(LoadWorkloads(pending, false));
+    if (std::string error = internal::schedule::QuotaCellsError(state_, options_.max_quota_cells); !error.empty()) {
+      return Fail(codes::CH0707, root.offset(), error);
+    }
+    return std::move(state_);
+  }
 
  private:
   // A fault in the value (or key) at `offset` of the text, with a code of
@@ -202,6 +238,25 @@ class Loader {
 
   bool IsMilli(int resource) const { return state_.resources[resource] == "cpu"; }
 
+  // A flavor's quotas (`quotas`, or `resources` as Kueue names them).
+  static const json::Value* QuotasOf(const json::Value& flavor) {
+    const json::Value* quotas = flavor.Find("quotas");
+    return quotas != nullptr ? quotas : flavor.Find("resources");
+  }
+
+  // The CH07xx code of a fault config_check.h finds.
+  static const char* CodeOf(internal::schedule::FaultKind kind) {
+    switch (kind) {
+      case internal::schedule::FaultKind::kDuplicate: return codes::CH0705;
+      case internal::schedule::FaultKind::kUnknown: return codes::CH0706;
+      case internal::schedule::FaultKind::kQuantity: return codes::CH0704;
+      case internal::schedule::FaultKind::kCycle:
+      case internal::schedule::FaultKind::kLendingAboveNominal:
+      case internal::schedule::FaultKind::kRefused: break;
+    }
+    return codes::CH0707;
+  }
+
   int Resource(std::string_view name) {
     auto [it, inserted] = resources_.try_emplace(std::string(name), static_cast<int>(state_.resources.size()));
     if (inserted) state_.resources.emplace_back(name);
@@ -326,14 +381,8 @@ absl::Status Loader::LoadEngine(const json::Value& v) {
                                 "or `LessThanInitialShare`");
       }
     }
-    // Kueue accepts these three lists only.
-    bool ok = list.size() == 1 ||
-              (list.size() == 2 && list[0] == FairSharingStrategy::kLessThanOrEqualToFinalShare &&
-               list[1] == FairSharingStrategy::kLessThanInitialShare);
-    if (!ok) {
-      return Fail(codes::CH0701, strategies->offset(),
-                  "the fair-sharing preemption strategies must be one strategy, or "
-                  "LessThanOrEqualToFinalShare then LessThanInitialShare");
+    if (auto fault = internal::schedule::CheckStrategies(list)) {
+      return Fail(codes::CH0701, strategies->offset(), fault->message);
     }
     state_.engine.fair_sharing_strategies = std::move(list);
   }
@@ -411,16 +460,14 @@ absl::Status Loader::LoadCohorts(const json::Value& v) {
     }
     if (const json::Value* w = c.Find("fair_weight"); w != nullptr && !w->is_null()) {
       ASSIGN_OR_RETURN(cohort.fair_weight, Number(*w, Cat("the fair weight of ", what)));
-      if (cohort.fair_weight < 0) return Fail(codes::CH0704, w->offset(), Cat("the fair weight of ", what, " is negative"));
+      if (auto fault = internal::schedule::CheckFairWeight(cohort.fair_weight, what)) {
+        return Fail(CodeOf(fault->kind), w->offset(), fault->message);
+      }
     }
     RETURN_IF_ERROR(LoadResourceGroups(c, what, cohort.parent >= 0, &cohort.resource_groups));
   }
-  if (int c = internal::schedule::CohortInCycle(state_.cohorts); c >= 0) {
-    std::string path = state_.cohorts[c].name;
-    for (int walk = state_.cohorts[c].parent;; walk = state_.cohorts[walk].parent) {
-      internal::CatAppend(&path, " -> ", state_.cohorts[walk].name);
-      if (walk == c) break;
-    }
+  int c = -1;
+  if (std::string path = internal::schedule::CohortCyclePath(state_.cohorts, &c); !path.empty()) {
     return Fail(codes::CH0707, v.at(c).offset(), Cat("cohort `", state_.cohorts[c].name, "` is in a cycle of parents: ", path));
   }
   return absl::OkStatus();
@@ -429,41 +476,24 @@ absl::Status Loader::LoadCohorts(const json::Value& v) {
 absl::Status Loader::LoadResourceGroups(const json::Value& owner, std::string_view what, bool has_parent,
                                         std::vector<ResourceGroup>* out) {
   const bool is_queue = what.substr(0, 7) == "cluster";
-  auto no_parent = [&](const json::Value& limit, std::string_view kind, std::string_view rwhat) {
-    return Fail(codes::CH0707, limit.offset(),
-                Cat("the ", kind, " limit in ", rwhat, " needs ",
-                    is_queue ? "a cohort: Kueue allows borrowing and lending limits only in a cluster queue of a cohort"
-                             : "a parent cohort: Kueue allows borrowing and lending limits only in a cohort with a parent"));
-  };
   ASSIGN_OR_RETURN(const json::Value* groups, OptArray(owner, "resource_groups", what));
   if (groups == nullptr) return absl::OkStatus();
-  std::vector<bool> covered, flavor_used(state_.flavors.size(), false);
+  // What the JSON says, read into the model; Kueue's rules over it are
+  // config_check.h's, and a fault they find is pointed at its JSON here.
   for (size_t g = 0; g < groups->size(); ++g) {
     const json::Value& gv = groups->at(g);
     RETURN_IF_ERROR(CheckKeys(gv, Cat("a resource group of ", what), {"covered_resources", "flavors"}));
     ResourceGroup group;
     ASSIGN_OR_RETURN(const json::Value* res, OptArray(gv, "covered_resources", Cat("a resource group of ", what)));
-    if (res == nullptr || res->size() == 0) {
-      return Fail(codes::CH0707, gv.offset(), Cat("a resource group of ", what, " covers no resources"));
-    }
-    for (size_t r = 0; r < res->size(); ++r) {
+    for (size_t r = 0; res != nullptr && r < res->size(); ++r) {
       const json::Value& rv = res->at(r);
       if (!rv.is_string() || rv.as_string().empty()) {
         return Fail(codes::CH0701, rv.offset(), "a covered resource must be a non-empty name");
       }
-      int index = Resource(rv.as_string());
-      if (covered.size() <= static_cast<size_t>(index)) covered.resize(index + 1, false);
-      if (covered[index]) {
-        return Fail(codes::CH0705, rv.offset(), Cat(what, " covers resource `", rv.as_string(), "` twice"));
-      }
-      covered[index] = true;
-      group.covered_resources.push_back(index);
+      group.covered_resources.push_back(Resource(rv.as_string()));
     }
     ASSIGN_OR_RETURN(const json::Value* fl, OptArray(gv, "flavors", Cat("a resource group of ", what)));
-    if (fl == nullptr || fl->size() == 0) {
-      return Fail(codes::CH0707, gv.offset(), Cat("a resource group of ", what, " has no flavors"));
-    }
-    for (size_t f = 0; f < fl->size(); ++f) {
+    for (size_t f = 0; fl != nullptr && f < fl->size(); ++f) {
       const json::Value& fv = fl->at(f);
       RETURN_IF_ERROR(CheckKeys(fv, Cat("a flavor of ", what), {"name", "quotas", "resources"}));
       ASSIGN_OR_RETURN(std::string name, Name(fv, Cat("a flavor of ", what)));
@@ -472,29 +502,16 @@ absl::Status Loader::LoadResourceGroups(const json::Value& owner, std::string_vi
         return Fail(codes::CH0706, fv.offset(), Cat(what, " uses unknown resource flavor `", name,
                                      "` (not in `resource_flavors`)"));
       }
-      if (flavor_used[it->second]) {
-        return Fail(codes::CH0705, fv.offset(), Cat(what, " lists flavor `", name, "` twice"));
-      }
-      flavor_used[it->second] = true;
       std::string fwhat = Cat("flavor `", name, "` of ", what);
       FlavorQuotas fq;
       fq.flavor = it->second;
-      const json::Value* quotas = fv.Find("quotas");
-      if (quotas == nullptr) quotas = fv.Find("resources");
+      const json::Value* quotas = QuotasOf(fv);
       if (quotas == nullptr || !quotas->is_object()) {
         return Fail(codes::CH0702, fv.offset(), Cat(fwhat, " needs `quotas`: {resource: {nominal, borrowing_limit, lending_limit}}"));
       }
       for (size_t q = 0; q < quotas->size(); ++q) {
         std::string_view rname = quotas->key(q);
         int r = Resource(rname);
-        if (std::find(group.covered_resources.begin(), group.covered_resources.end(), r) ==
-            group.covered_resources.end()) {
-          return Fail(codes::CH0707, quotas->key_offset(q), Cat(fwhat, " has a quota for `", rname,
-                                                 "`, which its resource group does not cover"));
-        }
-        for (const ResourceQuota& seen : fq.resources) {
-          if (seen.resource == r) return Fail(codes::CH0705, quotas->key_offset(q), Cat(fwhat, " lists `", rname, "` twice"));
-        }
         std::string rwhat = Cat("the `", rname, "` quota of ", fwhat);
         const json::Value& qv = quotas->member(q);
         ResourceQuota rq;
@@ -506,49 +523,47 @@ absl::Status Loader::LoadResourceGroups(const json::Value& owner, std::string_vi
           ASSIGN_OR_RETURN(rq.nominal, ParseQuantity(*nominal, r, Cat("the nominal ", rwhat.substr(4))));
           if (const json::Value* b = qv.Find("borrowing_limit"); b != nullptr && !b->is_null()) {
             ASSIGN_OR_RETURN(rq.borrowing_limit, ParseQuantity(*b, r, Cat("the borrowing limit in ", rwhat)));
-            if (!has_parent) return no_parent(*b, "borrowing", rwhat);
           }
           if (const json::Value* l = qv.Find("lending_limit"); l != nullptr && !l->is_null()) {
             ASSIGN_OR_RETURN(rq.lending_limit, ParseQuantity(*l, r, Cat("the lending limit in ", rwhat)));
-            if (!has_parent) return no_parent(*l, "lending", rwhat);
-            if (*rq.lending_limit > rq.nominal) {
-              return Fail(codes::CH0707, l->offset(),
-                          Cat("the lending limit in ", rwhat, " (",
-                              internal::schedule::FormatQuantity(*rq.lending_limit, IsMilli(r)),
-                              ") is above its nominal quota (",
-                              internal::schedule::FormatQuantity(rq.nominal, IsMilli(r)), ")"));
-            }
           }
         } else {
           ASSIGN_OR_RETURN(rq.nominal, ParseQuantity(qv, r, Cat("the nominal ", rwhat.substr(4))));
         }
-        // The quota tree adds quotas up exactly: they must fit in 64 bits
-        // together, and a nominal quota with its borrowing limit.
-        int64_t reach = 0;
-        if (rq.borrowing_limit.has_value() && __builtin_add_overflow(rq.nominal, *rq.borrowing_limit, &reach)) {
-          return Fail(codes::CH0704, qv.offset(), Cat(rwhat, ": the nominal quota and the borrowing limit add up to "
-                                                      "more than 2^63-1"));
-        }
-        if (static_cast<size_t>(r) >= quota_total_.size()) quota_total_.resize(r + 1, 0);
-        if (__builtin_add_overflow(quota_total_[r], rq.nominal, &quota_total_[r])) {
-          return Fail(codes::CH0704, qv.offset(), Cat("with ", rwhat, ", the nominal quotas of `", rname,
-                                                      "` add up to more than 2^63-1"));
-        }
         fq.resources.push_back(rq);
-      }
-      for (int r : group.covered_resources) {
-        bool found = std::any_of(fq.resources.begin(), fq.resources.end(),
-                                 [r](const ResourceQuota& q) { return q.resource == r; });
-        if (!found) {
-          return Fail(codes::CH0707, quotas->offset(), Cat(fwhat, " has no quota for covered resource `",
-                                            state_.resources[r], "`"));
-        }
       }
       group.flavors.push_back(std::move(fq));
     }
     out->push_back(std::move(group));
   }
-  return absl::OkStatus();
+  std::optional<internal::schedule::ConfigFault> fault =
+      internal::schedule::CheckResourceGroups(state_, *out, what, is_queue, has_parent, &quota_total_);
+  if (!fault.has_value()) return absl::OkStatus();
+  // The place of the fault in the JSON.
+  using internal::schedule::FaultField;
+  const json::Value& gv = groups->at(fault->group);
+  uint32_t offset = gv.offset();
+  if (fault->field == FaultField::kCoveredResource) {
+    offset = gv.Find("covered_resources")->at(fault->item).offset();
+  } else if (fault->flavor >= 0) {
+    const json::Value& fv = gv.Find("flavors")->at(fault->flavor);
+    const json::Value* quotas = QuotasOf(fv);
+    const json::Value* qv = fault->quota >= 0 ? &quotas->member(fault->quota) : nullptr;
+    auto field_of = [&](std::string_view key) {
+      const json::Value* v = qv->is_object() ? qv->Find(key) : nullptr;
+      return v != nullptr ? v->offset() : qv->offset();
+    };
+    switch (fault->field) {
+      case FaultField::kQuotas: offset = quotas->offset(); break;
+      case FaultField::kQuotaResource: offset = quotas->key_offset(fault->quota); break;
+      case FaultField::kQuota: offset = qv->offset(); break;
+      case FaultField::kNominal: offset = field_of("nominal"); break;
+      case FaultField::kBorrowingLimit: offset = field_of("borrowing_limit"); break;
+      case FaultField::kLendingLimit: offset = field_of("lending_limit"); break;
+      default: offset = fv.offset(); break;
+    }
+  }
+  return Fail(CodeOf(fault->kind), offset, fault->message);
 }
 
 absl::StatusOr<PreemptionPolicy> Loader::Policy(const json::Value& v, std::string_view key,
@@ -592,10 +607,8 @@ absl::Status Loader::LoadPreemption(const json::Value& v, std::string_view what,
       }
     }
   }
-  if (out->reclaim_within_cohort == PreemptionPolicy::kNever &&
-      out->borrow_within_cohort != PreemptionPolicy::kNever) {
-    return Fail(codes::CH0707, v.offset(), Cat(what, " sets `borrow_within_cohort` while `reclaim_within_cohort` is Never "
-                                      "(Kueue refuses this combination)"));
+  if (auto fault = internal::schedule::CheckPreemption(*out, what)) {
+    return Fail(CodeOf(fault->kind), v.offset(), fault->message);
   }
   return absl::OkStatus();
 }
@@ -633,12 +646,8 @@ absl::Status Loader::LoadFungibility(const json::Value& v, std::string_view what
     return Fail(codes::CH0707, v.Find("preference")->offset(),
                 Cat("`preference` of ", what, " is `BorrowingOverPreemption` or `PreemptionOverBorrowing`"));
   }
-  if (out->preference != FungibilityPreference::kUnset &&
-      (out->when_can_borrow != FungibilityPolicy::kTryNextFlavor ||
-       out->when_can_preempt != FungibilityPolicy::kTryNextFlavor)) {
-    return Fail(codes::CH0707, v.Find("preference")->offset(),
-                Cat("`preference` of ", what, " needs `when_can_borrow` and `when_can_preempt` both `TryNextFlavor` "
-                                              "(Kueue refuses it otherwise)"));
+  if (auto fault = internal::schedule::CheckFungibility(*out, what)) {
+    return Fail(CodeOf(fault->kind), v.Find("preference")->offset(), fault->message);
   }
   return absl::OkStatus();
 }
@@ -685,7 +694,9 @@ absl::Status Loader::LoadClusterQueues(const json::Value* v) {
     }
     if (const json::Value* w = c.Find("fair_weight"); w != nullptr && !w->is_null()) {
       ASSIGN_OR_RETURN(cq.fair_weight, Number(*w, Cat("the fair weight of ", what)));
-      if (cq.fair_weight < 0) return Fail(codes::CH0704, w->offset(), Cat("the fair weight of ", what, " is negative"));
+      if (auto fault = internal::schedule::CheckFairWeight(cq.fair_weight, what)) {
+        return Fail(CodeOf(fault->kind), w->offset(), fault->message);
+      }
     }
     ASSIGN_OR_RETURN(std::string_view implements, OptString(c, "implements", what));
     cq.implements = std::string(implements);
@@ -717,6 +728,9 @@ absl::Status Loader::LoadLocalQueues(const json::Value* v) {
     ASSIGN_OR_RETURN(std::string_view ns, OptString(l, "namespace", Cat("local queue `", lq.name, "`")));
     lq.namespace_name = std::string(ns);
     std::string what = Cat("local queue `", lq.namespace_name, "/", lq.name, "`");
+    if (auto fault = internal::schedule::CheckLocalQueueName(lq)) {
+      return Fail(CodeOf(fault->kind), l.Find("name")->offset(), fault->message);
+    }
     for (const LocalQueue& seen : state_.local_queues) {
       if (seen.namespace_name == lq.namespace_name && seen.name == lq.name) {
         return Fail(codes::CH0705, l.offset(), Cat(what, " is listed twice"));
@@ -889,6 +903,10 @@ absl::Status Loader::LoadWorkloads(const json::Value* v, bool admitted) {
 
 absl::StatusOr<State> LoadState(std::string_view json, const LoadOptions& options) {
   return Loader(json, options).Load();
+}
+
+absl::StatusOr<State> LoadWorkloads(const State& config, std::string_view json, const LoadOptions& options) {
+  return Loader(json, options).LoadOnto(config);
 }
 
 }  // namespace charter::schedule

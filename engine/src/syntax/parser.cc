@@ -139,8 +139,8 @@ class DiagnosticListener : public antlr4::BaseErrorListener {
 // Builds the AST from a parse tree that parsed without syntax errors.
 class AstBuilder {
  public:
-  AstBuilder(const OffsetMap& map, Diagnostics* diagnostics, int max_depth)
-      : map_(map), diags_(diagnostics), max_depth_(max_depth) {}
+  AstBuilder(const OffsetMap& map, Diagnostics* diagnostics, int max_depth, std::string_view text = {})
+      : map_(map), diags_(diagnostics), max_depth_(max_depth), text_(text) {}
 
   bool BuildPolicy(CP::PolicyContext* ctx, size_t index, ast::Policy* out) {
     size_t errors_before = diags_->size();
@@ -190,6 +190,21 @@ class AstBuilder {
     std::unique_ptr<ast::Expr> e = Expr(ctx);
     CheckDepth(*e);
     return e;
+  }
+
+  // A scheduling declaration. Its nesting is bounded by CheckNesting, so the
+  // recursion over blocks is too.
+  bool BuildDeclaration(CP::DeclarationContext* ctx, ast::DeclEntry* out) {
+    size_t errors_before = diags_->size();
+    DeclEntry(ctx->declEntry(), out);
+    return diags_->size() == errors_before;
+  }
+
+  // The head word of a declaration and the names after it, for CH0800.
+  Span DeclarationHead(CP::DeclarationContext* ctx) {
+    CP::DeclEntryContext* e = ctx->declEntry();
+    auto words = e->declWord();
+    return {SpanOf(words.front()).begin, SpanOf(words.back()).end};
   }
 
  private:
@@ -741,16 +756,92 @@ class AstBuilder {
     return out;
   }
 
+  ast::DeclEntry::Word DeclWord(CP::DeclWordContext* ctx) {
+    ast::DeclEntry::Word w;
+    w.span = SpanOf(ctx);
+    if (ctx->STRING() != nullptr) {
+      w.quoted = true;
+      w.text = Unescape(ctx->STRING()->getSymbol(), false, nullptr);
+    } else {
+      w.text = ctx->getText();
+    }
+    return w;
+  }
+
+  void DeclEntry(CP::DeclEntryContext* ctx, ast::DeclEntry* out) {
+    out->span = SpanOf(ctx);
+    auto words = ctx->declWord();
+    out->head = DeclWord(words[0]);
+    for (size_t i = 1; i < words.size(); ++i) out->names.push_back(DeclWord(words[i]));
+    CP::DeclBodyContext* body = ctx->declBody();
+    if (auto* setting = dynamic_cast<CP::DeclSettingContext*>(body)) {
+      out->body = ast::DeclEntry::Body::kSetting;
+      auto values = setting->declValue();
+      auto modifiers = setting->IDENT();
+      DeclValue(values[0], &out->value);
+      for (size_t i = 0; i < modifiers.size() && i + 1 < values.size(); ++i) {
+        ast::DeclEntry::Modifier m;
+        m.word.text = modifiers[i]->getText();
+        m.word.span = SpanOf(modifiers[i]->getSymbol());
+        DeclValue(values[i + 1], &m.value);
+        out->modifiers.push_back(std::move(m));
+      }
+    } else if (auto* block = dynamic_cast<CP::DeclBlockContext*>(body)) {
+      out->body = ast::DeclEntry::Body::kBlock;
+      for (CP::DeclEntryContext* e : block->declEntry()) {
+        out->entries.emplace_back();
+        DeclEntry(e, &out->entries.back());
+      }
+    } else {
+      out->body = ast::DeclEntry::Body::kBare;
+    }
+  }
+
+  void DeclValue(CP::DeclValueContext* ctx, ast::DeclValue* out) {
+    out->span = SpanOf(ctx);
+    if (dynamic_cast<CP::DeclNumberContext*>(ctx) != nullptr) {
+      // The source text as written, spaces included: the declarations'
+      // reader refuses a quantity that spaces split (`64 Gi`).
+      out->kind = ast::DeclValue::Kind::kNumber;
+      out->text = std::string(text_.substr(out->span.begin, out->span.end - out->span.begin));
+    } else if (auto* str = dynamic_cast<CP::DeclStringContext*>(ctx)) {
+      out->kind = ast::DeclValue::Kind::kString;
+      out->text = Unescape(str->STRING()->getSymbol(), false, nullptr);
+    } else if (dynamic_cast<CP::DeclTrueContext*>(ctx) != nullptr) {
+      out->kind = ast::DeclValue::Kind::kBool;
+      out->flag = true;
+    } else if (dynamic_cast<CP::DeclFalseContext*>(ctx) != nullptr) {
+      out->kind = ast::DeclValue::Kind::kBool;
+    } else if (auto* entity = dynamic_cast<CP::DeclEntityContext*>(ctx)) {
+      out->kind = ast::DeclValue::Kind::kEntity;
+      ast::EntityRef e = Entity(entity->entityRef());
+      out->text = std::move(e.type);
+      out->id = std::move(e.id);
+    } else if (auto* word = dynamic_cast<CP::DeclWordValueContext*>(ctx)) {
+      out->kind = ast::DeclValue::Kind::kWord;
+      out->text = PathText(word->path());
+    } else if (auto* list = dynamic_cast<CP::DeclListContext*>(ctx)) {
+      out->kind = ast::DeclValue::Kind::kList;
+      for (CP::DeclValueContext* v : list->declValue()) {
+        out->items.emplace_back();
+        DeclValue(v, &out->items.back());
+      }
+    }
+  }
+
   const OffsetMap& map_;
   Diagnostics* diags_;
   int max_depth_;
+  std::string_view text_;
 };
 
 // Rejects nesting deeper than the limit before the recursive-descent parser
 // sees it. Brackets open a level; each `if` opens one that lasts until the
 // enclosing bracket closes (an over-estimate, never an under-estimate).
+// In .charter text (`blocks`) a `;` ends a line inside a declaration's
+// braces, so it ends a policy only outside every bracket.
 bool CheckNesting(antlr4::CommonTokenStream& tokens, const OffsetMap& map, int max_nesting,
-                  Diagnostics* diagnostics) {
+                  Diagnostics* diagnostics, bool blocks = false) {
   std::vector<int> ifs_at_level{0};
   int depth = 0;
   for (antlr4::Token* t : tokens.getTokens()) {
@@ -766,7 +857,7 @@ bool CheckNesting(antlr4::CommonTokenStream& tokens, const OffsetMap& map, int m
       } else if ((s == ")" || s == "]" || s == "}") && ifs_at_level.size() > 1) {
         depth -= ifs_at_level.back() + 1;
         ifs_at_level.pop_back();
-      } else if (s == ";") {
+      } else if (s == ";" && (!blocks || ifs_at_level.size() == 1)) {
         ifs_at_level.assign(1, 0);
         depth = 0;
       }
@@ -821,12 +912,90 @@ bool AcceptableText(const std::string& text, std::string_view what, const Compil
 
 }  // namespace
 
+bool IsCharterSource(const SourceFile& source, const CompileOptions& options) {
+  switch (options.language) {
+    case SourceLanguage::kCedar: return false;
+    case SourceLanguage::kCharter: return true;
+    case SourceLanguage::kAuto: break;
+  }
+  std::string_view name = source.name();
+  constexpr std::string_view kExtension = ".charter";
+  return name.size() >= kExtension.size() && name.substr(name.size() - kExtension.size()) == kExtension;
+}
+
+namespace {
+
+// The two-stage parse (ANTLR's recommended strategy): SLL prediction, which
+// never falls back to full-context prediction, bailing out at the first
+// syntax error; only then the whole text again in full LL mode with error
+// recovery, reporting to `listener` (when not null). The grammar's one true
+// ambiguity (a scope variable is a `varRef` and a one-name `path`) is
+// resolved the same way in both modes, by the first alternative; full LL
+// resolved it anew at every variable, which was most of the time of a
+// compile.
+template <typename Context>
+Context* ParseTwoStage(antlr4::CommonTokenStream& tokens, antlr4::ANTLRErrorListener* listener,
+                       Context* (CharterParser::*rule)(), std::unique_ptr<CharterParser>* parser) {
+  tokens.seek(0);
+  *parser = std::make_unique<CharterParser>(&tokens);
+  CharterParser& p = **parser;
+  p.removeErrorListeners();
+  p.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::SLL);
+  p.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+  try {
+    return (p.*rule)();
+  } catch (const antlr4::ParseCancellationException&) {
+  }
+  tokens.seek(0);
+  p.reset();
+  p.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
+  p.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::LL);
+  if (listener != nullptr) p.addErrorListener(listener);
+  return (p.*rule)();
+}
+
+// Counts syntax errors without reporting them.
+class CountingListener : public antlr4::BaseErrorListener {
+ public:
+  void syntaxError(antlr4::Recognizer*, antlr4::Token*, size_t, size_t, const std::string&,
+                   std::exception_ptr) override {
+    ++count_;
+  }
+  size_t count() const { return count_; }
+
+ private:
+  size_t count_ = 0;
+};
+
+// The policies of a parse tree into `set`, numbering unnamed ones from
+// `first_index`; after a syntax error, only those that parsed whole.
+void AddPolicies(const std::vector<CP::PolicyContext*>& policies, bool had_errors, size_t first_index,
+                 AstBuilder* builder, Diagnostics* diagnostics, ast::PolicySet* set) {
+  std::set<std::string> ids;
+  for (size_t i = 0; i < policies.size(); ++i) {
+    ast::Policy policy;
+    // After a syntax error, the policies that parsed whole are still
+    // checked, so that one run reports every fault it can.
+    if (had_errors && !ParsedWhole(policies[i])) continue;
+    if (!builder->BuildPolicy(policies[i], first_index + i, &policy)) continue;
+    if (!ids.insert(policy.id).second) {
+      diagnostics->Error(codes::CH0125, policy.span, Cat("duplicate policy id `", policy.id, "`"),
+                         "every policy's `@id` must be unique in the policy set");
+      continue;
+    }
+    set->policies.push_back(std::move(policy));
+  }
+}
+
+}  // namespace
+
 ast::PolicySet ParsePolicySet(const SourceFile& source, const CompileOptions& options,
-                              Diagnostics* diagnostics) {
+                              Diagnostics* diagnostics, size_t first_index) {
   ast::PolicySet set;
   size_t before = diagnostics->size();
   const std::string& text = source.text();
   if (!AcceptableText(text, "policy text", options, diagnostics)) return set;
+  const bool charter = IsCharterSource(source, options);
   try {
     OffsetMap map(text);
     antlr4::ANTLRInputStream input(text);
@@ -834,51 +1003,49 @@ ast::PolicySet ParsePolicySet(const SourceFile& source, const CompileOptions& op
     lexer.removeErrorListeners();
     antlr4::CommonTokenStream tokens(&lexer);
     tokens.fill();
-    if (!CheckNesting(tokens, map, options.max_nesting, diagnostics)) return set;
-    // Two-stage parsing (ANTLR's recommended strategy): SLL prediction,
-    // which never falls back to full-context prediction, bailing out at the
-    // first syntax error; only then the whole text again in full LL mode
-    // with error recovery and diagnostics. The grammar's one true ambiguity
-    // (a scope variable is a `varRef` and a one-name `path`) is resolved the
-    // same way in both modes, by the first alternative; full LL resolved it
-    // anew at every variable, which was most of the time of a compile.
-    CharterParser parser(&tokens);
+    if (!CheckNesting(tokens, map, options.max_nesting, diagnostics, charter)) return set;
+    std::unique_ptr<CharterParser> parser;
     DiagnosticListener listener(map, diagnostics, options.max_errors);
-    parser.removeErrorListeners();
-    parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
-        antlr4::atn::PredictionMode::SLL);
-    parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
-    CharterParser::PolicySetContext* tree = nullptr;
-    try {
-      tree = parser.policySet();
-    } catch (const antlr4::ParseCancellationException&) {
-      tree = nullptr;
-    }
-    if (tree == nullptr) {
-      tokens.seek(0);
-      parser.reset();
-      parser.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
-      parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
-          antlr4::atn::PredictionMode::LL);
-      parser.addErrorListener(&listener);
-      tree = parser.policySet();
-    }
-    AstBuilder builder(map, diagnostics, options.max_expression_depth);
-    std::set<std::string> ids;
-    auto policies = tree->policy();
-    for (size_t i = 0; i < policies.size(); ++i) {
-      ast::Policy policy;
-      // After a syntax error, the policies that parsed whole are still
-      // checked, so that one run reports every fault it can.
-      if (listener.count() > 0 && !ParsedWhole(policies[i])) continue;
-      if (!builder.BuildPolicy(policies[i], i, &policy)) continue;
-      if (!ids.insert(policy.id).second) {
-        diagnostics->Error(codes::CH0125, policy.span,
-                           Cat("duplicate policy id `", policy.id, "`"),
-                           "every policy's `@id` must be unique in the policy set");
-        continue;
+    AstBuilder builder(map, diagnostics, options.max_expression_depth, text);
+    if (!charter) {
+      CharterParser::PolicySetContext* tree =
+          ParseTwoStage(tokens, &listener, &CharterParser::policySet, &parser);
+      if (listener.count() == 0) {
+        AddPolicies(tree->policy(), false, first_index, &builder, diagnostics, &set);
+        diagnostics->Truncate(before + options.max_errors);
+        return set;
       }
-      set.policies.push_back(std::move(policy));
+      // Cedar text that does not parse: if it parses as .charter text, its
+      // faults are scheduling declarations, which only .charter files may
+      // hold (CH0800).
+      CountingListener silent;
+      std::unique_ptr<CharterParser> charter_parser;
+      CharterParser::CharterFileContext* as_charter =
+          ParseTwoStage(tokens, &silent, &CharterParser::charterFile, &charter_parser);
+      if (silent.count() > 0 || as_charter->declaration().empty()) {
+        AddPolicies(tree->policy(), true, first_index, &builder, diagnostics, &set);
+        diagnostics->Truncate(before + options.max_errors);
+        return set;
+      }
+      diagnostics->Truncate(before);
+      for (CP::DeclarationContext* d : as_charter->declaration()) {
+        std::string word = d->declEntry()->declWord(0)->getText();
+        diagnostics->Error(codes::CH0800, builder.DeclarationHead(d),
+                           Cat("a scheduling declaration (`", word, "`) in Cedar text"),
+                           "Cedar files hold Cedar policies only: move the declaration to a .charter file");
+      }
+      AddPolicies(as_charter->policy(), false, first_index, &builder, diagnostics, &set);
+      diagnostics->Truncate(before + options.max_errors);
+      return set;
+    }
+    CharterParser::CharterFileContext* tree =
+        ParseTwoStage(tokens, &listener, &CharterParser::charterFile, &parser);
+    const bool had_errors = listener.count() > 0;
+    AddPolicies(tree->policy(), had_errors, first_index, &builder, diagnostics, &set);
+    for (CP::DeclarationContext* d : tree->declaration()) {
+      if (had_errors && !ParsedWhole(d)) continue;
+      ast::DeclEntry entry;
+      if (builder.BuildDeclaration(d, &entry)) set.declarations.push_back(std::move(entry));
     }
     diagnostics->Truncate(before + options.max_errors);
   } catch (const std::exception& e) {

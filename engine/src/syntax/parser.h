@@ -10,10 +10,17 @@
 
 namespace charter::internal {
 
-// Parses a whole policy set. Every fault goes into `diagnostics`; the
-// returned set holds the policies that parsed cleanly. Never throws.
+// Whether `source` is .charter text (Cedar policies and scheduling
+// declarations) rather than Cedar text: CompileOptions::language, or with
+// kAuto a name that ends in `.charter`.
+bool IsCharterSource(const SourceFile& source, const CompileOptions& options);
+
+// Parses a whole policy set (and, in .charter text, its scheduling
+// declarations). Every fault goes into `diagnostics`; the returned set
+// holds the policies and declarations that parsed cleanly. A policy without
+// an `@id` is `policyN`, N counting from `first_index`. Never throws.
 ast::PolicySet ParsePolicySet(const SourceFile& source, const CompileOptions& options,
-                              Diagnostics* diagnostics);
+                              Diagnostics* diagnostics, size_t first_index = 0);
 
 // Parses one expression (a condition's body, without `when { }`), with the
 // same checks as in a policy. Every fault goes into `diagnostics`; the result

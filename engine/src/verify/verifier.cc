@@ -22,6 +22,7 @@
 #include "bytecode/operands.h"
 #include "common/utf8.h"
 #include "flatbuffers/flatbuffers.h"
+#include "schedule/bundle_table.h"
 
 namespace charter::internal {
 namespace {
@@ -175,7 +176,8 @@ absl::Status VerifyPolicy(const fb::Policy* p, size_t index, const fb::Bundle* b
 
 }  // namespace
 
-absl::StatusOr<const fb::Bundle*> VerifyBundle(std::string_view bytes, const VerifyOptions& options) {
+absl::StatusOr<const fb::Bundle*> VerifyBundle(std::string_view bytes, const VerifyOptions& options,
+                                               std::optional<::charter::schedule::State>* scheduling) {
   if (bytes.size() > options.max_bundle_bytes) return Bad("larger than the size limit");
   if (bytes.size() < 8 || bytes.size() >= FLATBUFFERS_MAX_BUFFER_SIZE) {
     return Bad("too small to be a bundle");
@@ -196,9 +198,17 @@ absl::StatusOr<const fb::Bundle*> VerifyBundle(std::string_view bytes, const Ver
   }
   const fb::Bundle* b = fb::GetBundle(data);
   if (!ElementsAligned(b->longs())) return Bad("long constants are not 8-byte aligned");
-  if (b->format_version() != kFormatVersion) {
-    return Bad(Cat("format version ", b->format_version(), ", this engine reads ",
-                            kFormatVersion));
+  if (b->format_version() < kOldestFormatVersion || b->format_version() > kFormatVersion) {
+    return Bad(Cat("format version ", b->format_version(), ", this engine reads ", kOldestFormatVersion, " to ",
+                   kFormatVersion,
+                   b->format_version() > kFormatVersion ? " (the bundle is newer: use the charter that built it)"
+                                                        : " (the bundle is older: rebuild it from its sources)"));
+  }
+  const uint32_t num_sources = b->sources() == nullptr ? 0 : b->sources()->size();
+  if (b->sources() != nullptr) {
+    for (const flatbuffers::String* s : *b->sources()) {
+      if (!ValidString(s)) return Bad("source name is not valid UTF-8");
+    }
   }
   if (b->strings() != nullptr) {
     for (const flatbuffers::String* s : *b->strings()) {
@@ -256,10 +266,18 @@ absl::StatusOr<const fb::Bundle*> VerifyBundle(std::string_view bytes, const Ver
     for (uint32_t i = 0; i < policies->size(); ++i) {
       absl::Status s = VerifyPolicy(policies->Get(i), i, b, options);
       if (!s.ok()) return s;
+      if (policies->Get(i)->source() > 0 && policies->Get(i)->source() >= num_sources) {
+        return Bad(Cat("policy `", policies->Get(i)->id()->string_view(), "`: source out of range"));
+      }
       if (!ids.insert(policies->Get(i)->id()->string_view()).second) {
         return Bad(Cat("duplicate policy id `", policies->Get(i)->id()->string_view(), "`"));
       }
     }
+  }
+  if (b->scheduling() != nullptr) {
+    absl::StatusOr<::charter::schedule::State> config = schedule::ReadSchedulingTable(*b->scheduling());
+    if (!config.ok()) return Bad(ToStd(config.status().message()));
+    if (scheduling != nullptr) *scheduling = *std::move(config);
   }
   return b;
 }

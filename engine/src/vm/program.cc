@@ -5,7 +5,8 @@
 
 namespace charter::internal {
 
-Program::Program(Bundle bundle, const fb::Bundle* root) : bundle_(std::move(bundle)), root_(root) {
+Program::Program(Bundle bundle, const fb::Bundle* root, std::optional<::charter::schedule::State> scheduling)
+    : bundle_(std::move(bundle)), root_(root), scheduling_(std::move(scheduling)) {
   if (root_->strings() != nullptr) {
     for (const flatbuffers::String* s : *root_->strings()) {
       strings_.push_back(Value::String(s->string_view()));

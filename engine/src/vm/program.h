@@ -4,11 +4,13 @@
 #define CHARTER_VM_PROGRAM_H_
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "charter/bundle.h"
 #include "charter/bundle_generated.h"
+#include "charter/schedule.h"
 #include "value/value.h"
 #include "vm/scope_index.h"
 
@@ -35,8 +37,9 @@ struct RecordShapeView {
 
 class Program {
  public:
-  // INVARIANT: `root` points into `bundle` and has passed VerifyBundle.
-  Program(Bundle bundle, const fb::Bundle* root);
+  // INVARIANT: `root` points into `bundle` and has passed VerifyBundle,
+  // which read `scheduling` from it.
+  Program(Bundle bundle, const fb::Bundle* root, std::optional<::charter::schedule::State> scheduling = std::nullopt);
 
   const fb::Bundle* root() const { return root_; }
   const std::vector<PolicyCode>& policies() const { return policies_; }
@@ -57,6 +60,8 @@ class Program {
   // The fingerprint of the schema a typed bundle was compiled with, or empty.
   std::string_view schema_fingerprint() const { return schema_fingerprint_; }
   const ScopeIndex& scope_index() const { return scope_index_; }
+  // The bundle's scheduling configuration, or null.
+  const ::charter::schedule::State* scheduling() const { return scheduling_ ? &*scheduling_ : nullptr; }
 
  private:
   Bundle bundle_;
@@ -71,6 +76,7 @@ class Program {
   std::vector<Value> const_sets_;  // each points into const_set_elements_
   std::string_view schema_fingerprint_;
   ScopeIndex scope_index_;  // built last, from the tables above
+  std::optional<::charter::schedule::State> scheduling_;
 };
 
 }  // namespace charter::internal
