@@ -24,6 +24,7 @@
 namespace charter {
 
 namespace internal {
+class ApiAccess;  // access/access.h
 class Program;
 }  // namespace internal
 
@@ -58,6 +59,8 @@ class CHARTER_API Engine {
   std::vector<std::string> policy_ids() const;
 
  private:
+  // The library reaches the program through internal::ApiAccess.
+  friend class internal::ApiAccess;
   explicit Engine(std::shared_ptr<const internal::Program> program);
   std::shared_ptr<const internal::Program> program_;
 };

@@ -1,6 +1,6 @@
 // How the library's own code reaches what a public object holds: the entity
 // store behind an Entities, the data behind a Request, the schema behind a
-// Schema. The public headers hand none of these out; a user of the library
+// Schema, the program behind an Engine. The public headers hand none of these out; a user of the library
 // cannot include this header (it is under engine/src/). A stage of its own,
 // below every stage that implements part of the public API (check, interp,
 // api), and above the stages whose data it hands out.
@@ -12,6 +12,7 @@
 #include <memory>
 #include <utility>
 
+#include "charter/engine.h"
 #include "charter/entities.h"
 #include "charter/request.h"
 #include "charter/schema.h"
@@ -31,6 +32,8 @@ class ApiAccess {
   static Request MakeRequest(std::shared_ptr<const RequestData> data) { return Request(std::move(data)); }
 
   static const SchemaData& Data(const Schema& s) { return *s.data_; }
+  // The verified program (vm/program.h; only declared here).
+  static const std::shared_ptr<const Program>& SharedProgram(const Engine& e) { return e.program_; }
   static const SchemaModel& Model(const Schema& s) { return s.data_->model; }
 };
 
