@@ -2,18 +2,26 @@
 // a state file, or cycles applied one after another until the state settles.
 //
 //   charter schedule --state FILE [--scenario ID] [--format text|json]
-//   charter simulate --state FILE [--scenario ID] [--cycles N] [--format text|json]
+//                    [--policies RULES [--policies ...] [--schema S ...] [--entities E]]
+//   charter simulate --state FILE [--scenario ID] [--cycles N] [--format text|json] [rules as above]
 //
 // Both exit 0 once the cycles ran; any error exits 1 and prints nothing on
-// stdout.
+// stdout. With --policies, the cycle consults the scheduling rules of those
+// files (docs/scheduling.md, "Scheduling rules").
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "charter/charter.h"
 #include "charter/schedule.h"
+#include "charter/schema.h"
 #include "command.h"
 #include "files.h"
+#include "load.h"
 #include "report.h"
 
 namespace charter::cli {
@@ -25,7 +33,86 @@ struct ScheduleFlags {
   std::string format = "text";
   int cycles = 0;  // simulate: 0 = until stable (at most 1000)
   bool hyperpod = false;
+  // Scheduling rules: policy files, the schema files they are validated
+  // against (read as one schema), and the entities the cycle's own lie over.
+  std::vector<std::string> policies;
+  std::vector<std::string> schemas;
+  std::string entities;
 };
+
+// Several schema files read as one (Cedar's schema text: a schema may hold
+// several namespaces, so the files are joined); a fault is reported in the
+// file it is in, at its own line and column.
+absl::StatusOr<Schema> LoadSchemas(const std::vector<std::string>& paths) {
+  if (paths.size() == 1) return LoadSchema(paths[0]);
+  std::vector<SourceFile> files;
+  std::string joined;
+  std::vector<uint32_t> starts;
+  for (const std::string& path : paths) {
+    absl::StatusOr<std::string> text = ReadFile(path, size_t{16} << 20);
+    if (!text.ok()) return text.status();
+    if (text->find_first_not_of(" \t\r\n") != std::string::npos && (*text)[text->find_first_not_of(" \t\r\n")] == '{') {
+      return absl::InvalidArgumentError(
+          WithPath(path, "several schemas are joined as Cedar schema text; this one is in the JSON format"));
+    }
+    starts.push_back(static_cast<uint32_t>(joined.size()));
+    joined += *text;
+    joined += "\n";
+    files.emplace_back(path, *std::move(text));
+  }
+  SourceFile all(absl::StrJoin(paths, " + "), joined);
+  Diagnostics diagnostics;
+  absl::StatusOr<Schema> schema = Schema::Parse(all, {}, &diagnostics);
+  if (schema.ok()) return schema;
+  std::string lines;
+  for (const Diagnostic& d : diagnostics.items()) {
+    size_t f = 0;
+    while (f + 1 < starts.size() && starts[f + 1] <= d.span.begin) ++f;
+    Diagnostic local = d;
+    local.span.begin -= starts[f];
+    local.span.end = std::min<uint32_t>(d.span.end - starts[f], static_cast<uint32_t>(files[f].text().size()));
+    Diagnostics one;
+    one.Add(local);
+    absl::StrAppend(&lines, lines.empty() ? "" : "\n", OneLine(one.RenderShort(files[f])));
+  }
+  return absl::InvalidArgumentError(lines.empty() ? std::string(schema.status().message()) : lines);
+}
+
+// The scheduling rules of --policies (none without it). Permits that name a
+// scheduling action have no effect on the cycle: each is a warning.
+absl::StatusOr<std::optional<schedule::SchedulingRules>> LoadRules(const ScheduleFlags& flags) {
+  if (flags.policies.empty()) return std::nullopt;
+  std::optional<Schema> schema;
+  if (!flags.schemas.empty()) {
+    absl::StatusOr<Schema> loaded = LoadSchemas(flags.schemas);
+    if (!loaded.ok()) return loaded.status();
+    schema = *std::move(loaded);
+  }
+  CompileOptions options;
+  options.schema = schema.has_value() ? &*schema : nullptr;
+  std::vector<Engine> engines;
+  for (const std::string& path : flags.policies) {
+    absl::StatusOr<Bundle> bundle = CompilePolicyFile(path, "", options);
+    if (!bundle.ok()) return bundle.status();
+    absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
+    if (!engine.ok()) return absl::InternalError(WithPath(path, OneLine(engine.status().message())));
+    engines.push_back(*std::move(engine));
+  }
+  std::optional<Entities> entities;
+  if (!flags.entities.empty()) {
+    absl::StatusOr<Entities> loaded = LoadEntities(flags.entities, schema.has_value() ? &*schema : nullptr);
+    if (!loaded.ok()) return loaded.status();
+    entities = *std::move(loaded);
+  }
+  absl::StatusOr<schedule::SchedulingRules> rules =
+      schedule::SchedulingRules::Create(engines, entities.has_value() ? &*entities : nullptr);
+  if (!rules.ok()) return rules.status();
+  for (const std::string& id : rules->ignored_permits()) {
+    PrintWarning(absl::StrCat("permit `", Printable(id),
+                              "` names a scheduling action; scheduling rules only forbid, so it has no effect"));
+  }
+  return std::optional<schedule::SchedulingRules>(*std::move(rules));
+}
 
 absl::StatusOr<schedule::State> LoadStateFile(const ScheduleFlags& flags) {
   absl::StatusOr<std::string> text = ReadFile(flags.state, size_t{1} << 30);
@@ -39,7 +126,11 @@ absl::StatusOr<schedule::State> LoadStateFile(const ScheduleFlags& flags) {
 int RunSchedule(const ScheduleFlags& flags) {
   absl::StatusOr<schedule::State> state = LoadStateFile(flags);
   if (!state.ok()) return Fail(state.status());
-  absl::StatusOr<schedule::CycleResult> result = schedule::RunCycle(*state);
+  absl::StatusOr<std::optional<schedule::SchedulingRules>> rules = LoadRules(flags);
+  if (!rules.ok()) return Fail(rules.status());
+  schedule::CycleOptions options;
+  options.rules = rules->has_value() ? &**rules : nullptr;
+  absl::StatusOr<schedule::CycleResult> result = schedule::RunCycle(*state, options);
   if (!result.ok()) return Fail(result.status());
   return WriteStdout(flags.format == "json" ? result->ToJson() + "\n" : result->ToText()) ? kOk : kError;
 }
@@ -67,13 +158,17 @@ std::string Fingerprint(const schedule::State& s) {
 int RunSimulate(const ScheduleFlags& flags) {
   absl::StatusOr<schedule::State> state = LoadStateFile(flags);
   if (!state.ok()) return Fail(state.status());
+  absl::StatusOr<std::optional<schedule::SchedulingRules>> rules = LoadRules(flags);
+  if (!rules.ok()) return Fail(rules.status());
+  schedule::CycleOptions options;
+  options.rules = rules->has_value() ? &**rules : nullptr;
   const int limit = flags.cycles > 0 ? flags.cycles : 1000;
   std::string out = flags.format == "json" ? "[" : "";
   std::map<std::string, int> seen;  // fingerprint -> the cycle after which it was seen
   std::string loop;
   int cycle = 0;
   for (; cycle < limit; ++cycle) {
-    absl::StatusOr<schedule::CycleResult> result = schedule::RunCycle(*state);
+    absl::StatusOr<schedule::CycleResult> result = schedule::RunCycle(*state, options);
     if (!result.ok()) return Fail(result.status());
     const bool stable = schedule::IsStable(*state, *result);
     if (flags.format == "json") {
@@ -126,6 +221,17 @@ void AddCommonFlags(CLI::App* app, ScheduleFlags* flags) {
   app->add_option("--format", flags->format, "Output: text (default) or json")
       ->type_name("FORMAT")
       ->check(OneOf({"text", "json"}));
+  CLI::Option* policies =
+      app->add_option("--policies", flags->policies, "Scheduling rules (Cedar policies; may be given several times)")
+          ->type_name("FILE");
+  app->add_option("--schema", flags->schemas,
+                  "Schema to validate the rules against (several are read as one), e.g. "
+                  "stdlib/governance.cedarschema and stdlib/scheduling.cedarschema")
+      ->type_name("FILE")
+      ->needs(policies);
+  app->add_option("--entities", flags->entities, "Entities the rules may read (the cycle's own are added to them)")
+      ->type_name("FILE")
+      ->needs(policies);
 }
 
 }  // namespace
