@@ -187,9 +187,10 @@ FlavorFit FlavorAssigner::CheckBorrow(const WorkloadInfo& workload, int fr, int6
   if (assignment->reason.empty() || assignment->exceeds_max) {
     assignment->exceeds_max = false;
     assignment->reason = Cat("`", snapshot_.cluster_queue(workload.cluster_queue).name, "` needs ",
-                             snapshot_.Quantity(fr, val), " ", subject, ", which would borrow ",
+                             snapshot_.Quantity(fr, val), " ", subject, "; with it the queue would use ",
+                             snapshot_.Quantity(fr, SatAdd(facts.usage, val)), ", ",
                              snapshot_.Quantity(fr, facts.borrowed), " above its nominal quota of ",
-                             snapshot_.Quantity(fr, facts.nominal), ", and may not borrow it");
+                             snapshot_.Quantity(fr, facts.nominal), ", and it may not borrow");
   }
   *borrow = 0;
   return FlavorFit::kNoFit;
