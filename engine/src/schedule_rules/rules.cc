@@ -32,6 +32,7 @@
 #include "schedule/rules_hook.h"
 #include "schedule/snapshot.h"
 #include "schedule/tree.h"
+#include "schedule_rules/rules.h"
 #include "schedule_rules/schema_names.h"
 #include "value/value.h"
 #include "vm/program.h"
@@ -73,6 +74,15 @@ class Rules final : public RuleSet {
 class Cycle final : public CycleRules {
  public:
   Cycle(const Rules& rules, const Snapshot& snapshot);
+
+  // Builds every entity the cycle could need (BuildCycleEntities).
+  std::shared_ptr<const EntityStore> BuildAll() {
+    for (size_t q = 0; q < queue_uid_.size(); ++q) QueueUid(static_cast<int>(q));
+    for (size_t c = 0; c < cohort_uid_.size(); ++c) CohortUid(static_cast<int>(c));
+    for (const WorkloadInfo& w : snapshot_.pending()) PendingUid(w);
+    for (size_t a = 0; a < admitted_uid_.size(); ++a) AdmittedUid(static_cast<int>(a));
+    return store_view_;
+  }
 
   bool MayAdmit(const WorkloadInfo& head, const AdmitFacts& facts) override;
   bool MayBorrow(const WorkloadInfo& head, const BorrowFacts& facts) override;
@@ -416,6 +426,15 @@ bool Cycle::MayEvict(int admitted) {
 }
 
 }  // namespace
+
+std::shared_ptr<const EntityStore> BuildCycleEntities(const ::charter::schedule::State& state,
+                                                      std::shared_ptr<const EntityStore> base) {
+  const Snapshot snapshot(state);
+  const Rules rules({}, std::move(base));
+  Cycle cycle(rules, snapshot);
+  return cycle.BuildAll();
+}
+
 }  // namespace internal::schedule
 
 namespace schedule {
