@@ -91,11 +91,20 @@ absl::StatusOr<std::optional<schedule::SchedulingRules>> LoadRules(const Schedul
   CompileOptions options;
   options.schema = schema.has_value() ? &*schema : nullptr;
   std::vector<Engine> engines;
+  std::map<std::string, std::string> ids;  // rule id -> the file that has it
   for (const std::string& path : flags.policies) {
     absl::StatusOr<Bundle> bundle = CompilePolicyFile(path, "", options);
     if (!bundle.ok()) return bundle.status();
     absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
     if (!engine.ok()) return absl::InternalError(WithPath(path, OneLine(engine.status().message())));
+    for (const std::string& id : engine->policy_ids()) {
+      auto [it, added] = ids.emplace(id, path);
+      if (!added) {
+        return absl::InvalidArgumentError(WithPath(
+            path, absl::StrCat("the rule id `", Printable(id), "` is also in ", it->second,
+                               "; outcomes name rules by id, so ids must differ")));
+      }
+    }
     engines.push_back(*std::move(engine));
   }
   std::optional<Entities> entities;
