@@ -139,13 +139,14 @@ absl::StatusOr<Bundle> CompilePolicyFiles(const std::vector<std::string>& paths,
   return absl::Status(bundle.status().code(), errors);
 }
 
-absl::StatusOr<Engine> LoadEngineFrom(const std::string& bundle_path, const std::vector<std::string>& policies) {
+absl::StatusOr<Engine> LoadEngineFrom(const std::string& bundle_path, const std::vector<std::string>& policies,
+                                      const CompileOptions& options) {
   if (!bundle_path.empty()) {
     PolicySource source;
     source.bundle = bundle_path;
     return LoadEngine(source);
   }
-  absl::StatusOr<Bundle> bundle = CompilePolicyFiles(policies);
+  absl::StatusOr<Bundle> bundle = CompilePolicyFiles(policies, "", options);
   if (!bundle.ok()) return bundle.status();
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
   if (!engine.ok()) {

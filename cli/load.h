@@ -70,8 +70,10 @@ absl::StatusOr<Bundle> CompilePolicyFiles(const std::vector<std::string>& paths,
                                           const CompileOptions& options = {});
 
 // Loads the bundle (when `bundle` is not empty) or compiles the policy
-// files, and verifies the result into an Engine.
-absl::StatusOr<Engine> LoadEngineFrom(const std::string& bundle, const std::vector<std::string>& policies);
+// files (with `options`: a schema, limits), and verifies the result into an
+// Engine.
+absl::StatusOr<Engine> LoadEngineFrom(const std::string& bundle, const std::vector<std::string>& policies,
+                                      const CompileOptions& options = {});
 
 // Compiles the policies or loads the bundle, and verifies it into an Engine.
 // With `text` and --policies, the policy text is kept there.

@@ -1,25 +1,30 @@
 // `charter schedule` and `charter simulate`: one Kueue scheduling cycle over
 // a state, or cycles applied one after another until the state settles.
 //
-//   charter schedule (--bundle B | --policies FILE...) --workloads W [--format text|json]
+//   charter schedule (--bundle B | --policies FILE...) [--schema S...] [--entities E] --workloads W
+//                    [--now TIME] [--format text|json]
 //   charter schedule --state FILE [--scenario ID] [--hyperpod] [--workloads W [--now TIME]]
-//                    [--format text|json]
+//                    [--policies RULES... [--schema S...] [--entities E]] [--format text|json]
 //   charter simulate ... [--cycles N]
 //
 // The configuration comes from the scheduling declarations of a bundle or of
 // .charter files, and the workloads from W; or both from a state file, to
 // which W adds Kueue Workload objects.
 // Both exit 0 once the cycles ran; any error exits 1 and prints nothing on
-// stdout.
+// stdout. With --policies, the cycle consults the scheduling rules of those
+// files (docs/scheduling.md, "Scheduling rules").
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "charter/charter.h"
 #include "charter/kueue.h"
 #include "charter/schedule.h"
+#include "charter/schema.h"
 #include "command.h"
 #include "files.h"
 #include "load.h"
@@ -38,6 +43,10 @@ struct ScheduleFlags {
   std::string format = "text";
   int cycles = 0;  // simulate: 0 = until stable (at most 1000)
   bool hyperpod = false;
+  // The schema files the policies are validated against (read as one
+  // schema), and the entities the cycle's own lie over for the rules.
+  std::vector<std::string> schemas;
+  std::string entities;
 };
 
 // Kueue Workload objects (YAML or JSON) added to `state`, at --now.
@@ -77,6 +86,44 @@ absl::StatusOr<schedule::State> ReadWorkloads(const ScheduleFlags& flags, const 
   return schedule::LoadWorkloads(config, *text, options);
 }
 
+// Several schema files read as one (Cedar's schema text: a schema may hold
+// several namespaces, so the files are joined); a fault is reported in the
+// file it is in, at its own line and column.
+absl::StatusOr<Schema> LoadSchemas(const std::vector<std::string>& paths) {
+  if (paths.size() == 1) return LoadSchema(paths[0]);
+  std::vector<SourceFile> files;
+  std::string joined;
+  std::vector<uint32_t> starts;
+  for (const std::string& path : paths) {
+    absl::StatusOr<std::string> text = ReadFile(path, size_t{16} << 20);
+    if (!text.ok()) return text.status();
+    if (text->find_first_not_of(" \t\r\n") != std::string::npos && (*text)[text->find_first_not_of(" \t\r\n")] == '{') {
+      return absl::InvalidArgumentError(
+          WithPath(path, "several schemas are joined as Cedar schema text; this one is in the JSON format"));
+    }
+    starts.push_back(static_cast<uint32_t>(joined.size()));
+    joined += *text;
+    joined += "\n";
+    files.emplace_back(path, *std::move(text));
+  }
+  SourceFile all(absl::StrJoin(paths, " + "), joined);
+  Diagnostics diagnostics;
+  absl::StatusOr<Schema> schema = Schema::Parse(all, {}, &diagnostics);
+  if (schema.ok()) return schema;
+  std::string lines;
+  for (const Diagnostic& d : diagnostics.items()) {
+    size_t f = 0;
+    while (f + 1 < starts.size() && starts[f + 1] <= d.span.begin) ++f;
+    Diagnostic local = d;
+    local.span.begin -= starts[f];
+    local.span.end = std::min<uint32_t>(d.span.end - starts[f], static_cast<uint32_t>(files[f].text().size()));
+    Diagnostics one;
+    one.Add(local);
+    absl::StrAppend(&lines, lines.empty() ? "" : "\n", OneLine(one.RenderShort(files[f])));
+  }
+  return absl::InvalidArgumentError(lines.empty() ? std::string(schema.status().message()) : lines);
+}
+
 // A state file, with the Kueue Workload objects of W added to its workloads.
 absl::StatusOr<schedule::State> LoadStateFile(const ScheduleFlags& flags) {
   absl::StatusOr<std::string> text = ReadFile(flags.state, size_t{1} << 30);
@@ -99,18 +146,66 @@ absl::StatusOr<schedule::State> LoadStateFile(const ScheduleFlags& flags) {
   return state;
 }
 
+absl::StatusOr<schedule::State> LoadCompiledState(const ScheduleFlags& flags, const Engine& engine);
+
+// What a cycle starts from: its state, and the scheduling rules of the
+// bundle or policy files (none without them).
+struct Input {
+  schedule::State state;
+  std::optional<schedule::SchedulingRules> rules;
+};
+
+// The rules of a compiled bundle or policy files, over --entities. Permits
+// that name a scheduling action have no effect on the cycle: each is a
+// warning.
+absl::StatusOr<schedule::SchedulingRules> LoadRules(const ScheduleFlags& flags, const Engine& engine,
+                                                    const Schema* schema) {
+  std::optional<Entities> entities;
+  if (!flags.entities.empty()) {
+    absl::StatusOr<Entities> loaded = LoadEntities(flags.entities, schema);
+    if (!loaded.ok()) return loaded.status();
+    entities = *std::move(loaded);
+  }
+  absl::StatusOr<schedule::SchedulingRules> rules =
+      schedule::SchedulingRules::Create({engine}, entities.has_value() ? &*entities : nullptr);
+  if (!rules.ok()) return rules.status();
+  for (const std::string& id : rules->ignored_permits()) {
+    PrintWarning(absl::StrCat("permit `", Printable(id),
+                              "` names a scheduling action; scheduling rules only forbid, so it has no effect"));
+  }
+  return rules;
+}
+
 // The state of the first cycle: a state file, or the configuration the
 // bundle or policy files declare with the workloads of W.
-absl::StatusOr<schedule::State> LoadInput(const ScheduleFlags& flags) {
+absl::StatusOr<Input> LoadInput(const ScheduleFlags& flags) {
   const bool compiled = !flags.bundle.empty() || !flags.policies.empty();
   if (!compiled) {
     if (flags.state.empty()) return absl::InvalidArgumentError("give --state, or --bundle or --policies with --workloads");
-    return LoadStateFile(flags);
+    absl::StatusOr<schedule::State> state = LoadStateFile(flags);
+    if (!state.ok()) return state.status();
+    return Input{*std::move(state), std::nullopt};
   }
-  absl::StatusOr<Engine> engine = LoadEngineFrom(flags.bundle, flags.policies);
+  std::optional<Schema> schema;
+  if (!flags.schemas.empty()) {
+    absl::StatusOr<Schema> loaded = LoadSchemas(flags.schemas);
+    if (!loaded.ok()) return loaded.status();
+    schema = *std::move(loaded);
+  }
+  CompileOptions compile;
+  compile.schema = schema.has_value() ? &*schema : nullptr;
+  absl::StatusOr<Engine> engine = LoadEngineFrom(flags.bundle, flags.policies, compile);
   if (!engine.ok()) return engine.status();
+  absl::StatusOr<schedule::SchedulingRules> rules = LoadRules(flags, *engine, compile.schema);
+  if (!rules.ok()) return rules.status();
+  absl::StatusOr<schedule::State> state = LoadCompiledState(flags, *engine);
+  if (!state.ok()) return state.status();
+  return Input{*std::move(state), *std::move(rules)};
+}
+
+absl::StatusOr<schedule::State> LoadCompiledState(const ScheduleFlags& flags, const Engine& engine) {
   const std::string what = flags.bundle.empty() ? std::string("the policy files") : flags.bundle;
-  const schedule::State* config = engine->scheduling();
+  const schedule::State* config = engine.scheduling();
   if (!flags.state.empty()) {
     if (config != nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -128,9 +223,11 @@ absl::StatusOr<schedule::State> LoadInput(const ScheduleFlags& flags) {
 }
 
 int RunSchedule(const ScheduleFlags& flags) {
-  absl::StatusOr<schedule::State> state = LoadInput(flags);
-  if (!state.ok()) return Fail(state.status());
-  absl::StatusOr<schedule::CycleResult> result = schedule::RunCycle(*state);
+  absl::StatusOr<Input> input = LoadInput(flags);
+  if (!input.ok()) return Fail(input.status());
+  schedule::CycleOptions options;
+  options.rules = input->rules.has_value() ? &*input->rules : nullptr;
+  absl::StatusOr<schedule::CycleResult> result = schedule::RunCycle(input->state, options);
   if (!result.ok()) return Fail(result.status());
   return WriteStdout(flags.format == "json" ? result->ToJson() + "\n" : result->ToText()) ? kOk : kError;
 }
@@ -156,15 +253,18 @@ std::string Fingerprint(const schedule::State& s) {
 }
 
 int RunSimulate(const ScheduleFlags& flags) {
-  absl::StatusOr<schedule::State> state = LoadInput(flags);
-  if (!state.ok()) return Fail(state.status());
+  absl::StatusOr<Input> input = LoadInput(flags);
+  if (!input.ok()) return Fail(input.status());
+  schedule::CycleOptions options;
+  options.rules = input->rules.has_value() ? &*input->rules : nullptr;
+  schedule::State* state = &input->state;
   const int limit = flags.cycles > 0 ? flags.cycles : 1000;
   std::string out = flags.format == "json" ? "[" : "";
   std::map<std::string, int> seen;  // fingerprint -> the cycle after which it was seen
   std::string loop;
   int cycle = 0;
   for (; cycle < limit; ++cycle) {
-    absl::StatusOr<schedule::CycleResult> result = schedule::RunCycle(*state);
+    absl::StatusOr<schedule::CycleResult> result = schedule::RunCycle(*state, options);
     if (!result.ok()) return Fail(result.status());
     const bool stable = schedule::IsStable(*state, *result);
     if (flags.format == "json") {
@@ -214,7 +314,8 @@ void AddCommonFlags(CLI::App* app, ScheduleFlags* flags) {
           ->type_name("FILE");
   CLI::Option* policies =
       app->add_option("--policies", flags->policies,
-                      "Policy file (.charter declarations, Cedar); give it again for more files, compiled together")
+                      "Policy file (.charter declarations, Cedar policies and scheduling rules); give it again "
+                      "for more files, compiled together")
           ->type_name("FILE")
           ->expected(1)
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -236,12 +337,21 @@ void AddCommonFlags(CLI::App* app, ScheduleFlags* flags) {
   app->add_option("--format", flags->format, "Output: text (default) or json")
       ->type_name("FORMAT")
       ->check(OneOf({"text", "json"}));
+  app->add_option("--schema", flags->schemas,
+                  "Schema to validate the policies against (several are read as one), e.g. "
+                  "stdlib/governance.cedarschema and stdlib/scheduling.cedarschema")
+      ->type_name("FILE")
+      ->needs(policies);
+  app->add_option("--entities", flags->entities,
+                  "Entities the scheduling rules may read (the cycle's own are added to them)")
+      ->type_name("FILE");
   app->callback([flags] {
     const bool compiled = !flags->bundle.empty() || !flags->policies.empty();
     // Checked while parsing, so that they are reported like CLI11's own errors.
     if (!compiled && flags->state.empty()) throw CLI::RequiredError("--state, --bundle or --policies");
     if (compiled && flags->state.empty() && flags->workloads.empty()) throw CLI::RequiredError("--workloads");
     if (!flags->now.empty() && flags->workloads.empty()) throw CLI::RequiredError("--workloads (for --now)");
+    if (!compiled && !flags->entities.empty()) throw CLI::RequiredError("--bundle or --policies (for --entities)");
   });
 }
 

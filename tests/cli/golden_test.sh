@@ -997,6 +997,66 @@ case_diff_governance_tightened() {
   expect_errors
 }
 
+# Scheduling rules (docs/scheduling.md, "Scheduling rules"): the standard
+# rules, typed against stdlib's two schemas read as one, over the governance
+# example's entities; outcomes name the rules that changed them.
+case_schedule_rules() {
+  local std=tests/schedule/rules/standard.json special=tests/schedule/rules/special.json
+  local schemas=(--schema stdlib/governance.cedarschema --schema stdlib/scheduling.cedarschema)
+  run schedule --state $std --scenario restricted-data-never-borrows --policies stdlib/scheduling.cedar
+  expect_status 0
+  expect_no_stderr
+  run schedule --state $std --scenario interactive-never-preempted --policies stdlib/scheduling.cedar \
+    "${schemas[@]}" --format json
+  expect_status 0
+  expect_no_stderr
+  run schedule --state $special --scenario governance-team-never-preempts \
+    --policies stdlib/scheduling.cedar --policies tests/schedule/rules/special.cedar \
+    "${schemas[@]}" --entities "$entities"
+  expect_status 0
+  expect_no_stderr
+  run simulate --state $special --scenario admission-denied --policies tests/schedule/rules/special.cedar --cycles 2
+  expect_status 0
+  expect_no_stderr
+}
+
+case_schedule_rules_errors() {
+  local std=tests/schedule/rules/standard.json scenario=(--scenario restricted-data-never-borrows)
+  local schemas=(--schema stdlib/governance.cedarschema --schema stdlib/scheduling.cedarschema)
+  note "a syntax error in a rule"
+  printf '@id("x") forbid (principal, action, resource) when { principal. };\n' >"$work/syntax.cedar"
+  run schedule --state $std "${scenario[@]}" --policies "$work/syntax.cedar"
+  expect_errors
+  note "a rule the schema refuses (an attribute workloads do not have)"
+  printf '@id("x") forbid (principal, action == Scheduling::Action::"borrow", resource)\n  when { principal.team == "a" };\n' >"$work/typed.cedar"
+  run schedule --state $std "${scenario[@]}" --policies "$work/typed.cedar" "${schemas[@]}"
+  expect_errors
+  note "a fault in the second of two schemas, at its own line and column"
+  printf 'namespace Scheduling {\n  entity Cohort in [Cohort] { name: Strin };\n}\n' >"$work/bad.cedarschema"
+  run schedule --state $std "${scenario[@]}" --policies stdlib/scheduling.cedar \
+    --schema stdlib/governance.cedarschema --schema "$work/bad.cedarschema"
+  expect_errors
+  grep -q 'bad.cedarschema:2:' "$stderr_file" || fail "not at the fault's own line"
+  note "two rules with one id"
+  run schedule --state $std "${scenario[@]}" --policies stdlib/scheduling.cedar --policies stdlib/scheduling.cedar
+  expect_errors
+  note "entities that do not conform to the schema"
+  printf '[{"uid": {"type": "Governance::Team", "id": "t"}, "attrs": {}, "parents": []}]\n' >"$work/entities.json"
+  run schedule --state $std "${scenario[@]}" --policies stdlib/scheduling.cedar "${schemas[@]}" \
+    --entities "$work/entities.json"
+  expect_errors
+  note "a missing rules file; --entities without --policies"
+  run schedule --state $std "${scenario[@]}" --policies "$work/none.cedar"
+  expect_errors
+  run schedule --state $std "${scenario[@]}" --entities "$entities"
+  expect_errors
+  note "a permit that names a scheduling action is a warning: it changes nothing"
+  printf '@id("let-all-borrow") permit (principal, action == Scheduling::Action::"borrow", resource);\n' >"$work/permit.cedar"
+  run schedule --state $std "${scenario[@]}" --policies "$work/permit.cedar"
+  expect_status 0
+  [[ $(wc -l <"$stderr_file") -eq 1 ]] || fail "not one warning"
+}
+
 # ---------------------------------------------------------------------------
 
 cases() { declare -F | sed -n 's/^declare -f case_//p'; }

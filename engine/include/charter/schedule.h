@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +39,14 @@
 #include "charter/compiler.h"
 #include "charter/diagnostics.h"
 #include "charter/export.h"
+
+namespace charter {
+class Engine;
+class Entities;
+namespace internal::schedule {
+class RuleSet;  // schedule/rules_hook.h
+}  // namespace internal::schedule
+}  // namespace charter
 
 namespace charter::schedule {
 
@@ -292,6 +301,17 @@ enum class PendingState : uint8_t {
   kNoFitNoCandidates,     // it needs preemption, and no victim set works
   kSkippedNoLongerFits,   // fitted at nomination, not after earlier entries
   kDeferredFit,           // fits once other preemptions of this cycle finish
+  kDeniedByRule,          // a scheduling rule refuses its admission
+};
+
+// A scheduling rule that changed an outcome: it refused something the cycle
+// would otherwise have done (admit the head, borrow on a flavor, preempt or
+// evict a workload), or it erred, which refuses it too (fail-closed).
+struct RuleNote {
+  std::string rule;     // the rule's @id (its policy id)
+  std::string action;   // "admit", "borrow", "preempt" or "evict"
+  std::string subject;  // what was refused: "nvidia.com/gpu in flavor spot", "`w1`"
+  std::string error;    // why the rule erred; empty when it was satisfied
 };
 
 struct PodSetFlavors {
@@ -305,6 +325,7 @@ struct Admitted {
   std::vector<PodSetFlavors> flavors;
   bool borrowing = false;
   std::string message;
+  std::vector<RuleNote> rules;  // the rules that changed this outcome
 };
 
 struct Preempted {
@@ -321,6 +342,7 @@ struct NotAdmitted {
   PendingState state = PendingState::kNoFit;
   bool inadmissible = false;  // queue_state: parked until capacity frees up
   std::string message;
+  std::vector<RuleNote> rules;  // the rules that changed this outcome
   // Where this cycle's flavor search stopped, for ApplyCycle (see
   // Workload::flavor_scan); empty when Kueue forgets it (after preemptions).
   std::vector<std::vector<int>> flavor_scan;
@@ -343,9 +365,48 @@ struct CHARTER_API CycleResult {
   //   "borrowing","message"}],"preempted":[{"name","cluster_queue","reason",
   //   "preemptor","message"}],"not_admitted":[{"name","cluster_queue","state",
   //   "queue_state","message"}],"queued":[{"name","cluster_queue","message"}]}
+  // An admitted or not admitted entry that scheduling rules changed also
+  // has "rules":[{"rule","action","subject"}, with "error" when it erred].
   std::string ToJson() const;
-  // One line per workload, for people.
+  // One line per workload, for people (the message names the rules).
   std::string ToText() const;
+};
+
+// Scheduling rules: Cedar policies over the actions of the `Scheduling`
+// namespace (stdlib/scheduling.cedarschema, docs/scheduling.md), which the
+// cycle consults at its decision points:
+//
+//   Scheduling::Action::"admit"    may the head be admitted (or preempt to be)
+//   Scheduling::Action::"borrow"   may it borrow on this flavor and resource
+//   Scheduling::Action::"preempt"  may it preempt this admitted workload
+//   Scheduling::Action::"evict"    may this admitted workload be a victim
+//
+// The cycle's own (Kueue's) decision stands in for a permit that always
+// holds: an action is refused when a `forbid` rule whose scope matches is
+// satisfied, or errs (fail-closed; Cedar skips an erring forbid, a scheduler
+// must not); a permit cannot widen what Kueue decides and is not evaluated.
+// The principal and resource are entities the cycle builds, lazily, for the
+// workloads a decision needs, over `entities` (for instance the governance
+// model's, so that a queue's `implements` entity and its ancestors are the
+// queue's ancestors too).
+class CHARTER_API SchedulingRules {
+ public:
+  // No rules: RunCycle with these is RunCycle without rules.
+  SchedulingRules();
+  // The rules of `engines` (one per policy file) over `entities` (may be
+  // null). Two rules with one id are an InvalidArgument error naming it.
+  static absl::StatusOr<SchedulingRules> Create(const std::vector<Engine>& engines,
+                                                const Entities* entities = nullptr);
+  // The forbid rules the cycle may consult, and the permits whose scope
+  // names a scheduling action (they have no effect: warn about them), by id.
+  std::vector<std::string> rule_ids() const;
+  std::vector<std::string> ignored_permits() const;
+  bool empty() const;
+
+ private:
+  friend struct RulesAccess;  // how RunCycle reaches the rule set
+  std::shared_ptr<const internal::schedule::RuleSet> impl_;
+  std::vector<std::string> rule_ids_, ignored_permits_;
 };
 
 CHARTER_API std::string_view ReasonName(PreemptionReason reason);  // "InClusterQueue", ...
@@ -360,6 +421,9 @@ struct CycleOptions {
   size_t max_candidates_per_head = 1'000'000;
   // As LoadOptions::max_quota_cells: RunCycle refuses a larger state.
   uint64_t max_quota_cells = kDefaultMaxQuotaCells;
+  // Scheduling rules to consult (may be null: none). They must outlive the
+  // call.
+  const SchedulingRules* rules = nullptr;
 };
 
 // One scheduling cycle. Fails only on a State that LoadState would refuse.

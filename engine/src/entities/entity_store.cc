@@ -3,6 +3,7 @@
 #include "entities/entity_store.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
 #include "common/diagnostic_codes.h"
@@ -18,8 +19,8 @@ namespace charter::internal {
 const EntityRef* EntityStore::Intern(std::string_view type, std::string_view id) {
   uint64_t hash = EntityKeyHash(type, id);
   uint32_t found = Find(type, id, hash);
-  if (found != kNoUid) return refs_[found];
-  uint32_t uid = static_cast<uint32_t>(refs_.size());
+  if (found != kNoUid) return &ref(found);
+  uint32_t uid = static_cast<uint32_t>(base_uids_ + refs_.size());
   EntityRef* ref = arena_.New<EntityRef>();
   ref->type = arena_.CopyString(type);
   ref->id = arena_.CopyString(id);
@@ -27,6 +28,12 @@ const EntityRef* EntityStore::Intern(std::string_view type, std::string_view id)
   ref->key_hash = hash;
   refs_.push_back(ref);
   key_hashes_.push_back(hash);
+  if (built_) {
+    data_index_.push_back(-1);
+    own_parent_range_.emplace_back();
+    own_ancestor_range_.emplace_back();
+    own_is_parent_.push_back(0);
+  }
   if (!index_.emplace(hash, uid).second) collisions_.emplace(Key{ref->type, ref->id}, uid);
   return ref;
 }
@@ -34,15 +41,25 @@ const EntityRef* EntityStore::Intern(std::string_view type, std::string_view id)
 uint32_t EntityStore::Find(std::string_view type, std::string_view id, uint64_t hash) const {
   auto it = index_.find(hash);
   if (it != index_.end()) {
-    const EntityRef& r = *refs_[it->second];
+    const EntityRef& r = *refs_[it->second - base_uids_];
     if (r.id == id && r.type == type) return it->second;
   }
-  if (collisions_.empty()) return kNoUid;
-  auto c = collisions_.find(Key{type, id});
-  return c == collisions_.end() ? kNoUid : c->second;
+  if (!collisions_.empty()) {
+    auto c = collisions_.find(Key{type, id});
+    if (c != collisions_.end()) return c->second;
+  }
+  return base_ != nullptr ? base_->Find(type, id, hash) : kNoUid;
 }
 
 bool EntityStore::HasAncestor(uint32_t uid, uint32_t ancestor) const {
+  if (built_) {
+    // INVARIANT: no entity of the base has a parent in this store.
+    if (uid < base_uids_) return ancestor < base_uids_ && base_->HasAncestor(uid, ancestor);
+    uint32_t local = uid - base_uids_;
+    if (local >= own_ancestor_range_.size()) return false;
+    std::span<const uint32_t> list = OwnRange(own_ancestors_, own_ancestor_range_[local]);
+    return std::binary_search(list.begin(), list.end(), ancestor);
+  }
   if (uid == ancestor || uid >= post_.size() || ancestor >= post_.size()) return false;
   uint32_t x = post_[uid];
   const std::pair<uint32_t, uint32_t>* begin = intervals_.data() + interval_begin_[ancestor];
@@ -55,8 +72,106 @@ bool EntityStore::HasAncestor(uint32_t uid, uint32_t ancestor) const {
   return it != begin && x <= (it - 1)->second;
 }
 
+std::unique_ptr<EntityStore> EntityStore::Overlay(std::shared_ptr<const EntityStore> base) {
+  auto store = std::make_unique<EntityStore>();
+  store->built_ = true;
+  store->base_uids_ = base != nullptr ? static_cast<uint32_t>(base->num_uids()) : 0;
+  store->base_ = std::move(base);
+  return store;
+}
+
+const EntityRef* EntityStore::Ref(std::string_view type, std::string_view id) { return Intern(type, id); }
+
+std::string_view EntityStore::InternKey(std::string_view key) {
+  auto it = keys_.find(key);
+  if (it != keys_.end()) return it->second;
+  if (base_ != nullptr) {
+    if (const std::string_view* k = base_->InternedKey(key)) return *k;
+  }
+  std::string_view copy = arena_.CopyString(key);
+  keys_.emplace(copy, copy);
+  ++key_generation_;
+  return copy;
+}
+
+Value EntityStore::Record(std::span<const RecordField> fields, bool intern) {
+  RecordField* out = arena_.AllocateArray<RecordField>(fields.size());
+  for (size_t i = 0; i < fields.size(); ++i) {
+    out[i] = fields[i];
+    if (intern) out[i].key = InternKey(fields[i].key);
+  }
+  std::sort(out, out + fields.size(), [](const RecordField& a, const RecordField& b) { return a.key < b.key; });
+  Value v = Value::Record(out, static_cast<uint32_t>(fields.size()));
+  v.interned_keys = intern;
+  return v;
+}
+
+absl::Status EntityStore::Add(const EntityRef* self, Value attrs, Value tags, std::span<const uint32_t> parents) {
+  if (!built_) return absl::FailedPreconditionError("entities are added one by one only to a store built in code");
+  const uint32_t uid = self->uid;
+  if (uid == kNoUid || uid >= num_uids() || &ref(uid) != self) {
+    return absl::InvalidArgumentError(Cat("entity ", EntityToCedar(self->type, self->id), " is not a reference of this store"));
+  }
+  if (uid < base_uids_) {
+    return absl::InvalidArgumentError(Cat("entity ", EntityToCedar(self->type, self->id), " belongs to the base store"));
+  }
+  const uint32_t local = uid - base_uids_;
+  if (data_index_[local] >= 0) {
+    return absl::InvalidArgumentError(Cat("entity ", EntityToCedar(self->type, self->id), " is already in the store"));
+  }
+  if (own_is_parent_[local]) {
+    return absl::InvalidArgumentError(Cat("entity ", EntityToCedar(self->type, self->id),
+                                          " is already the parent of an entity; add an entity before its children"));
+  }
+  for (uint32_t p : parents) {
+    if (p >= num_uids() || p == uid) {
+      return absl::InvalidArgumentError(Cat("entity ", EntityToCedar(self->type, self->id), " has a parent that is not in the store"));
+    }
+  }
+  // Parents, sorted and unique; then every ancestor: each parent and its
+  // ancestors, from the base's hierarchy or from the lists kept here.
+  Range pr{static_cast<uint32_t>(own_parents_.size()), 0};
+  own_parents_.insert(own_parents_.end(), parents.begin(), parents.end());
+  std::sort(own_parents_.begin() + pr.begin, own_parents_.end());
+  own_parents_.erase(std::unique(own_parents_.begin() + pr.begin, own_parents_.end()), own_parents_.end());
+  pr.size = static_cast<uint32_t>(own_parents_.size() - pr.begin);
+  Range ar{static_cast<uint32_t>(own_ancestors_.size()), 0};
+  std::vector<uint32_t> walk;
+  for (uint32_t i = pr.begin; i < pr.begin + pr.size; ++i) {
+    const uint32_t p = own_parents_[i];
+    own_ancestors_.push_back(p);
+    if (p < base_uids_) {
+      base_->Ancestors(p, SIZE_MAX, &build_scratch_, &walk);
+      own_ancestors_.insert(own_ancestors_.end(), walk.begin(), walk.end());
+    } else {
+      own_is_parent_[p - base_uids_] = 1;
+      const Range r = own_ancestor_range_[p - base_uids_];
+      // INVARIANT: r lies before the range being built (p was added earlier).
+      for (uint32_t k = r.begin; k < r.begin + r.size; ++k) own_ancestors_.push_back(own_ancestors_[k]);
+    }
+  }
+  std::sort(own_ancestors_.begin() + ar.begin, own_ancestors_.end());
+  own_ancestors_.erase(std::unique(own_ancestors_.begin() + ar.begin, own_ancestors_.end()), own_ancestors_.end());
+  ar.size = static_cast<uint32_t>(own_ancestors_.size() - ar.begin);
+  own_parent_range_[local] = pr;
+  own_ancestor_range_[local] = ar;
+  data_index_[local] = static_cast<int32_t>(entities_.size());
+  entities_.push_back(EntityData{attrs, tags});
+  return absl::OkStatus();
+}
+
 bool EntityStore::Ancestors(uint32_t uid, size_t limit, AncestorScratch* scratch,
                             std::vector<uint32_t>* out) const {
+  if (built_) {
+    if (uid < base_uids_) return base_->Ancestors(uid, limit, scratch, out);
+    out->clear();
+    uint32_t local = uid - base_uids_;
+    if (local >= own_ancestor_range_.size()) return true;
+    std::span<const uint32_t> list = OwnRange(own_ancestors_, own_ancestor_range_[local]);
+    const bool all = list.size() <= limit;
+    out->assign(list.begin(), all ? list.end() : list.begin() + static_cast<std::ptrdiff_t>(limit));
+    return all;
+  }
   out->clear();
   if (uid >= post_.size()) return true;
   // A depth-first walk up the parents; `reached(p)` says whether p was

@@ -8,10 +8,19 @@
 // one interval an entity (a 100,000-deep chain: 100,000 intervals, where a
 // full ancestor list would need 5 billion entries); a DAG needs more, never
 // more than its closure, and at most EntitiesOptions::max_ancestor_intervals.
+//
+// A store can also be built in code, entity by entity (Add), and on top of
+// another store without copying it: an overlay reads every uid of its base
+// and numbers its own after them, so a caller adds the few entities one
+// decision needs (a scheduling cycle's workloads, a request's own entities)
+// to a large shared store. Such a store keeps, for each entity it adds, the
+// sorted list of its ancestors (an entity is added after its parents, so
+// the list is its parents' lists merged); the base is never changed.
 #ifndef CHARTER_ENTITIES_ENTITY_STORE_H_
 #define CHARTER_ENTITIES_ENTITY_STORE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +29,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "charter/entities.h"
 #include "common/arena.h"
@@ -61,6 +71,46 @@ class EntityStore {
                                                                const SchemaModel* schema = nullptr);
   EntityStore() = default;
 
+  // --- building in code ------------------------------------------------------
+  // An empty store to add entities to with Add, on top of `base` (null: on
+  // nothing). The base is shared, read and never changed; the overlay's uids
+  // come after the base's, so a uid of the base means the same in both.
+  static std::unique_ptr<EntityStore> Overlay(std::shared_ptr<const EntityStore> base);
+
+  // The reference of (type, id): the base's or this store's when either
+  // knows it, else a new uid without data (an entity named as a parent or in
+  // an attribute). Only for a store built in code.
+  const EntityRef* Ref(std::string_view type, std::string_view id);
+  // This store's one copy of a record key (the base's when the base has
+  // one), for the records of entities added with Add: a program bound to
+  // the store (vm.h's StoreBinding) finds such keys by address. A key not
+  // seen before changes key_generation().
+  std::string_view InternKey(std::string_view key);
+  // Where the values of added entities live (strings, records, sets). It
+  // grows with the store and lives as long as it.
+  Arena& arena() { return arena_; }
+  // A record of `fields` (keys unique, any order) in the arena, sorted by
+  // key. With `intern`, every key becomes InternKey(key) and the record is marked
+  // interned_keys; tag records need not be.
+  Value Record(std::span<const RecordField> fields, bool intern);
+
+  // Adds the entity `self` (from Ref) with its attributes and tags (records
+  // whose strings, records and sets outlive the store: in its arena, its
+  // base's, or static) and its parents (uids of this store or its base).
+  // Refused when `self` already has data or is already a parent of an
+  // entity (an entity is added after its parents, so that the hierarchy
+  // cannot gain a cycle), or belongs to the base.
+  absl::Status Add(const EntityRef* self, Value attrs, Value tags, std::span<const uint32_t> parents);
+
+  // The store this one is built on, or null.
+  const std::shared_ptr<const EntityStore>& base() const { return base_; }
+  // Changes whenever InternKey adds a key the store did not have.
+  uint64_t key_generation() const { return key_generation_; }
+  // Built in code (Overlay): it may gain entities after a reader looked for
+  // one and did not find it.
+  bool built_in_code() const { return built_; }
+
+  // --- reading ---------------------------------------------------------------
   // The uid index of (type, id), or kNoUid.
   uint32_t Find(std::string_view type, std::string_view id) const {
     return Find(type, id, EntityKeyHash(type, id));
@@ -73,9 +123,13 @@ class EntityStore {
     if (e.uid != kNoUid) return e.uid;
     return Find(e.type, e.id, e.key_hash != 0 ? e.key_hash : EntityKeyHash(e.type, e.id));
   }
-  const EntityRef& ref(uint32_t uid) const { return *refs_[uid]; }
+  const EntityRef& ref(uint32_t uid) const {
+    return uid < base_uids_ ? base_->ref(uid) : *refs_[uid - base_uids_];
+  }
   // The entity's data, or nullptr when the store has no entity with that uid.
   const EntityData* data(uint32_t uid) const {
+    if (uid < base_uids_) return base_->data(uid);
+    uid -= base_uids_;
     return uid < data_index_.size() && data_index_[uid] >= 0 ? &entities_[data_index_[uid]] : nullptr;
   }
   // Whether `ancestor` is a transitive parent of `uid` (not reflexive).
@@ -89,6 +143,8 @@ class EntityStore {
                  std::vector<uint32_t>* out) const;
   // The direct parents of `uid`, as its entity JSON names them (deduplicated).
   std::span<const uint32_t> parents(uint32_t uid) const {
+    if (uid < base_uids_) return base_->parents(uid);
+    if (built_) return OwnRange(own_parents_, own_parent_range_[uid - base_uids_]);
     return {parents_.data() + parent_begin_[uid], parent_begin_[uid + 1] - parent_begin_[uid]};
   }
   // The one copy of a record key that every record of this store's entity
@@ -96,14 +152,25 @@ class EntityStore {
   // attribute record of the store has that key.
   const std::string_view* InternedKey(std::string_view key) const {
     auto it = keys_.find(key);
-    return it == keys_.end() ? nullptr : &it->second;
+    if (it != keys_.end()) return &it->second;
+    return base_ != nullptr ? base_->InternedKey(key) : nullptr;
   }
   // EntityKeyHash of the uid's type and id.
-  uint64_t key_hash(uint32_t uid) const { return key_hashes_[uid]; }
-  size_t size() const { return entities_.size(); }
-  size_t num_uids() const { return refs_.size(); }
+  uint64_t key_hash(uint32_t uid) const {
+    return uid < base_uids_ ? base_->key_hash(uid) : key_hashes_[uid - base_uids_];
+  }
+  size_t size() const { return entities_.size() + (base_ != nullptr ? base_->size() : 0); }
+  size_t num_uids() const { return base_uids_ + refs_.size(); }
 
  private:
+  // A range of one of the flat lists of a store built in code.
+  struct Range {
+    uint32_t begin = 0;
+    uint32_t size = 0;
+  };
+  static std::span<const uint32_t> OwnRange(const std::vector<uint32_t>& list, Range r) {
+    return {list.data() + r.begin, r.size};
+  }
   const EntityRef* Intern(std::string_view type, std::string_view id);
   // Makes every key of `record` and of the records nested in it (in records
   // and sets) the store's one copy of that key, and marks those records.
@@ -118,8 +185,18 @@ class EntityStore {
   };
 
   Arena arena_;
+  // A store built in code: its base (may be null) and the base's uid count;
+  // refs_, key_hashes_ and data_index_ are then indexed by uid - base_uids_.
+  std::shared_ptr<const EntityStore> base_;
+  uint32_t base_uids_ = 0;
+  bool built_ = false;  // built in code: the hierarchy is in own_* below
+  uint64_t key_generation_ = 0;
+  std::vector<Range> own_parent_range_, own_ancestor_range_;  // by uid - base_uids_
+  std::vector<uint32_t> own_parents_, own_ancestors_;        // ancestors sorted per entity
+  std::vector<uint8_t> own_is_parent_;                        // by uid - base_uids_
+  AncestorScratch build_scratch_;
   std::vector<const EntityRef*> refs_;
-  std::vector<uint64_t> key_hashes_;  // uid -> EntityKeyHash
+  std::vector<uint64_t> key_hashes_;  // uid - base_uids_ -> EntityKeyHash
   // uid by EntityKeyHash; an entity whose hash another already has is in
   // `collisions_` instead (so a lookup hashes no string and compares one).
   absl::flat_hash_map<uint64_t, uint32_t> index_;

@@ -13,6 +13,7 @@
 //
 // docs/scheduling.md states each rule with worked examples.
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "schedule/flavor_assigner.h"
 #include "schedule/preemption.h"
 #include "schedule/quantity.h"
+#include "schedule/rules_hook.h"
 #include "schedule/snapshot.h"
 #include "schedule/tree.h"
 
@@ -42,8 +44,11 @@ using internal::schedule::FlavorResourceAmount;
 using internal::schedule::kUnset;
 using internal::schedule::NextByFairSharing;
 using internal::schedule::PreemptionRequest;
+using internal::schedule::AdmitFacts;
+using internal::schedule::CycleRules;
 using internal::schedule::PreemptionTarget;
 using internal::schedule::Preemptor;
+using internal::schedule::RuleSink;
 using internal::schedule::SatAdd;
 using internal::schedule::SatSub;
 using internal::schedule::Snapshot;
@@ -57,7 +62,16 @@ class Cycle {
         snapshot_(state),
         tree_(snapshot_.tree()),
         preemptor_(snapshot_, options),
-        assigner_(snapshot_, preemptor_) {}
+        assigner_(snapshot_, preemptor_) {
+    if (options.rules != nullptr) {
+      if (const internal::schedule::RuleSet* set = RulesAccess::Get(*options.rules)) {
+        rules_ = set->Begin(snapshot_);
+        sink_.rules = rules_.get();
+        assigner_.set_rules(&sink_);
+        preemptor_.set_rules(&sink_);
+      }
+    }
+  }
 
   CycleResult Run();
 
@@ -76,6 +90,13 @@ class Cycle {
   std::string NoFitMessage(const Entry& e) const;
   std::string AdmitMessage(const Entry& e) const;
   std::string PreemptMessage(const WorkloadInfo& preemptor, const PreemptionTarget& target) const;
+  // The rules that changed an outcome, in words: "rule `x` forbids borrowing
+  // cpu in flavor spot; ...".
+  static std::string RulesText(const std::vector<RuleNote>& notes);
+  static std::string WithRules(std::string message, const std::vector<RuleNote>& notes) {
+    if (!notes.empty()) CatAppend(&message, "; ", RulesText(notes));
+    return message;
+  }
 
   const State& state_;
   Snapshot snapshot_;
@@ -84,7 +105,28 @@ class Cycle {
   FlavorAssigner assigner_;
   std::vector<uint8_t> victim_;  // admitted index -> preempted this cycle
   std::vector<int> victims_;     // the same, as a list
+  std::unique_ptr<CycleRules> rules_;  // null without rules
+  RuleSink sink_;                      // what the searches report the rules' refusals to
 };
+
+std::string Cycle::RulesText(const std::vector<RuleNote>& notes) {
+  std::string text;
+  for (const RuleNote& n : notes) {
+    std::string what;
+    if (n.action == "admit") {
+      what = Cat("admitting it to ", n.subject);
+    } else if (n.action == "borrow") {
+      what = Cat("borrowing ", n.subject);
+    } else if (n.action == "preempt") {
+      what = Cat("preempting ", n.subject);
+    } else {
+      what = Cat("evicting ", n.subject);
+    }
+    CatAppend(&text, text.empty() ? "" : "; ", "rule `", n.rule, "` ",
+              n.error.empty() ? "forbids " : Cat("erred (", n.error, "), which forbids "), what);
+  }
+  return text;
+}
 
 void Cycle::Nominate(Entry* e, const std::vector<std::vector<int>>* pin) {
   const WorkloadInfo& head = snapshot_.pending()[e->pending];
@@ -95,8 +137,27 @@ void Cycle::Nominate(Entry* e, const std::vector<std::vector<int>>* pin) {
   const bool outdated =
       state_.cycle - w.flavor_scan_cycle > 1 && cluster_queue(head.cluster_queue).generation > w.flavor_scan_generation;
   const bool resume = pin == nullptr && !w.flavor_scan.empty() && !outdated;
+  sink_.notes = &e->notes;
   e->assignment = assigner_.Assign(head, pin, resume ? &w.flavor_scan : nullptr);
   e->targets.clear();
+  if (sink_.rules != nullptr && pin == nullptr && e->assignment.mode != AssignmentMode::kNoFit) {
+    // May it be admitted at all (by preempting, if it needs to)?
+    AdmitFacts facts;
+    facts.borrowing = e->assignment.borrowing > 0;
+    facts.preempting = e->assignment.mode == AssignmentMode::kPreempt;
+    for (const std::vector<int>& set : e->assignment.flavors) {
+      for (int f : set) {
+        if (f >= 0 && std::find(facts.flavors.begin(), facts.flavors.end(), f) == facts.flavors.end()) {
+          facts.flavors.push_back(f);
+        }
+      }
+    }
+    if (!sink_.rules->MayAdmit(head, facts)) {
+      sink_.Note("admit", Cat("`", cluster_queue(head.cluster_queue).name, "`"));
+      e->denied = true;
+      return;
+    }
+  }
   if (e->assignment.mode == AssignmentMode::kPreempt) {
     // Kueue hands the preemptor's requests to the preemption search as the
     // workload's own total requests (Assignment.TotalRequestsFor), which do
@@ -138,6 +199,7 @@ std::vector<int> Cycle::ClassicalOrder(std::vector<Entry>& entries) {
 
 void Cycle::Process(Entry* e, CycleResult* out) {
   const WorkloadInfo& head = snapshot_.pending()[e->pending];
+  sink_.notes = &e->notes;
   const std::vector<WorkloadInfo>& admitted = snapshot_.admitted();
   const int queue = head.cluster_queue;
   const int node = snapshot_.node(queue);
@@ -188,9 +250,21 @@ void Cycle::Process(Entry* e, CycleResult* out) {
       }
     }
     n.inadmissible = parked && !strict && !pending_flavors;
-    n.message = std::move(message);
+    n.message = WithRules(std::move(message), e->notes);
+    n.rules = e->notes;
     out->not_admitted.push_back(std::move(n));
   };
+  if (e->denied) {
+    NotAdmitted n;
+    n.name = head.workload->name;
+    n.cluster_queue = cluster_queue(queue).name;
+    n.state = PendingState::kDeniedByRule;
+    n.inadmissible = !strict;
+    n.message = RulesText(e->notes);
+    n.rules = e->notes;
+    out->not_admitted.push_back(std::move(n));
+    return;
+  }
 
   bool deferred = false;
   bool ok;
@@ -302,7 +376,8 @@ void Cycle::Process(Entry* e, CycleResult* out) {
     }
     a.flavors.push_back(std::move(f));
   }
-  a.message = AdmitMessage(*e);
+  a.message = WithRules(AdmitMessage(*e), e->notes);
+  a.rules = e->notes;
   out->admitted.push_back(std::move(a));
 }
 
@@ -493,6 +568,7 @@ std::string_view StateName(PendingState state) {
     case PendingState::kNoFitNoCandidates: return "no_fit_no_candidates";
     case PendingState::kSkippedNoLongerFits: return "skipped_no_longer_fits";
     case PendingState::kDeferredFit: return "deferred_fit";
+    case PendingState::kDeniedByRule: return "denied_by_rule";
   }
   return "unknown";
 }

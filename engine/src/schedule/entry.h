@@ -27,6 +27,10 @@ struct Entry {
   int pending;  // index into Snapshot::pending()
   Assignment assignment;
   std::vector<PreemptionTarget> targets;
+  // Scheduling rules: whether one refused its admission, and every refusal
+  // that changed how it was decided (rules_hook.h).
+  bool denied = false;
+  std::vector<::charter::schedule::RuleNote> notes;
   // Tournament levels, valid while the nodes below the root on the entry's
   // path keep these usage versions (they depend on nothing else).
   std::vector<FairSharingLevel> fair_sharing_levels;

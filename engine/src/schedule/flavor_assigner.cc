@@ -3,6 +3,8 @@
 #include "schedule/flavor_assigner.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <utility>
@@ -143,6 +145,57 @@ FlavorFit FlavorAssigner::FitsResourceQuota(const WorkloadInfo& workload, int fr
   return FlavorFit::kNoFit;
 }
 
+FlavorFit FlavorAssigner::CheckBorrow(const WorkloadInfo& workload, int fr, int64_t val, FlavorFit fit, int* borrow,
+                                      Assignment* assignment) {
+  const int node = snapshot_.node(workload.cluster_queue);
+  BorrowFacts facts;
+  facts.fr = fr;
+  facts.requested = val;
+  facts.usage = tree_.usage(node, fr);
+  facts.nominal = tree_.nominal(node, fr);
+  facts.borrowed = std::max<int64_t>(0, SatSub(SatAdd(facts.usage, val), facts.nominal));
+  facts.borrowing_limit = tree_.borrowing_limit(node, fr);
+  facts.level = *borrow;
+  if (snapshot_.state().engine.fair_sharing) {
+    // Shares as Kueue reports them (weightedShare, rounded up), with the
+    // request added to the queue.
+    auto weighted = [](const Drs& d) {
+      const double share = d.Share();
+      return share >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(std::ceil(share));
+    };
+    facts.fair_sharing = true;
+    tree_.AddUsage(node, fr, val);
+    facts.share = weighted(tree_.DominantResourceShare(node));
+    int64_t sum = 0;
+    int64_t count = 0;
+    std::vector<int> stack = {tree_.root(node)};
+    while (!stack.empty()) {
+      const int n = stack.back();
+      stack.pop_back();
+      for (int child : tree_.child_cqs(n)) {
+        sum = SatAdd(sum, weighted(tree_.DominantResourceShare(child)));
+        ++count;
+      }
+      for (int c : tree_.child_cohorts(n)) stack.push_back(c);
+    }
+    tree_.RemoveUsage(node, fr, val);
+    facts.average_share = count > 0 ? sum / count : 0;
+  }
+  if (rules_->rules->MayBorrow(workload, facts)) return fit;
+  const std::string subject = snapshot_.FlavorResourceText(fr);
+  rules_->Note("borrow", subject);
+  if (assignment->reason.empty() || assignment->exceeds_max) {
+    assignment->exceeds_max = false;
+    assignment->reason = Cat("`", snapshot_.cluster_queue(workload.cluster_queue).name, "` needs ",
+                             snapshot_.Quantity(fr, val), " ", subject, "; with it the queue would use ",
+                             snapshot_.Quantity(fr, SatAdd(facts.usage, val)), ", ",
+                             snapshot_.Quantity(fr, facts.borrowed), " above its nominal quota of ",
+                             snapshot_.Quantity(fr, facts.nominal), ", and it may not borrow");
+  }
+  *borrow = 0;
+  return FlavorFit::kNoFit;
+}
+
 Assignment FlavorAssigner::Assign(const WorkloadInfo& workload, const std::vector<std::vector<int>>* pin,
                                   const std::vector<std::vector<int>>* scan) {
   Assignment a;
@@ -214,8 +267,11 @@ Assignment FlavorAssigner::Assign(const WorkloadInfo& workload, const std::vecto
         for (size_t m = 0; m < members.size(); ++m) {
           const int fr = tree_.fr(quotas.flavor, totals[members[m]].first);
           int borrow = 0;
-          FlavorFit fit =
-              FitsResourceQuota(workload, fr, AmountOf(a.usage, fr), totals[members[m]].second, &borrow, &a);
+          const int64_t assumed = AmountOf(a.usage, fr);
+          FlavorFit fit = FitsResourceQuota(workload, fr, assumed, totals[members[m]].second, &borrow, &a);
+          if (borrow > 0 && fit != FlavorFit::kNoFit && rules_ != nullptr && rules_->rules != nullptr) {
+            fit = CheckBorrow(workload, fr, SatAdd(assumed, totals[members[m]].second), fit, &borrow, &a);
+          }
           fits[m] = fit;
           flavor_borrows[m] = borrow;
           GranularFit g{fit, borrow};

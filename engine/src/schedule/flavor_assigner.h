@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "schedule/preemption.h"
+#include "schedule/rules_hook.h"
 #include "schedule/snapshot.h"
 #include "schedule/tree.h"
 
@@ -58,7 +59,16 @@ class FlavorAssigner {
   Assignment Assign(const WorkloadInfo& workload, const std::vector<std::vector<int>>* pin,
                     const std::vector<std::vector<int>>* scan);
 
+  // The scheduling rules to ask whether a request may borrow (the sink
+  // outlives the assigner; its `rules` null: none).
+  void set_rules(const RuleSink* sink) { rules_ = sink; }
+
  private:
+  // With rules: a flavor-resource that fits only by borrowing (`*borrow` >
+  // 0) is asked about; when a rule refuses, it does not fit (kNoFit, with
+  // the reason in *assignment).
+  FlavorFit CheckBorrow(const WorkloadInfo& workload, int fr, int64_t val, FlavorFit fit, int* borrow,
+                        Assignment* assignment);
   // How `request` more of flavor-resource `fr` fits on top of `assumed`
   // (what the workload's earlier requests already take of it); `borrow`
   // gets the borrowing level, `assignment->reason` the first reason it
@@ -69,6 +79,7 @@ class FlavorAssigner {
   Snapshot& snapshot_;
   Tree& tree_;
   Preemptor& preemptor_;
+  const RuleSink* rules_ = nullptr;
 };
 
 }  // namespace charter::internal::schedule

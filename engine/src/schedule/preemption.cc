@@ -94,6 +94,19 @@ std::vector<PreemptionTarget> Preemptor::FillBack(const PreemptionRequest& reque
   return targets;
 }
 
+bool Preemptor::AskRules(const WorkloadInfo& preemptor, int victim, PreemptionReason reason) {
+  const std::string subject = Cat("`", snapshot_.admitted()[victim].workload->name, "`");
+  if (!rules_->rules->MayEvict(victim)) {
+    rules_->Note("evict", subject);
+    return false;
+  }
+  if (!rules_->rules->MayPreempt(preemptor, victim, reason)) {
+    rules_->Note("preempt", subject);
+    return false;
+  }
+  return true;
+}
+
 std::vector<PreemptionTarget> Preemptor::FindTargets(const PreemptionRequest& request) {
   return snapshot_.state().engine.fair_sharing ? FairSharing(request) : Classical(request);
 }
@@ -212,7 +225,7 @@ std::vector<PreemptionTarget> Preemptor::Classical(const PreemptionRequest& requ
   for (bool borrow : attempts) {
     std::vector<PreemptionTarget> targets;
     for (const Candidate& c : all) {
-      if (!valid(c, borrow)) continue;
+      if (!valid(c, borrow) || !RulesAllow(preemptor, c.admitted, ReasonOf(c.kind))) continue;
       snapshot_.RemoveAdmitted(c.admitted, true);
       targets.push_back({c.admitted, ReasonOf(c.kind), {}});
       if (WorkloadFits(request, borrow)) {
@@ -393,6 +406,10 @@ std::vector<PreemptionTarget> Preemptor::FairSharing(const PreemptionRequest& re
     for (int q = iter_next(o); q >= 0 && !fits; q = iter_next(o)) {
       if (q == queue || within_nominal) {
         int victim = o.queue[q][o.next[q]++];
+        if (!RulesAllow(preemptor, victim,
+                        q == queue ? PreemptionReason::kInClusterQueue : PreemptionReason::kInCohortReclamation)) {
+          continue;
+        }
         std::string why;
         if (request.explain && q != queue) {
           why = Cat(BorrowText(request, victim), "; `", snapshot_.cluster_queue(queue).name,
@@ -419,6 +436,7 @@ std::vector<PreemptionTarget> Preemptor::FairSharing(const PreemptionRequest& re
         const bool final_share = first == FairSharingStrategy::kLessThanOrEqualToFinalShare;
         bool passed =
             final_share ? CompareDrs(preemptor_new, target_new) <= 0 : CompareDrs(preemptor_new, target_old) < 0;
+        if (passed && !RulesAllow(preemptor, victim, PreemptionReason::kInCohortFairSharing)) continue;
         if (passed) {
           std::string why;
           if (request.explain) {
@@ -445,8 +463,9 @@ std::vector<PreemptionTarget> Preemptor::FairSharing(const PreemptionRequest& re
     for (int q = iter_next(o); q >= 0 && !fits; q = iter_next(o)) {
       Drs preemptor_new, target_old;
       shares(q, &preemptor_new, &target_old);
-      bool passed = CompareDrs(preemptor_new, target_old) < 0;
       int victim = o.queue[q][o.next[q]++];
+      bool passed = CompareDrs(preemptor_new, target_old) < 0 &&
+                    RulesAllow(preemptor, victim, PreemptionReason::kInCohortFairSharing);
       if (passed) {
         std::string why;
         if (request.explain) {

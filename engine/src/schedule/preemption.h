@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "charter/schedule.h"
+#include "schedule/rules_hook.h"
 #include "schedule/snapshot.h"
 #include "schedule/tree.h"
 
@@ -42,7 +43,19 @@ class Preemptor {
   // candidates makes room. The snapshot is as it was when this returns.
   std::vector<PreemptionTarget> FindTargets(const PreemptionRequest& request);
 
+  // The scheduling rules to ask about each candidate the search would take
+  // (the sink outlives the preemptor; its `rules` null: none).
+  void set_rules(const RuleSink* sink) { rules_ = sink; }
+
  private:
+  // Whether the rules let `preemptor` take admitted workload `victim` (for
+  // `reason`): it may be a victim at all, and this preemptor may preempt
+  // it. A candidate they refuse is passed over where the search would take
+  // it. True without rules.
+  bool RulesAllow(const WorkloadInfo& preemptor, int victim, ::charter::schedule::PreemptionReason reason) {
+    return rules_ == nullptr || rules_->rules == nullptr || AskRules(preemptor, victim, reason);
+  }
+  bool AskRules(const WorkloadInfo& preemptor, int victim, ::charter::schedule::PreemptionReason reason);
   std::vector<PreemptionTarget> Classical(const PreemptionRequest& request);
   std::vector<PreemptionTarget> FairSharing(const PreemptionRequest& request);
   bool SatisfiesPolicy(const WorkloadInfo& preemptor, const WorkloadInfo& candidate,
@@ -61,6 +74,7 @@ class Preemptor {
   Tree& tree_;
   const ::charter::schedule::CycleOptions& options_;
   std::vector<int> rank_;  // admitted index -> candidate rank in the current fair-sharing search
+  const RuleSink* rules_ = nullptr;
 };
 
 }  // namespace charter::internal::schedule

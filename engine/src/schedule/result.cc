@@ -42,6 +42,22 @@ bool SameShape(const Workload& a, const Workload& b) {
   return true;
 }
 
+// ,"rules":[{"rule","action","subject"[,"error"]}], when there are any.
+void RulesField(std::string* out, const std::vector<RuleNote>& rules) {
+  if (rules.empty()) return;
+  *out += ",\"rules\":[";
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    out->push_back('{');
+    Field(out, "rule", rules[i].rule, true);
+    Field(out, "action", rules[i].action);
+    Field(out, "subject", rules[i].subject);
+    if (!rules[i].error.empty()) Field(out, "error", rules[i].error);
+    out->push_back('}');
+  }
+  out->push_back(']');
+}
+
 }  // namespace
 
 std::string CycleResult::ToJson() const {
@@ -65,6 +81,7 @@ std::string CycleResult::ToJson() const {
     out += "},\"borrowing\":";
     out += a.borrowing ? "true" : "false";
     Field(&out, "message", a.message);
+    RulesField(&out, a.rules);
     out.push_back('}');
   }
   out += "],\"preempted\":[";
@@ -89,6 +106,7 @@ std::string CycleResult::ToJson() const {
     Field(&out, "state", StateName(n.state));
     Field(&out, "queue_state", n.inadmissible ? "inadmissible" : "active");
     Field(&out, "message", n.message);
+    RulesField(&out, n.rules);
     out.push_back('}');
   }
   out += "],\"queued\":[";

@@ -33,7 +33,11 @@ uint32_t Resolve(const EntityRef* e, const Program& program, const Environment& 
   if (e->uid != kNoUid) return e->uid;
   if (env.binding != nullptr) {
     int64_t k = program.entity_index(e);
-    if (k >= 0) return env.binding->entity_uid(static_cast<uint32_t>(k));
+    if (k >= 0) {
+      uint32_t uid = env.binding->entity_uid(static_cast<uint32_t>(k));
+      // A store built in code may have gained the entity since it was bound.
+      if (uid != kNoUid || !env.store->built_in_code()) return uid;
+    }
   }
   return env.store->Resolve(*e);
 }
@@ -141,7 +145,10 @@ const StoreBinding* StoreBinding::Prepare(const std::shared_ptr<const Program>& 
     bound_ = false;
     return nullptr;
   }
-  if (!bound_) {
+  // A store built in code may have interned keys since (its entity uids
+  // only grow: Resolve looks up those the binding lacks).
+  if (!bound_ || key_generation_ != store->key_generation()) {
+    key_generation_ = store->key_generation();
     keys_.resize(program->num_strings());
     for (uint32_t k = 0; k < keys_.size(); ++k) {
       const std::string_view* interned = store->InternedKey(program->string_view(k));

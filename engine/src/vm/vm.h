@@ -43,6 +43,7 @@ class StoreBinding {
   std::shared_ptr<const Program> program_;
   std::shared_ptr<const EntityStore> store_;
   bool bound_ = false;
+  uint64_t key_generation_ = 0;  // the store's when bound
   std::vector<Key> keys_;
   std::vector<uint32_t> entity_uids_;
 };

@@ -1,0 +1,140 @@
+// Entity stores built in code: entities added one by one, alone or on top of
+// a shared base store that is read and never copied or changed.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "entities/entity_store.h"
+#include "gtest/gtest.h"
+#include "value/value.h"
+
+namespace charter::internal {
+namespace {
+
+std::shared_ptr<const EntityStore> Base() {
+  absl::StatusOr<std::unique_ptr<EntityStore>> store = EntityStore::FromJson(R"([
+    {"uid": {"type": "Org", "id": "acme"}, "attrs": {}, "parents": []},
+    {"uid": {"type": "Team", "id": "ml"}, "attrs": {"size": 4}, "parents": [{"type": "Org", "id": "acme"}]},
+    {"uid": {"type": "Team", "id": "web"}, "attrs": {}, "parents": [{"type": "Org", "id": "acme"}]}
+  ])",
+                                                                             "base.json", {});
+  EXPECT_TRUE(store.ok()) << store.status();
+  return std::shared_ptr<const EntityStore>(*std::move(store));
+}
+
+TEST(EntityOverlay, ReadsTheBaseAndAddsItsOwnAfterIt) {
+  std::shared_ptr<const EntityStore> base = Base();
+  std::unique_ptr<EntityStore> overlay = EntityStore::Overlay(base);
+  const uint32_t base_uids = static_cast<uint32_t>(base->num_uids());
+  // The base's entities keep their uids and data.
+  const uint32_t ml = overlay->Find("Team", "ml");
+  ASSERT_EQ(ml, base->Find("Team", "ml"));
+  ASSERT_NE(overlay->data(ml), nullptr);
+  EXPECT_EQ(FindField(overlay->data(ml)->attrs, "size")->i, 4);
+
+  const EntityRef* queue = overlay->Ref("Queue", "q1");
+  EXPECT_GE(queue->uid, base_uids);
+  RecordField fields[] = {{"name", Value::String("q1")}, {"size", Value::Long(8)}};
+  const uint32_t parents[] = {ml};
+  ASSERT_TRUE(overlay->Add(queue, overlay->Record(fields, true), Value::Record(nullptr, 0), parents).ok());
+  const EntityRef* job = overlay->Ref("Job", "j1");
+  const uint32_t job_parents[] = {queue->uid};
+  RecordField tags[] = {{"team", Value::String("ml")}};
+  ASSERT_TRUE(overlay->Add(job, overlay->Record({}, true), overlay->Record(tags, false), job_parents).ok());
+
+  EXPECT_EQ(overlay->Find("Job", "j1"), job->uid);
+  EXPECT_EQ(overlay->size(), base->size() + 2);
+  EXPECT_EQ(overlay->num_uids(), base->num_uids() + 2);
+  // `in` reaches the base's hierarchy through the overlay's.
+  const uint32_t acme = overlay->Find("Org", "acme");
+  EXPECT_TRUE(overlay->HasAncestor(job->uid, queue->uid));
+  EXPECT_TRUE(overlay->HasAncestor(job->uid, ml));
+  EXPECT_TRUE(overlay->HasAncestor(job->uid, acme));
+  EXPECT_FALSE(overlay->HasAncestor(job->uid, overlay->Find("Team", "web")));
+  EXPECT_FALSE(overlay->HasAncestor(queue->uid, job->uid));
+  EXPECT_TRUE(overlay->HasAncestor(ml, acme));
+  EXPECT_FALSE(overlay->HasAncestor(ml, job->uid));
+  AncestorScratch scratch;
+  std::vector<uint32_t> out;
+  EXPECT_TRUE(overlay->Ancestors(job->uid, 10, &scratch, &out));
+  EXPECT_EQ(out.size(), 3u);
+  EXPECT_FALSE(overlay->Ancestors(job->uid, 2, &scratch, &out));
+  ASSERT_EQ(overlay->parents(job->uid).size(), 1u);
+  EXPECT_EQ(overlay->parents(job->uid)[0], queue->uid);
+  // The base's key is shared; a new key is the overlay's own.
+  EXPECT_EQ(overlay->InternKey("size").data(), base->InternedKey("size")->data());
+  EXPECT_EQ(base->InternedKey("name"), nullptr);
+  ASSERT_NE(overlay->InternedKey("name"), nullptr);
+  const Value* name = FindField(overlay->data(queue->uid)->attrs, "name");
+  ASSERT_NE(name, nullptr);
+  EXPECT_EQ(name->string(), "q1");
+  EXPECT_TRUE(overlay->data(queue->uid)->attrs.interned_keys);
+  EXPECT_EQ(FindField(overlay->data(job->uid)->tags, "team")->string(), "ml");
+  // The base is unchanged.
+  EXPECT_EQ(base->Find("Job", "j1"), kNoUid);
+  EXPECT_EQ(base->num_uids(), base_uids);
+}
+
+TEST(EntityOverlay, KeyGenerationCountsNewKeysOnly) {
+  std::unique_ptr<EntityStore> store = EntityStore::Overlay(Base());
+  uint64_t g = store->key_generation();
+  store->InternKey("size");  // the base's
+  EXPECT_EQ(store->key_generation(), g);
+  store->InternKey("fresh");
+  EXPECT_EQ(store->key_generation(), g + 1);
+  store->InternKey("fresh");
+  EXPECT_EQ(store->key_generation(), g + 1);
+}
+
+TEST(EntityOverlay, RefusesWhatWouldBreakTheHierarchy) {
+  std::shared_ptr<const EntityStore> base = Base();
+  std::unique_ptr<EntityStore> store = EntityStore::Overlay(base);
+  const Value empty = Value::Record(nullptr, 0);
+  // An entity of the base cannot be redefined.
+  const EntityRef* ml = store->Ref("Team", "ml");
+  absl::Status s = store->Add(ml, empty, empty, {});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("belongs to the base store"), std::string::npos) << s;
+  // Nor an entity added twice.
+  const EntityRef* a = store->Ref("A", "a");
+  ASSERT_TRUE(store->Add(a, empty, empty, {}).ok());
+  s = store->Add(a, empty, empty, {});
+  EXPECT_NE(s.message().find("already in the store"), std::string::npos) << s;
+  // An entity named as a parent before it was added could close a cycle.
+  const EntityRef* later = store->Ref("B", "later");
+  const EntityRef* child = store->Ref("C", "child");
+  const uint32_t p[] = {later->uid};
+  ASSERT_TRUE(store->Add(child, empty, empty, p).ok());
+  s = store->Add(later, empty, empty, std::vector<uint32_t>{child->uid});
+  EXPECT_NE(s.message().find("already the parent"), std::string::npos) << s;
+  // A parent the store does not know, or the entity itself.
+  const EntityRef* d = store->Ref("D", "d");
+  EXPECT_FALSE(store->Add(d, empty, empty, std::vector<uint32_t>{999999}).ok());
+  EXPECT_FALSE(store->Add(d, empty, empty, std::vector<uint32_t>{d->uid}).ok());
+  // A store read from JSON takes no entities one by one.
+  std::shared_ptr<const EntityStore> json = Base();
+  EntityStore& mutable_json = const_cast<EntityStore&>(*json);
+  EXPECT_EQ(mutable_json.Add(mutable_json.Ref("E", "e"), empty, empty, {}).code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(EntityOverlay, BuildsAStoreOfItsOwnAndStacks) {
+  // Without a base, and an overlay on an overlay.
+  std::unique_ptr<EntityStore> own = EntityStore::Overlay(nullptr);
+  const Value empty = Value::Record(nullptr, 0);
+  const EntityRef* root = own->Ref("R", "root");
+  ASSERT_TRUE(own->Add(root, empty, empty, {}).ok());
+  std::shared_ptr<const EntityStore> first(std::move(own));
+  std::unique_ptr<EntityStore> second = EntityStore::Overlay(first);
+  const EntityRef* leaf = second->Ref("L", "leaf");
+  ASSERT_TRUE(second->Add(leaf, empty, empty, std::vector<uint32_t>{root->uid}).ok());
+  EXPECT_TRUE(second->HasAncestor(leaf->uid, root->uid));
+  EXPECT_EQ(second->Find("R", "root"), root->uid);
+  EXPECT_EQ(second->size(), 2u);
+  EXPECT_EQ(&second->ref(root->uid), root);
+}
+
+}  // namespace
+}  // namespace charter::internal
