@@ -2,6 +2,7 @@
 // errors.
 #include "load.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -112,7 +113,12 @@ absl::StatusOr<Bundle> CompilePolicyFiles(const std::vector<std::string>& paths,
   absl::StatusOr<std::vector<TemplateLink>> links = LoadTemplateLinks(links_path, options.max_source_bytes);
   if (!links.ok()) return links.status();
   std::vector<SourceFile> sources;
-  for (const std::string& path : paths) {
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const std::string& path = paths[i];
+    // Every policy in it would be a duplicate id: say what happened instead.
+    if (std::find(paths.begin(), paths.begin() + i, path) != paths.begin() + i) {
+      return absl::InvalidArgumentError(WithPath(path, "given twice to --policies; give each policy file once"));
+    }
     absl::StatusOr<std::string> read = ReadFile(path, options.max_source_bytes);
     if (!read.ok()) return read.status();
     sources.emplace_back(path, *std::move(read));

@@ -1037,7 +1037,10 @@ case_schedule_rules_errors() {
     --schema stdlib/governance.cedarschema --schema "$work/bad.cedarschema"
   expect_errors
   grep -q 'bad.cedarschema:2:' "$stderr_file" || fail "not at the fault's own line"
-  note "two rules with one id"
+  note "two rules with one id, in two files; one file given twice"
+  printf '@id("interactive-never-preempted") forbid (principal, action, resource);\n' >"$work/same-id.cedar"
+  run schedule --state $std "${scenario[@]}" --policies stdlib/scheduling.cedar --policies "$work/same-id.cedar"
+  expect_errors
   run schedule --state $std "${scenario[@]}" --policies stdlib/scheduling.cedar --policies stdlib/scheduling.cedar
   expect_errors
   note "entities that do not conform to the schema"

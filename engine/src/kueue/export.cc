@@ -15,6 +15,7 @@
 #include "kueue/document.h"
 #include "kueue/fields.h"
 #include "kueue/yaml_out.h"
+#include "schedule/names.h"
 #include "schedule/quantity.h"
 
 namespace charter::kueue {
@@ -25,8 +26,8 @@ using internal::Cat;
 using internal::CatAppend;
 using ik::YamlScalar;
 
-using ik::FungibilityName;
-using ik::PolicyName;
+using schedule::FungibilityName;
+using schedule::PolicyName;
 
 class Exporter {
  public:

@@ -47,21 +47,6 @@ absl::Status CheckMetadata(const Object& o, bool namespaced, Fields* fields);
 // Kueue's kinds in kueue.x-k8s.io that hold no scheduling declaration.
 bool IsOtherKueueKind(std::string_view kind);
 
-// Kueue's spelling of a preemption policy and of a flavor fungibility
-// policy, written by the Kueue export and the state JSON alike.
-inline std::string_view PolicyName(schedule::PreemptionPolicy p) {
-  switch (p) {
-    case schedule::PreemptionPolicy::kNever: return "Never";
-    case schedule::PreemptionPolicy::kLowerPriority: return "LowerPriority";
-    case schedule::PreemptionPolicy::kLowerOrNewerEqualPriority: return "LowerOrNewerEqualPriority";
-    case schedule::PreemptionPolicy::kAny: return "Any";
-  }
-  return "Never";
-}
-inline std::string_view FungibilityName(schedule::FungibilityPolicy p) {
-  return p == schedule::FungibilityPolicy::kMayStopSearch ? "MayStopSearch" : "TryNextFlavor";
-}
-
 }  // namespace charter::internal::kueue
 
 #endif  // CHARTER_ENGINE_SRC_KUEUE_OBJECTS_H_

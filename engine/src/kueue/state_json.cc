@@ -8,6 +8,7 @@
 #include "common/strings.h"
 #include "kueue/objects.h"
 #include "json/json.h"
+#include "schedule/names.h"
 #include "schedule/quantity.h"
 
 namespace charter::kueue {
@@ -186,16 +187,16 @@ std::string WriteStateJson(const schedule::State& s) {
     if (q.cohort >= 0) Str(&out, s.cohorts[q.cohort].name); else out += "null";
     CatAppend(&out, ",\"queueing_strategy\":\"",
               q.queueing_strategy == schedule::QueueingStrategy::kStrictFIFO ? "StrictFIFO" : "BestEffortFIFO", "\"");
-    CatAppend(&out, ",\"preemption\":{\"within_cluster_queue\":\"", internal::kueue::PolicyName(q.preemption.within_cluster_queue),
-              "\",\"reclaim_within_cohort\":\"", internal::kueue::PolicyName(q.preemption.reclaim_within_cohort),
-              "\",\"borrow_within_cohort\":{\"policy\":\"", internal::kueue::PolicyName(q.preemption.borrow_within_cohort), "\"");
+    CatAppend(&out, ",\"preemption\":{\"within_cluster_queue\":\"", schedule::PolicyName(q.preemption.within_cluster_queue),
+              "\",\"reclaim_within_cohort\":\"", schedule::PolicyName(q.preemption.reclaim_within_cohort),
+              "\",\"borrow_within_cohort\":{\"policy\":\"", schedule::PolicyName(q.preemption.borrow_within_cohort), "\"");
     if (q.preemption.max_priority_threshold) {
       CatAppend(&out, ",\"max_priority_threshold\":", *q.preemption.max_priority_threshold);
     }
     CatAppend(&out, "}},\"flavor_fungibility\":{\"when_can_borrow\":\"",
-              internal::kueue::FungibilityName(q.flavor_fungibility.when_can_borrow),
+              schedule::FungibilityName(q.flavor_fungibility.when_can_borrow),
               "\",\"when_can_preempt\":\"",
-              internal::kueue::FungibilityName(q.flavor_fungibility.when_can_preempt),
+              schedule::FungibilityName(q.flavor_fungibility.when_can_preempt),
               "\"");
     if (q.flavor_fungibility.preference != schedule::FungibilityPreference::kUnset) {
       CatAppend(&out, ",\"preference\":\"",

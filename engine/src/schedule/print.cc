@@ -10,6 +10,7 @@
 
 #include "charter/schedule.h"
 #include "common/strings.h"
+#include "schedule/names.h"
 #include "schedule/quantity.h"
 #include "value/value.h"
 
@@ -78,20 +79,6 @@ std::string WeightText(double w) {
   auto [ptr, ec] = std::to_chars(buf, buf + sizeof(buf), w, std::chars_format::fixed);
   if (ec != std::errc()) return Cat(w);
   return std::string(buf, ptr);
-}
-
-std::string_view PolicyName(PreemptionPolicy p) {
-  switch (p) {
-    case PreemptionPolicy::kNever: return "Never";
-    case PreemptionPolicy::kLowerPriority: return "LowerPriority";
-    case PreemptionPolicy::kLowerOrNewerEqualPriority: return "LowerOrNewerEqualPriority";
-    case PreemptionPolicy::kAny: return "Any";
-  }
-  return "Never";
-}
-
-std::string_view FungibilityName(FungibilityPolicy p) {
-  return p == FungibilityPolicy::kTryNextFlavor ? "TryNextFlavor" : "MayStopSearch";
 }
 
 void AppendGroups(std::string* out, const State& s, const std::vector<ResourceGroup>& groups) {
