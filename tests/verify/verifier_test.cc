@@ -273,7 +273,8 @@ TEST(Verifier, TypedOpcodesOnWrongTypesAreSafe) {
 
 TEST(Verifier, RejectsBadHeaderFields) {
   EXPECT_EQ(Reject(HandMade({I(Op::kRetBool, 0, 1, 0)}, 4, 99)),
-            "invalid bundle: format version 99, this engine reads " + std::to_string(kFormatVersion));
+            "invalid bundle: format version 99, this engine reads " + std::to_string(kOldestFormatVersion) + " to " +
+                std::to_string(kFormatVersion) + " (the bundle is newer: use the charter that built it)");
   EXPECT_EQ(Reject(HandMade({I(Op::kRetBool, 0, 1, 0)}, 0)),
             "invalid bundle: policy `p`: register count out of range");
   EXPECT_EQ(Reject(HandMade({I(Op::kRetBool, 0, 1, 0)}, 300)),
