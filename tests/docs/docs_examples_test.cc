@@ -13,7 +13,8 @@
 //   ```console            `$ COMMAND` lines run in that directory by sh, with
 //                         the `charter` tool first on PATH; the lines up to
 //                         the next `$ ` are the command's exact output
-//                         (stdout and stderr together)
+//                         (stdout and stderr together). The repository's
+//                         stdlib/ is reachable there as `stdlib/`
 //   ```bytecode           the disassembly of the nearest cedar block above it
 //   ```diagnostic         Diagnostics::Render() of the nearest cedar-error
 //                         block above it, compiled as `policy.cedar`
@@ -585,6 +586,9 @@ TEST(DocsExamples, ConsoleSessions) {
     fs::path dir = fs::path(CHARTER_BINARY_DIR) / "tests/docs/sessions" / name;
     fs::remove_all(dir);
     fs::create_directories(dir);
+    // The standard library (stdlib/*.cedar, *.cedarschema), as a user of a
+    // checkout reaches it.
+    fs::create_directory_symlink(fs::absolute("stdlib"), dir / "stdlib");
     for (const Block& b : blocks) {
       auto it = b.attrs.find("file");
       if (it == b.attrs.end()) continue;
