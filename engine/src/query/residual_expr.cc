@@ -747,7 +747,20 @@ ExprPtr FromValue(const Value& v) {
     }
     case Type::kIp: return Call("ip", ext::FormatIp(*v.ip));
     case Type::kDecimal: return Call("decimal", ext::FormatDecimal(v.i));
-    case Type::kDatetime: return Call("datetime", ext::FormatDatetime(v.i));
+    case Type::kDatetime: {
+      // An instant beyond what a datetime() string can name (reachable only
+      // through offset()) prints in a form datetime() rejects: rebuild it
+      // from the epoch instead, so the residual evaluates as the value did.
+      std::string text = ext::FormatDatetime(v.i);
+      int64_t back = 0;
+      std::string error;
+      if (ext::ParseDatetime(text, &back, &error) && back == v.i) return Call("datetime", std::move(text));
+      ExprPtr e = Node(K::kMethod);
+      e->str = "offset";
+      e->args.push_back(Call("datetime", "1970-01-01"));
+      e->args.push_back(Call("duration", ext::FormatDuration(v.i)));
+      return e;
+    }
     case Type::kDuration: return Call("duration", ext::FormatDuration(v.i));
   }
   return Bool(false);
