@@ -169,7 +169,9 @@ bool CanErrorWith(const ast::Expr& root, ast::Var unknown, const Guards& g) {
       Path path;
       return !(AttrPath(*e, unknown, &path) && g.HasPath(path));
     }
-    case K::kHas: return !IsVar(*e->args[0], unknown);
+    // `x has a.b` is `x has a && x.a has b`: it fails where x.a is neither
+    // an entity nor a record, which the unknown's attributes may be.
+    case K::kHas: return !IsVar(*e->args[0], unknown) || e->keys.size() > 1;
     case K::kUnary: return e->uop == ast::UnaryOp::kNeg || !SafeBool(*e->args[0], unknown, g);
     case K::kIf:
       return !SafeBool(*e->args[0], unknown, g) || AnyChildCanError(*e, unknown, g, 1);
