@@ -321,5 +321,22 @@ TEST(Residual, HasWithAPathOnTheUnknownIsNotExact) {
   EXPECT_TRUE(r->exact());
 }
 
+TEST(Residual, FoldedRecordsKeepTheirKeys) {
+  // Once principal is fixed by the `==` before it, the record is folded to a
+  // value; its keys must survive into the printed residual.
+  constexpr char kRec[] = R"(
+    @id("p") permit (principal, action, resource)
+      when { principal == User::"alice" &&
+             !(if principal.level > 9 then {"meta": {"active": true}} else {"a long key name": resource == principal}).meta.active };
+  )";
+  PartialEvaluator pe = MustRead(kRec);
+  absl::StatusOr<QueryRequest> q = QueryRequest::ForPrincipals("User", {"Action", "view"}, {"Task", "t1"}, "");
+  ASSERT_TRUE(q.ok()) << q.status();
+  absl::StatusOr<Residual> r = pe.Evaluate(*q, MustLoad(), ResidualOptions{.check_query = false});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NE(r->PoliciesText().find("a long key name"), std::string::npos) << r->PoliciesText();
+  MustCompile(r->PoliciesText());
+}
+
 }  // namespace
 }  // namespace charter
