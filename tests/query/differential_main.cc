@@ -183,7 +183,7 @@ void CheckQuery(const std::string& where, const Engine& engine, const PartialEva
       Report(t, where + ": ConditionHolds failed");
     } else if (!holds->has_value()) {
       ++t->undecided;
-      if (r->exact()) Report(t, where + ": an exact condition failed to evaluate on " + u.ToString());
+      if (r->exact()) Report(t, where + ": an exact condition failed to evaluate on " + u.ToString() + ": `" + r->condition() + "`");
     } else if (**holds != full[i].allowed) {
       Report(t, where + ": the condition `" + r->condition() + "` is " + (**holds ? "true" : "false") + " on " +
                     u.ToString() + ", whose decision is " + Describe(full[i]));

@@ -2,6 +2,7 @@
 // (PartialEvaluator), and the faults of a query. The differential test
 // (differential_main.cc) checks both against full evaluation on generated
 // cases; these pin the answers and the words on small hand-written ones.
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -273,6 +274,68 @@ TEST(Residual, PrintsAsJsonAndAsAPolicySetThatDecidesAlike) {
   }
   absl::StatusOr<Bundle> json = Compile(SourceFile("r.json", r->PoliciesJson()), {}, {}, nullptr);
   EXPECT_TRUE(json.ok()) << json.status();
+}
+
+TEST(Residual, AFoldedDatetimeBeyondDatetimeStringsPrintsAsAnOffset) {
+  // The instant is year 292278994: no datetime() string names it.
+  constexpr char kFar[] = R"(
+    @id("far") permit (principal, action, resource)
+      when { {"g": resource.gpus, "d": datetime("1970-01-01").offset(duration("106751991167d"))}.d >
+             datetime("2024-01-01") };
+  )";
+  PartialEvaluator pe = MustRead(kFar);
+  QueryRequest q = Resources("alice", "view", "Task");
+  absl::StatusOr<Residual> r = pe.Evaluate(q, MustLoad(), ResidualOptions{.check_query = false});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->PoliciesText().find("+292278994"), std::string::npos) << r->PoliciesText();
+  EXPECT_NE(r->PoliciesText().find(R"(datetime("1970-01-01").offset(duration(")"), std::string::npos)
+      << r->PoliciesText();
+  Engine full = MustCompile(kFar);
+  Engine text = MustCompile(r->PoliciesText());
+  for (const char* id : {"t1", "t2", "t3"}) {
+    Decision want = full.Authorize(q.With({"Task", id}), MustLoad());
+    EXPECT_EQ(text.Authorize(q.With({"Task", id}), MustLoad()).ToJson(), want.ToJson()) << id;
+    EXPECT_EQ(r->Decide({"Task", id})->ToJson(), want.ToJson()) << id;
+  }
+  EXPECT_TRUE(full.Authorize(q.With({"Task", "t1"}), MustLoad()).allowed);
+}
+
+TEST(Residual, HasWithAPathOnTheUnknownIsNotExact) {
+  // `resource has gpus.x` is `resource has gpus && resource.gpus has x`,
+  // which fails where gpus is a number (t1), so the condition cannot be exact.
+  PartialEvaluator pe = MustRead(R"(@id("p") permit (principal, action, resource) when { resource has gpus.x };)");
+  absl::StatusOr<Residual> r =
+      pe.Evaluate(Resources("alice", "view", "Task"), MustLoad(), ResidualOptions{.check_query = false});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->exact());
+  absl::StatusOr<std::optional<bool>> holds = r->ConditionHolds({"Task", "t1"});
+  ASSERT_TRUE(holds.ok());
+  EXPECT_FALSE(holds->has_value());
+  holds = r->ConditionHolds({"Task", "t3"});  // no gpus: false, no error
+  ASSERT_TRUE(holds.ok());
+  EXPECT_EQ(*holds, std::optional<bool>(false));
+  // A single attribute on the unknown still cannot fail.
+  PartialEvaluator one = MustRead(R"(@id("p") permit (principal, action, resource) when { resource has gpus };)");
+  r = one.Evaluate(Resources("alice", "view", "Task"), MustLoad(), ResidualOptions{.check_query = false});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->exact());
+}
+
+TEST(Residual, FoldedRecordsKeepTheirKeys) {
+  // Once principal is fixed by the `==` before it, the record is folded to a
+  // value; its keys must survive into the printed residual.
+  constexpr char kRec[] = R"(
+    @id("p") permit (principal, action, resource)
+      when { principal == User::"alice" &&
+             !(if principal.level > 9 then {"meta": {"active": true}} else {"a long key name": resource == principal}).meta.active };
+  )";
+  PartialEvaluator pe = MustRead(kRec);
+  absl::StatusOr<QueryRequest> q = QueryRequest::ForPrincipals("User", {"Action", "view"}, {"Task", "t1"}, "");
+  ASSERT_TRUE(q.ok()) << q.status();
+  absl::StatusOr<Residual> r = pe.Evaluate(*q, MustLoad(), ResidualOptions{.check_query = false});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NE(r->PoliciesText().find("a long key name"), std::string::npos) << r->PoliciesText();
+  MustCompile(r->PoliciesText());
 }
 
 }  // namespace

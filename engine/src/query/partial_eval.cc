@@ -188,7 +188,13 @@ class Evaluator {
     for (const Value& v : operands) args.push_back(FromValue(v));
     ExprPtr node = WithArgs(e, std::move(args));
     Result r = Concrete(*node);
-    if (r.is_error()) r.expr = std::move(node);
+    if (r.is_error()) {
+      r.expr = std::move(node);
+    } else {
+      // The value may view the node's strings (a record's keys, a string):
+      // the node lives as long as the evaluator.
+      applied_.push_back(std::move(node));
+    }
     return r;
   }
 
@@ -476,6 +482,7 @@ class Evaluator {
 
   const PartialEnv& env_;
   Arena* scratch_;
+  std::vector<ExprPtr> applied_;  // the nodes Apply evaluated, which values may view
   bool too_deep_ = false;
 };
 

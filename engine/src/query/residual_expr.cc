@@ -169,7 +169,9 @@ bool CanErrorWith(const ast::Expr& root, ast::Var unknown, const Guards& g) {
       Path path;
       return !(AttrPath(*e, unknown, &path) && g.HasPath(path));
     }
-    case K::kHas: return !IsVar(*e->args[0], unknown);
+    // `x has a.b` is `x has a && x.a has b`: it fails where x.a is neither
+    // an entity nor a record, which the unknown's attributes may be.
+    case K::kHas: return !IsVar(*e->args[0], unknown) || e->keys.size() > 1;
     case K::kUnary: return e->uop == ast::UnaryOp::kNeg || !SafeBool(*e->args[0], unknown, g);
     case K::kIf:
       return !SafeBool(*e->args[0], unknown, g) || AnyChildCanError(*e, unknown, g, 1);
@@ -747,7 +749,20 @@ ExprPtr FromValue(const Value& v) {
     }
     case Type::kIp: return Call("ip", ext::FormatIp(*v.ip));
     case Type::kDecimal: return Call("decimal", ext::FormatDecimal(v.i));
-    case Type::kDatetime: return Call("datetime", ext::FormatDatetime(v.i));
+    case Type::kDatetime: {
+      // An instant beyond what a datetime() string can name (reachable only
+      // through offset()) prints in a form datetime() rejects: rebuild it
+      // from the epoch instead, so the residual evaluates as the value did.
+      std::string text = ext::FormatDatetime(v.i);
+      int64_t back = 0;
+      std::string error;
+      if (ext::ParseDatetime(text, &back, &error) && back == v.i) return Call("datetime", std::move(text));
+      ExprPtr e = Node(K::kMethod);
+      e->str = "offset";
+      e->args.push_back(Call("datetime", "1970-01-01"));
+      e->args.push_back(Call("duration", ext::FormatDuration(v.i)));
+      return e;
+    }
     case Type::kDuration: return Call("duration", ext::FormatDuration(v.i));
   }
   return Bool(false);
