@@ -515,6 +515,10 @@ TEST(KueueWorkloads, TellsTheirTextFromTheStateJson) {
   EXPECT_EQ(ParseTime("2026-03-01T10:10:00Z"), std::optional<double>(1772359800));
   EXPECT_EQ(ParseTime("2026-03-01T12:10:00.5+02:00"), std::optional<double>(1772359800.5));
   EXPECT_FALSE(ParseTime("2026-13-01T10:10:00Z").has_value());
+  // Days past the month's end, in the proleptic Gregorian calendar.
+  EXPECT_FALSE(ParseTime("2026-02-29T00:00:00Z").has_value());
+  EXPECT_FALSE(ParseTime("2026-04-31T00:00:00Z").has_value());
+  EXPECT_EQ(ParseTime("2028-02-29T00:00:00Z"), std::optional<double>(1835395200));
 }
 
 TEST(KueueHyperPod, ExportLoadsBackAsTheSameQueues) {

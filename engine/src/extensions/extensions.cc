@@ -193,6 +193,13 @@ uint8_t MaskByte(int i, unsigned prefix) {
 
 // ---------------------------------------------------------------- datetime
 
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+}  // namespace
+
 bool IsLeapYear(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
 int DaysInMonth(int64_t y, int m) {
@@ -200,14 +207,9 @@ int DaysInMonth(int64_t y, int m) {
   return m == 2 && IsLeapYear(y) ? 29 : kDays[m - 1];
 }
 
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
 
-// Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar, counting
-// in 400-year cycles of 146097 days that start on March 1st (so that the leap
-// day ends a year). Exact for any |y| below 2^50.
+// Counts in 400-year cycles of 146097 days that start on March 1st (so that
+// the leap day ends a year).
 int64_t DaysFromCivil(int64_t y, int m, int d) {
   int64_t year = m <= 2 ? y - 1 : y;
   int64_t cycle = FloorDiv(year, 400);
@@ -218,6 +220,8 @@ int64_t DaysFromCivil(int64_t y, int m, int d) {
       year_of_cycle * 365 + year_of_cycle / 4 - year_of_cycle / 100 + day_of_year;
   return cycle * 146097 + day_of_cycle - 719468;  // 719468: 0000-03-01 to 1970-01-01
 }
+
+namespace {
 
 struct CivilDate {
   int64_t year;

@@ -96,6 +96,14 @@ std::string FormatDecimal(int64_t scaled_1e4);
 
 inline constexpr int64_t kMillisPerDay = 86'400'000;
 
+// The proleptic Gregorian calendar, shared with every other reader of dates
+// (Kubernetes' RFC 3339 times in kueue/): month m in 1..12.
+bool IsLeapYear(int64_t y);
+int DaysInMonth(int64_t y, int m);
+// Days from 1970-01-01 to y-m-d (negative before it); exact for any |y|
+// below 2^50.
+int64_t DaysFromCivil(int64_t y, int m, int d);
+
 bool ParseDatetime(std::string_view s, int64_t* ms_since_epoch, std::string* error);
 bool ParseDuration(std::string_view s, int64_t* ms, std::string* error);
 

@@ -20,6 +20,7 @@
 #include "charter/schedule.h"
 #include "common/status_macros.h"
 #include "common/strings.h"
+#include "extensions/extensions.h"
 #include "kueue/document.h"
 #include "kueue/fields.h"
 #include "kueue/objects.h"
@@ -29,22 +30,13 @@ namespace charter::kueue {
 namespace {
 
 namespace ik = internal::kueue;
+namespace ext = internal::ext;
 using ik::Fields;
 using ik::Node;
 using ik::NodeKind;
 using internal::Cat;
 using internal::schedule::SatAdd;
 using Requests = std::map<std::string, int64_t>;
-
-// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
 
 }  // namespace
 
@@ -65,7 +57,7 @@ std::optional<double> ParseTime(std::string_view t) {
       t[16] != ':' || !digits(17, 2, &s)) {
     return std::nullopt;
   }
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return std::nullopt;
+  if (mo < 1 || mo > 12 || d < 1 || d > ext::DaysInMonth(y, mo) || h > 23 || mi > 59 || s > 60) return std::nullopt;
   size_t i = 19;
   double fraction = 0;
   if (i < t.size() && t[i] == '.') {
@@ -87,7 +79,7 @@ std::optional<double> ParseTime(std::string_view t) {
     return std::nullopt;
   }
   if (i != t.size()) return std::nullopt;
-  return static_cast<double>(DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 +
+  return static_cast<double>(ext::DaysFromCivil(y, mo, d) * 86400 +
                              h * 3600 + mi * 60 + s - offset) +
          fraction;
 }
