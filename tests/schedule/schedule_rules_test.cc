@@ -348,6 +348,16 @@ TEST(ScheduleRules, RuleIdsPermitsAndDuplicates) {
   // (they cannot change what the cycle decides).
   EXPECT_EQ(set->rule_ids(), (std::vector<std::string>{"no-borrow", "anything"}));
   EXPECT_EQ(set->ignored_permits(), (std::vector<std::string>{"useless"}));
+  EXPECT_FALSE(set->empty());
+  // Policy sets without a rule leave the cycle without rules: it never asks them.
+  absl::StatusOr<SchedulingRules> none = SchedulingRules::Create({CompileText(R"(
+@id("auth-only") forbid (principal, action == Governance::Action::"submitTask", resource);
+@id("useless") permit (principal, action == Scheduling::Action::"admit", resource);
+)")});
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(none->empty());
+  EXPECT_TRUE(none->rule_ids().empty());
+  EXPECT_EQ(none->ignored_permits(), (std::vector<std::string>{"useless"}));
   // One id in two policy sets is refused: outcomes name rules by id.
   absl::StatusOr<SchedulingRules> twice =
       SchedulingRules::Create({rules, CompileText(R"(@id("no-borrow") forbid (principal, action, resource);)")});

@@ -447,6 +447,7 @@ absl::StatusOr<SchedulingRules> SchedulingRules::Create(const std::vector<Engine
   absl::flat_hash_set<std::string_view> seen;
   for (const Engine& engine : engines) {
     const std::shared_ptr<const internal::Program>& program = internal::ApiAccess::SharedProgram(engine);
+    const size_t rules_before = ids.size();
     for (const internal::PolicyCode& p : program->policies()) {
       if (!seen.insert(p.id).second) {
         return absl::InvalidArgumentError(internal::Cat("two scheduling rules have the id `", p.id, "`"));
@@ -466,8 +467,12 @@ absl::StatusOr<SchedulingRules> SchedulingRules::Create(const std::vector<Engine
       if (p.forbid && (names_scheduling || !names_action)) ids.emplace_back(p.id);
       if (!p.forbid && names_scheduling) ignored.emplace_back(p.id);
     }
-    programs.push_back(program);
+    // A policy set without a rule (authorization policies only, or only
+    // declarations) is never asked: the cycle would search its scope index
+    // at every decision point for nothing.
+    if (ids.size() > rules_before) programs.push_back(program);
   }
+  if (programs.empty()) return RulesAccess::Make(nullptr, {}, std::move(ignored));
   std::shared_ptr<const internal::EntityStore> base;
   if (entities != nullptr) base = internal::ApiAccess::SharedStore(*entities);
   return RulesAccess::Make(std::make_shared<const internal::schedule::Rules>(std::move(programs), std::move(base)),
