@@ -11,38 +11,18 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "charter_support/nearest.h"
 #include "command.h"
 #include "report.h"
 
 namespace charter::cli {
 namespace {
 
-// Edits (insertions, deletions, substitutions) between two words.
-size_t Distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t next = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = row[j];
-      row[j] = next;
-    }
-  }
-  return row[b.size()];
-}
-
 // What a user most likely meant by `word`, with `hint` when nothing is close
 // enough to be a slip: "; did you mean `--policies`?" or " (HINT)".
 std::string DidYouMean(const std::string& word, const std::vector<std::string>& names,
                        const std::string& hint) {
-  std::string best;
-  size_t best_distance = std::max<size_t>(2, word.size() / 4) + 1;
-  for (const std::string& name : names) {
-    size_t d = Distance(word, name);
-    if (d < best_distance) best = name, best_distance = d;
-  }
+  std::string best = support::NearestName(word, names);
   return best.empty() ? " (" + hint + ")" : "; did you mean `" + best + "`?";
 }
 

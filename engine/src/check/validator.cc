@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "builtins/builtins.h"
+#include "charter_support/nearest.h"
 #include "common/diagnostic_codes.h"
 #include "policy_set/policy_set.h"
 #include "common/strings.h"
@@ -836,30 +837,14 @@ class Checker {
       }
       std::string help;
       if (attrs != nullptr && !attrs->empty()) {
-        std::string best;
-        size_t best_d = 3;
-        for (const auto& [k, v] : *attrs) {
-          size_t d = EditDistance(k, e.str);
-          if (d < best_d) best_d = d, best = k;
-        }
+        std::vector<std::string_view> names;
+        for (const auto& [k, v] : *attrs) names.push_back(k);
+        std::string best = support::NearestName(e.str, names, 3);
         if (!best.empty()) help = Cat("did you mean `", best, "`?");
       }
       Error(codes::CH0512, e.span, Cat("`", TypeName(*t), "` has no attribute `", e.str, "`"), help);
       return Fail();
     });
-  }
-
-  static size_t EditDistance(const std::string& a, const std::string& b) {
-    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-      cur[0] = i;
-      for (size_t j = 1; j <= b.size(); ++j) {
-        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1] ? 1 : 0)});
-      }
-      std::swap(prev, cur);
-    }
-    return prev[b.size()];
   }
 
   Answer CheckHas(const Caps& prior, const Expr& e) {

@@ -10,6 +10,7 @@
 
 #include "access/access.h"
 #include "charter/query.h"
+#include "charter_support/nearest.h"
 #include "common/combine.h"
 #include "common/status_macros.h"
 #include "common/strings.h"
@@ -21,30 +22,9 @@ namespace charter {
 namespace internal {
 namespace {
 
-// Edits between two words, for "did you mean".
-size_t Distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t next = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = row[j];
-      row[j] = next;
-    }
-  }
-  return row[b.size()];
-}
-
 // "; did you mean `X`?" for the candidate nearest `word`, when one is near.
 std::string Nearest(std::string_view word, const std::vector<std::string>& candidates) {
-  std::string best;
-  size_t best_distance = std::max<size_t>(2, word.size() / 4) + 1;
-  for (const std::string& c : candidates) {
-    size_t d = Distance(word, c);
-    if (d < best_distance) best = c, best_distance = d;
-  }
+  std::string best = support::NearestName(word, candidates);
   return best.empty() ? "" : Cat("; did you mean `", best, "`?");
 }
 
