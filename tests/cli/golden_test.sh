@@ -852,9 +852,10 @@ case_access_formats() {
   run access --policies "$policies" --entities "$entities" --connection robotics/gpu-east --at 2026-01-15 --format dot
   expect_status 0
   expect_no_stderr
-  if command -v dot >/dev/null; then
-    dot -Tsvg "$stdout_file" >"$tmp/access.svg" || fail "Graphviz cannot render the graph"
-  fi
+  # Graphviz (scripts/deps.sh installs it) renders the graph, or the test fails.
+  command -v dot >/dev/null || fail "Graphviz's dot is missing (scripts/deps.sh installs graphviz)"
+  dot -Tsvg "$stdout_file" >"$tmp/access.svg" || fail "Graphviz cannot render the graph"
+  grep -q '<svg' "$tmp/access.svg" || fail "Graphviz wrote no SVG"
   capture access --policies "$policies" --entities "$entities" --connection robotics/gpu-east --at 2026-01-15 --format json
   expect_status 0
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["connection"]=="Governance::Connection::\"robotics/gpu-east\"", r["connection"]' \
