@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -113,7 +114,24 @@ struct AccessRow {
   std::vector<std::string> erring;
 };
 
-// What the governance model forbids or finds suspicious:
+// What the governance model forbids or finds suspicious: each finding is of
+// one of the kinds AccessFindingKinds lists, with that kind's severity.
+struct AccessFinding {
+  std::string kind;
+  std::string severity;  // low, medium, high
+  std::string message;
+  std::optional<EntityUid> principal;
+  EntityUid action;
+};
+
+// A kind of AccessFinding: its name, its severity (low, medium, high) and
+// what it flags.
+struct AccessFindingKind {
+  std::string_view kind;
+  std::string_view severity;
+  std::string_view what;
+};
+// Every kind of finding ReviewAccess reports:
 //   workload-identity-lifecycle  (high)    a workload identity allowed a cluster-lifecycle action
 //   workload-identity-held-back  (medium)  a permit grants a workload identity a lifecycle
 //                                          action; only a forbid refuses it
@@ -125,13 +143,7 @@ struct AccessRow {
 //   foreign-identity             (medium)  an identity of another cluster allowed an action
 //   nobody                       (low)     an action nobody may perform on anything the
 //                                          connection reaches
-struct AccessFinding {
-  std::string kind;
-  std::string severity;  // low, medium, high
-  std::string message;
-  std::optional<EntityUid> principal;
-  EntityUid action;
-};
+CHARTER_API std::span<const AccessFindingKind> AccessFindingKinds();
 
 struct AccessReport {
   EntityUid connection;

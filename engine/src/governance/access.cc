@@ -37,6 +37,29 @@ namespace {
 
 constexpr std::string_view kAnyone = "(anyone)";
 
+// The kinds of findings (AccessFindingKinds), by index.
+enum FindingKindIndex : size_t {
+  kWorkloadIdentityLifecycle,
+  kWorkloadIdentityHeldBack,
+  kSuspendedMember,
+  kIdentityOwnerSuspended,
+  kIdentityOwnerGone,
+  kOutsideMember,
+  kForeignIdentity,
+  kNobody,
+};
+constexpr AccessFindingKind kFindingKinds[] = {
+    {"workload-identity-lifecycle", "high", "a workload identity is allowed a cluster-lifecycle action"},
+    {"workload-identity-held-back", "medium",
+     "a permit grants a workload identity a lifecycle action and only a forbid refuses it"},
+    {"suspended-member", "high", "a suspended member is allowed an action"},
+    {"identity-owner-suspended", "high", "an identity is allowed an action and its owner is suspended"},
+    {"identity-owner-gone", "high", "an identity is allowed an action and its owner is not in the store"},
+    {"outside-member", "medium", "a member of another project (or of none) is allowed an action"},
+    {"foreign-identity", "medium", "an identity of another cluster is allowed an action"},
+    {"nobody", "low", "nobody may perform an action on anything the connection reaches"},
+};
+
 // The rank of a layer, for ordering: the model's four first, then any other.
 int LayerRank(std::string_view layer) {
   static constexpr std::string_view kLayers[] = {"organization", "project", "cluster", "workload"};
@@ -365,13 +388,13 @@ absl::StatusOr<AccessReport> ReviewAccess(const Engine& engine, const Entities& 
     return a.ancestors.count(ActionKey{names.action, "clusterLifecycle"}) > 0;
   };
   auto label = [&](const EntityUid& u) { return names.Short(u.type, u.id); };
-  auto note = [&](std::string kind, std::string severity, const EntityUid& principal, const RowWork& w,
-                  std::string message) {
-    FindingKey key{kind, EntityToCedar(principal.type, principal.id), w.row.action.id};
+  auto note = [&](FindingKindIndex k, const EntityUid& principal, const RowWork& w, std::string message) {
+    const AccessFindingKind& kind = kFindingKinds[k];
+    FindingKey key{std::string(kind.kind), EntityToCedar(principal.type, principal.id), w.row.action.id};
     auto [it, added] = found_findings.try_emplace(key);
     if (added) {
-      it->second.first = AccessFinding{std::move(kind), std::move(severity), std::move(message), principal,
-                                       w.row.action};
+      it->second.first = AccessFinding{std::string(kind.kind), std::string(kind.severity), std::move(message),
+                                       principal, w.row.action};
     }
     it->second.second.push_back(w.row.resource);
   };
@@ -388,27 +411,27 @@ absl::StatusOr<AccessReport> ReviewAccess(const Engine& engine, const Entities& 
         const Value* kind = index.Attr(u, {"kind"});
         bool workload = kind != nullptr && kind->type == Type::kEntity && kind->entity->id == "workload";
         if (workload && lifecycle) {
-          note("workload-identity-lifecycle", "high", g.principal, w,
+          note(kWorkloadIdentityLifecycle, g.principal, w,
                Cat("workload identity ", p, " may ", w.row.action.id, " %R; the model gives the cluster "
                    "lifecycle to admin identities only"));
         }
         uint32_t owner = index.EntityAt(u, {"owner"});
         if (owner != kNoUid && !index.HasData(owner)) {
-          note("identity-owner-gone", "high", g.principal, w,
+          note(kIdentityOwnerGone, g.principal, w,
                Cat(p, " may ", w.row.action.id, " %R, but its owner ", store.ref(owner).id,
                    " is not in the store"));
         } else if (const Value* s = index.Attr(owner, {"suspended"}); s != nullptr && s->type == Type::kBool && s->b) {
-          note("identity-owner-suspended", "high", g.principal, w,
+          note(kIdentityOwnerSuspended, g.principal, w,
                Cat(p, " may ", w.row.action.id, " %R, but its owner ", store.ref(owner).id, " is suspended"));
         }
         uint32_t home = index.EntityAt(u, {"cluster"});
         if (index.HasData(cluster) && home != kNoUid && home != cluster) {
-          note("foreign-identity", "medium", g.principal, w,
+          note(kForeignIdentity, g.principal, w,
                Cat(p, ", an identity of cluster ", store.ref(home).id, ", may ", w.row.action.id, " %R"));
         }
       } else if (g.principal.type == names.member) {
         if (const Value* s = index.Attr(u, {"suspended"}); s != nullptr && s->type == Type::kBool && s->b) {
-          note("suspended-member", "high", g.principal, w,
+          note(kSuspendedMember, g.principal, w,
                Cat("suspended member ", p, " may ", w.row.action.id, " %R"));
         }
         if (known_project && !index.In(u, project)) {
@@ -416,7 +439,7 @@ absl::StatusOr<AccessReport> ReviewAccess(const Engine& engine, const Entities& 
           for (uint32_t other : index.OfType(names.project)) {
             if (index.In(u, other)) CatAppend(&projects, projects.empty() ? "" : ", ", store.ref(other).id);
           }
-          note("outside-member", "medium", g.principal, w,
+          note(kOutsideMember, g.principal, w,
                Cat(p, ", ", projects.empty() ? "a member of no project" : Cat("a member of ", projects), " and not of ",
                    store.ref(project).id, ", may ", w.row.action.id, " %R"));
         }
@@ -433,7 +456,7 @@ absl::StatusOr<AccessReport> ReviewAccess(const Engine& engine, const Entities& 
         std::string permits, forbids;
         for (const std::string& id : r.permits) CatAppend(&permits, permits.empty() ? "" : ", ", id);
         for (const std::string& id : r.forbids) CatAppend(&forbids, forbids.empty() ? "" : ", ", id);
-        note("workload-identity-held-back", "medium", r.principal, w,
+        note(kWorkloadIdentityHeldBack, r.principal, w,
              Cat(permits, " grants workload identity ", label(r.principal), " ", w.row.action.id,
                  " %R; only ", forbids, " refuses it"));
       }
@@ -454,7 +477,7 @@ absl::StatusOr<AccessReport> ReviewAccess(const Engine& engine, const Entities& 
     for (const RowWork& w : rows) resources += w.row.action.id == action ? 1 : 0;
     std::string type = count.second;
     if (size_t colons = type.rfind("::"); colons != std::string::npos) type = type.substr(colons + 2);
-    AccessFinding f{"nobody", "low",
+    AccessFinding f{std::string(kFindingKinds[kNobody].kind), std::string(kFindingKinds[kNobody].severity),
                     Cat("nobody may ", action, " on what the connection reaches (", resources, " ",
                         resources == 1 ? "request" : "requests", " on ", type, ")"),
                     std::nullopt, EntityUid{names.action, action}};
@@ -467,5 +490,7 @@ absl::StatusOr<AccessReport> ReviewAccess(const Engine& engine, const Entities& 
   for (RowWork& w : rows) report.rows.push_back(std::move(w.row));
   return report;
 }
+
+std::span<const AccessFindingKind> AccessFindingKinds() { return internal::review::kFindingKinds; }
 
 }  // namespace charter

@@ -17,6 +17,7 @@
 #include "common/sha256.h"
 #include "common/status_macros.h"
 #include "common/strings.h"
+#include "extensions/extensions.h"
 #include "governance/model.h"
 #include "governance/render.h"
 #include "json/json.h"
@@ -208,6 +209,57 @@ std::string JsonStringSet(const std::vector<std::string>& items) {
   return out + "]";
 }
 
+// A value as Cedar's entity JSON writes it, which MakeRequest reads back:
+// entities as {"__entity": ...}, extension values as {"__extn": ...}.
+void AppendValueJson(std::string* out, const Value& v) {
+  switch (v.type) {
+    case Type::kBool: *out += v.b ? "true" : "false"; return;
+    case Type::kLong: CatAppend(out, v.i); return;
+    case Type::kString: json::AppendQuoted(out, v.string()); return;
+    case Type::kEntity:
+      *out += "{\"__entity\": {\"type\": ";
+      json::AppendQuoted(out, v.entity->type);
+      *out += ", \"id\": ";
+      json::AppendQuoted(out, v.entity->id);
+      *out += "}}";
+      return;
+    case Type::kSet:
+      out->push_back('[');
+      for (uint32_t i = 0; i < v.size; ++i) {
+        if (i > 0) *out += ", ";
+        AppendValueJson(out, v.elements[i]);
+      }
+      out->push_back(']');
+      return;
+    case Type::kRecord:
+      out->push_back('{');
+      for (uint32_t i = 0; i < v.size; ++i) {
+        if (i > 0) *out += ", ";
+        json::AppendQuoted(out, v.fields[i].key);
+        *out += ": ";
+        AppendValueJson(out, v.fields[i].value);
+      }
+      out->push_back('}');
+      return;
+    case Type::kIp:
+    case Type::kDecimal:
+    case Type::kDatetime:
+    case Type::kDuration: {
+      std::string_view fn = v.type == Type::kIp ? "ip" : TypeName(v.type);
+      std::string arg = v.type == Type::kIp        ? ext::FormatIp(*v.ip)
+                        : v.type == Type::kDecimal ? ext::FormatDecimal(v.i)
+                        : v.type == Type::kDatetime ? ext::FormatDatetime(v.i)
+                                                    : ext::FormatDuration(v.i);
+      *out += "{\"__extn\": {\"fn\": ";
+      json::AppendQuoted(out, fn);
+      *out += ", \"arg\": ";
+      json::AppendQuoted(out, arg);
+      *out += "}}";
+      return;
+    }
+  }
+}
+
 std::string DateJson(int64_t ms) {
   std::string out = "{\"__extn\": {\"fn\": \"datetime\", \"arg\": ";
   json::AppendQuoted(&out, FormatDate(ms));
@@ -379,12 +431,16 @@ absl::StatusOr<AuditReport> Audit(const Schema& schema, const Entities& current,
               prev ? "true" : "false");
     // Changes since the previous snapshot.
     bool is_new = false;
-    std::string changes;
+    std::string changes, previous_contract;
     if (prev && ac.in_store) {
       uint32_t pc = prev->index.Find(ac.uid);
       if (!prev->index.HasData(pc)) {
         is_new = true;
       } else {
+        if (const Value* contract = prev->index.Attr(pc, {"contract"}); contract != nullptr) {
+          previous_contract = ", \"previousContract\": ";
+          AppendValueJson(&previous_contract, *contract);
+        }
         std::map<std::string, std::string> before = prev->Watched(pc), after = cur.Watched(c);
         for (const auto& [key, old_value] : before) {
           const std::string& new_value = after[key];
@@ -413,7 +469,8 @@ absl::StatusOr<AuditReport> Audit(const Schema& schema, const Entities& current,
         }
       }
     }
-    CatAppend(&ctx, ", \"newSincePrevious\": ", is_new ? "true" : "false", ", \"changes\": {", changes, "}");
+    CatAppend(&ctx, ", \"newSincePrevious\": ", is_new ? "true" : "false", previous_contract, ", \"changes\": {",
+              changes, "}");
 
     ASSIGN_OR_RETURN(std::shared_ptr<RequestData> data,
                      MakeRequest(auditor, action, ac.uid, Cat("{", ctx, "}"), "the audit context", &model));
