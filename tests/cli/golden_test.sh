@@ -899,6 +899,34 @@ case_audit_previous() {
   expect_status 1
 }
 
+case_audit_later() {
+  # The example three months on (tests/cli/golden/audit-later.json), audited
+  # against the example as the previous snapshot: ben, vision's owner, left
+  # Acme; gina is suspended; the robotics project was closed and its
+  # connections stayed; nlp/gpu-east names a new cost owner, collects no more
+  # logs, and its allocations grew or stopped lending; nlp/slurm-west lost
+  # its nlp-pretrain namespace and approves no workload type; speech/gpu-east
+  # gained a priority class; vision/gpu-central is new, to a cluster the
+  # store does not have, and no namespace uses it. Every standard rule that
+  # audit_governance and audit_previous do not show fires here, and
+  # monitoring-reduced, an organization's rule over context.previousContract.
+  run audit --entities $golden/audit-later.json --previous "$entities" --at 2026-04-15 \
+    --rules $golden/audit-extra-rules.cedar
+  expect_status 0
+  expect_no_stderr
+  local rule
+  for rule in owners-departed owners-suspended project-gone cluster-gone unused no-approved-workloads \
+    new-connection contract-owners-changed access-roles-changed allocation-changed capacity-changed \
+    workload-types-changed scheduling-policy-changed namespaces-gone monitoring-reduced; do
+    grep -q "  $rule: " "$stdout_file" || fail "no $rule finding"
+  done
+  # A project gone from the store does not move its owners into the access roles.
+  grep -A4 '^Connection::"robotics/gpu-east"' "$stdout_file" | grep -q 'access-roles-changed' &&
+    fail "robotics/gpu-east: the closed project's owners role counted as an access role"
+  run audit --entities $golden/audit-later.json --previous "$entities" --at 2026-04-15 --format json --fail-on medium
+  expect_status 3
+}
+
 case_audit_record_roundtrip() {
   # Record a keep, then the audit shows the connection reviewed and its
   # overdue review gone; a revoke puts it on the revoked state. Nothing else

@@ -148,9 +148,19 @@ class Snapshot {
     return v == nullptr ? "none" : Display(*v);
   }
 
+  // The id of the owners role of the connection's project, or "" when the
+  // project is not in this snapshot.
+  std::string OwnersRoleId(uint32_t conn) const {
+    uint32_t role = index.EntityAt(index.EntityAt(conn, {"project"}), {"owners"});
+    return role == kNoUid ? "" : Id(role);
+  }
+
   // The values whose change calls for a review, as text, for a connection
-  // in this snapshot.
-  std::map<std::string, std::string> Watched(uint32_t conn) const {
+  // in this snapshot. `owners_role` is the id of the project's owners role,
+  // which the access roles leave out (the project's owners are watched on
+  // their own): the same in both snapshots, so that a project gone from one
+  // does not move its owners into the access roles.
+  std::map<std::string, std::string> Watched(uint32_t conn, std::string_view owners_role) const {
     std::map<std::string, std::string> w;
     uint32_t project = index.EntityAt(conn, {"project"});
     uint32_t cluster = index.EntityAt(conn, {"cluster"});
@@ -162,9 +172,8 @@ class Snapshot {
     }
     w["contractOwners"] = owners;
     std::string roles;
-    uint32_t owners_role = index.EntityAt(project, {"owners"});
     for (uint32_t r : index.OfType(names_.project_role)) {
-      if (r == owners_role || index.EntityAt(r, {"project"}) != project) continue;
+      if (Id(r) == owners_role || index.EntityAt(r, {"project"}) != project) continue;
       CatAppend(&roles, roles.empty() ? "" : "; ", Id(r), ": ", MembersOf(r));
     }
     std::set<uint32_t> teams;
@@ -441,7 +450,10 @@ absl::StatusOr<AuditReport> Audit(const Schema& schema, const Entities& current,
           previous_contract = ", \"previousContract\": ";
           AppendValueJson(&previous_contract, *contract);
         }
-        std::map<std::string, std::string> before = prev->Watched(pc), after = cur.Watched(c);
+        std::string owners_role = cur.OwnersRoleId(c);
+        if (owners_role.empty()) owners_role = prev->OwnersRoleId(pc);
+        std::map<std::string, std::string> before = prev->Watched(pc, owners_role),
+                                           after = cur.Watched(c, owners_role);
         for (const auto& [key, old_value] : before) {
           const std::string& new_value = after[key];
           if (old_value == new_value) continue;
