@@ -831,7 +831,8 @@ case_access_governance() {
   # identity-owner-suspended, outside-member, workload-identity-held-back
   # (vision/gpu-east); foreign-identity, identity-owner-gone, nobody
   # (speech/slurm-west); workload-identity-lifecycle and suspended-member
-  # under a policy set without the model's guards.
+  # under a policy set without the model's guards, where a permit that errs
+  # on identities is named under each row it erred on.
   run access --policies "$policies" --entities "$entities" --connection vision/gpu-east --at 2026-01-15
   expect_status 0
   expect_no_stderr
@@ -846,6 +847,19 @@ case_access_governance() {
     identity-owner-gone nobody workload-identity-lifecycle suspended-member; do
     grep -q "  $kind: " "$transcript" || fail "no $kind finding"
   done
+  grep -q '^    erring: active-members-view-tasks$' "$transcript" || fail "no erring policy named"
+  # An action whose context needs what the review cannot fill (a String) is
+  # named as not reviewed: the standard schema with a `ticket` added to
+  # usePriorityClass's context.
+  sed 's/context: { namespace: Namespace }/context: { namespace: Namespace, ticket: String }/' \
+    stdlib/governance.cedarschema >"$work/ticket.cedarschema"
+  cmp -s stdlib/governance.cedarschema "$work/ticket.cedarschema" && fail "the schema edit did not apply"
+  note "access --policies $policies --schema <the standard schema, usePriorityClass needing a String ticket> --entities $entities --connection robotics/gpu-east --at 2026-01-15 | grep 'not reviewed'"
+  capture access --policies "$policies" --schema "$work/ticket.cedarschema" --entities "$entities" \
+    --connection robotics/gpu-east --at 2026-01-15
+  expect_status 0
+  grep '^  not reviewed: ' "$stdout_file" >>"$transcript" || fail "usePriorityClass is not named as not reviewed"
+  rm -f "$work/ticket.cedarschema"
 }
 
 case_access_formats() {
@@ -909,17 +923,21 @@ case_audit_later() {
   # gained a priority class; vision/gpu-central is new, to a cluster the
   # store does not have, and no namespace uses it. Every standard rule that
   # audit_governance and audit_previous do not show fires here, and
-  # monitoring-reduced, an organization's rule over context.previousContract.
+  # monitoring-reduced, an organization's rule over context.previousContract;
+  # and one that errs on the connection only a namespace names.
   run audit --entities $golden/audit-later.json --previous "$entities" --at 2026-04-15 \
-    --rules $golden/audit-extra-rules.cedar
+    --rules $golden/audit-extra-rules.cedar --rules $golden/audit-careless-rules.cedar
   expect_status 0
   expect_no_stderr
   local rule
   for rule in owners-departed owners-suspended project-gone cluster-gone unused no-approved-workloads \
     new-connection contract-owners-changed access-roles-changed allocation-changed capacity-changed \
-    workload-types-changed scheduling-policy-changed namespaces-gone monitoring-reduced; do
+    workload-types-changed scheduling-policy-changed namespaces-gone monitoring-reduced \
+    cost-owner-is-business-owner; do
     grep -q "  $rule: " "$stdout_file" || fail "no $rule finding"
   done
+  grep -A2 '^Connection::"vision/gpu-east-2024"' "$stdout_file" | grep -q '^  error  cost-owner-is-business-owner: ' ||
+    fail "the rule that errs is not reported under the connection"
   # A project gone from the store does not move its owners into the access roles.
   grep -A4 '^Connection::"robotics/gpu-east"' "$stdout_file" | grep -q 'access-roles-changed' &&
     fail "robotics/gpu-east: the closed project's owners role counted as an access role"
