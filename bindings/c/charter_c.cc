@@ -9,6 +9,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "charter/charter.h"
+#include "charter/query.h"
 #include "charter/schedule.h"
 #include "charter/schema.h"
 #include "charter/version.h"
@@ -38,6 +40,10 @@ constexpr uint64_t kRequestTag = 0x4348'5251'5431'0003;
 constexpr uint64_t kContextTag = 0x4348'4354'5831'0004;
 constexpr uint64_t kHandleTag = 0x4348'4844'4c31'0005;
 constexpr uint64_t kErrorTag = 0x4348'4552'5231'0006;
+constexpr uint64_t kQueryTag = 0x4348'5155'5931'0007;
+constexpr uint64_t kMatchTag = 0x4348'4d41'5431'0008;
+constexpr uint64_t kPageTag = 0x4348'5047'4531'0009;
+constexpr uint64_t kResidualTag = 0x4348'5253'4431'000a;
 constexpr uint64_t kFreed = 0xdead'f7ee'dead'f7ee;
 
 template <uint64_t kTag, typename T>
@@ -67,8 +73,19 @@ struct EntitiesData {
   std::optional<charter::Schema> schema;      // the schema it was read with
 };
 
+// What an engine compiled from text keeps for queries: its schema (queries
+// are checked against it) and its text, read again by a PartialEvaluator on
+// the first residual (made once, under `once`; immutable after).
+struct PolicyText {
+  std::string text;
+  std::optional<charter::Schema> schema;
+  std::once_flag once;
+  absl::StatusOr<charter::PartialEvaluator> evaluator = absl::UnknownError("not made");
+};
+
 struct charter_engine : Shell<kEngineTag, charter::Engine> {
   using Shell::Shell;
+  std::shared_ptr<PolicyText> text;  // null for an engine from a bundle
 };
 struct charter_entities : Shell<kEntitiesTag, EntitiesData> {
   using Shell::Shell;
@@ -81,6 +98,31 @@ struct charter_eval_context : Shell<kContextTag, charter::EvalContext> {
 };
 struct charter_engine_handle : Shell<kHandleTag, charter::EngineHandle> {
   using Shell::Shell;
+};
+
+// A match is a view: of a QueryMatchView while a callback runs, or of a
+// QueryMatch of a page.
+struct MatchData {
+  const charter::QueryMatchView* view = nullptr;
+  const charter::QueryMatch* owned = nullptr;
+};
+struct charter_match : Shell<kMatchTag, MatchData> {
+  using Shell::Shell;
+};
+struct PageData {
+  charter::ListPage page;
+  std::unique_ptr<charter_match[]> matches;
+};
+struct charter_match_page : Shell<kPageTag, PageData> {
+  using Shell::Shell;
+};
+struct charter_query : Shell<kQueryTag, charter::QueryRequest> {
+  using Shell::Shell;
+};
+struct charter_residual : Shell<kResidualTag, charter::Residual> {
+  using Shell::Shell;
+  std::string text;  // ToText(), made once
+  std::string json;  // ToJson()
 };
 
 struct ErrorData {
@@ -236,7 +278,8 @@ absl::StatusOr<charter::Schema> ParseSchema(std::string_view text, std::string* 
 }
 
 charter_status Compile(std::string_view policies, const char* schema_text, size_t schema_length,
-                       std::optional<charter::Bundle>* out, charter_error** error) {
+                       std::optional<charter::Bundle>* out, charter_error** error,
+                       std::optional<charter::Schema>* kept = nullptr) {
   std::optional<charter::Schema> schema;
   if (schema_text != nullptr) {
     std::string detail;
@@ -251,6 +294,7 @@ charter_status Compile(std::string_view policies, const char* schema_text, size_
   absl::StatusOr<charter::Bundle> bundle = charter::Compile(source, options, &diagnostics);
   if (!bundle.ok()) return FailStatus(error, bundle.status(), "policies.cedar", diagnostics.Render(source));
   out->emplace(*std::move(bundle));
+  if (kept != nullptr) *kept = std::move(schema);
   return CHARTER_OK;
 }
 
@@ -357,9 +401,16 @@ charter_status charter_engine_compile(const char* policies, size_t policies_leng
     if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
     CHARTER_TEXT(text, policies, policies_length, "the policy text");
     std::optional<charter::Bundle> bundle;
-    charter_status s = Compile(text, schema, schema_length, &bundle, error);
+    auto kept = std::make_shared<PolicyText>();
+    charter_status s = Compile(text, schema, schema_length, &bundle, error, &kept->schema);
     if (s != CHARTER_OK) return s;
-    return MakeEngine(*std::move(bundle), "policies.cedar", out, error);
+    kept->text = std::string(text);
+    charter_engine* engine = nullptr;
+    s = MakeEngine(*std::move(bundle), "policies.cedar", &engine, error);
+    if (s != CHARTER_OK) return s;
+    engine->text = std::move(kept);
+    *out = engine;
+    return CHARTER_OK;
   });
 }
 
@@ -693,6 +744,261 @@ charter_status charter_engine_handle_authorize(const charter_engine_handle* hand
 }
 
 void charter_engine_handle_free(charter_engine_handle* handle) { Free(handle, kHandleTag); }
+
+// --- queries ------------------------------------------------------------------------
+
+namespace {
+
+// Reads a uid argument of a query, `Type::"id"`, naming the role in the error.
+charter_status QueryUid(std::string_view text, const char* role, EntityUid* out, charter_error** error) {
+  absl::StatusOr<EntityUid> uid = EntityUid::Parse(text);
+  if (!uid.ok()) {
+    return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT,
+                std::string("the ") + role + " `" + std::string(text) + "` is not an entity reference `Type::\"id\"`: " +
+                    std::string(uid.status().message()));
+  }
+  *out = *std::move(uid);
+  return CHARTER_OK;
+}
+
+charter_status MakeQuery(const charter_engine* engine, bool resource_unknown, std::string_view known,
+                         std::string_view action, std::string_view type, std::string_view context,
+                         charter_query** out, charter_error** error) {
+  EntityUid known_uid, action_uid;
+  charter_status s = QueryUid(known, resource_unknown ? "principal" : "resource", &known_uid, error);
+  if (s != CHARTER_OK) return s;
+  s = QueryUid(action, "action", &action_uid, error);
+  if (s != CHARTER_OK) return s;
+  const charter::Schema* schema =
+      engine->text != nullptr && engine->text->schema.has_value() ? &*engine->text->schema : nullptr;
+  absl::StatusOr<charter::QueryRequest> query =
+      resource_unknown ? charter::QueryRequest::ForResources(std::move(known_uid), std::move(action_uid),
+                                                             std::string(type), context, schema, "context.json")
+                       : charter::QueryRequest::ForPrincipals(std::string(type), std::move(action_uid),
+                                                              std::move(known_uid), context, schema, "context.json");
+  if (!query.ok()) return FailStatus(error, query.status(), "context.json");
+  *out = new charter_query(*std::move(query));
+  return CHARTER_OK;
+}
+
+// A match's reasons and errors, from whichever it views.
+size_t ReasonCount(const MatchData& m) { return m.view != nullptr ? m.view->reasons.size() : m.owned->reasons.size(); }
+std::string_view ReasonAt(const MatchData& m, size_t i) {
+  return m.view != nullptr ? m.view->reasons[i] : std::string_view(m.owned->reasons[i]);
+}
+size_t ErrorCount(const MatchData& m) { return m.view != nullptr ? m.view->errors.size() : m.owned->errors.size(); }
+std::string_view ErrorPolicyAt(const MatchData& m, size_t i) {
+  return m.view != nullptr ? m.view->errors[i].policy_id : std::string_view(m.owned->errors[i].policy_id);
+}
+std::string_view ErrorMessageAt(const MatchData& m, size_t i) {
+  return m.view != nullptr ? m.view->errors[i].message : std::string_view(m.owned->errors[i].message);
+}
+
+bool LiveMatch(const charter_match* m) {
+  return Live(m, kMatchTag) && (m->value.view != nullptr || m->value.owned != nullptr);
+}
+
+const char* Missing(size_t* length) {
+  if (length != nullptr) *length = 0;
+  return nullptr;
+}
+
+}  // namespace
+
+charter_status charter_query_resources(const charter_engine* engine, const char* principal, size_t principal_length,
+                                       const char* action, size_t action_length, const char* resource_type,
+                                       size_t resource_type_length, const char* context_json, size_t context_length,
+                                       charter_query** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_CHECK_HANDLE(engine, kEngineTag, "charter_engine");
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    CHARTER_TEXT(p, principal, principal_length, "the principal");
+    CHARTER_TEXT(a, action, action_length, "the action");
+    CHARTER_TEXT(t, resource_type, resource_type_length, "the resource type");
+    CHARTER_TEXT(c, context_json, context_length, "the context");
+    return MakeQuery(engine, true, p, a, t, c, out, error);
+  });
+}
+
+charter_status charter_query_principals(const charter_engine* engine, const char* principal_type,
+                                        size_t principal_type_length, const char* action, size_t action_length,
+                                        const char* resource, size_t resource_length, const char* context_json,
+                                        size_t context_length, charter_query** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_CHECK_HANDLE(engine, kEngineTag, "charter_engine");
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    CHARTER_TEXT(t, principal_type, principal_type_length, "the principal type");
+    CHARTER_TEXT(a, action, action_length, "the action");
+    CHARTER_TEXT(r, resource, resource_length, "the resource");
+    CHARTER_TEXT(c, context_json, context_length, "the context");
+    return MakeQuery(engine, false, r, a, t, c, out, error);
+  });
+}
+
+void charter_query_free(charter_query* query) { Free(query, kQueryTag); }
+
+const char* charter_match_type(const charter_match* m, size_t* length) {
+  if (!LiveMatch(m)) return Missing(length);
+  return View(m->value.view != nullptr ? m->value.view->type : std::string_view(m->value.owned->uid.type), length);
+}
+
+const char* charter_match_id(const charter_match* m, size_t* length) {
+  if (!LiveMatch(m)) return Missing(length);
+  return View(m->value.view != nullptr ? m->value.view->id : std::string_view(m->value.owned->uid.id), length);
+}
+
+size_t charter_match_reason_count(const charter_match* m) { return LiveMatch(m) ? ReasonCount(m->value) : 0; }
+
+const char* charter_match_reason(const charter_match* m, size_t index, size_t* length) {
+  if (!LiveMatch(m) || index >= ReasonCount(m->value)) return Missing(length);
+  return View(ReasonAt(m->value, index), length);
+}
+
+size_t charter_match_error_count(const charter_match* m) { return LiveMatch(m) ? ErrorCount(m->value) : 0; }
+
+const char* charter_match_error_policy(const charter_match* m, size_t index, size_t* length) {
+  if (!LiveMatch(m) || index >= ErrorCount(m->value)) return Missing(length);
+  return View(ErrorPolicyAt(m->value, index), length);
+}
+
+const char* charter_match_error_message(const charter_match* m, size_t index, size_t* length) {
+  if (!LiveMatch(m) || index >= ErrorCount(m->value)) return Missing(length);
+  return View(ErrorMessageAt(m->value, index), length);
+}
+
+charter_status charter_list_allowed(const charter_engine* engine, const charter_entities* entities,
+                                    const charter_query* query, charter_eval_context* context,
+                                    charter_match_callback callback, void* user_data, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_CHECK_HANDLE(engine, kEngineTag, "charter_engine");
+    CHARTER_CHECK_HANDLE(query, kQueryTag, "charter_query");
+    if (entities != nullptr) CHARTER_CHECK_HANDLE(entities, kEntitiesTag, "charter_entities");
+    if (context != nullptr) CHARTER_CHECK_HANDLE(context, kContextTag, "charter_eval_context");
+    if (callback == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`callback` is NULL");
+    charter_match match;
+    absl::Status s = charter::ForEachAllowed(
+        engine->value, query->value, entities != nullptr ? entities->value.store : EmptyEntities(),
+        [&](const charter::QueryMatchView& m) {
+          match.value.view = &m;
+          return callback(&match, user_data) == 0;
+        },
+        context != nullptr ? &context->value : nullptr);
+    match.tag = kFreed;  // a match kept past the call is refused, not read
+    if (!s.ok()) return FailStatus(error, s);
+    return CHARTER_OK;
+  });
+}
+
+charter_status charter_list_allowed_page(const charter_engine* engine, const charter_entities* entities,
+                                         const charter_query* query, size_t start, size_t limit,
+                                         charter_match_page** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_CHECK_HANDLE(engine, kEngineTag, "charter_engine");
+    CHARTER_CHECK_HANDLE(query, kQueryTag, "charter_query");
+    if (entities != nullptr) CHARTER_CHECK_HANDLE(entities, kEntitiesTag, "charter_entities");
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    if (limit == 0) return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "the page size (`limit`) is 0");
+    charter::ListOptions options;
+    options.start = start;
+    options.limit = limit;
+    absl::StatusOr<charter::ListPage> page = charter::ListAllowed(
+        engine->value, query->value, entities != nullptr ? entities->value.store : EmptyEntities(), options);
+    if (!page.ok()) return FailStatus(error, page.status());
+    auto result = std::make_unique<charter_match_page>();
+    result->value.page = *std::move(page);
+    size_t n = result->value.page.matches.size();
+    result->value.matches = std::make_unique<charter_match[]>(n);
+    for (size_t i = 0; i < n; ++i) result->value.matches[i].value.owned = &result->value.page.matches[i];
+    *out = result.release();
+    return CHARTER_OK;
+  });
+}
+
+size_t charter_match_page_count(const charter_match_page* page) {
+  return Live(page, kPageTag) ? page->value.page.matches.size() : 0;
+}
+
+const charter_match* charter_match_page_at(const charter_match_page* page, size_t index) {
+  if (!Live(page, kPageTag) || index >= page->value.page.matches.size()) return nullptr;
+  return &page->value.matches[index];
+}
+
+size_t charter_match_page_next(const charter_match_page* page) {
+  return Live(page, kPageTag) ? page->value.page.next : 0;
+}
+
+void charter_match_page_free(charter_match_page* page) {
+  if (!Live(page, kPageTag)) return;
+  for (size_t i = 0; i < page->value.page.matches.size(); ++i) page->value.matches[i].tag = kFreed;
+  Free(page, kPageTag);
+}
+
+// --- residuals ------------------------------------------------------------------------
+
+charter_status charter_residual_new(const charter_engine* engine, const charter_entities* entities,
+                                    const charter_query* query, charter_residual** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_CHECK_HANDLE(engine, kEngineTag, "charter_engine");
+    CHARTER_CHECK_HANDLE(query, kQueryTag, "charter_query");
+    if (entities != nullptr) CHARTER_CHECK_HANDLE(entities, kEntitiesTag, "charter_entities");
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    PolicyText* text = engine->text.get();
+    if (text == nullptr) {
+      return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT,
+                  "a residual needs the policy text: this engine was loaded from a bundle, which holds compiled "
+                  "code only (compile the text with charter_engine_compile)");
+    }
+    // As `charter query --residual` does, without the schema: the engine's
+    // compile has validated the text already.
+    std::call_once(text->once, [text] {
+      text->evaluator = charter::PartialEvaluator::Create(charter::SourceFile("policies.cedar", text->text), {});
+    });
+    if (!text->evaluator.ok()) return FailStatus(error, text->evaluator.status(), "policies.cedar");
+    absl::StatusOr<charter::Residual> residual = text->evaluator->Evaluate(
+        query->value, entities != nullptr ? entities->value.store : EmptyEntities());
+    if (!residual.ok()) return FailStatus(error, residual.status());
+    auto result = std::make_unique<charter_residual>(*std::move(residual));
+    result->text = result->value.ToText();
+    result->json = result->value.ToJson();
+    *out = result.release();
+    return CHARTER_OK;
+  });
+}
+
+charter_residual_outcome charter_residual_get_outcome(const charter_residual* r) {
+  if (!Live(r, kResidualTag)) return CHARTER_RESIDUAL_DENY;
+  switch (r->value.outcome()) {
+    case charter::Residual::Outcome::kAllow: return CHARTER_RESIDUAL_ALLOW;
+    case charter::Residual::Outcome::kDeny: return CHARTER_RESIDUAL_DENY;
+    case charter::Residual::Outcome::kDepends: return CHARTER_RESIDUAL_DEPENDS;
+  }
+  return CHARTER_RESIDUAL_DENY;
+}
+
+int charter_residual_exact(const charter_residual* r) { return Live(r, kResidualTag) && r->value.exact() ? 1 : 0; }
+
+const char* charter_residual_condition(const charter_residual* r, size_t* length) {
+  return Live(r, kResidualTag) ? View(r->value.condition(), length) : Missing(length);
+}
+
+const char* charter_residual_condition_json(const charter_residual* r, size_t* length) {
+  return Live(r, kResidualTag) ? View(r->value.condition_json(), length) : Missing(length);
+}
+
+const char* charter_residual_json(const charter_residual* r, size_t* length) {
+  return Live(r, kResidualTag) ? View(r->json, length) : Missing(length);
+}
+
+const char* charter_residual_text(const charter_residual* r, size_t* length) {
+  return Live(r, kResidualTag) ? View(r->text, length) : Missing(length);
+}
+
+const char* charter_residual_label_selector(const charter_residual* r, size_t* length) {
+  if (!Live(r, kResidualTag) || !r->value.label_selector().has_value()) return Missing(length);
+  return View(*r->value.label_selector(), length);
+}
+
+void charter_residual_free(charter_residual* r) { Free(r, kResidualTag); }
 
 // --- scheduling ---------------------------------------------------------------------
 

@@ -618,6 +618,226 @@ static int engine_authorize(lua_State* L) {
   return 1;
 }
 
+/* ---- queries ---------------------------------------------------------------------- */
+
+/* Reads the query of `engine:list_allowed{...}` or `engine:residual{...}`
+ * (argument 2) and makes it: principal and resource_type (which resources?)
+ * or resource and principal_type (which principals?), action, context.
+ * Raises on a Lua value of the wrong kind; returns nil and Charter's message
+ * (2 values pushed) when Charter refuses the query, else 0 with *out set. */
+static int make_query(lua_State* L, EngineBox* box, charter_query** out) {
+  luaL_checktype(L, 2, LUA_TTABLE);
+  Buf* b = &box->buf;
+  b->len = 0;
+  Where w;
+  w.arg = 2;
+  w.depth = 0;
+  size_t context_length = 0;
+  lua_getfield(L, 2, "context");
+  if (!lua_isnil(L, -1)) {
+    w.path[w.depth++] = "context";
+    if (!lua_istable(L, -1)) {
+      lua_pushfstring(L, "expected a table, got %s", luaL_typename(L, -2));
+      where_error(L, &w, lua_tostring(L, -1));
+    }
+    add_value(L, b, &w, lua_gettop(L));
+    w.depth--;
+    context_length = b->len;
+  }
+  lua_pop(L, 1);
+
+  lua_getfield(L, 2, "resource_type");
+  int resources = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  lua_getfield(L, 2, "principal_type");
+  int principals = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (resources == principals) {
+    w.path[0] = "resource_type";
+    w.depth = 1;
+    where_error(L, &w, "give resource_type (with principal) or principal_type (with resource), exactly one");
+  }
+  const char* known_name = resources ? "principal" : "resource";
+  const char* type_name = resources ? "resource_type" : "principal_type";
+  size_t offset[3], length[3];
+  const char* const names[3] = {known_name, "action", type_name};
+  for (int i = 0; i < 3; i++) {
+    offset[i] = b->len;
+    w.path[0] = names[i];
+    w.depth = 1;
+    if (i == 2) {
+      w.depth = 0; /* add_field names the field itself */
+      add_field(L, b, &w, 2, type_name, buf_add);
+    } else {
+      lua_getfield(L, 2, names[i]);
+      if (lua_isnil(L, -1)) where_error(L, &w, "missing");
+      add_uid_text(L, b, &w, lua_gettop(L));
+      lua_pop(L, 1);
+    }
+    length[i] = b->len - offset[i];
+  }
+  const char* d = b->data;
+  const char* context = context_length ? d : NULL;
+  charter_error* error = NULL;
+  charter_status status =
+      resources ? charter_query_resources(box->engine, d + offset[0], length[0], d + offset[1], length[1],
+                                          d + offset[2], length[2], context, context_length, out, &error)
+                : charter_query_principals(box->engine, d + offset[2], length[2], d + offset[1], length[1],
+                                           d + offset[0], length[0], context, context_length, out, &error);
+  if (status != CHARTER_OK) return push_failure(L, error);
+  return 0;
+}
+
+/* The `entities` field of argument 2 (NULL when absent). The table keeps
+ * it referenced while the call runs. */
+static charter_entities* query_entities(lua_State* L) {
+  charter_entities* entities = NULL;
+  lua_getfield(L, 2, "entities");
+  if (!lua_isnil(L, -1)) entities = check_entities_at(L, lua_gettop(L), 2, "entities")->entities;
+  lua_pop(L, 1);
+  return entities;
+}
+
+/* An optional non-negative integer field of argument 2. */
+static size_t size_field(lua_State* L, const char* key, size_t absent, size_t least) {
+  size_t out = absent;
+  lua_getfield(L, 2, key);
+  if (!lua_isnil(L, -1)) {
+    lua_Number n = lua_tonumber(L, -1);
+    if (lua_type(L, -1) != LUA_TNUMBER || !(n >= (lua_Number)least) || n > 9007199254740992.0 ||
+        n != (lua_Number)(size_t)n) {
+      Where w;
+      w.arg = 2;
+      w.path[0] = key;
+      w.depth = 1;
+      lua_pushfstring(L, "expected an integer of at least %d", (int)least);
+      where_error(L, &w, lua_tostring(L, -1));
+    }
+    out = (size_t)n;
+  }
+  lua_pop(L, 1);
+  return out;
+}
+
+/* engine:list_allowed{principal = ..., action = ..., resource_type = T, context = {...}, entities = e
+ *                     [, start = cursor, limit = n]}
+ * (or resource = ... with principal_type = T: who may)
+ * -> {{uid = {type = ..., id = ...}, reasons = {ids}, errors = {{policy, message}}}, ...}, next
+ * Every match when `limit` is absent; else up to `limit` from cursor
+ * `start` (0 by default), and `next`, the cursor of the next page, or nil
+ * when every candidate has been examined. nil and a message when Charter
+ * refuses the query. */
+static int engine_list_allowed(lua_State* L) {
+  EngineBox* box = check_engine(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  size_t start = size_field(L, "start", 0, 0);
+  size_t limit = size_field(L, "limit", (size_t)-1, 1);
+  charter_entities* entities = query_entities(L);
+  charter_query* query = NULL;
+  int failed = make_query(L, box, &query);
+  if (failed) return failed;
+  charter_match_page* page = NULL;
+  charter_error* error = NULL;
+  charter_status status = charter_list_allowed_page(box->engine, entities, query, start, limit, &page, &error);
+  charter_query_free(query);
+  if (status != CHARTER_OK) return push_failure(L, error);
+  size_t count = charter_match_page_count(page);
+  lua_createtable(L, (int)count, 0);
+  for (size_t i = 0; i < count; i++) {
+    const charter_match* m = charter_match_page_at(page, i);
+    size_t n = 0;
+    const char* p = NULL;
+    lua_createtable(L, 0, 3);
+    lua_createtable(L, 0, 2);
+    p = charter_match_type(m, &n);
+    push_view(L, p, n);
+    lua_setfield(L, -2, "type");
+    p = charter_match_id(m, &n);
+    push_view(L, p, n);
+    lua_setfield(L, -2, "id");
+    lua_setfield(L, -2, "uid");
+    size_t reasons = charter_match_reason_count(m);
+    lua_createtable(L, (int)reasons, 0);
+    for (size_t k = 0; k < reasons; k++) {
+      p = charter_match_reason(m, k, &n);
+      push_view(L, p, n);
+      lua_rawseti(L, -2, (int)k + 1);
+    }
+    lua_setfield(L, -2, "reasons");
+    size_t errors = charter_match_error_count(m);
+    lua_createtable(L, (int)errors, 0);
+    for (size_t k = 0; k < errors; k++) {
+      size_t mn = 0;
+      const char* message = charter_match_error_message(m, k, &mn);
+      p = charter_match_error_policy(m, k, &n);
+      lua_createtable(L, 0, 2);
+      push_view(L, p, n);
+      lua_setfield(L, -2, "policy");
+      push_view(L, message, mn);
+      lua_setfield(L, -2, "message");
+      lua_rawseti(L, -2, (int)k + 1);
+    }
+    lua_setfield(L, -2, "errors");
+    lua_rawseti(L, -2, (int)i + 1);
+  }
+  size_t next = charter_match_page_next(page);
+  charter_match_page_free(page);
+  if (next == 0) {
+    lua_pushnil(L);
+  } else {
+    lua_pushinteger(L, (lua_Integer)next);
+  }
+  return 2;
+}
+
+/* engine:residual{principal = ..., action = ..., resource_type = T, context = {...}, entities = e}
+ * (or resource with principal_type)
+ * -> {outcome = "allow"|"deny"|"depends", condition = text, condition_json = JSON text,
+ *     exact = bool, label_selector = text or nil, json = text, text = text},
+ * or nil and a message. */
+static int engine_residual(lua_State* L) {
+  EngineBox* box = check_engine(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  charter_entities* entities = query_entities(L);
+  charter_query* query = NULL;
+  int failed = make_query(L, box, &query);
+  if (failed) return failed;
+  charter_residual* r = NULL;
+  charter_error* error = NULL;
+  charter_status status = charter_residual_new(box->engine, entities, query, &r, &error);
+  charter_query_free(query);
+  if (status != CHARTER_OK) return push_failure(L, error);
+  lua_createtable(L, 0, 7);
+  switch (charter_residual_get_outcome(r)) {
+    case CHARTER_RESIDUAL_ALLOW: lua_pushliteral(L, "allow"); break;
+    case CHARTER_RESIDUAL_DENY: lua_pushliteral(L, "deny"); break;
+    default: lua_pushliteral(L, "depends"); break;
+  }
+  lua_setfield(L, -2, "outcome");
+  size_t n = 0;
+  const char* p = charter_residual_condition(r, &n);
+  push_view(L, p, n);
+  lua_setfield(L, -2, "condition");
+  p = charter_residual_condition_json(r, &n);
+  push_view(L, p, n);
+  lua_setfield(L, -2, "condition_json");
+  lua_pushboolean(L, charter_residual_exact(r));
+  lua_setfield(L, -2, "exact");
+  p = charter_residual_label_selector(r, &n);
+  if (p != NULL) {
+    lua_pushlstring(L, p, n);
+    lua_setfield(L, -2, "label_selector");
+  }
+  p = charter_residual_json(r, &n);
+  push_view(L, p, n);
+  lua_setfield(L, -2, "json");
+  p = charter_residual_text(r, &n);
+  push_view(L, p, n);
+  lua_setfield(L, -2, "text");
+  charter_residual_free(r);
+  return 1;
+}
+
 /* entities:with(json): a new store of these entities and those of `json`
  * (for the entities of one request), or nil and a message. */
 static int entities_with(lua_State* L) {
@@ -640,6 +860,8 @@ static int entities_with(lua_State* L) {
 
 static const luaL_Reg engine_methods[] = {
     {"authorize", engine_authorize},
+    {"list_allowed", engine_list_allowed},
+    {"residual", engine_residual},
     {"policy_count", engine_policy_count},
     {"close", engine_gc},
     {"__gc", engine_gc},

@@ -14,6 +14,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -27,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "charter/charter.h"
+#include "charter/query.h"
 #include "charter_support/strings.h"
 #include "charter/schedule.h"
 #include "charter/schema.h"
@@ -533,14 +535,26 @@ struct Warning {
   uint32_t line, column;
 };
 
+// The policy text an engine was compiled from, for residuals: read again by
+// a PartialEvaluator on the first residual (made once, under `once`).
+struct PolicySource {
+  PolicySource(SourceFile s, std::vector<TemplateLink> l) : source(std::move(s)), links(std::move(l)) {}
+  SourceFile source;
+  std::vector<TemplateLink> links;
+  std::once_flag once;
+  absl::StatusOr<PartialEvaluator> evaluator = absl::UnknownError("not made");
+};
+
 // An engine and what deciding with it needs besides.
 struct EngineState {
-  EngineState(Engine e, std::optional<Schema> s, Entities store, std::vector<Warning> w)
+  EngineState(Engine e, std::optional<Schema> s, Entities store, std::vector<Warning> w,
+              std::shared_ptr<PolicySource> text)
       : engine(std::move(e)),
         schema(std::move(s)),
         fingerprint(schema.has_value() ? schema->Fingerprint() : std::string()),
         empty(std::move(store)),
         warnings(std::move(w)),
+        policy_text(std::move(text)),
         ids(engine.policy_ids()) {
     for (size_t i = 0; i < ids.size(); ++i) index.emplace(ids[i], static_cast<uint32_t>(i));
   }
@@ -550,6 +564,7 @@ struct EngineState {
   std::string fingerprint;       // its Fingerprint(), or empty
   Entities empty;                // entities=None: the schema's actions when typed
   std::vector<Warning> warnings;
+  std::shared_ptr<PolicySource> policy_text;  // null for an engine from a bundle
   // The policy ids, and each one's index: a batch keeps its reasons as
   // indices while the GIL is released.
   std::vector<std::string> ids;
@@ -599,7 +614,8 @@ class PyEngineHandle {
 };
 
 std::shared_ptr<const EngineState> MakeState(Engine engine, std::optional<Schema> schema,
-                                             std::vector<Warning> warnings) {
+                                             std::vector<Warning> warnings,
+                                             std::shared_ptr<PolicySource> text = nullptr) {
   Entities empty;
   if (schema.has_value()) {
     absl::StatusOr<Entities> actions = Entities::FromJson("[]", *schema, "entities.json");
@@ -607,7 +623,7 @@ std::shared_ptr<const EngineState> MakeState(Engine engine, std::optional<Schema
     empty = *std::move(actions);
   }
   return std::make_shared<const EngineState>(std::move(engine), std::move(schema), std::move(empty),
-                                             std::move(warnings));
+                                             std::move(warnings), std::move(text));
 }
 
 // A typed engine decides as Cedar does only for inputs read with its schema.
@@ -847,12 +863,170 @@ PyRequest Prepare(const EngineState* state, py::handle principal, py::handle act
   return PyRequest{std::move(request), with != nullptr ? with->Fingerprint() : std::string()};
 }
 
+// --- queries ---------------------------------------------------------------
+
+// One entity a query is allowed on (charter.Match).
+struct PyMatch {
+  EntityUid uid;
+  std::vector<std::string> reasons;
+  std::vector<std::pair<std::string, std::string>> errors;
+};
+
+PyMatch ToPyMatch(QueryMatch m) {
+  PyMatch out{std::move(m.uid), std::move(m.reasons), {}};
+  for (PolicyError& e : m.errors) out.errors.emplace_back(std::move(e.policy_id), std::move(e.message));
+  return out;
+}
+
+// A query, read as a request is: with the engine's schema, if it has one.
+// `known` is the principal (resource_unknown) or the resource.
+QueryRequest MakeQuery(const EngineState& state, bool resource_unknown, py::handle known, py::handle action,
+                       py::handle type, py::handle context) {
+  EntityUid k = ToUid(known, Where(Where::kAlone, resource_unknown ? "principal" : "resource"));
+  EntityUid a = ToUid(action, Where(Where::kAlone, "action"));
+  std::string t(Str(type, resource_unknown ? "resource_type" : "principal_type"));
+  PyObject* c = context.ptr();
+  Where where(Where::kAlone, "context");
+  std::string json;
+  std::string_view text;
+  bool from_dict = false;
+  if (context.is_none()) {
+    from_dict = true;
+  } else if (PyDict_Check(c)) {
+    AppendJson(&json, context, &where);
+    text = json;
+    from_dict = true;
+  } else if (PyUnicode_Check(c)) {
+    text = Utf8(context);
+  } else {
+    ThrowTypeError("context", "a dict, JSON text (str) or None", context);
+  }
+  const Schema* schema = SchemaOf(state);
+  absl::StatusOr<QueryRequest> query =
+      resource_unknown ? QueryRequest::ForResources(std::move(k), std::move(a), std::move(t), text, schema, "context")
+                       : QueryRequest::ForPrincipals(std::move(t), std::move(a), std::move(k), text, schema, "context");
+  if (query.ok()) return *std::move(query);
+  if (!from_dict) RaiseStatus("RequestError", query.status());
+  // A position in JSON the caller never saw would mislead: name the context.
+  std::string_view message = ToStd(query.status().message());
+  std::string_view bare = WithoutPosition(message);
+  Raise("RequestError", bare.size() == message.size() ? std::string(message) : Cat("context: ", bare));
+}
+
+// A page of the listing, decided with the GIL released; a query the store
+// refuses (its known side missing, a misspelt type) raises RequestError.
+ListPage Page(const EngineState& state, const QueryRequest& query, const Entities& store, size_t start,
+              size_t limit) {
+  ListOptions options;
+  options.start = start;
+  options.limit = limit;
+  absl::StatusOr<ListPage> page = [&] {
+    py::gil_scoped_release release;
+    return ListAllowed(state.engine, query, store, options);
+  }();
+  if (!page.ok()) RaiseStatus("RequestError", page.status());
+  return *std::move(page);
+}
+
+py::list ListAll(const EngineState& state, const QueryRequest& query, py::handle entities) {
+  const Entities& store = ToEntities(state, entities);
+  ListPage page = Page(state, query, store, 0, std::numeric_limits<size_t>::max());
+  py::list out;
+  for (QueryMatch& m : page.matches) out.append(py::cast(ToPyMatch(std::move(m))));
+  return out;
+}
+
+// engine.iter_allowed(...): the listing a page at a time. It keeps the
+// engine state and the store it started with, and decides the next page
+// (with the GIL released) when the last is used up.
+class MatchIterator {
+ public:
+  MatchIterator(std::shared_ptr<const EngineState> state, QueryRequest query, Entities store, size_t page_size)
+      : state_(std::move(state)), query_(std::move(query)), store_(std::move(store)), page_size_(page_size) {}
+
+  // Decides pages until one has a match or none is left.
+  void Fill() {
+    while (pos_ == buffer_.size() && !done_) {
+      ListPage page = Page(*state_, query_, store_, next_, page_size_);
+      buffer_ = std::move(page.matches);
+      pos_ = 0;
+      next_ = page.next;
+      done_ = page.next == 0;
+    }
+  }
+
+  PyMatch Next() {
+    Fill();
+    if (pos_ == buffer_.size()) throw py::stop_iteration();
+    return ToPyMatch(std::move(buffer_[pos_++]));
+  }
+
+ private:
+  std::shared_ptr<const EngineState> state_;
+  QueryRequest query_;
+  Entities store_;
+  size_t page_size_;
+  std::vector<QueryMatch> buffer_;
+  size_t pos_ = 0;
+  size_t next_ = 0;
+  bool done_ = false;
+};
+
+MatchIterator IterAllowed(const std::shared_ptr<const EngineState>& state, bool resource_unknown, py::handle known,
+                          py::handle action, py::handle type, py::handle context, py::handle entities,
+                          py::handle page_size) {
+  if (!PyLong_Check(page_size.ptr()) || PyBool_Check(page_size.ptr())) ThrowTypeError("page_size", "int", page_size);
+  const long long size = PyLong_AsLongLong(page_size.ptr());
+  if (size <= 0) {
+    if (PyErr_Occurred()) PyErr_Clear();
+    throw py::value_error(Cat("page_size: expected a positive int, got ", std::string(py::str(page_size))));
+  }
+  QueryRequest query = MakeQuery(*state, resource_unknown, known, action, type, context);
+  const Entities& store = ToEntities(*state, entities);
+  // The query's faults are raised here, not at the first next().
+  MatchIterator it(state, std::move(query), store, static_cast<size_t>(size));
+  it.Fill();
+  return it;
+}
+
+// charter.Residual: a Residual with its renderings, made once.
+struct PyResidual {
+  Residual residual;
+  std::string text;
+  std::string json;
+};
+
+PyResidual MakeResidual(const EngineState& state, bool resource_unknown, py::handle known, py::handle action,
+                        py::handle type, py::handle context, py::handle entities) {
+  PolicySource* text = state.policy_text.get();
+  if (text == nullptr) {
+    Raise("BundleError",
+          "a residual needs the policy text: this engine was loaded from a bundle, which holds compiled code only "
+          "(compile the text with charter.compile)");
+  }
+  QueryRequest query = MakeQuery(state, resource_unknown, known, action, type, context);
+  const Entities& store = ToEntities(state, entities);
+  absl::StatusOr<Residual> residual = absl::UnknownError("");
+  {
+    py::gil_scoped_release release;
+    std::call_once(text->once, [text] { text->evaluator = PartialEvaluator::Create(text->source, text->links); });
+    if (text->evaluator.ok()) residual = text->evaluator->Evaluate(query, store);
+  }
+  if (!text->evaluator.ok()) RaiseStatus("PolicyError", text->evaluator.status());
+  if (!residual.ok()) RaiseStatus("RequestError", residual.status());
+  PyResidual out{*std::move(residual), {}, {}};
+  out.text = out.residual.ToText();
+  out.json = out.residual.ToJson();
+  return out;
+}
+
 // --- module functions ----------------------------------------------------
 
 // Compiles policy text; `typed` gets the schema, `warnings` the compiler's
 // warnings.
 Bundle CompileBundle(py::handle policies, py::handle schema, py::handle links, std::string_view source_name,
-                     std::optional<Schema>* typed, std::vector<Warning>* warnings) {
+                     std::optional<Schema>* typed, std::vector<Warning>* warnings,
+                     std::shared_ptr<PolicySource>* kept = nullptr) {
   std::string_view text = Str(policies, "policies");
   if (!schema.is_none()) *typed = ToSchema(schema, "schema");
   std::vector<TemplateLink> template_links;
@@ -878,16 +1052,20 @@ Bundle CompileBundle(py::handle policies, py::handle schema, py::handle links, s
     SourceFile::Position p = source.PositionOf(d.span.begin);
     warnings->push_back(Warning{d.code, d.message, source.name(), d.help, p.line, p.column});
   }
+  if (kept != nullptr) {
+    *kept = std::make_shared<PolicySource>(std::move(source), std::move(template_links));
+  }
   return *std::move(bundle);
 }
 
 PyEngine CompilePolicies(py::handle policies, py::handle schema, py::handle links, std::string_view source_name) {
   std::optional<Schema> typed;
   std::vector<Warning> warnings;
-  Bundle bundle = CompileBundle(policies, schema, links, source_name, &typed, &warnings);
+  std::shared_ptr<PolicySource> text;
+  Bundle bundle = CompileBundle(policies, schema, links, source_name, &typed, &warnings, &text);
   absl::StatusOr<Engine> engine = Engine::Create(std::move(bundle));
   if (!engine.ok()) RaiseStatus("BundleError", engine.status());  // the compiler's bundle: a bug
-  return PyEngine{MakeState(*std::move(engine), std::move(typed), std::move(warnings))};
+  return PyEngine{MakeState(*std::move(engine), std::move(typed), std::move(warnings), std::move(text))};
 }
 
 py::bytes BuildBundle(py::handle policies, py::handle schema, py::handle links, std::string_view source_name) {
@@ -1033,7 +1211,79 @@ void DefineDeciding(py::class_<T>& cls, StateOf state_of) {
           },
           py::arg("principal"), py::arg("action"), py::arg("resource"), py::arg("context") = py::none(),
           "prepare(principal, action, resource, context=None) -> Request\n\n"
-          "Reads a request once (with the engine's schema, if it has one) for authorize_request().");
+          "Reads a request once (with the engine's schema, if it has one) for authorize_request().")
+      .def(
+          "list_allowed",
+          [state_of](const T& self, py::handle principal, py::handle action, py::handle resource_type,
+                     py::handle context, py::handle entities) {
+            const auto& state = state_of(self);
+            return ListAll(*state, MakeQuery(*state, true, principal, action, resource_type, context), entities);
+          },
+          py::arg("principal"), py::arg("action"), py::arg("resource_type"), py::arg("context") = py::none(),
+          py::arg("entities") = py::none(),
+          "list_allowed(principal, action, resource_type, context=None, entities=None) -> list[Match]\n\n"
+          "The entities of type resource_type in `entities` that principal is allowed action on, in the\n"
+          "store's order, each a charter.Match with uid, reasons and errors: what authorize() answers for\n"
+          "each one (`charter query --principal P --resource-type T`). A query the schema or the store\n"
+          "refuses (an unknown type, a principal not in the store) raises RequestError. The GIL is\n"
+          "released while the engine decides.")
+      .def(
+          "list_allowed_principals",
+          [state_of](const T& self, py::handle principal_type, py::handle action, py::handle resource,
+                     py::handle context, py::handle entities) {
+            const auto& state = state_of(self);
+            return ListAll(*state, MakeQuery(*state, false, resource, action, principal_type, context), entities);
+          },
+          py::arg("principal_type"), py::arg("action"), py::arg("resource"), py::arg("context") = py::none(),
+          py::arg("entities") = py::none(),
+          "list_allowed_principals(principal_type, action, resource, context=None, entities=None) -> list[Match]\n\n"
+          "The reverse of list_allowed: the entities of type principal_type allowed action on resource.")
+      .def(
+          "iter_allowed",
+          [state_of](const T& self, py::handle principal, py::handle action, py::handle resource_type,
+                     py::handle context, py::handle entities, py::handle page_size) {
+            return IterAllowed(state_of(self), true, principal, action, resource_type, context, entities, page_size);
+          },
+          py::arg("principal"), py::arg("action"), py::arg("resource_type"), py::arg("context") = py::none(),
+          py::arg("entities") = py::none(), py::kw_only(), py::arg("page_size") = 256,
+          "iter_allowed(principal, action, resource_type, context=None, entities=None, *, page_size=256)\n"
+          "    -> Iterator[Match]\n\n"
+          "list_allowed a page at a time, for large stores: each page of page_size matches is decided\n"
+          "when the previous one is used up, with the GIL released. Stop iterating to stop deciding.")
+      .def(
+          "iter_allowed_principals",
+          [state_of](const T& self, py::handle principal_type, py::handle action, py::handle resource,
+                     py::handle context, py::handle entities, py::handle page_size) {
+            return IterAllowed(state_of(self), false, resource, action, principal_type, context, entities,
+                               page_size);
+          },
+          py::arg("principal_type"), py::arg("action"), py::arg("resource"), py::arg("context") = py::none(),
+          py::arg("entities") = py::none(), py::kw_only(), py::arg("page_size") = 256,
+          "iter_allowed_principals(principal_type, action, resource, context=None, entities=None, *,\n"
+          "                        page_size=256) -> Iterator[Match]\n\n"
+          "list_allowed_principals a page at a time.")
+      .def(
+          "residual",
+          [state_of](const T& self, py::handle principal, py::handle action, py::handle resource_type,
+                     py::handle context, py::handle entities) {
+            return MakeResidual(*state_of(self), true, principal, action, resource_type, context, entities);
+          },
+          py::arg("principal"), py::arg("action"), py::arg("resource_type"), py::arg("context") = py::none(),
+          py::arg("entities") = py::none(),
+          "residual(principal, action, resource_type, context=None, entities=None) -> Residual\n\n"
+          "The condition on an unknown resource of type resource_type under which principal is allowed\n"
+          "action, from partial evaluation of the policy text (`charter query --residual`). Needs an\n"
+          "engine compiled from text: one from a bundle raises BundleError.")
+      .def(
+          "residual_principals",
+          [state_of](const T& self, py::handle principal_type, py::handle action, py::handle resource,
+                     py::handle context, py::handle entities) {
+            return MakeResidual(*state_of(self), false, resource, action, principal_type, context, entities);
+          },
+          py::arg("principal_type"), py::arg("action"), py::arg("resource"), py::arg("context") = py::none(),
+          py::arg("entities") = py::none(),
+          "residual_principals(principal_type, action, resource, context=None, entities=None) -> Residual\n\n"
+          "The condition on an unknown principal of type principal_type allowed action on resource.");
 }
 
 }  // namespace
@@ -1141,6 +1391,69 @@ PYBIND11_MODULE(_charter, m) {
       .def("__repr__", [](const PyRequest& r) {
         return Cat("Request(", r.request.principal().ToString(), ", ", r.request.action().ToString(), ", ",
                             r.request.resource().ToString(), ", ", r.request.ContextToCedar(), ")");
+      });
+
+  py::class_<PyMatch>(m, "Match", "One entity a query is allowed on: uid, reasons and errors.")
+      .def_property_readonly("uid", [](const PyMatch& x) { return x.uid; }, "The entity, a charter.EntityUid.")
+      .def_property_readonly(
+          "reasons", [](const PyMatch& x) { return StringList(x.reasons); },
+          "The determining policies' ids, as in Decision.reasons.")
+      .def_property_readonly(
+          "errors",
+          [](const PyMatch& x) {
+            py::list out;
+            for (const auto& [policy, message] : x.errors) out.append(py::make_tuple(policy, message));
+            return out;
+          },
+          "(policy_id, message) pairs: the policies skipped on it with an error.")
+      .def("__repr__", [](const PyMatch& x) {
+        return std::string(py::str("Match(uid={!r}, reasons={!r})").format(py::cast(x.uid), StringList(x.reasons)));
+      });
+
+  py::class_<MatchIterator>(m, "MatchIterator", "The matches of iter_allowed(), a page at a time.")
+      .def("__iter__", [](py::object self) { return self; })
+      .def("__next__", &MatchIterator::Next);
+
+  py::class_<PyResidual>(m, "Residual",
+                         "The condition on an unknown entity under which a query is allowed (engine.residual()).")
+      .def_property_readonly(
+          "outcome",
+          [](const PyResidual& r) {
+            switch (r.residual.outcome()) {
+              case Residual::Outcome::kAllow: return "allow";
+              case Residual::Outcome::kDeny: return "deny";
+              case Residual::Outcome::kDepends: break;
+            }
+            return "depends";
+          },
+          "'allow' (for every entity of the type), 'deny' (for none) or 'depends' (where condition holds).")
+      .def_property_readonly(
+          "condition", [](const PyResidual& r) { return r.residual.condition(); },
+          "The condition as Cedar text over `resource` (or `principal`); 'true' or 'false' when it does\n"
+          "not depend on the unknown.")
+      .def_property_readonly(
+          "condition_json",
+          [](const PyResidual& r) { return py::module_::import("json").attr("loads")(r.residual.condition_json()); },
+          "The condition as Cedar's JSON expression (a dict).")
+      .def_property_readonly("exact", [](const PyResidual& r) { return r.residual.exact(); },
+                             "True when the condition can never fail to evaluate.")
+      .def_property_readonly(
+          "label_selector",
+          [](const PyResidual& r) -> py::object {
+            const std::optional<std::string>& s = r.residual.label_selector();
+            if (!s.has_value()) return py::none();
+            return py::str(*s);
+          },
+          "The condition as a Kubernetes label selector, or None when there is none.")
+      .def("to_json", [](const PyResidual& r) { return r.json; },
+           "to_json() -> str\\n\\nThe residual as `charter query --residual --format json` prints it.")
+      .def("__str__", [](const PyResidual& r) { return r.text; })
+      .def("__repr__", [](const PyResidual& r) {
+        return std::string(py::str("Residual(outcome={!r}, condition={!r})")
+                               .format(py::str(r.residual.outcome() == Residual::Outcome::kAllow   ? "allow"
+                                               : r.residual.outcome() == Residual::Outcome::kDeny ? "deny"
+                                                                                                  : "depends"),
+                                       r.residual.condition()));
       });
 
   py::class_<PyEngine> engine(m, "Engine", "A verified policy set; immutable, safe to share across threads.");

@@ -32,10 +32,10 @@
  *   - Nothing C++ crosses this interface: no exception leaves a function (an
  *     allocation failure is CHARTER_ERROR_OUT_OF_MEMORY), and no input makes
  *     the library abort.
- *   - Thread safety: engines, entity stores, requests and engine handles are
- *     immutable once made (a handle's swap is atomic) and may be used from
- *     any number of threads at once. An evaluation context and an error are
- *     used by one thread at a time.
+ *   - Thread safety: engines, entity stores, requests, queries, residuals,
+ *     pages of matches and engine handles are immutable once made (a handle's
+ *     swap is atomic) and may be used from any number of threads at once. An
+ *     evaluation context and an error are used by one thread at a time.
  *
  * ABI: the C API is versioned by CHARTER_C_API_VERSION and by the shared
  * library's SONAME (libcharter.so.0.MINOR while the version is 0.x); a
@@ -59,7 +59,7 @@ extern "C" {
 
 /* The C API's version: it grows when functions are added; a change that
  * breaks callers changes the SONAME as well. */
-#define CHARTER_C_API_VERSION 1
+#define CHARTER_C_API_VERSION 2  /* 2: queries and residuals (charter_query_*) */
 
 /* The library's version, "MAJOR.MINOR.PATCH" (NUL-terminated, static). */
 CHARTER_C_EXPORT const char* charter_version(void);
@@ -247,6 +247,147 @@ CHARTER_C_EXPORT charter_status charter_engine_handle_authorize(const charter_en
                                                                 const charter_request* request,
                                                                 charter_eval_context* context, charter_error** error);
 CHARTER_C_EXPORT void charter_engine_handle_free(charter_engine_handle* handle);
+
+/* ---- queries: what a principal may do, and to what ------------------------------ */
+
+/* A request with one side unknown: "which resources of type T may this
+ * principal do this action on?" or "which principals of type T may do it on
+ * this resource?" (docs/query.md). An answer is a listing, every entity of
+ * the type in a store that the request is allowed on, each with the
+ * policies that decided it (exactly what charter_authorize answers for each
+ * one), or a residual, the condition on an unknown entity of the type under
+ * which the request is allowed. */
+typedef struct charter_query charter_query;
+
+/* "Which resources of type `resource_type` may `principal` do `action` on?"
+ * The principal and the action are in Cedar's text form, `Type::"id"`; the
+ * context a JSON object in Cedar's value encoding (NULL or length 0: empty).
+ * When `engine` was compiled with a schema the query is checked against it:
+ * the action must be declared and apply to the principal's type and to
+ * `resource_type`, and the context is read with it. The type is required:
+ * a listing is of one type, as `charter query --resource-type` is. Faults
+ * are CHARTER_ERROR_INVALID_ARGUMENT, those in the context with a place in
+ * "context.json". Thread-safe. */
+CHARTER_C_EXPORT charter_status charter_query_resources(const charter_engine* engine, const char* principal,
+                                                        size_t principal_length, const char* action,
+                                                        size_t action_length, const char* resource_type,
+                                                        size_t resource_type_length, const char* context_json,
+                                                        size_t context_length, charter_query** out,
+                                                        charter_error** error);
+/* "Which principals of type `principal_type` may do `action` on `resource`?" */
+CHARTER_C_EXPORT charter_status charter_query_principals(const charter_engine* engine, const char* principal_type,
+                                                         size_t principal_type_length, const char* action,
+                                                         size_t action_length, const char* resource,
+                                                         size_t resource_length, const char* context_json,
+                                                         size_t context_length, charter_query** out,
+                                                         charter_error** error);
+CHARTER_C_EXPORT void charter_query_free(charter_query* query);
+
+/* One entity the query is allowed on: its uid, the determining policies
+ * (as charter_eval_context_reason gives them) and the policies skipped on it
+ * with an error. A match is read only through these functions and lives as
+ * long as what gave it (the callback's call, or its page). Its strings are
+ * NOT NUL-terminated. An index out of range gives NULL and length 0; a NULL
+ * match gives NULL (or 0). */
+typedef struct charter_match charter_match;
+
+CHARTER_C_EXPORT const char* charter_match_type(const charter_match* match, size_t* length);
+CHARTER_C_EXPORT const char* charter_match_id(const charter_match* match, size_t* length);
+CHARTER_C_EXPORT size_t charter_match_reason_count(const charter_match* match);
+CHARTER_C_EXPORT const char* charter_match_reason(const charter_match* match, size_t index, size_t* length);
+CHARTER_C_EXPORT size_t charter_match_error_count(const charter_match* match);
+CHARTER_C_EXPORT const char* charter_match_error_policy(const charter_match* match, size_t index, size_t* length);
+CHARTER_C_EXPORT const char* charter_match_error_message(const charter_match* match, size_t index, size_t* length);
+
+/* Listing comes in two forms, over the same candidates (the entities of the
+ * unknown's type that the store holds data for, in the store's order):
+ *
+ *   - streamed: charter_list_allowed calls `callback` for each allowed entity
+ *     as it is decided, with views into `context`; once the context has grown
+ *     it allocates nothing per candidate. For a program that filters or
+ *     counts as it goes, or stops at the first few.
+ *   - paged: charter_list_allowed_page returns up to `limit` matches from a
+ *     cursor, as values that live with the page, and the cursor of the next
+ *     page. For a caller that must not be called back (a language whose
+ *     errors unwind with longjmp, such as Lua; a Go program, where a call
+ *     from C into Go costs more than a decision), or that hands pages to a
+ *     client. The Go and Lua bindings use this form.
+ *
+ * Both check the query against the store first: the known side must be in
+ * it, and without a schema some entity must have the unknown's type (a
+ * misspelt type is an error, with the nearest name, not an empty list). */
+
+/* Called for each allowed entity: return 0 to go on, nonzero to stop (the
+ * call then returns CHARTER_OK). The callback must return normally: it may
+ * not longjmp or throw out of the library. It must not use `context`. */
+typedef int (*charter_match_callback)(const charter_match* match, void* user_data);
+
+/* Streams the allowed entities of `query` in `entities` (NULL: an empty
+ * store) to `callback`, deciding with `engine` and `context` (NULL: a fresh
+ * one for the call). Afterwards `context` holds no decision to read. Thread
+ * safety: as charter_authorize (the context is one thread's). */
+CHARTER_C_EXPORT charter_status charter_list_allowed(const charter_engine* engine, const charter_entities* entities,
+                                                     const charter_query* query, charter_eval_context* context,
+                                                     charter_match_callback callback, void* user_data,
+                                                     charter_error** error);
+
+/* A page of matches, immutable. */
+typedef struct charter_match_page charter_match_page;
+
+/* Up to `limit` (at least 1) allowed entities, starting at cursor `start`
+ * (0 for the first page, then charter_match_page_next of the previous page
+ * from the same store and query). Thread-safe. */
+CHARTER_C_EXPORT charter_status charter_list_allowed_page(const charter_engine* engine,
+                                                          const charter_entities* entities,
+                                                          const charter_query* query, size_t start, size_t limit,
+                                                          charter_match_page** out, charter_error** error);
+CHARTER_C_EXPORT size_t charter_match_page_count(const charter_match_page* page);
+/* The index-th match (NULL out of range); it lives as long as the page. */
+CHARTER_C_EXPORT const charter_match* charter_match_page_at(const charter_match_page* page, size_t index);
+/* The cursor of the next page, or 0 when every candidate has been examined. */
+CHARTER_C_EXPORT size_t charter_match_page_next(const charter_match_page* page);
+CHARTER_C_EXPORT void charter_match_page_free(charter_match_page* page);
+
+/* ---- residuals -------------------------------------------------------------------- */
+
+/* The condition on an unknown entity of the query's type under which the
+ * request is allowed, from partial evaluation of the policy text with the
+ * known side, the action and the context folded in: `charter query
+ * --residual` (docs/query.md, "Residuals"). Immutable. */
+typedef struct charter_residual charter_residual;
+
+typedef enum charter_residual_outcome {
+  CHARTER_RESIDUAL_ALLOW = 0,    /* allowed on every entity of the type */
+  CHARTER_RESIDUAL_DENY = 1,     /* denied on every entity of the type */
+  CHARTER_RESIDUAL_DEPENDS = 2   /* allowed exactly where the condition holds */
+} charter_residual_outcome;
+
+/* The residual of `query` against `entities` (NULL: an empty store). The
+ * engine must have been compiled from policy text (charter_engine_compile):
+ * a bundle holds compiled code only, and an engine loaded from one is
+ * CHARTER_ERROR_INVALID_ARGUMENT. The first residual of an engine reads its
+ * policy text once more; later ones reuse it. Thread-safe. */
+CHARTER_C_EXPORT charter_status charter_residual_new(const charter_engine* engine, const charter_entities* entities,
+                                                     const charter_query* query, charter_residual** out,
+                                                     charter_error** error);
+/* The outcome (CHARTER_RESIDUAL_DENY for a NULL or bad handle). */
+CHARTER_C_EXPORT charter_residual_outcome charter_residual_get_outcome(const charter_residual* residual);
+/* 1 when the condition can never fail to evaluate, else 0. */
+CHARTER_C_EXPORT int charter_residual_exact(const charter_residual* residual);
+/* The condition as Cedar text over `resource` (or `principal`): "true" or
+ * "false" when it does not depend on the unknown. NUL-terminated. */
+CHARTER_C_EXPORT const char* charter_residual_condition(const charter_residual* residual, size_t* length);
+/* The same as Cedar's JSON expression (the EST of its JSON policy format). */
+CHARTER_C_EXPORT const char* charter_residual_condition_json(const charter_residual* residual, size_t* length);
+/* The whole residual as `charter query --residual --format json` prints it
+ * (outcome, condition, conditionJson, exact, labelSelector, policies, errors). */
+CHARTER_C_EXPORT const char* charter_residual_json(const charter_residual* residual, size_t* length);
+/* The whole residual for people, as `charter query --residual` prints it. */
+CHARTER_C_EXPORT const char* charter_residual_text(const charter_residual* residual, size_t* length);
+/* The condition as a Kubernetes label selector, or NULL (length 0) when
+ * there is none; "" selects everything. */
+CHARTER_C_EXPORT const char* charter_residual_label_selector(const charter_residual* residual, size_t* length);
+CHARTER_C_EXPORT void charter_residual_free(charter_residual* residual);
 
 /* ---- scheduling ----------------------------------------------------------------- */
 
