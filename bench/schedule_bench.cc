@@ -12,6 +12,7 @@
 // and that refuse nothing, so the outcome and the cycle's own work are
 // those without rules: the difference is the rules' cost. Every workload has
 // labels and an annotation for them to read.
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -168,6 +169,101 @@ void RunWithRules(benchmark::State& st, bool fair) {
 void BM_CycleWithRules(benchmark::State& st) { RunWithRules(st, false); }
 void BM_CycleFairSharingWithRules(benchmark::State& st) { RunWithRules(st, true); }
 
+// A rule set as a cluster's administrators would write it, of `count` rules
+// (at least 6): stdlib/scheduling.cedar's four rules, a protected priority
+// that is never evicted nor preempted, then per-team rules in turn: a cap
+// on the GPUs a team's queue borrows (64, above what Build's queues reach)
+// and a cap on the size of a
+// job it admits (both scoped to the team's queue, so the scope index skips
+// them for other queues), and a team whose SRE-owned workloads only its own
+// queue may preempt (a `when` over the victim, asked at every preemption).
+// In Build's states none refuses anything: the outcome is the one without
+// rules, and the difference in time is what the rules cost.
+std::string RuleSetText(int count, int queues) {
+  std::string text = ReadSource("stdlib/scheduling.cedar");
+  absl::StrAppend(&text, R"(
+@id("protected-priority-never-evicted")
+forbid (principal, action == Scheduling::Action::"evict", resource) when { principal.priority >= 1000000 };
+@id("protected-priority-never-preempted")
+forbid (principal, action == Scheduling::Action::"preempt", resource) when { resource.priority >= 1000000 };
+)");
+  for (int i = 0; i + 6 < count; ++i) {
+    const std::string team = absl::StrCat("team-", (i / 3) % queues);
+    switch (i % 3) {
+      case 0:
+        absl::StrAppend(&text, "@id(\"", team, "-gpu-borrow-cap\")\n",
+                        "forbid (principal, action == Scheduling::Action::\"borrow\", resource == Scheduling::ClusterQueue::\"",
+                        team, "\")\n  when { context.resource == \"nvidia.com/gpu\" && context.borrowed > 64 };\n");
+        break;
+      case 1:
+        absl::StrAppend(&text, "@id(\"", team, "-job-size-cap\")\n",
+                        "forbid (principal, action == Scheduling::Action::\"admit\", resource == Scheduling::ClusterQueue::\"",
+                        team, "\")\n  when { principal.requests.hasTag(\"nvidia.com/gpu\") && ",
+                        "principal.requests.getTag(\"nvidia.com/gpu\") > 64 };\n");
+        break;
+      default:
+        absl::StrAppend(&text, "@id(\"", team, "-sre-workloads-stay\")\n",
+                        "forbid (principal, action == Scheduling::Action::\"preempt\", resource)\n",
+                        "  when { resource.queue.name == \"", team, "\" && resource.annotations.hasTag(\"owner\") && ",
+                        "resource.annotations.getTag(\"owner\") == \"sre\" && principal.queue != resource.queue };\n");
+        break;
+    }
+  }
+  return text;
+}
+
+charter::schedule::SchedulingRules RuleSet(int count, int queues) {
+  charter::Diagnostics diagnostics;
+  absl::StatusOr<charter::Schema> schema = charter::Schema::Parse(
+      charter::SourceFile("stdlib", ReadSource("stdlib/governance.cedarschema") + "\n" +
+                                        ReadSource("stdlib/scheduling.cedarschema")),
+      {}, &diagnostics);
+  if (!schema.ok()) std::abort();
+  charter::CompileOptions options;
+  options.schema = &*schema;
+  const charter::SourceFile source("rules.cedar", RuleSetText(count, queues));
+  absl::StatusOr<charter::Bundle> bundle = charter::Compile(source, options, &diagnostics);
+  if (!bundle.ok()) {
+    std::fputs(diagnostics.Render(source).c_str(), stderr);
+    std::abort();
+  }
+  absl::StatusOr<charter::Engine> engine = charter::Engine::Create(*std::move(bundle));
+  if (!engine.ok()) std::abort();
+  absl::StatusOr<charter::schedule::SchedulingRules> rules = charter::schedule::SchedulingRules::Create({*engine});
+  if (!rules.ok() || rules->rule_ids().size() != static_cast<size_t>(count)) {
+    std::fprintf(stderr, "%s: %zu rules\n", rules.status().ToString().c_str(), rules.ok() ? rules->rule_ids().size() : 0);
+    std::abort();
+  }
+  return *std::move(rules);
+}
+
+// Args: pending, queues, cohorts, rules.
+void BM_CycleWithRuleSet(benchmark::State& st) {
+  const State s = Build(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+  const charter::schedule::SchedulingRules rules = RuleSet(static_cast<int>(st.range(3)), static_cast<int>(st.range(1)));
+  charter::schedule::CycleOptions options;
+  options.rules = &rules;
+  absl::StatusOr<charter::schedule::CycleResult> plain = charter::schedule::RunCycle(s);
+  absl::StatusOr<charter::schedule::CycleResult> with = charter::schedule::RunCycle(s, options);
+  if (!plain.ok() || !with.ok() || plain->ToJson() != with->ToJson()) {
+    std::fputs("the rule set changed the cycle's outcome\n", stderr);
+    if (plain.ok() && with.ok()) {
+      const std::string a = plain->ToJson(), b = with->ToJson();
+      size_t i = 0;
+      while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+      std::fprintf(stderr, "%s\n---\n%s\n", a.substr(i > 300 ? i - 300 : 0, 600).c_str(), b.substr(i > 300 ? i - 300 : 0, 600).c_str());
+    }
+    std::abort();
+  }
+  for (auto _ : st) {
+    absl::StatusOr<charter::schedule::CycleResult> r = charter::schedule::RunCycle(s, options);
+    benchmark::DoNotOptimize(r);
+  }
+  st.counters["pending"] = static_cast<double>(st.range(0));
+  st.counters["queues"] = static_cast<double>(st.range(1));
+  st.counters["rules"] = static_cast<double>(st.range(3));
+}
+
 // The target shape first, then pending workloads × queues.
 void Grid(benchmark::internal::Benchmark* b) {
   b->Args({10000, 100, 3});
@@ -182,5 +278,6 @@ BENCHMARK(BM_Cycle)->Apply(Grid);
 BENCHMARK(BM_CycleFairSharing)->Args({10000, 100, 3})->Args({10000, 1000, 3})->Args({100000, 1000, 3})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CycleWithRules)->Args({10000, 100, 3})->Args({10000, 1000, 3})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CycleFairSharingWithRules)->Args({10000, 100, 3})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CycleWithRuleSet)->Args({10000, 100, 3, 10})->Args({10000, 100, 3, 100})->Unit(benchmark::kMillisecond);
 
 }  // namespace

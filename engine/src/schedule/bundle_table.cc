@@ -177,6 +177,7 @@ absl::StatusOr<sched::State> ReadSchedulingTable(const fb::Scheduling& t) {
   ASSIGN_OR_RETURN(s.flavors, Names(t.flavors(), "a flavor name"));
   ASSIGN_OR_RETURN(s.resources, Names(t.resources(), "a resource name"));
   const int num_cohorts = t.cohorts() == nullptr ? 0 : static_cast<int>(t.cohorts()->size());
+  std::string what;  // "cohort `name`", "cluster queue `name`" for the messages: one buffer for all
   if (t.cohorts() != nullptr) {
     s.cohorts.reserve(t.cohorts()->size());
     for (const fb::SchedCohort* c : *t.cohorts()) {
@@ -185,7 +186,9 @@ absl::StatusOr<sched::State> ReadSchedulingTable(const fb::Scheduling& t) {
       if (c->parent() < -1 || c->parent() >= num_cohorts) return Bad(Cat("cohort `", cohort.name, "`: parent out of range"));
       cohort.parent = c->parent();
       cohort.fair_weight = c->fair_weight();
-      RETURN_IF_ERROR(ReadGroups(c->resource_groups(), s, Cat("cohort `", cohort.name, "`"), &cohort.resource_groups));
+      what.clear();
+      CatAppend(&what, "cohort `", cohort.name, "`");
+      RETURN_IF_ERROR(ReadGroups(c->resource_groups(), s, what, &cohort.resource_groups));
       s.cohorts.push_back(std::move(cohort));
     }
   }
@@ -194,7 +197,8 @@ absl::StatusOr<sched::State> ReadSchedulingTable(const fb::Scheduling& t) {
     for (const fb::SchedClusterQueue* q : *t.cluster_queues()) {
       sched::ClusterQueue cq;
       ASSIGN_OR_RETURN(cq.name, Text(q->name(), "a cluster queue name"));
-      const std::string what = Cat("cluster queue `", cq.name, "`");
+      what.clear();
+      CatAppend(&what, "cluster queue `", cq.name, "`");
       if (q->cohort() < -1 || q->cohort() >= num_cohorts) return Bad(Cat(what, ": cohort out of range"));
       cq.cohort = q->cohort();
       ASSIGN_OR_RETURN(cq.queueing_strategy,

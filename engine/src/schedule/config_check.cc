@@ -44,6 +44,7 @@ std::optional<ConfigFault> CheckResourceGroups(const State& state, const std::ve
   const int num_flavors = static_cast<int>(state.flavors.size());
   std::vector<bool> covered(state.resources.size(), false);
   std::vector<bool> flavor_used(state.flavors.size(), false);
+  std::vector<bool> quoted;  // per flavor, one buffer for all
   for (size_t g = 0; g < groups.size(); ++g) {
     const ResourceGroup& group = groups[g];
     auto at = [&](ConfigFault f) {
@@ -85,8 +86,10 @@ std::optional<ConfigFault> CheckResourceGroups(const State& state, const std::ve
                                Cat(what, " lists flavor `", state.flavors[fq.flavor], "` twice")));
       }
       flavor_used[fq.flavor] = true;
-      const std::string fwhat = Cat("flavor `", state.flavors[fq.flavor], "` of ", what);
-      std::vector<bool> quoted(state.resources.size(), false);
+      // The messages' names, built only for a fault (a load reads thousands
+      // of quotas without one).
+      auto fwhat = [&] { return Cat("flavor `", state.flavors[fq.flavor], "` of ", what); };
+      quoted.assign(state.resources.size(), false);
       for (size_t qi = 0; qi < fq.resources.size(); ++qi) {
         const ResourceQuota& q = fq.resources[qi];
         auto in_quota = [&](ConfigFault f) {
@@ -94,45 +97,45 @@ std::optional<ConfigFault> CheckResourceGroups(const State& state, const std::ve
           return in_flavor(std::move(f));
         };
         if (q.resource < 0 || q.resource >= num_resources) {
-          return in_quota(Fault(FaultKind::kUnknown, FaultField::kQuotaResource, Cat(fwhat, " has a quota for an unknown resource")));
+          return in_quota(Fault(FaultKind::kUnknown, FaultField::kQuotaResource, Cat(fwhat(), " has a quota for an unknown resource")));
         }
         const std::string& rname = state.resources[q.resource];
         bool in_group = false;
         for (int c : group.covered_resources) in_group = in_group || c == q.resource;
         if (!in_group) {
           return in_quota(Fault(FaultKind::kRefused, FaultField::kQuotaResource,
-                                Cat(fwhat, " has a quota for `", rname, "`, which its resource group does not cover")));
+                                Cat(fwhat(), " has a quota for `", rname, "`, which its resource group does not cover")));
         }
         if (quoted[q.resource]) {
-          return in_quota(Fault(FaultKind::kDuplicate, FaultField::kQuotaResource, Cat(fwhat, " lists `", rname, "` twice")));
+          return in_quota(Fault(FaultKind::kDuplicate, FaultField::kQuotaResource, Cat(fwhat(), " lists `", rname, "` twice")));
         }
         quoted[q.resource] = true;
-        const std::string rwhat = Cat("the `", rname, "` quota of ", fwhat);
+        auto rwhat = [&] { return Cat("the `", rname, "` quota of ", fwhat()); };
         const bool milli = rname == "cpu";
         if (q.nominal < 0) {
-          return in_quota(Fault(FaultKind::kQuantity, FaultField::kNominal, Cat("the nominal ", rwhat.substr(4), " is negative")));
+          return in_quota(Fault(FaultKind::kQuantity, FaultField::kNominal, Cat("the nominal ", rwhat().substr(4), " is negative")));
         }
         auto no_parent = [&](std::string_view kind, FaultField field) {
           return in_quota(Fault(
               FaultKind::kRefused, field,
-              Cat("the ", kind, " limit in ", rwhat, " needs ",
+              Cat("the ", kind, " limit in ", rwhat(), " needs ",
                   is_queue ? "a cohort: Kueue allows borrowing and lending limits only in a cluster queue of a cohort"
                            : "a parent cohort: Kueue allows borrowing and lending limits only in a cohort with a parent")));
         };
         if (q.borrowing_limit.has_value()) {
           if (*q.borrowing_limit < 0) {
-            return in_quota(Fault(FaultKind::kQuantity, FaultField::kBorrowingLimit, Cat("the borrowing limit in ", rwhat, " is negative")));
+            return in_quota(Fault(FaultKind::kQuantity, FaultField::kBorrowingLimit, Cat("the borrowing limit in ", rwhat(), " is negative")));
           }
           if (!has_parent) return no_parent("borrowing", FaultField::kBorrowingLimit);
         }
         if (q.lending_limit.has_value()) {
           if (*q.lending_limit < 0) {
-            return in_quota(Fault(FaultKind::kQuantity, FaultField::kLendingLimit, Cat("the lending limit in ", rwhat, " is negative")));
+            return in_quota(Fault(FaultKind::kQuantity, FaultField::kLendingLimit, Cat("the lending limit in ", rwhat(), " is negative")));
           }
           if (!has_parent) return no_parent("lending", FaultField::kLendingLimit);
           if (*q.lending_limit > q.nominal) {
             return in_quota(Fault(FaultKind::kLendingAboveNominal, FaultField::kLendingLimit,
-                                  Cat("the lending limit in ", rwhat, " (", FormatQuantity(*q.lending_limit, milli),
+                                  Cat("the lending limit in ", rwhat(), " (", FormatQuantity(*q.lending_limit, milli),
                                       ") is above its nominal quota (", FormatQuantity(q.nominal, milli), ")")));
           }
         }
@@ -141,20 +144,20 @@ std::optional<ConfigFault> CheckResourceGroups(const State& state, const std::ve
         int64_t reach = 0;
         if (q.borrowing_limit.has_value() && __builtin_add_overflow(q.nominal, *q.borrowing_limit, &reach)) {
           return in_quota(Fault(FaultKind::kQuantity, FaultField::kQuota,
-                                Cat(rwhat, ": the nominal quota and the borrowing limit add up to more than 2^63-1")));
+                                Cat(rwhat(), ": the nominal quota and the borrowing limit add up to more than 2^63-1")));
         }
         if (totals != nullptr) {
           if (static_cast<size_t>(q.resource) >= totals->size()) totals->resize(q.resource + 1, 0);
           if (__builtin_add_overflow((*totals)[q.resource], q.nominal, &(*totals)[q.resource])) {
             return in_quota(Fault(FaultKind::kQuantity, FaultField::kQuota,
-                                  Cat("with ", rwhat, ", the nominal quotas of `", rname, "` add up to more than 2^63-1")));
+                                  Cat("with ", rwhat(), ", the nominal quotas of `", rname, "` add up to more than 2^63-1")));
           }
         }
       }
       for (int r : group.covered_resources) {
         if (!quoted[r]) {
           return in_flavor(Fault(FaultKind::kRefused, FaultField::kQuotas,
-                                 Cat(fwhat, " has no quota for covered resource `", state.resources[r], "`")));
+                                 Cat(fwhat(), " has no quota for covered resource `", state.resources[r], "`")));
         }
       }
     }
@@ -275,9 +278,11 @@ std::optional<PlacedFault> CheckConfig(const State& s, uint64_t max_quota_cells)
   }
   const int num_cohorts = static_cast<int>(s.cohorts.size());
   QuotaTotals totals;
+  std::string what;  // "cohort `name`", "cluster queue `name`": one buffer for all
   for (int c = 0; c < num_cohorts; ++c) {
     const Cohort& cohort = s.cohorts[c];
-    const std::string what = Cat("cohort `", cohort.name, "`");
+    what.clear();
+    CatAppend(&what, "cohort `", cohort.name, "`");
     if (cohort.parent < -1 || cohort.parent >= num_cohorts) {
       return placed(Object::kCohort, c, Fault(FaultKind::kUnknown, FaultField::kParent, Cat(what, " names an unknown parent cohort")));
     }
@@ -295,7 +300,8 @@ std::optional<PlacedFault> CheckConfig(const State& s, uint64_t max_quota_cells)
   for (size_t q = 0; q < s.cluster_queues.size(); ++q) {
     const ClusterQueue& cq = s.cluster_queues[q];
     const int i = static_cast<int>(q);
-    const std::string what = Cat("cluster queue `", cq.name, "`");
+    what.clear();
+    CatAppend(&what, "cluster queue `", cq.name, "`");
     if (cq.cohort < -1 || cq.cohort >= num_cohorts) {
       return placed(Object::kClusterQueue, i, Fault(FaultKind::kUnknown, FaultField::kParent, Cat(what, " names an unknown cohort")));
     }
