@@ -113,10 +113,14 @@ class Snapshot {
       uint32_t c = index.EntityAt(ns, {"connection"});
       if (c != kNoUid) namespaces_of[c].push_back(ns);
     }
+    for (uint32_t r : index.OfType(names.project_role)) roles_of[index.EntityAt(r, {"project"})].push_back(r);
   }
 
   StoreIndex index;
   std::map<uint32_t, std::vector<uint32_t>> namespaces_of;  // connection -> namespaces naming it
+  // `project` of each project role -> the roles, in the store's order (so
+  // that Watched does not scan every role of the store for each connection).
+  std::map<uint32_t, std::vector<uint32_t>> roles_of;
 
   std::vector<uint32_t> NamespacesOf(uint32_t conn) const {
     auto it = namespaces_of.find(conn);
@@ -172,9 +176,10 @@ class Snapshot {
     }
     w["contractOwners"] = owners;
     std::string roles;
-    for (uint32_t r : index.OfType(names_.project_role)) {
-      if (Id(r) == owners_role || index.EntityAt(r, {"project"}) != project) continue;
-      CatAppend(&roles, roles.empty() ? "" : "; ", Id(r), ": ", MembersOf(r));
+    if (auto it = roles_of.find(project); it != roles_of.end()) {
+      for (uint32_t r : it->second) {
+        if (Id(r) != owners_role) CatAppend(&roles, roles.empty() ? "" : "; ", Id(r), ": ", MembersOf(r));
+      }
     }
     std::set<uint32_t> teams;
     for (uint32_t ns : NamespacesOf(conn)) teams.insert(index.EntityAt(ns, {"team"}));
