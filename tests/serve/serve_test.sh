@@ -151,7 +151,7 @@ check "metrics: 400s on /v1/admission counted" test "$(metric 'charter_request_e
 check "metrics: the 413s counted" test "$(metric 'charter_request_errors_total{endpoint="admission",code="413"}')" = 2
 check "metrics: latency histogram count" test "$(metric 'charter_request_duration_seconds_count{endpoint="admission"}')" = 11
 hash="sha256:$(sha256sum "$work/bundle" | cut -d' ' -f1)"
-check "metrics: the bundle's hash" grep -q "charter_bundle_info{hash=\"$hash\",policies=\"11\"} 1" "$work/metrics"
+check "metrics: the bundle's hash" grep -q "charter_bundle_info{hash=\"$hash\",policies=\"14\"} 1" "$work/metrics"
 check "metrics: no reloads yet" test "$(metric charter_reloads_total)" = 0
 
 # Reload on SIGHUP: a good bundle swaps in.
@@ -177,7 +177,7 @@ check "SIGHUP: the reload is counted" wait_metric charter_reloads_total 1
 after="$(curl_tls --data-binary "@$reviews/sar-team-user-create-pods-other-namespace.json" "$base/v1/authorization" | jq -r .status.allowed)"
 check "SIGHUP: the new bundle decides (false before, true after)" test "$before $after" = "false true"
 new_hash="sha256:$(sha256sum "$work/bundle" | cut -d' ' -f1)"
-check "SIGHUP: metrics show the new bundle" grep -q "charter_bundle_info{hash=\"$new_hash\",policies=\"12\"}" "$work/metrics"
+check "SIGHUP: metrics show the new bundle" grep -q "charter_bundle_info{hash=\"$new_hash\",policies=\"15\"}" "$work/metrics"
 
 # A bad bundle leaves the old one serving.
 echo "not a bundle" >"$work/bundle"
