@@ -31,7 +31,7 @@ struct AuthorizeFlags {
   std::string request_json;
   std::string requests;
   std::string format = "text";
-  std::string schema;  // --schema: validate the entities and requests against it
+  std::vector<std::string> schemas;  // --schema: validate the entities and requests against it
 };
 
 // One line of batch text output:
@@ -111,8 +111,8 @@ int RunAuthorize(const AuthorizeFlags& flags) {
   // With a schema, the entities and requests are read for the types it
   // declares and checked against it, as Cedar reads them with a schema.
   std::optional<Schema> schema;
-  if (!flags.schema.empty()) {
-    absl::StatusOr<Schema> loaded = LoadSchema(flags.schema);
+  if (!flags.schemas.empty()) {
+    absl::StatusOr<Schema> loaded = LoadSchemas(flags.schemas);
     if (!loaded.ok()) return Fail(loaded.status());  // one diagnostic a line
     schema = *std::move(loaded);
   }
@@ -152,8 +152,8 @@ int RunAuthorize(const AuthorizeFlags& flags) {
     if (engine->schema_fingerprint() != schema->Fingerprint()) {
       PrintError(WithPath(flags.source.bundle,
                           absl::StrCat("the bundle was compiled with another schema (",
-                                       std::string(engine->schema_fingerprint()), "); `", flags.schema,
-                                       "` is ", schema->Fingerprint())));
+                                       std::string(engine->schema_fingerprint()), "); `",
+                                       absl::StrJoin(flags.schemas, "` + `"), "` is ", schema->Fingerprint())));
       return kError;
     }
   }
@@ -173,9 +173,12 @@ Command AddAuthorizeCommand(CLI::App& root) {
       "1 on any error.");
 
   AddPolicySourceOptions(app, &flags->source);
-  app->add_option("--schema", flags->schema,
-                  "Schema (Cedar schema text or JSON) to check the entities and requests against")
-      ->type_name("FILE");
+  app->add_option("--schema", flags->schemas,
+                  "Schema (Cedar schema text or JSON) to check the entities and requests against; "
+                  "give it again for more files, read as one schema")
+      ->type_name("FILE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app->add_option("--entities", flags->entities, "Entities in Cedar's JSON format")
       ->type_name("FILE")
       ->required();

@@ -1,6 +1,6 @@
 // `charter build`: compile a policy set into a bundle file.
 //
-//   charter build --policies P [--policies P ...] [--schema S] -o OUT
+//   charter build --policies P [--policies P ...] [--schema S [--schema S ...]] -o OUT
 //
 // The policy files (Cedar text, Cedar's JSON policy format, .charter text
 // with scheduling declarations) are compiled together: one policy set, one
@@ -32,7 +32,7 @@ namespace {
 struct BuildFlags {
   std::vector<std::string> policies;
   std::string links;
-  std::string schema;
+  std::vector<std::string> schemas;
   std::string output;
 };
 
@@ -51,7 +51,7 @@ int RunBuild(const BuildFlags& flags) {
   }
   std::vector<std::string> inputs = flags.policies;
   inputs.push_back(flags.links);
-  inputs.push_back(flags.schema);
+  inputs.insert(inputs.end(), flags.schemas.begin(), flags.schemas.end());
   for (const std::string& input : inputs) {
     if (!input.empty() && SameFile(input, flags.output)) {
       PrintError(absl::StrCat(flags.output, ": is an input of this build (", input,
@@ -61,8 +61,8 @@ int RunBuild(const BuildFlags& flags) {
   }
   CompileOptions options;
   std::optional<Schema> schema;
-  if (!flags.schema.empty()) {
-    absl::StatusOr<Schema> loaded = LoadSchema(flags.schema);
+  if (!flags.schemas.empty()) {
+    absl::StatusOr<Schema> loaded = LoadSchemas(flags.schemas);
     if (!loaded.ok()) return Fail(loaded.status());
     schema = *std::move(loaded);
     options.schema = &*schema;
@@ -99,10 +99,13 @@ Command AddBuildCommand(CLI::App& root) {
   app->add_option("--template-linked", flags->links,
                   "Template links: [{\"template_id\", \"link_id\", \"args\": {\"?principal\": ...}}]")
       ->type_name("FILE");
-  app->add_option("--schema", flags->schema,
+  app->add_option("--schema", flags->schemas,
                   "Schema (Cedar schema text or JSON): validate the policies against it and "
-                  "compile typed code")
-      ->type_name("FILE");
+                  "compile typed code; give it again for more files, read as one schema "
+                  "(Cedar schema text)")
+      ->type_name("FILE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app->add_option("-o,--output", flags->output, "Bundle file to write")
       ->type_name("FILE")
       ->required();

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "charter/schema.h"
+#include "charter_support/schema_files.h"
 #include "files.h"
 #include "report.h"
 
@@ -200,6 +201,17 @@ absl::StatusOr<Schema> LoadSchema(const std::string& path) {
     absl::StrAppend(&lines, lines.empty() ? "" : "\n", OneLine(one.RenderShort(source)));
   }
   return absl::InvalidArgumentError(lines);
+}
+
+absl::StatusOr<Schema> LoadSchemas(const std::vector<std::string>& paths) {
+  if (paths.size() == 1) return LoadSchema(paths[0]);
+  std::vector<SourceFile> files;
+  for (const std::string& path : paths) {
+    absl::StatusOr<std::string> text = ReadFile(path, size_t{16} << 20);
+    if (!text.ok()) return text.status();
+    files.emplace_back(path, *std::move(text));
+  }
+  return support::ParseSchemaFiles(files);
 }
 
 absl::StatusOr<Entities> LoadEntities(const std::string& path, const Schema* schema) {

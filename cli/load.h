@@ -83,6 +83,11 @@ absl::StatusOr<Engine> LoadEngine(const PolicySource& source,
 // Reads a schema (Cedar schema text or JSON). Faults are returned one
 // diagnostic a line.
 absl::StatusOr<Schema> LoadSchema(const std::string& path);
+// Several schema files read as one (their Cedar schema text joined, so that
+// one may name the types of another: stdlib/governance.cedarschema and
+// stdlib/kubernetes.cedarschema); a fault is reported in the file it is in.
+// One file is LoadSchema.
+absl::StatusOr<Schema> LoadSchemas(const std::vector<std::string>& paths);
 
 // With a schema (not null), entities and requests are read as Cedar reads
 // them with one: values for their declared types, everything checked

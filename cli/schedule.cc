@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "charter/charter.h"
 #include "charter/kueue.h"
 #include "charter/schedule.h"
@@ -84,44 +83,6 @@ absl::StatusOr<schedule::State> ReadWorkloads(const ScheduleFlags& flags, const 
   schedule::LoadOptions options;
   options.source_name = flags.workloads;
   return schedule::LoadWorkloads(config, *text, options);
-}
-
-// Several schema files read as one (Cedar's schema text: a schema may hold
-// several namespaces, so the files are joined); a fault is reported in the
-// file it is in, at its own line and column.
-absl::StatusOr<Schema> LoadSchemas(const std::vector<std::string>& paths) {
-  if (paths.size() == 1) return LoadSchema(paths[0]);
-  std::vector<SourceFile> files;
-  std::string joined;
-  std::vector<uint32_t> starts;
-  for (const std::string& path : paths) {
-    absl::StatusOr<std::string> text = ReadFile(path, size_t{16} << 20);
-    if (!text.ok()) return text.status();
-    if (text->find_first_not_of(" \t\r\n") != std::string::npos && (*text)[text->find_first_not_of(" \t\r\n")] == '{') {
-      return absl::InvalidArgumentError(
-          WithPath(path, "several schemas are joined as Cedar schema text; this one is in the JSON format"));
-    }
-    starts.push_back(static_cast<uint32_t>(joined.size()));
-    joined += *text;
-    joined += "\n";
-    files.emplace_back(path, *std::move(text));
-  }
-  SourceFile all(absl::StrJoin(paths, " + "), joined);
-  Diagnostics diagnostics;
-  absl::StatusOr<Schema> schema = Schema::Parse(all, {}, &diagnostics);
-  if (schema.ok()) return schema;
-  std::string lines;
-  for (const Diagnostic& d : diagnostics.items()) {
-    size_t f = 0;
-    while (f + 1 < starts.size() && starts[f + 1] <= d.span.begin) ++f;
-    Diagnostic local = d;
-    local.span.begin -= starts[f];
-    local.span.end = std::min<uint32_t>(d.span.end - starts[f], static_cast<uint32_t>(files[f].text().size()));
-    Diagnostics one;
-    one.Add(local);
-    absl::StrAppend(&lines, lines.empty() ? "" : "\n", OneLine(one.RenderShort(files[f])));
-  }
-  return absl::InvalidArgumentError(lines.empty() ? std::string(schema.status().message()) : lines);
 }
 
 // A state file, with the Kueue Workload objects of W added to its workloads.

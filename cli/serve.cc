@@ -2,7 +2,7 @@
 // Charter's own decisions over HTTPS (docs/server.md). The server itself is
 // server/; this file is its command line.
 //
-//   charter serve --bundle B [--entities E] [--schema S] --tls-cert C --tls-key K
+//   charter serve --bundle B [--entities E] [--schema S ...] --tls-cert C --tls-key K
 //                 [--listen ADDR:PORT] [--decision-log FILE|-] [--config FILE]
 #include <memory>
 #include <string>
@@ -48,7 +48,12 @@ Command AddServeCommand(CLI::App& root) {
   app->add_option("--bundle", o.files.bundle, "The policy bundle (`charter build`)")->type_name("FILE")->required();
   app->add_option("--entities", o.files.entities, "Entities in Cedar's JSON format, joined to every request")
       ->type_name("FILE");
-  app->add_option("--schema", o.files.schema, "The schema the bundle was compiled with")->type_name("FILE");
+  app->add_option("--schema", o.files.schemas,
+                  "The schema the bundle was compiled with; give it again for more files, in the order "
+                  "`charter build` had them (read as one schema)")
+      ->type_name("FILE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app->add_option("--tls-cert", o.tls_cert, "The server's certificate (PEM, chain after it)")
       ->type_name("FILE")
       ->required();

@@ -48,7 +48,15 @@ void CheckMapped(const charter::server::MappedReview& m, bool admission) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  charter::server::MappingOptions options;
+  // One joined user and namespace (the configuration's `join`), so that
+  // the principal's `governance` is written for the corpus's alice.
+  static const charter::server::MappingOptions options = [] {
+    charter::server::MappingOptions o;
+    o.join.users["arn:aws:sts::111122223333:assumed-role/HyperPodTeamADataScientist/alice"] = {
+        {"Governance::Member", "alice \"a\""}, "fuzz"};
+    o.join.namespaces["hyperpod-ns-team-a"] = {{"Governance::Namespace", "team-a"}, "fuzz"};
+    return o;
+  }();
   if (auto m = charter::server::MapAdmissionReview(text, options); m.ok()) CheckMapped(*m, true);
   if (auto m = charter::server::MapSubjectAccessReview(text, options); m.ok()) CheckMapped(*m, false);
   absl::StatusOr<charter::JsonDocument> doc = charter::JsonDocument::Parse(text);

@@ -2,6 +2,9 @@
 // every member checked, an unknown one refused by name.
 #include <charconv>
 #include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -24,7 +27,35 @@ class ConfigReader {
   ConfigReader(std::string path, std::string_view text) : path_(std::move(path)), text_(text) {}
 
   absl::Status Fail(const JsonValue& v, std::string_view what) const {
-    return absl::InvalidArgumentError(Cat(path_, ":", LineColumn(v.offset()), ": ", S(what)));
+    return absl::InvalidArgumentError(Cat(Where(v), ": ", S(what)));
+  }
+  // "path:line:col" of a value.
+  std::string Where(const JsonValue& v) const { return Cat(path_, ":", LineColumn(v.offset())); }
+
+  // `join.users` or `join.namespaces`: names to entity references
+  // {"type": T, "id": I}.
+  absl::Status Joins(const JsonValue& v, std::string_view name,
+                     std::map<std::string, GovernanceJoin, std::less<>>* out) const {
+    if (!v.is_object()) {
+      return Fail(v, Cat("`", S(name), "` must be an object of names to entities {\"type\": ..., \"id\": ...}"));
+    }
+    for (size_t i = 0; i < v.size(); ++i) {
+      std::string key = S(v.key(i));
+      JsonValue e = v.member(i);
+      if (key.empty()) return Fail(e, Cat("`", S(name), "`: a name is empty"));
+      std::optional<JsonValue> type = e.is_object() ? e.Find("type") : std::nullopt;
+      std::optional<JsonValue> id = e.is_object() ? e.Find("id") : std::nullopt;
+      if (!e.is_object() || e.size() != 2 || !type || !id || !type->is_string() || !id->is_string() ||
+          type->as_string().empty()) {
+        return Fail(e, Cat("`", S(name), "` of `", key,
+                           "`: expected an entity {\"type\": \"Governance::...\", \"id\": \"...\"}"));
+      }
+      GovernanceJoin join{{S(type->as_string()), S(id->as_string())}, Where(e)};
+      if (!out->emplace(key, std::move(join)).second) {
+        return Fail(e, Cat("`", S(name), "`: `", key, "` is given twice"));
+      }
+    }
+    return absl::OkStatus();
   }
 
   absl::Status Known(const JsonValue& object, std::string_view where,
@@ -104,7 +135,7 @@ absl::Status LoadConfig(const std::string& path, ServerOptions* options) {
   if (!doc.ok()) return absl::InvalidArgumentError(Cat(path, ":", S(doc.status().message())));
   ConfigReader r(path, text);
   JsonValue root = doc->root();
-  if (absl::Status s = r.Known(root, "the configuration", {"mapping", "reasons", "decisionLog", "limits", "watch"});
+  if (absl::Status s = r.Known(root, "the configuration", {"mapping", "reasons", "decisionLog", "limits", "watch", "join"});
       !s.ok()) {
     return s;
   }
@@ -113,6 +144,15 @@ absl::Status LoadConfig(const std::string& path, ServerOptions* options) {
     if (auto v = m->Find("accelerators")) { CONFIG_ASSIGN(options->mapping.accelerators, r.Strings(*v, "accelerators")); }
     if (auto v = m->Find("queueLabel")) { CONFIG_ASSIGN(options->mapping.queue_label, r.Str(*v, "queueLabel")); }
     if (auto v = m->Find("priorityLabel")) { CONFIG_ASSIGN(options->mapping.priority_label, r.Str(*v, "priorityLabel")); }
+  }
+  if (std::optional<JsonValue> j = root.Find("join")) {
+    if (absl::Status s = r.Known(*j, "`join`", {"users", "namespaces"}); !s.ok()) return s;
+    if (auto v = j->Find("users")) {
+      if (absl::Status s = r.Joins(*v, "join.users", &options->mapping.join.users); !s.ok()) return s;
+    }
+    if (auto v = j->Find("namespaces")) {
+      if (absl::Status s = r.Joins(*v, "join.namespaces", &options->mapping.join.namespaces); !s.ok()) return s;
+    }
   }
   if (std::optional<JsonValue> reasons = root.Find("reasons")) {
     if (!reasons->is_object()) return r.Fail(*reasons, "`reasons` must be an object of policy ids to messages");

@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "charter_support/schema_files.h"
 #include "charter_support/strings.h"
 #include "charter/diagnostics.h"
 #include "charter/json.h"
@@ -138,20 +139,18 @@ bool IsActionType(std::string_view type) {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<const PolicyState>> PolicyState::Load(const PolicyFiles& files) {
+absl::StatusOr<std::shared_ptr<const PolicyState>> PolicyState::Load(const PolicyFiles& files,
+                                                                     const GovernanceJoins& join) {
   std::optional<Schema> schema;
-  if (!files.schema.empty()) {
-    absl::StatusOr<std::string> text = ReadWhole(files.schema, size_t{16} << 20);
-    if (!text.ok()) return text.status();
-    SourceFile source(files.schema, *std::move(text));
-    Diagnostics diagnostics;
-    absl::StatusOr<Schema> parsed = Schema::Parse(source, {}, &diagnostics);
-    if (!parsed.ok()) {
-      std::string first = diagnostics.items().empty() ? S(parsed.status().message())
-                                                      : diagnostics.RenderShort(source);
-      while (!first.empty() && first.back() == '\n') first.pop_back();
-      return absl::InvalidArgumentError(first);
+  if (!files.schemas.empty()) {
+    std::vector<SourceFile> sources;
+    for (const std::string& path : files.schemas) {
+      absl::StatusOr<std::string> text = ReadWhole(path, size_t{16} << 20);
+      if (!text.ok()) return text.status();
+      sources.emplace_back(path, *std::move(text));
     }
+    absl::StatusOr<Schema> parsed = support::ParseSchemaFiles(sources);
+    if (!parsed.ok()) return parsed.status();
     schema = *std::move(parsed);
   }
   VerifyOptions verify;
@@ -169,9 +168,12 @@ absl::StatusOr<std::shared_ptr<const PolicyState>> PolicyState::Load(const Polic
           files.bundle, ": the bundle was compiled with a schema: pass it with --schema"));
     }
     if (engine->schema_fingerprint() != schema->Fingerprint()) {
-      return absl::InvalidArgumentError(Cat(files.bundle, ": the bundle was compiled with another schema (",
-                                                     S(engine->schema_fingerprint()), "); `", files.schema,
-                                                     "` is ", schema->Fingerprint()));
+      std::string names;
+      for (const std::string& path : files.schemas) CatAppend(&names, names.empty() ? "`" : "` + `", path);
+      return absl::InvalidArgumentError(
+          Cat(files.bundle, ": the bundle was compiled with another schema (", S(engine->schema_fingerprint()),
+              "); ", names, "` is ", schema->Fingerprint(),
+              files.schemas.size() > 1 ? " (give the schema files in the order `charter build` had them)" : ""));
     }
   }
   std::shared_ptr<PolicyState> state(new PolicyState(*std::move(engine)));
@@ -191,10 +193,110 @@ absl::StatusOr<std::shared_ptr<const PolicyState>> PolicyState::Load(const Polic
                      : Entities::FromJson(state->entities_text_, name, options);
   if (!entities.ok()) return entities.status();
   state->entities_ = *std::move(entities);
+  if (absl::Status s = state->Join(join, name); !s.ok()) return s;
   if (absl::Status s = state->Index(); !s.ok()) return absl::InvalidArgumentError(Cat(name, ": ", S(s.message())));
   state->PrepareUntypedJoin();
   state->loaded_at_ = std::chrono::system_clock::now();
   return std::shared_ptr<const PolicyState>(std::move(state));
+}
+
+absl::Status PolicyState::Join(const GovernanceJoins& join, const std::string& entities_name) {
+  if (join.empty()) return absl::OkStatus();
+  const GovernanceJoin& first = join.users.empty() ? join.namespaces.begin()->second : join.users.begin()->second;
+  if (!schema_) {
+    return absl::InvalidArgumentError(Cat(
+        first.where, ": `join` needs the schema that declares the attribute `governance` (--schema "
+        "stdlib/governance.cedarschema --schema stdlib/kubernetes.cedarschema)"));
+  }
+  auto declares = [&](const std::string& type, const GovernanceJoin& j) -> absl::Status {
+    std::vector<std::string> attrs = schema_->Attributes(type);
+    if (std::find(attrs.begin(), attrs.end(), "governance") != attrs.end()) return absl::OkStatus();
+    return absl::InvalidArgumentError(Cat(j.where, ": the schema declares no attribute `governance` of ", type,
+                                          " (stdlib/kubernetes.cedarschema does, with "
+                                          "stdlib/governance.cedarschema before it)"));
+  };
+  auto exists = [&](const GovernanceJoin& j) -> absl::Status {
+    if (entities_.Find(j.target).has_value()) return absl::OkStatus();
+    return absl::InvalidArgumentError(Cat(j.where, ": ", j.target.ToString(), " is not an entity of ", entities_name));
+  };
+  // The joined entity, with its attribute, read with the schema: the
+  // schema's reader says when the target has the wrong type.
+  auto typed = [&](const GovernanceJoin& j, std::string_view entity_json, const std::string& owner) -> absl::Status {
+    absl::StatusOr<Entities> one = Entities::FromJson(Cat("[", S(entity_json), "]"), *schema_, "join");
+    if (one.ok()) return absl::OkStatus();
+    std::optional<Diagnostic> d = DiagnosticOf(one.status());
+    return absl::InvalidArgumentError(Cat(j.where, ": ", j.target.ToString(), " cannot be the `governance` of ",
+                                          owner, ": ", d ? d->message : S(one.status().message())));
+  };
+  for (const auto& [user, j] : join.users) {
+    constexpr std::string_view kServiceAccount = "system:serviceaccount:";
+    std::string type = "Kubernetes::User", id = user;
+    std::string attrs = "\"name\":\"\",\"uid\":\"\"";
+    if (user.rfind(kServiceAccount, 0) == 0) {
+      id = user.substr(kServiceAccount.size());
+      size_t colon = id.find(':');
+      if (colon == std::string::npos || colon == 0 || colon + 1 == id.size()) {
+        return absl::InvalidArgumentError(Cat(j.where, ": `", user, "` is not system:serviceaccount:NAMESPACE:NAME"));
+      }
+      type = "Kubernetes::ServiceAccount";
+      attrs = "\"namespace\":\"\",\"name\":\"\",\"uid\":\"\"";
+    }
+    if (absl::Status s = declares(type, j); !s.ok()) return s;
+    if (absl::Status s = exists(j); !s.ok()) return s;
+    std::string json = Cat("{\"uid\":", UidJson(type, id), ",\"attrs\":{", attrs, ",\"governance\":",
+                           EntityValueJson(j.target.type, j.target.id), "},\"parents\":[]}");
+    if (absl::Status s = typed(j, json, EntityUid{type, id}.ToString()); !s.ok()) return s;
+  }
+  if (join.namespaces.empty()) return absl::OkStatus();
+  absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(entities_text_);
+  if (!doc.ok()) return doc.status();
+  if (!doc->root().is_array()) return absl::InvalidArgumentError(Cat(entities_name, ": expected an array of entities"));
+  // The configured namespaces: the offset of each one's entity and of its attrs.
+  absl::flat_hash_map<std::string, std::pair<size_t, std::optional<JsonValue>>> namespaces;
+  for (size_t i = 0; i < doc->root().size(); ++i) {
+    JsonValue e = doc->root().at(i);
+    std::optional<JsonValue> uid_value = e.is_object() ? e.Find("uid") : std::nullopt;
+    std::optional<std::pair<std::string, std::string>> uid;
+    if (uid_value) uid = AsUid(*uid_value);
+    if (uid && uid->first == "Kubernetes::Namespace") namespaces[uid->second] = {e.offset(), e.Find("attrs")};
+  }
+  std::vector<std::pair<size_t, std::string>> inserts;  // offset in entities_text_ -> text
+  for (const auto& [ns, j] : join.namespaces) {
+    if (absl::Status s = declares("Kubernetes::Namespace", j); !s.ok()) return s;
+    auto it = namespaces.find(ns);
+    if (it == namespaces.end() || !it->second.second || !it->second.second->is_object()) {
+      return absl::InvalidArgumentError(Cat(j.where, ": ", EntityUid{"Kubernetes::Namespace", ns}.ToString(),
+                                            " is not an entity of ", entities_name,
+                                            ": a joined namespace is configured there, with its team and users"));
+    }
+    const JsonValue& attrs = *it->second.second;
+    if (attrs.Find("governance")) {
+      return absl::InvalidArgumentError(Cat(j.where, ": ", EntityUid{"Kubernetes::Namespace", ns}.ToString(), " of ",
+                                            entities_name, " sets `governance` itself: join it in one place"));
+    }
+    if (absl::Status s = exists(j); !s.ok()) return s;
+    std::string insert = Cat("\"governance\":", EntityValueJson(j.target.type, j.target.id), attrs.size() ? "," : "");
+    size_t begin = it->second.first, at = attrs.offset() + 1;
+    std::string entity = entities_text_.substr(begin, JsonValueEnd(entities_text_, begin) - begin);
+    entity.insert(at - begin, insert);
+    if (absl::Status s = typed(j, entity, EntityUid{"Kubernetes::Namespace", ns}.ToString()); !s.ok()) return s;
+    inserts.emplace_back(at, std::move(insert));
+  }
+  std::sort(inserts.begin(), inserts.end());
+  std::string text;
+  size_t from = 0;
+  for (const auto& [at, insert] : inserts) {
+    text.append(entities_text_, from, at - from);
+    text += insert;
+    from = at;
+  }
+  text.append(entities_text_, from);
+  EntitiesOptions options;
+  absl::StatusOr<Entities> joined = Entities::FromJson(text, *schema_, entities_name, options);
+  if (!joined.ok()) return joined.status();
+  entities_text_ = std::move(text);
+  entities_ = *std::move(joined);
+  return absl::OkStatus();
 }
 
 absl::Status PolicyState::Index() {
@@ -244,8 +346,14 @@ void PolicyState::PrepareUntypedJoin() {
       {"Kubernetes::Workload", "annotations,apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
       {"Kubernetes::Object", "annotations,apiGroup,controlled,gpus,kind,name,namespace,ns,owners,priorityClass,queueName,"},
   };
+  // The principal's `governance` (the configuration's `join.users`) is
+  // optional: the mapping writes it only for a joined user.
   for (const auto& [type, attrs] : shapes) {
-    if (SortedJoin(schema_->Attributes(type)) != attrs) return;
+    std::vector<std::string> declared = schema_->Attributes(type);
+    if ((type == "Kubernetes::User" || type == "Kubernetes::ServiceAccount")) {
+      declared.erase(std::remove(declared.begin(), declared.end(), "governance"), declared.end());
+    }
+    if (SortedJoin(declared) != attrs) return;
   }
   absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(entities_text_);
   if (!doc.ok()) return;

@@ -28,14 +28,22 @@ namespace charter::server {
 struct PolicyFiles {
   std::string bundle;    // required
   std::string entities;  // optional: no configured entities
-  std::string schema;    // optional; required for a bundle compiled with one
+  // Optional; required for a bundle compiled with one. Several files are
+  // read as one schema, in this order (stdlib/governance.cedarschema, then
+  // stdlib/kubernetes.cedarschema).
+  std::vector<std::string> schemas;
 };
 
 class PolicyState {
  public:
   // Reads, verifies and indexes everything; any fault fails the whole load
-  // with a message naming the file.
-  static absl::StatusOr<std::shared_ptr<const PolicyState>> Load(const PolicyFiles& files);
+  // with a message naming the file. `join` (the configuration's) is checked
+  // against the schema and the entities: every entity it names is in the
+  // entity file and has the type the schema gives the attribute
+  // `governance`, and every joined namespace is a configured
+  // Kubernetes::Namespace, which then gets the attribute.
+  static absl::StatusOr<std::shared_ptr<const PolicyState>> Load(const PolicyFiles& files,
+                                                                 const GovernanceJoins& join = {});
 
   const Engine& engine() const { return engine_; }
   // Whether reviews' entities are read without the schema (PrepareUntypedJoin).
@@ -58,6 +66,9 @@ class PolicyState {
 
  private:
   PolicyState(Engine engine) : engine_(std::move(engine)) {}
+  // Checks `join` and sets the joined namespaces' attribute `governance` in
+  // entities_text_ (then read again into entities_).
+  absl::Status Join(const GovernanceJoins& join, const std::string& entities_name);
   absl::Status Index();
   // Decides whether reviews' entities may be read without the schema (the
   // schema's cost, about 10 µs a review, is then paid once at load): when

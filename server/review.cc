@@ -106,13 +106,13 @@ struct Principal {
   EntityUid uid;
   std::string json;        // the entity
   std::string extra_json;  // its Kubernetes::Extra entity (userInfo.extra as tags)
-  std::vector<EntityUid> groups;
+  std::vector<EntityUid> joins;  // its groups, and its governance entity when joined
 };
 
 // userInfo (AdmissionReview) or spec (SubjectAccessReview): user names of
 // service accounts are "system:serviceaccount:NAMESPACE:NAME".
 absl::StatusOr<Principal> MapPrincipal(const Reader& r, const JsonValue& info, std::string_view user_key,
-                                       std::string_view path) {
+                                       std::string_view path, const MappingOptions& options) {
   CHARTER_ASSIGN(username, r.String(info, user_key, path));
   if (username.empty()) return Invalid(Cat(S(path), ".", S(user_key)), "missing: the review names no user");
   CHARTER_ASSIGN(uid, r.String(info, "uid", path));
@@ -141,7 +141,7 @@ absl::StatusOr<Principal> MapPrincipal(const Reader& r, const JsonValue& info, s
       if (!g.is_string()) return Invalid(Cat(S(path), ".groups[", i, "]"), "expected a string");
       EntityUid group{"Kubernetes::Group", S(g.as_string())};
       CatAppend(&parents, parents.empty() ? "" : ",", UidJson(group.type, group.id));
-      p.groups.push_back(std::move(group));
+      p.joins.push_back(std::move(group));
     }
   }
   // userInfo.extra (what the authenticator adds: on EKS the IAM ARN and
@@ -165,6 +165,13 @@ absl::StatusOr<Principal> MapPrincipal(const Reader& r, const JsonValue& info, s
     }
   }
   CatAppend(&attrs, ",\"extra\":", EntityValueJson("Kubernetes::Extra", p.uid.id));
+  // The configuration's join (`join.users`): the user's governance entity,
+  // which the server joins from its entity file like a group.
+  if (auto it = options.join.users.find(username); it != options.join.users.end()) {
+    const EntityUid& g = it->second.target;
+    CatAppend(&attrs, ",\"governance\":", EntityValueJson(g.type, g.id));
+    p.joins.push_back(g);
+  }
   p.extra_json = Cat("{\"uid\":", UidJson("Kubernetes::Extra", p.uid.id), ",\"attrs\":{},\"parents\":[],\"tags\":{",
                      extra, "}}");
   p.json = Cat("{\"uid\":", UidJson(p.uid.type, p.uid.id), ",\"attrs\":{", attrs,
@@ -388,7 +395,7 @@ absl::StatusOr<MappedReview> MapAdmissionReview(std::string_view body, const Map
   m.dry_run = dry_run;
   CHARTER_ASSIGN(user_info, r.Object(*request, "userInfo", "request"));
   if (!user_info.has_value()) return Invalid("request.userInfo", "missing");
-  CHARTER_ASSIGN(principal, MapPrincipal(r, *user_info, "username", "request.userInfo"));
+  CHARTER_ASSIGN(principal, MapPrincipal(r, *user_info, "username", "request.userInfo", options));
   CHARTER_ASSIGN(object, r.Object(*request, "object", "request"));
   CHARTER_ASSIGN(old_object, r.Object(*request, "oldObject", "request"));
 
@@ -447,7 +454,7 @@ absl::StatusOr<MappedReview> MapAdmissionReview(std::string_view body, const Map
 
   m.principal = principal.uid;
   m.action = {"Kubernetes::Action", operation};
-  for (EntityUid& g : principal.groups) m.joins.push_back(std::move(g));
+  for (EntityUid& g : principal.joins) m.joins.push_back(std::move(g));
   m.principal_json = std::move(principal.json);
   m.entities_json = Cat(resource_json, ",", principal.extra_json);
   m.request_json = Cat("{\"principal\":", UidJson(m.principal.type, m.principal.id),
@@ -458,7 +465,6 @@ absl::StatusOr<MappedReview> MapAdmissionReview(std::string_view body, const Map
 }
 
 absl::StatusOr<MappedReview> MapSubjectAccessReview(std::string_view body, const MappingOptions& options) {
-  (void)options;
   CHARTER_ASSIGN(doc, ParseBody(body));
   Reader r(body);
   JsonValue root = doc.root();
@@ -466,7 +472,7 @@ absl::StatusOr<MappedReview> MapSubjectAccessReview(std::string_view body, const
   CHARTER_ASSIGN(spec, r.Object(root, "spec", "review"));
   if (!spec.has_value()) return Invalid("spec", "missing: a SubjectAccessReview to decide has a spec");
   MappedReview m;
-  CHARTER_ASSIGN(principal, MapPrincipal(r, *spec, "user", "spec"));
+  CHARTER_ASSIGN(principal, MapPrincipal(r, *spec, "user", "spec", options));
   CHARTER_ASSIGN(res, r.Object(*spec, "resourceAttributes", "spec"));
   CHARTER_ASSIGN(non_res, r.Object(*spec, "nonResourceAttributes", "spec"));
   std::string resource_json;
@@ -511,7 +517,7 @@ absl::StatusOr<MappedReview> MapSubjectAccessReview(std::string_view body, const
   }
   m.principal = principal.uid;
   m.action = {"Kubernetes::Action", m.operation};
-  for (EntityUid& g : principal.groups) m.joins.push_back(std::move(g));
+  for (EntityUid& g : principal.joins) m.joins.push_back(std::move(g));
   m.principal_json = std::move(principal.json);
   m.entities_json = Cat(resource_json, ",", principal.extra_json);
   m.request_json = Cat("{\"principal\":", UidJson(m.principal.type, m.principal.id),

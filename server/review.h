@@ -20,6 +20,8 @@
 #define CHARTER_SERVER_REVIEW_H_
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +32,24 @@
 
 namespace charter::server {
 
+// A Kubernetes name joined to an entity of the governance model (the
+// configuration's `join`; docs/server.md, "Joining the governance model").
+struct GovernanceJoin {
+  EntityUid target;   // Governance::Member::"alice", Governance::Namespace::"..."
+  std::string where;  // "config.json:12:7": where the configuration says so
+};
+struct GovernanceJoins {
+  // A user name as the apiserver sends it (userInfo.username, spec.user;
+  // "system:serviceaccount:NS:NAME" for a service account) -> the entity
+  // the principal's attribute `governance` names. The mapping sets it.
+  std::map<std::string, GovernanceJoin, std::less<>> users;
+  // A namespace -> the entity its Kubernetes::Namespace's attribute
+  // `governance` names. PolicyState::Load sets it on the configured
+  // namespace, and checks every join against the schema and the entities.
+  std::map<std::string, GovernanceJoin, std::less<>> namespaces;
+  bool empty() const { return users.empty() && namespaces.empty(); }
+};
+
 // What the mapping reads from objects; set by the server's configuration.
 struct MappingOptions {
   // Extended resources summed into an object's `gpus` attribute.
@@ -39,6 +59,7 @@ struct MappingOptions {
   // Reviews nested deeper than this are refused (the JSON reader has its
   // own limit too).
   size_t max_pod_templates = 1000;
+  GovernanceJoins join;
 };
 
 struct MappedReview {

@@ -316,7 +316,7 @@ class Server {
 
   // Loads the files again; on any fault the current state keeps serving.
   void Reload(std::string_view why) {
-    absl::StatusOr<std::shared_ptr<const PolicyState>> next = PolicyState::Load(options_.files);
+    absl::StatusOr<std::shared_ptr<const PolicyState>> next = PolicyState::Load(options_.files, options_.mapping.join);
     absl::Status certs = certificates_.Load(options_.tls_cert, options_.tls_key);
     if (!certs.ok()) {
       // The handshakes keep the certificate they have; the failure counts.
@@ -533,8 +533,9 @@ Watch StartWatch(const ServerOptions& options) {
     return w;
   }
   std::map<std::string, std::vector<std::string>> by_dir;
-  for (const std::string& f : {options.files.bundle, options.files.entities, options.files.schema,
-                               options.tls_cert, options.tls_key}) {
+  std::vector<std::string> files = {options.files.bundle, options.files.entities, options.tls_cert, options.tls_key};
+  files.insert(files.end(), options.files.schemas.begin(), options.files.schemas.end());
+  for (const std::string& f : files) {
     if (f.empty()) continue;
     std::filesystem::path p(f);
     std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
@@ -617,7 +618,7 @@ int Serve(const ServerOptions& options) {
     return 1;
   }
 
-  absl::StatusOr<std::shared_ptr<const PolicyState>> state = PolicyState::Load(options.files);
+  absl::StatusOr<std::shared_ptr<const PolicyState>> state = PolicyState::Load(options.files, options.mapping.join);
   if (!state.ok()) {
     Say(Cat("error: ", OneLine(state.status().message())));
     return 1;

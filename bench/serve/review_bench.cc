@@ -32,10 +32,11 @@ struct Fixture {
     std::string root = CHARTER_SOURCE_DIR;
     std::string bundle = "/tmp/charter-review-bench.bundle";
     std::string cmd = "\"" CHARTER_BINARY "\" build --policies " + root + "/examples/webhook/policies.cedar --schema " +
-                      root + "/stdlib/kubernetes.cedarschema -o " + bundle;
+                      root + "/stdlib/governance.cedarschema --schema " + root +
+                      "/stdlib/kubernetes.cedarschema -o " + bundle;
     if (std::system(cmd.c_str()) != 0) std::abort();
     auto loaded = PolicyState::Load({bundle, root + "/examples/webhook/entities.json",
-                                     root + "/stdlib/kubernetes.cedarschema"});
+                                     {root + "/stdlib/governance.cedarschema", root + "/stdlib/kubernetes.cedarschema"}});
     if (!loaded.ok()) {
       std::fprintf(stderr, "%s\n", std::string(loaded.status().message()).c_str());
       std::abort();

@@ -25,10 +25,10 @@ cd "$root"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
   -subj "/CN=charter-bench" -addext "subjectAltName=IP:127.0.0.1" \
   -keyout "$work/tls.key" -out "$work/tls.crt" 2>/dev/null
-schema=stdlib/kubernetes.cedarschema
-"$charter" build --policies examples/webhook/policies.cedar --schema "$schema" -o "$work/bundle" >/dev/null
+schemas=(--schema stdlib/governance.cedarschema --schema stdlib/kubernetes.cedarschema)
+"$charter" build --policies examples/webhook/policies.cedar "${schemas[@]}" -o "$work/bundle" >/dev/null
 echo '{"limits": {"threads": 80}, "watch": false}' >"$work/config.json"
-"$charter" serve --bundle "$work/bundle" --entities examples/webhook/entities.json --schema "$schema" \
+"$charter" serve --bundle "$work/bundle" --entities examples/webhook/entities.json "${schemas[@]}" \
   --config "$work/config.json" --tls-cert "$work/tls.crt" --tls-key "$work/tls.key" \
   --listen 127.0.0.1:0 2>"$work/stderr" &
 pid=$!

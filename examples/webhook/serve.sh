@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the webhook example's server in the foreground: compiles the policies
-# against the Kubernetes schema into a bundle, then serves it.
+# against the governance and Kubernetes schemas into a bundle, then serves it.
 #
 #   examples/webhook/serve.sh ADDR:PORT CERT KEY [charter serve flags...]
 #
@@ -27,9 +27,9 @@ if [[ ! -x "$charter" ]]; then
   exit 1
 fi
 bundle="${BUNDLE:-$build_dir/webhook.bundle}"
-schema="$root/stdlib/kubernetes.cedarschema"
+schemas=(--schema "$root/stdlib/governance.cedarschema" --schema "$root/stdlib/kubernetes.cedarschema")
 
-"$charter" build --policies "$here/policies.cedar" --schema "$schema" -o "$bundle"
-exec "$charter" serve --bundle "$bundle" --entities "$here/entities.json" --schema "$schema" \
+"$charter" build --policies "$here/policies.cedar" "${schemas[@]}" -o "$bundle"
+exec "$charter" serve --bundle "$bundle" --entities "$here/entities.json" "${schemas[@]}" \
   --config "$here/config.json" --tls-cert "$cert" --tls-key "$key" --listen "$listen" \
   --decision-log - "$@"

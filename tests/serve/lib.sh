@@ -10,6 +10,9 @@ set -euo pipefail
 charter="$1"
 root="$(pwd)"
 ex="$root/examples/webhook"
+# The bundle is compiled with the governance model and the Kubernetes schema,
+# read as one schema (stdlib/kubernetes.cedarschema names governance types).
+gov_schema="$root/stdlib/governance.cedarschema"
 schema="$root/stdlib/kubernetes.cedarschema"
 reviews="$root/tests/serve/reviews"
 work="$(mktemp -d "${TMPDIR:-/tmp}/charter-serve-test.XXXXXX")"
@@ -45,10 +48,10 @@ make_cert() {  # make_cert NAME
 }
 make_cert tls
 
-"$charter" build --policies "$ex/policies.cedar" --schema "$schema" -o "$work/bundle" >/dev/null
+"$charter" build --policies "$ex/policies.cedar" --schema "$gov_schema" --schema "$schema" -o "$work/bundle" >/dev/null
 
 serve_start() {
-  "$charter" serve --bundle "$work/bundle" --entities "$ex/entities.json" --schema "$schema" \
+  "$charter" serve --bundle "$work/bundle" --entities "$ex/entities.json" --schema "$gov_schema" --schema "$schema" \
     --tls-cert "$work/tls.crt" --tls-key "$work/tls.key" --listen 127.0.0.1:0 "$@" \
     2>"$work/stderr" &
   server_pid=$!

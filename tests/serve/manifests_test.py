@@ -59,9 +59,11 @@ check(spec["selector"]["matchLabels"].items() <= labels.items(), "the Deployment
 container = pod["containers"][0]
 check(container["args"][0] == "serve", "the container runs `charter serve`")
 args = {}
+pairs = []  # every flag and value, in order (--schema is given twice)
 for a in container["args"][1:]:
     flag, _, value = a.partition("=")
     args[flag] = value
+    pairs.append((flag, value))
     check(flag in flags, f"`{flag}` is a flag of charter serve")
 for required in ("--bundle", "--tls-cert", "--tls-key", "--listen"):
     check(required in args, f"the container passes {required}")
@@ -80,10 +82,13 @@ check(set(mounts.values()) <= set(volumes), "every volume mounted is declared")
 # The ConfigMaps are made from files (README.md, "Deploying"): a key is the
 # file's name.
 from_files = {"charter-bundle": {"webhook.bundle"},
-              "charter-config": {"entities.json", "config.json", "kubernetes.cedarschema"}}
-for flag in ("--bundle", "--entities", "--schema", "--config", "--tls-cert", "--tls-key"):
-    path = args.get(flag)
-    if path is None:
+              "charter-config": {"entities.json", "config.json", "governance.cedarschema",
+                                 "kubernetes.cedarschema"}}
+schemas = [os.path.basename(v) for f, v in pairs if f == "--schema"]
+check(schemas == ["governance.cedarschema", "kubernetes.cedarschema"],
+      "the schema is the governance model and the Kubernetes schema, in the order the bundle was built with")
+for flag, path in pairs:
+    if flag not in ("--bundle", "--entities", "--schema", "--config", "--tls-cert", "--tls-key"):
         continue
     directory, name = os.path.split(path)
     volume = volumes.get(mounts.get(directory, ""), {})

@@ -40,6 +40,25 @@ TEST(ReviewTest, PodSumsContainersOrTheLargestInitContainer) {
   EXPECT_NE(m.entities_json.find(R"("gpus":4)"), std::string::npos) << m.entities_json;
 }
 
+TEST(ReviewTest, AJoinedUserNamesItsGovernanceEntity) {
+  MappingOptions options;
+  options.join.users["alice"] = {{"Governance::Member", "alice"}, "config.json:3:14"};
+  absl::StatusOr<MappedReview> m = MapAdmissionReview(Admission("CREATE", "", "Pod", R"({"spec":{}})"), options);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_NE(m->principal_json.find(R"("governance":{"__entity":{"type":"Governance::Member","id":"alice"}})"),
+            std::string::npos)
+      << m->principal_json;
+  bool joined = false;
+  for (const EntityUid& u : m->joins) joined = joined || (u.type == "Governance::Member" && u.id == "alice");
+  EXPECT_TRUE(joined) << "the member is joined from the entity file like a group";
+  // Another user has no `governance`.
+  options.join.users.clear();
+  options.join.users["bob"] = {{"Governance::Member", "bob"}, "config.json:3:14"};
+  m = MapAdmissionReview(Admission("CREATE", "", "Pod", R"({"spec":{}})"), options);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->principal_json.find("governance"), std::string::npos) << m->principal_json;
+}
+
 TEST(ReviewTest, LimitsCountWhereNoRequestIsGiven) {
   MappedReview m = Map(Admission("CREATE", "", "Pod",
                                  R"({"spec":{"containers":[{"resources":{"limits":{"nvidia.com/gpu":2}}}]}})"));

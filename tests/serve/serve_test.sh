@@ -89,12 +89,12 @@ check "a configured reason is in the denial's message" \
   grep -q 'policy `gpu-work-goes-through-kueue`: GPU work must name a Kueue queue' "$work/out.json"
 
 # /v1/authorize answers as `charter authorize --format json` does.
-"$charter" authorize --bundle "$work/bundle" --schema "$schema" --entities "$ex/entities.json" \
+"$charter" authorize --bundle "$work/bundle" --schema "$gov_schema" --schema "$schema" --entities "$ex/entities.json" \
   --requests "$here/requests.json" --format json >"$work/cli.json"
 curl_tls --data-binary "@$here/requests.json" "$base/v1/authorize" >"$work/served.json"
 check "POST /v1/authorize (a batch) answers as charter authorize" cmp "$work/cli.json" "$work/served.json"
 jq -c '.[0]' "$here/requests.json" >"$work/one.json"
-"$charter" authorize --bundle "$work/bundle" --schema "$schema" --entities "$ex/entities.json" \
+"$charter" authorize --bundle "$work/bundle" --schema "$gov_schema" --schema "$schema" --entities "$ex/entities.json" \
   --request-json "$work/one.json" --format json >"$work/cli-one.json" || true
 curl_tls --data-binary "@$work/one.json" "$base/v1/authorize" >"$work/served-one.json"
 check "POST /v1/authorize (one request) answers as charter authorize" cmp "$work/cli-one.json" "$work/served-one.json"
@@ -151,7 +151,7 @@ check "metrics: 400s on /v1/admission counted" test "$(metric 'charter_request_e
 check "metrics: the 413s counted" test "$(metric 'charter_request_errors_total{endpoint="admission",code="413"}')" = 2
 check "metrics: latency histogram count" test "$(metric 'charter_request_duration_seconds_count{endpoint="admission"}')" = 11
 hash="sha256:$(sha256sum "$work/bundle" | cut -d' ' -f1)"
-check "metrics: the bundle's hash" grep -q "charter_bundle_info{hash=\"$hash\",policies=\"11\"} 1" "$work/metrics"
+check "metrics: the bundle's hash" grep -q "charter_bundle_info{hash=\"$hash\",policies=\"14\"} 1" "$work/metrics"
 check "metrics: no reloads yet" test "$(metric charter_reloads_total)" = 0
 
 # Reload on SIGHUP: a good bundle swaps in.
@@ -161,7 +161,7 @@ cat >>"$work/more.cedar" <<'CEDAR'
 permit (principal, action == Kubernetes::Action::"create", resource is Kubernetes::Resource)
 when { resource.resource == "pods" };
 CEDAR
-"$charter" build --policies "$work/more.cedar" --schema "$schema" -o "$work/bundle.new" >/dev/null
+"$charter" build --policies "$work/more.cedar" --schema "$gov_schema" --schema "$schema" -o "$work/bundle.new" >/dev/null
 before="$(curl_tls --data-binary "@$reviews/sar-team-user-create-pods-other-namespace.json" "$base/v1/authorization" | jq -r .status.allowed)"
 mv "$work/bundle.new" "$work/bundle"
 kill -HUP "$server_pid"
@@ -177,7 +177,7 @@ check "SIGHUP: the reload is counted" wait_metric charter_reloads_total 1
 after="$(curl_tls --data-binary "@$reviews/sar-team-user-create-pods-other-namespace.json" "$base/v1/authorization" | jq -r .status.allowed)"
 check "SIGHUP: the new bundle decides (false before, true after)" test "$before $after" = "false true"
 new_hash="sha256:$(sha256sum "$work/bundle" | cut -d' ' -f1)"
-check "SIGHUP: metrics show the new bundle" grep -q "charter_bundle_info{hash=\"$new_hash\",policies=\"12\"}" "$work/metrics"
+check "SIGHUP: metrics show the new bundle" grep -q "charter_bundle_info{hash=\"$new_hash\",policies=\"15\"}" "$work/metrics"
 
 # A bad bundle leaves the old one serving.
 echo "not a bundle" >"$work/bundle"
@@ -207,16 +207,16 @@ check "decision log: unmasked context" test "$(jq -r '.request.context.subResour
 check "decision log: denials" test "$(jq -s '[.[] | select(.decision == "deny")] | length' "$log")" = "$denies"
 # The /v1/authorize lines read back as requests decide as they did.
 jq -s '[.[] | select(.endpoint == "authorize") | .request]' "$log" | jq '.[0:2]' >"$work/replay.json"
-"$charter" authorize --bundle "$work/bundle.orig" --schema "$schema" --entities "$ex/entities.json" \
+"$charter" authorize --bundle "$work/bundle.orig" --schema "$gov_schema" --schema "$schema" --entities "$ex/entities.json" \
   --requests "$work/replay.json" --format json >"$work/replayed.json"
 check "decision log: replayed requests decide as logged" \
   test "$(jq -c '[.[].decision]' "$work/replayed.json")" = "$(jq -s -c '[.[] | select(.endpoint == "authorize") | .decision] | .[0:2]' "$log")"
 
 # ---- server 2: a change to the bundle file is noticed (inotify) ------------------
-"$charter" build --policies "$ex/policies.cedar" --schema "$schema" -o "$work/bundle" >/dev/null
+"$charter" build --policies "$ex/policies.cedar" --schema "$gov_schema" --schema "$schema" -o "$work/bundle" >/dev/null
 serve_start
 before="$(curl_tls --data-binary "@$reviews/sar-team-user-create-pods-other-namespace.json" "$base/v1/authorization" | jq -r .status.allowed)"
-"$charter" build --policies "$work/more.cedar" --schema "$schema" -o "$work/bundle.new" >/dev/null
+"$charter" build --policies "$work/more.cedar" --schema "$gov_schema" --schema "$schema" -o "$work/bundle.new" >/dev/null
 mv "$work/bundle.new" "$work/bundle"
 check "inotify: the replaced bundle is reloaded" wait_metric charter_reloads_total 1
 after="$(curl_tls --data-binary "@$reviews/sar-team-user-create-pods-other-namespace.json" "$base/v1/authorization" | jq -r .status.allowed)"
@@ -280,12 +280,12 @@ check "SIGTERM stops the third server" serve_stop
 
 # ---- bad configurations are refused before serving ------------------------------
 echo '{"limits": {"threads": 0}}' >"$work/bad.json"
-check "a bad configuration is refused" bash -c "! '$charter' serve --bundle '$work/bundle' --schema '$schema' --tls-cert '$work/tls.crt' --tls-key '$work/tls.key' --config '$work/bad.json' 2>'$work/bad.err'"
+check "a bad configuration is refused" bash -c "! '$charter' serve --bundle '$work/bundle' --schema '$gov_schema' --schema '$schema' --tls-cert '$work/tls.crt' --tls-key '$work/tls.key' --config '$work/bad.json' 2>'$work/bad.err'"
 check "... with the member named" grep -q 'bad.json:1:24: `threads` must be a whole number from 1 to 4096' "$work/bad.err"
 check "a typed bundle without its schema is refused" bash -c "! '$charter' serve --bundle '$work/bundle' --tls-cert '$work/tls.crt' --tls-key '$work/tls.key' 2>'$work/noschema.err'"
 check "... saying so" grep -q 'the bundle was compiled with a schema: pass it with --schema' "$work/noschema.err"
 make_cert other
-check "a key that does not match the certificate is refused" bash -c "! '$charter' serve --bundle '$work/bundle' --schema '$schema' --tls-cert '$work/tls.crt' --tls-key '$work/other.key' 2>'$work/key.err'"
+check "a key that does not match the certificate is refused" bash -c "! '$charter' serve --bundle '$work/bundle' --schema '$gov_schema' --schema '$schema' --tls-cert '$work/tls.crt' --tls-key '$work/other.key' 2>'$work/key.err'"
 check "... saying so" grep -q 'the key does not match' "$work/key.err"
 
 if ((failures)); then
