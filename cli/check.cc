@@ -9,7 +9,10 @@
 // faults and the checks' first, then the validation faults of every policy
 // that parsed. With --template-linked (one policy file), the links are
 // linked into it and, with --schema, each is validated as Cedar validates a
-// link. A file without errors prints "FILE: ok" on stdout. Exit 1 if the
+// link. Several files free of errors are then compiled together, as
+// `charter build` compiles them, for the faults only the whole policy set
+// has: a policy id used in two files, and the limits of the bundle (CH0203,
+// CH0205). A file without errors prints "FILE: ok" on stdout. Exit 1 if the
 // schema, the links or any file has an error or cannot be read.
 #include <unistd.h>
 
@@ -17,6 +20,7 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +46,7 @@ struct FileReport {
   size_t errors = 0;
   size_t warnings = 0;
   std::string rendered;  // the diagnostics, rendered
+  std::optional<SourceFile> source;  // the text, for compiling the files together
 };
 
 std::string Plural(size_t n, const char* one, const char* many) {
@@ -129,7 +134,34 @@ absl::StatusOr<FileReport> CheckFile(const std::string& path, const std::vector<
     Count(added, &report);
   }
   report.rendered = diagnostics.Render(source, color);
+  report.source.emplace(std::move(source));
   return report;
+}
+
+// Several files, each free of errors, compiled together as `charter build`
+// compiles them (typed, given the schema): the faults of the policy set as
+// a whole are added to the reports of the files they are in.
+void CheckTogether(std::vector<absl::StatusOr<FileReport>>& reports, const Schema* schema, bool color) {
+  std::vector<SourceFile> sources;
+  for (absl::StatusOr<FileReport>& r : reports) {
+    if (!r.ok() || r->errors > 0 || !r->source.has_value()) return;
+    sources.push_back(*std::move(r->source));
+    r->source.reset();
+  }
+  CompileOptions options;
+  options.schema = schema;
+  std::vector<Diagnostics> diagnostics;
+  absl::StatusOr<Bundle> bundle = Compile(sources, {}, options, &diagnostics);
+  if (bundle.ok()) return;
+  for (size_t i = 0; i < reports.size() && i < diagnostics.size(); ++i) {
+    Diagnostics errors;
+    for (const Diagnostic& d : diagnostics[i].items()) {
+      if (d.severity == Severity::kError) errors.Add(d);
+    }
+    if (errors.empty()) continue;
+    reports[i]->errors += errors.size();
+    reports[i]->rendered += errors.Render(sources[i], color);
+  }
 }
 
 int RunCheck(const CheckFlags& flags) {
@@ -153,10 +185,19 @@ int RunCheck(const CheckFlags& flags) {
     if (!loaded.ok()) return Fail(loaded.status());
     links = *std::move(loaded);
   }
-  std::string out;
+  std::vector<absl::StatusOr<FileReport>> reports;
   for (const std::string& path : flags.policies) {
-    absl::StatusOr<FileReport> report =
-        CheckFile(path, links, schema.has_value() ? &*schema : nullptr, color);
+    reports.push_back(CheckFile(path, links, schema.has_value() ? &*schema : nullptr, color));
+  }
+  // (A file given twice is checked twice, not compiled with itself.)
+  const bool twice = std::set<std::string>(flags.policies.begin(), flags.policies.end()).size() < flags.policies.size();
+  if (reports.size() > 1 && !twice && (flags.schema.empty() || schema.has_value())) {
+    CheckTogether(reports, schema.has_value() ? &*schema : nullptr, color);
+  }
+  std::string out;
+  for (size_t i = 0; i < flags.policies.size(); ++i) {
+    const std::string& path = flags.policies[i];
+    absl::StatusOr<FileReport>& report = reports[i];
     if (!report.ok()) {
       Fail(report.status());
       failed = true;

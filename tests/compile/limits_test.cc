@@ -111,7 +111,7 @@ TEST(Limits, PolicyCount) {
   std::vector<TemplateLink> links;
   for (int i = 0; i < 4; ++i) links.push_back({"t", absl::StrCat("link", i), EntityUid{"User", "a"}, {}});
   ExpectOnly(CompileText(t, options, links), "CH0203",
-             "limits.cedar:2:1: the policy set has 4 policies, more than the limit of 3; `link3` is the first "
+             "limits.cedar:1:1: the policy set has 4 policies, more than the limit of 3; `link3` is the first "
              "past it");
   links.pop_back();
   ExpectVerifies(CompileText(t, options, links), verify);
@@ -215,7 +215,7 @@ TEST(Limits, BundleTables) {
   Result r = CompileText(text, options);
   ASSERT_FALSE(r.bundle.ok());
   EXPECT_EQ(r.bundle.status().message(),
-            absl::StrCat("limits.cedar:4:1: with policy `b` the bundle has more than the limit of ", fits - 1,
+            absl::StrCat("limits.cedar:3:1: with policy `b` the bundle has more than the limit of ", fits - 1,
                          " tables (policies, annotations, entity and pattern constants)"));
 }
 

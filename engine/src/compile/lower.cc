@@ -175,7 +175,7 @@ class PolicyLowerer {
     uint32_t ret_false = Here();
     for (uint32_t j : false_jumps_) Patch(j, ret_false);
     Emit(Op::kRetBool, 0, 0, 0, {});
-    if (!Fits(p.span, "the policy")) return false;
+    if (!Fits(p.span, "the policy", 0)) return false;
     if (max_reg_ >= kMaxRegisters) {
       diags_->Error(codes::CH0201, p.span, "policy is too complex: it needs more than 256 registers",
                     "split deeply nested conditions into several `when` clauses");
@@ -190,10 +190,11 @@ class PolicyLowerer {
  private:
   uint32_t Here() const { return static_cast<uint32_t>(code_.size()); }
 
-  // Whether the code so far, with the two returns that end it, is within
-  // max_code_words; if not, CH0202 at `span`, the part that crossed it.
-  bool Fits(Span span, std::string_view what) {
-    if (code_.size() + 2 <= max_code_words_) return true;
+  // Whether the code so far, with the `still` instructions that end it (two
+  // returns), is within max_code_words; if not, CH0202 at `span`, the part
+  // that crossed it.
+  bool Fits(Span span, std::string_view what, size_t still = 2) {
+    if (code_.size() + still <= max_code_words_) return true;
     diags_->Error(codes::CH0202, span,
                   Cat(what, " takes the policy's code past the limit of ", max_code_words_, " instructions"),
                   "write it as several policies (a `||` of cases as one policy for each case)");
