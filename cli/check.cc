@@ -9,10 +9,10 @@
 // faults and the checks' first, then the validation faults of every policy
 // that parsed. With --template-linked (one policy file), the links are
 // linked into it and, with --schema, each is validated as Cedar validates a
-// link. Several files free of errors are then compiled together, as
-// `charter build` compiles them, for the faults only the whole policy set
-// has: a policy id used in two files, and the limits of the bundle (CH0203,
-// CH0205). A file without errors prints "FILE: ok" on stdout. Exit 1 if the
+// link. Compiling checks the limits of the bundle (CH0202 to CH0205), with
+// a schema those of the typed bundle `charter build --schema` makes. Each
+// file is checked on its own (files given together need not form one
+// policy set). A file without errors prints "FILE: ok" on stdout. Exit 1 if the
 // schema, the links or any file has an error or cannot be read.
 #include <unistd.h>
 
@@ -20,7 +20,6 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,7 +45,6 @@ struct FileReport {
   size_t errors = 0;
   size_t warnings = 0;
   std::string rendered;  // the diagnostics, rendered
-  std::optional<SourceFile> source;  // the text, for compiling the files together
 };
 
 std::string Plural(size_t n, const char* one, const char* many) {
@@ -102,6 +100,14 @@ std::optional<Schema> LoadSchema(const std::string& path, bool color) {
   return std::nullopt;
 }
 
+// Whether every diagnostic is a limit of the bundle (CH0202 to CH0205).
+bool OnlyLimits(const Diagnostics& diagnostics) {
+  for (const Diagnostic& d : diagnostics.items()) {
+    if (d.code != "CH0202" && d.code != "CH0203" && d.code != "CH0204" && d.code != "CH0205") return false;
+  }
+  return !diagnostics.empty();
+}
+
 // Compiles one file and, given a schema, validates it; collects every
 // diagnostic. A file that cannot be read is one error, reported on stderr
 // here.
@@ -113,6 +119,21 @@ absl::StatusOr<FileReport> CheckFile(const std::string& path, const std::vector<
   SourceFile source(path, *std::move(text));
   Diagnostics diagnostics;
   absl::StatusOr<Bundle> bundle = Compile(source, links, options, &diagnostics);
+  if (schema != nullptr && !bundle.ok() && OnlyLimits(diagnostics)) {
+    // `charter build --schema` compiles typed code, which is shorter: the
+    // limits that count are the typed bundle's. (When the file does not
+    // validate, build stops before, and the untyped ones stay.)
+    CompileOptions typed = options;
+    typed.schema = schema;
+    Diagnostics again;
+    absl::StatusOr<Bundle> typed_bundle = Compile(source, links, typed, &again);
+    if (typed_bundle.ok()) {
+      diagnostics = Diagnostics();
+      bundle = *std::move(typed_bundle);
+    } else if (OnlyLimits(again)) {
+      diagnostics = std::move(again);
+    }
+  }
   FileReport report;
   Count(diagnostics, &report);
   if (!bundle.ok() && report.errors == 0) {
@@ -134,34 +155,7 @@ absl::StatusOr<FileReport> CheckFile(const std::string& path, const std::vector<
     Count(added, &report);
   }
   report.rendered = diagnostics.Render(source, color);
-  report.source.emplace(std::move(source));
   return report;
-}
-
-// Several files, each free of errors, compiled together as `charter build`
-// compiles them (typed, given the schema): the faults of the policy set as
-// a whole are added to the reports of the files they are in.
-void CheckTogether(std::vector<absl::StatusOr<FileReport>>& reports, const Schema* schema, bool color) {
-  std::vector<SourceFile> sources;
-  for (absl::StatusOr<FileReport>& r : reports) {
-    if (!r.ok() || r->errors > 0 || !r->source.has_value()) return;
-    sources.push_back(*std::move(r->source));
-    r->source.reset();
-  }
-  CompileOptions options;
-  options.schema = schema;
-  std::vector<Diagnostics> diagnostics;
-  absl::StatusOr<Bundle> bundle = Compile(sources, {}, options, &diagnostics);
-  if (bundle.ok()) return;
-  for (size_t i = 0; i < reports.size() && i < diagnostics.size(); ++i) {
-    Diagnostics errors;
-    for (const Diagnostic& d : diagnostics[i].items()) {
-      if (d.severity == Severity::kError) errors.Add(d);
-    }
-    if (errors.empty()) continue;
-    reports[i]->errors += errors.size();
-    reports[i]->rendered += errors.Render(sources[i], color);
-  }
 }
 
 int RunCheck(const CheckFlags& flags) {
@@ -188,11 +182,6 @@ int RunCheck(const CheckFlags& flags) {
   std::vector<absl::StatusOr<FileReport>> reports;
   for (const std::string& path : flags.policies) {
     reports.push_back(CheckFile(path, links, schema.has_value() ? &*schema : nullptr, color));
-  }
-  // (A file given twice is checked twice, not compiled with itself.)
-  const bool twice = std::set<std::string>(flags.policies.begin(), flags.policies.end()).size() < flags.policies.size();
-  if (reports.size() > 1 && !twice && (flags.schema.empty() || schema.has_value())) {
-    CheckTogether(reports, schema.has_value() ? &*schema : nullptr, color);
   }
   std::string out;
   for (size_t i = 0; i < flags.policies.size(); ++i) {

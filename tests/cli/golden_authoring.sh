@@ -48,21 +48,6 @@ case_check_code_limit() {
   rm -f "$work/long.cedar"
 }
 
-# Several files, each fine alone, are then compiled together as build
-# compiles them: an id used in two files is an error of check too (it used to
-# print "ok" for both, and build refused them).
-case_check_files_together() {
-  printf '@id("same") permit(principal, action, resource);\n' >"$work/one.cedar"
-  printf '@id("x") forbid(principal, action, resource);\n@id("same") permit(principal, action, resource);\n' \
-    >"$work/two.cedar"
-  run check --policies "$work/one.cedar" "$work/two.cedar"
-  expect_status 1
-  grep -q 'two.cedar:2:1: error\[CH0125\]' "$stderr_file" || fail "check does not report the duplicate id"
-  run build --policies "$work/one.cedar" "$work/two.cedar" -o "$work/both.chb"
-  expect_errors
-  rm -f "$work/one.cedar" "$work/two.cedar"
-}
-
 # ---- check --schema -------------------------------------------------------------
 
 # The governance example and the standard rules validate against the standard
