@@ -640,7 +640,8 @@ absl::StatusOr<std::string> LowerToBundle(const PolicySet& set, const std::vecto
     // few.)
     diagnostics[last != nullptr ? last->source < diagnostics.size() ? last->source : 0 : 0]->Error(
         codes::CH0205, last != nullptr ? last->span : Span{},
-        Cat("the bundle is ", fbb.GetSize(), " bytes, more than the limit of ", options.max_bundle_bytes), raise);
+        Cat("the bundle is ", fbb.GetSize(), " bytes, more than the limit of ", options.max_bundle_bytes, " bytes"),
+        raise);
     return std::string();
   }
   return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
