@@ -9,7 +9,10 @@
 // faults and the checks' first, then the validation faults of every policy
 // that parsed. With --template-linked (one policy file), the links are
 // linked into it and, with --schema, each is validated as Cedar validates a
-// link. A file without errors prints "FILE: ok" on stdout. Exit 1 if the
+// link. Compiling checks the limits of the bundle (CH0202 to CH0205), with
+// a schema those of the typed bundle `charter build --schema` makes. Each
+// file is checked on its own (files given together need not form one
+// policy set). A file without errors prints "FILE: ok" on stdout. Exit 1 if the
 // schema, the links or any file has an error or cannot be read.
 #include <unistd.h>
 
@@ -97,6 +100,14 @@ std::optional<Schema> LoadSchema(const std::string& path, bool color) {
   return std::nullopt;
 }
 
+// Whether every diagnostic is a limit of the bundle (CH0202 to CH0205).
+bool OnlyLimits(const Diagnostics& diagnostics) {
+  for (const Diagnostic& d : diagnostics.items()) {
+    if (d.code != "CH0202" && d.code != "CH0203" && d.code != "CH0204" && d.code != "CH0205") return false;
+  }
+  return !diagnostics.empty();
+}
+
 // Compiles one file and, given a schema, validates it; collects every
 // diagnostic. A file that cannot be read is one error, reported on stderr
 // here.
@@ -108,6 +119,21 @@ absl::StatusOr<FileReport> CheckFile(const std::string& path, const std::vector<
   SourceFile source(path, *std::move(text));
   Diagnostics diagnostics;
   absl::StatusOr<Bundle> bundle = Compile(source, links, options, &diagnostics);
+  if (schema != nullptr && !bundle.ok() && OnlyLimits(diagnostics)) {
+    // `charter build --schema` compiles typed code, which is shorter: the
+    // limits that count are the typed bundle's. (When the file does not
+    // validate, build stops before, and the untyped ones stay.)
+    CompileOptions typed = options;
+    typed.schema = schema;
+    Diagnostics again;
+    absl::StatusOr<Bundle> typed_bundle = Compile(source, links, typed, &again);
+    if (typed_bundle.ok()) {
+      diagnostics = Diagnostics();
+      bundle = *std::move(typed_bundle);
+    } else if (OnlyLimits(again)) {
+      diagnostics = std::move(again);
+    }
+  }
   FileReport report;
   Count(diagnostics, &report);
   if (!bundle.ok() && report.errors == 0) {
@@ -153,10 +179,14 @@ int RunCheck(const CheckFlags& flags) {
     if (!loaded.ok()) return Fail(loaded.status());
     links = *std::move(loaded);
   }
-  std::string out;
+  std::vector<absl::StatusOr<FileReport>> reports;
   for (const std::string& path : flags.policies) {
-    absl::StatusOr<FileReport> report =
-        CheckFile(path, links, schema.has_value() ? &*schema : nullptr, color);
+    reports.push_back(CheckFile(path, links, schema.has_value() ? &*schema : nullptr, color));
+  }
+  std::string out;
+  for (size_t i = 0; i < flags.policies.size(); ++i) {
+    const std::string& path = flags.policies[i];
+    absl::StatusOr<FileReport>& report = reports[i];
     if (!report.ok()) {
       Fail(report.status());
       failed = true;

@@ -10,8 +10,10 @@
 // The configuration comes from the scheduling declarations of a bundle or of
 // .charter files, and the workloads from W; or both from a state file, to
 // which W adds Kueue Workload objects.
-// Both exit 0 once the cycles ran; any error exits 1 and prints nothing on
-// stdout. With --policies, the cycle consults the scheduling rules of those
+// Both exit 0 once the cycles ran; any error exits 1. `schedule` then
+// prints nothing on stdout; `simulate` writes each cycle as it ends (its
+// memory is the state's, however many cycles it runs), so an error in a
+// later cycle leaves the earlier ones on stdout (and a JSON array unclosed). With --policies, the cycle consults the scheduling rules of those
 // files (docs/scheduling.md, "Scheduling rules").
 #include <map>
 #include <memory>
@@ -220,7 +222,9 @@ int RunSimulate(const ScheduleFlags& flags) {
   options.rules = input->rules.has_value() ? &*input->rules : nullptr;
   schedule::State* state = &input->state;
   const int limit = flags.cycles > 0 ? flags.cycles : 1000;
-  std::string out = flags.format == "json" ? "[" : "";
+  // Each cycle is written when it ends: the output of 100,000 cycles is
+  // never held (issue 15). A closed stdout ends the run.
+  std::string out;
   std::map<std::string, int> seen;  // fingerprint -> the cycle after which it was seen
   std::string loop;
   int cycle = 0;
@@ -229,10 +233,12 @@ int RunSimulate(const ScheduleFlags& flags) {
     if (!result.ok()) return Fail(result.status());
     const bool stable = schedule::IsStable(*state, *result);
     if (flags.format == "json") {
-      absl::StrAppend(&out, cycle == 0 ? "" : ",", result->ToJson());
+      out = absl::StrCat(cycle == 0 ? "[" : ",", result->ToJson());
     } else {
-      absl::StrAppend(&out, "== cycle ", cycle + 1, "\n", result->ToText());
+      out = absl::StrCat("== cycle ", cycle + 1, "\n", result->ToText());
     }
+    if (!WriteStdout(out)) return kError;
+    out.clear();
     absl::StatusOr<schedule::State> next = schedule::ApplyCycle(*state, *result);
     if (!next.ok()) return Fail(next.status());
     *state = std::move(*next);
@@ -252,7 +258,7 @@ int RunSimulate(const ScheduleFlags& flags) {
     }
   }
   if (flags.format == "json") {
-    out += "]\n";
+    out = "]\n";
   } else {
     out += loop;
     absl::StrAppend(&out, "== after ", cycle, " cycle", cycle == 1 ? "" : "s", ": ", state->admitted.size(),

@@ -29,6 +29,25 @@ case_check_bad_input() {
   expect_errors
 }
 
+# A policy past the verifier's limit of 1,048,576 instructions (issue 15: it
+# passed check, and build said "internal error: the compiled bundle does not
+# verify" with no position): `context has a.a. ...` with 350,000 keys, three
+# instructions a key, 700 KB. check and build report CH0202 at the condition,
+# and build writes nothing.
+case_check_code_limit() {
+  { printf 'permit(principal, action, resource)\nwhen { context has '
+    yes a | head -n 350000 | paste -sd.
+    printf ' };\n'; } >"$work/long.cedar"
+  run check --policies "$work/long.cedar"
+  expect_status 1
+  grep -q 'long.cedar:2:8: error\[CH0202\]: this condition takes the policy.s code past the limit of 1048576 instructions' \
+    "$stderr_file" || fail "check does not report CH0202 at the condition"
+  run build --policies "$work/long.cedar" -o "$work/long.chb"
+  expect_errors
+  grep -q 'internal error' "$stderr_file" && fail "build says internal error"
+  rm -f "$work/long.cedar"
+}
+
 # ---- check --schema -------------------------------------------------------------
 
 # The governance example and the standard rules validate against the standard

@@ -169,6 +169,14 @@ CompileOptions OptionsOf(const Block& b) {
         options.max_errors = value;
       } else if (key == "max_expression_depth") {
         options.max_expression_depth = static_cast<int>(value);
+      } else if (key == "max_code_words") {
+        options.max_code_words = value;
+      } else if (key == "max_policies") {
+        options.max_policies = value;
+      } else if (key == "max_bundle_bytes") {
+        options.max_bundle_bytes = value;
+      } else if (key == "max_bundle_tables") {
+        options.max_bundle_tables = value;
       } else {
         ADD_FAILURE() << b.where() << ": unknown option `" << key << "`";
       }
@@ -396,7 +404,7 @@ TEST(DocsExamples, EveryDiagnosticIsDocumented) {
   // them, and tests/schema/diagnostic_coverage_test.cc that it does).
   // CH0521 needs template links, which a block cannot carry (its rendering
   // is pinned by tests/schema/validator_test.cc and the CLI's goldens).
-  const std::set<std::string> without_example = {"CH0001", "CH0100", "CH0201", "CH0410",
+  const std::set<std::string> without_example = {"CH0001", "CH0100", "CH0201", "CH0204", "CH0410",
                                                  "CH0411", "CH0412", "CH0519", "CH0521"};
 
   for (const std::string& c : emitted) {
@@ -432,6 +440,15 @@ TEST(DocsExamples, DiagnosticsWithoutABlock) {
     EXPECT_FALSE(Compile(source, options, &d).ok());
     ASSERT_FALSE(d.empty());
     EXPECT_EQ(d.items()[0].code, "CH0201");
+  }
+  {  // CH0204: 65,537 record literals with different keys.
+    std::string e = "[";
+    for (int i = 0; i <= 65536; ++i) e += Cat(i == 0 ? "" : ", ", "{k", i, ": context.n}");
+    SourceFile source("shapes.cedar", Cat("permit(principal, action, resource) when { ", e, "].isEmpty() };"));
+    Diagnostics d;
+    EXPECT_FALSE(Compile(source, {}, &d).ok());
+    ASSERT_FALSE(d.empty());
+    EXPECT_EQ(d.items()[0].code, "CH0204");
   }
   {  // No CH0201 for long literals: a set of 10,000 computed elements compiles.
     std::string e = "[context.a";

@@ -53,6 +53,14 @@ struct CompileOptions {
   // conform to the schema (ValidateEntities, ValidateRequest); see
   // docs/bundle.md, "Typed bundles".
   const Schema* schema = nullptr;
+  // Limits of the bundle, so that whatever compiles also verifies: the
+  // defaults are VerifyOptions' (Engine::Create refuses a bundle past them,
+  // and `charter build` verifies what it wrote). Past one, compilation fails
+  // with a diagnostic at the clause or policy that crosses it.
+  size_t max_code_words = size_t{1} << 20;    // instructions in one policy (CH0202)
+  size_t max_policies = 1'000'000;            // policies and template links (CH0203)
+  size_t max_bundle_bytes = size_t{1} << 30;  // the bundle's size (CH0205)
+  size_t max_bundle_tables = 10'000'000;      // FlatBuffers tables in the bundle (CH0205)
 };
 
 // A template-linked policy: the template `template_id` with its slots bound,

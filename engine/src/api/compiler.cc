@@ -131,6 +131,10 @@ absl::StatusOr<Bundle> Compile(const std::vector<SourceFile>& sources, const std
   for (size_t i = 0; i < sources.size(); ++i) files.push_back({&sources[i], &read.asts[i].declarations, &diags[i]});
   const bool declares = internal::Declare(files, {}, &scheduling);
   internal::LowerOptions lower;
+  lower.max_code_words = options.max_code_words;
+  lower.max_policies = options.max_policies;
+  lower.max_bundle_bytes = options.max_bundle_bytes;
+  lower.max_bundle_tables = options.max_bundle_tables;
   if (options.schema != nullptr) {
     lower.typed = true;
     lower.schema_fingerprint = options.schema->Fingerprint();

@@ -43,11 +43,16 @@ class Pools {
     return it->second;
   }
   uint32_t Pattern(const std::vector<ast::PatternElem>& elems) {
+    pattern_elems_ += elems.size();
     patterns_.push_back(elems);
     return static_cast<uint32_t>(patterns_.size() - 1);
   }
-  // Returns the shape index; keys are given in literal order.
+  // Returns the shape index; keys are given in literal order. Literals with
+  // the same keys in the same order share one shape: the operand that names
+  // it has 16 bits (CH0204).
   uint32_t Shape(const std::vector<std::string>& keys) {
+    auto [it, inserted] = shape_index_.try_emplace(keys, static_cast<uint32_t>(shapes_.size()));
+    if (!inserted) return it->second;
     std::vector<uint32_t> order(keys.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
@@ -86,6 +91,29 @@ class Pools {
   const std::vector<int64_t>& longs() const { return long_list_; }
   const std::vector<std::pair<std::string, std::string>>& entities() const { return entity_list_; }
 
+  // The FlatBuffers tables the pools will take in the bundle.
+  size_t tables() const {
+    return entity_list_.size() + patterns_.size() + pattern_elems_ + shapes_.size() + const_sets_.size();
+  }
+  // At least the bytes the pools will take in the bundle (each string,
+  // table and vector with its length, offsets, vtable and padding).
+  size_t EstimatedBytes() const {
+    size_t n = 0;
+    auto string = [](size_t size) { return size + 12; };  // length, NUL, padding, offset
+    for (const std::string& s : string_list_) n += string(s.size());
+    n += 8 * long_list_.size() + 16;
+    for (const auto& [type, id] : entity_list_) n += 32 + string(type.size()) + string(id.size());
+    for (const auto& elems : patterns_) {
+      n += 32;
+      for (const ast::PatternElem& e : elems) n += 32 + (e.wildcard ? 0 : string(e.literal.size()));
+    }
+    for (const auto& [keys, order] : shapes_) n += 40 + 8 * keys.size();
+    for (const auto& elems : const_sets_) n += 32 + 8 * elems.size();
+    return n;
+  }
+  // CH0204 is reported once for the bundle.
+  bool shape_limit_reported = false;
+
  private:
   absl::flat_hash_map<std::string, uint32_t> strings_;
   std::vector<std::string> string_list_;
@@ -95,6 +123,8 @@ class Pools {
   std::vector<std::pair<std::string, std::string>> entity_list_;
   std::vector<std::vector<ast::PatternElem>> patterns_;
   std::vector<std::pair<std::vector<uint32_t>, std::vector<uint32_t>>> shapes_;
+  absl::flat_hash_map<std::vector<std::string>, uint32_t> shape_index_;
+  size_t pattern_elems_ = 0;
   std::vector<std::vector<std::pair<uint8_t, uint32_t>>> const_sets_;
 };
 
@@ -125,8 +155,8 @@ class PolicyLowerer {
   // `typed`: the policy set validated against a schema, so every operand
   // the validator expects to be a boolean or a long is one (for inputs that
   // conform to the schema), and the typed opcodes may be used.
-  PolicyLowerer(Pools* pools, Diagnostics* diagnostics, bool typed)
-      : pools_(pools), diags_(diagnostics), typed_(typed) {}
+  PolicyLowerer(Pools* pools, Diagnostics* diagnostics, bool typed, size_t max_code_words)
+      : pools_(pools), diags_(diagnostics), typed_(typed), max_code_words_(max_code_words) {}
 
   // `principal_slot` and `resource_slot` are the link's values for a template.
   bool Lower(const ast::Policy& p, const ast::EntityRef* principal_slot = nullptr,
@@ -134,15 +164,18 @@ class PolicyLowerer {
     size_t errors = diags_->size();
     Scope(p.principal, ast::Var::kPrincipal, principal_slot);
     Action(p.action);
+    if (!Fits(p.action.span, "the action scope")) return false;
     Scope(p.resource, ast::Var::kResource, resource_slot);
     for (const ast::Condition& c : p.conditions) {
       Expr(*c.body, 0);
       false_jumps_.push_back(Emit(c.when ? JumpIfFalse() : JumpIfTrue(), 0, 0, 0, c.body->span));
+      if (!Fits(c.body->span, "this condition")) return false;
     }
     Emit(Op::kRetBool, 0, 1, 0, {});
     uint32_t ret_false = Here();
     for (uint32_t j : false_jumps_) Patch(j, ret_false);
     Emit(Op::kRetBool, 0, 0, 0, {});
+    if (!Fits(p.span, "the policy", 0)) return false;
     if (max_reg_ >= kMaxRegisters) {
       diags_->Error(codes::CH0201, p.span, "policy is too complex: it needs more than 256 registers",
                     "split deeply nested conditions into several `when` clauses");
@@ -156,6 +189,17 @@ class PolicyLowerer {
 
  private:
   uint32_t Here() const { return static_cast<uint32_t>(code_.size()); }
+
+  // Whether the code so far, with the `still` instructions that end it (two
+  // returns), is within max_code_words; if not, CH0202 at `span`, the part
+  // that crossed it.
+  bool Fits(Span span, std::string_view what, size_t still = 2) {
+    if (code_.size() + still <= max_code_words_) return true;
+    diags_->Error(codes::CH0202, span,
+                  Cat(what, " takes the policy's code past the limit of ", max_code_words_, " instructions"),
+                  "write it as several policies (a `||` of cases as one policy for each case)");
+    return false;
+  }
 
   // Jumps on a register the validator proved boolean; TJump* also where the
   // instruction before made the value (Is, Eq, In, Has are always booleans).
@@ -405,7 +449,15 @@ class PolicyLowerer {
         Emit(begin == 0 ? Op::kMakeSet : Op::kSetExtend, r, m, first, e.span);
       } else {
         std::vector<std::string> keys(e.keys.begin() + begin, e.keys.begin() + begin + m);
-        Emit(begin == 0 ? Op::kMakeRecord : Op::kRecordExtend, r, pools_->Shape(keys), first, e.span);
+        uint32_t shape = pools_->Shape(keys);
+        if (shape > kMaxOperandB && !pools_->shape_limit_reported) {
+          pools_->shape_limit_reported = true;
+          diags_->Error(codes::CH0204, e.span,
+                        Cat("the policy set has more than ", kMaxOperandB + 1,
+                            " record shapes (record literals with different keys, 32 keys to a shape)"),
+                        "build record values from fewer key lists, or split the policy set into several bundles");
+        }
+        Emit(begin == 0 ? Op::kMakeRecord : Op::kRecordExtend, r, shape, first, e.span);
       }
       Touch(first + m);
       if (n == 0) break;
@@ -457,6 +509,7 @@ class PolicyLowerer {
   std::vector<std::array<uint32_t, 3>> spans_;
   std::vector<uint32_t> false_jumps_;
   bool typed_;
+  size_t max_code_words_;
   uint32_t max_reg_ = 1;  // registers 0 and 1 are used by the scope checks
 };
 
@@ -473,9 +526,10 @@ absl::StatusOr<std::string> LowerToBundle(const PolicySet& set, const std::vecto
   Pools pools;
   std::vector<flatbuffers::Offset<fb::Policy>> policies;
   bool ok = true;
+  auto diags_of = [&](const ast::Policy& p) { return diagnostics[p.source < diagnostics.size() ? p.source : 0]; };
   auto add = [&](const ast::Policy& p, const std::string& id, const ast::EntityRef* principal,
                  const ast::EntityRef* resource) {
-    PolicyLowerer lowerer(&pools, diagnostics[p.source < diagnostics.size() ? p.source : 0], options.typed);
+    PolicyLowerer lowerer(&pools, diags_of(p), options.typed, options.max_code_words);
     if (!lowerer.Lower(p, principal, resource)) {
       ok = false;
       return;
@@ -494,10 +548,50 @@ absl::StatusOr<std::string> LowerToBundle(const PolicySet& set, const std::vecto
         fbb.CreateVector(annotations), &span, static_cast<uint16_t>(lowerer.num_registers()),
         fbb.CreateVector(lowerer.code()), fbb.CreateVectorOfStructs(spans), p.source));
   };
-  for (const PolicyInstance& instance : set.instances) {
+  // The limits of the bundle (the verifier's): each stops the lowering at
+  // the policy that crosses it.
+  const std::string raise = "split the policy set into several bundles";
+  const ast::Policy* last = nullptr;  // the last policy lowered
+  size_t tables = 1;                  // the bundle's root, then each policy and annotation
+  for (size_t index = 0; index < set.instances.size(); ++index) {
+    const PolicyInstance& instance = set.instances[index];
     const ast::Policy& p = *instance.policy;
+    if (index == options.max_policies) {
+      diags_of(p)->Error(codes::CH0203, p.span,
+                         Cat("the policy set has ", set.instances.size(), " policies, more than the limit of ",
+                             options.max_policies, "; `", instance.id, "` is the first past it"),
+                         raise);
+      ok = false;
+      break;
+    }
     add(p, instance.id, p.principal.slot ? &instance.principal_slot : nullptr,
         p.resource.slot ? &instance.resource_slot : nullptr);
+    last = &p;
+    tables += 1 + p.annotations.size();
+    if (fbb.GetSize() > options.max_bundle_bytes) {
+      diags_of(p)->Error(codes::CH0205, p.span,
+                         Cat("with policy `", instance.id, "` the bundle is larger than the limit of ",
+                             options.max_bundle_bytes, " bytes"),
+                         raise);
+      ok = false;
+      break;
+    }
+    if (tables + pools.tables() > options.max_bundle_tables) {
+      diags_of(p)->Error(codes::CH0205, p.span,
+                         Cat("with policy `", instance.id, "` the bundle has more than the limit of ",
+                             options.max_bundle_tables, " tables (policies, annotations, entity and pattern constants)"),
+                         raise);
+      ok = false;
+      break;
+    }
+  }
+  // The constant pools, written after the policies.
+  if (ok && last != nullptr && fbb.GetSize() + pools.EstimatedBytes() > options.max_bundle_bytes) {
+    diags_of(*last)->Error(codes::CH0205, last->span,
+                           Cat("the bundle's constants take it past the limit of ", options.max_bundle_bytes,
+                               " bytes"),
+                           raise);
+    ok = false;
   }
   // A link that does not fit ends the instances; the policies before it are
   // lowered all the same, so that their diagnostics are reported with it.
@@ -541,6 +635,15 @@ absl::StatusOr<std::string> LowerToBundle(const PolicySet& set, const std::vecto
                                fbb.CreateVector(shapes), fbb.CreateVector(const_sets), fbb.CreateVector(names),
                                scheduling);
   fb::FinishBundleBuffer(fbb, root);
+  if (fbb.GetSize() > options.max_bundle_bytes) {
+    // (The scheduling configuration is not estimated: its declarations are
+    // few.)
+    diagnostics[last != nullptr ? last->source < diagnostics.size() ? last->source : 0 : 0]->Error(
+        codes::CH0205, last != nullptr ? last->span : Span{},
+        Cat("the bundle is ", fbb.GetSize(), " bytes, more than the limit of ", options.max_bundle_bytes, " bytes"),
+        raise);
+    return std::string();
+  }
   return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
 }
 

@@ -20,12 +20,19 @@ struct LowerOptions {
   // The scheduling configuration the sources declare, if any, for the
   // bundle's `scheduling` table.
   const ::charter::schedule::State* scheduling = nullptr;
+  // The bundle's limits (CompileOptions'): each is a diagnostic at the
+  // clause or policy that crosses it (CH0202, CH0203, CH0205); CH0204 is
+  // the bytecode's own limit on record shapes.
+  size_t max_code_words = size_t{1} << 20;
+  size_t max_policies = 1'000'000;
+  size_t max_bundle_bytes = size_t{1} << 30;
+  size_t max_bundle_tables = 10'000'000;
 };
 
 // Returns the bundle's bytes: one policy for each of the set's instances, a
 // template once per link with the link's slot values. A policy too complex
-// for the VM is a diagnostic (CH0201) with its span, and the returned bytes
-// are then empty. A set whose templates did not link (`set.linked`) is that
+// for the VM (CH0201), or past a limit of the bundle (CH0202 to CH0205), is
+// a diagnostic with its span, and the returned bytes are then empty. A set whose templates did not link (`set.linked`) is that
 // Status error.
 absl::StatusOr<std::string> LowerToBundle(const PolicySet& set, const SourceFile& source,
                                           const LowerOptions& options, Diagnostics* diagnostics);
