@@ -1,6 +1,8 @@
 // Whole-file, size-limited reads with errors that name the file.
 #include "files.h"
 
+#include <exception>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -52,6 +54,7 @@ absl::StatusOr<struct stat> OpenAndStat(const std::string& path, const Fd& fd) {
 }  // namespace
 
 absl::StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes) {
+  InputStage stage(path, "reading it");
   Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   absl::StatusOr<struct stat> st = OpenAndStat(path, fd);
   if (!st.ok()) return st.status();
@@ -80,6 +83,34 @@ absl::Status CheckReadable(const std::string& path) {
   Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   absl::StatusOr<struct stat> st = OpenAndStat(path, fd);
   return st.status();
+}
+
+namespace {
+thread_local std::string stage_file;
+thread_local std::string stage_name;
+}  // namespace
+
+InputStage::InputStage(std::string file, std::string stage)
+    : saved_file_(stage_file), saved_stage_(stage_name), exceptions_(std::uncaught_exceptions()) {
+  stage_file = std::move(file);
+  stage_name = std::move(stage);
+}
+
+InputStage::~InputStage() {
+  // Unwinding: keep the innermost stage for main() to report.
+  if (std::uncaught_exceptions() > exceptions_) return;
+  stage_file = std::move(saved_file_);
+  stage_name = std::move(saved_stage_);
+}
+
+void InputStage::Clear() {
+  stage_file.clear();
+  stage_name.clear();
+}
+
+std::string InputStage::OutOfMemoryMessage() {
+  if (stage_name.empty()) return "out of memory";
+  return stage_file + ": out of memory while " + stage_name;
 }
 
 }  // namespace charter::cli

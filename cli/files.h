@@ -20,6 +20,27 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes);
 // unreadable file is reported the same way as for every other input.
 absl::Status CheckReadable(const std::string& path);
 
+// While one lives, the input being worked on and the stage (`"reading"`,
+// `"loading the schema"`...), so that running out of memory says where:
+// main() prints `FILE: out of memory while STAGE`. A guard left by an
+// exception keeps its record for main() to read.
+class InputStage {
+ public:
+  InputStage(std::string file, std::string stage);
+  ~InputStage();
+  InputStage(const InputStage&) = delete;
+  InputStage& operator=(const InputStage&) = delete;
+
+  // "FILE: out of memory while STAGE" for the innermost stage that was
+  // live when the exception was thrown, or "out of memory" if none.
+  static std::string OutOfMemoryMessage();
+  // Forgets the record, after the exception has been handled.
+  static void Clear();
+
+ private:
+  std::string saved_file_, saved_stage_;
+  int exceptions_;
+};
 
 }  // namespace charter::cli
 

@@ -74,6 +74,7 @@ absl::StatusOr<std::vector<TemplateLink>> LoadTemplateLinks(const std::string& p
 absl::StatusOr<Bundle> CompilePolicySource(const SourceFile& source,
                                            const std::vector<TemplateLink>& links,
                                            const CompileOptions& options) {
+  InputStage stage(std::string(source.name()), "compiling the policies");
   Diagnostics diagnostics;
   absl::StatusOr<Bundle> bundle = Compile(source, links, options, &diagnostics);
 
@@ -191,6 +192,7 @@ absl::StatusOr<Schema> LoadSchema(const std::string& path) {
   absl::StatusOr<std::string> text = ReadFile(path, size_t{16} << 20);
   if (!text.ok()) return text.status();
   SourceFile source(path, *std::move(text));
+  InputStage stage(path, "loading the schema");
   Diagnostics diagnostics;
   absl::StatusOr<Schema> schema = Schema::Parse(source, {}, &diagnostics);
   if (schema.ok()) return schema;
@@ -211,6 +213,7 @@ absl::StatusOr<Schema> LoadSchemas(const std::vector<std::string>& paths) {
     if (!text.ok()) return text.status();
     files.emplace_back(path, *std::move(text));
   }
+  InputStage stage(paths.front(), "loading the schemas");
   return support::ParseSchemaFiles(files);
 }
 
@@ -218,6 +221,7 @@ absl::StatusOr<Entities> LoadEntities(const std::string& path, const Schema* sch
   EntitiesOptions options;
   absl::StatusOr<std::string> json = ReadFile(path, options.max_input_bytes);
   if (!json.ok()) return json.status();
+  InputStage stage(path, "loading entities");
   absl::StatusOr<Entities> entities = schema != nullptr ? Entities::FromJson(*json, *schema, path, options)
                                                         : Entities::FromJson(*json, path, options);
   if (!entities.ok()) return Named(path, entities.status());
@@ -227,6 +231,7 @@ absl::StatusOr<Entities> LoadEntities(const std::string& path, const Schema* sch
 absl::StatusOr<Request> LoadRequest(const std::string& path, const Schema* schema) {
   absl::StatusOr<std::string> json = ReadFile(path, kMaxRequestBytes);
   if (!json.ok()) return json.status();
+  InputStage stage(path, "loading the request");
   absl::StatusOr<Request> request =
       schema != nullptr ? Request::FromJson(*json, *schema, path) : Request::FromJson(*json, path);
   if (!request.ok()) return Named(path, request.status());
@@ -236,6 +241,7 @@ absl::StatusOr<Request> LoadRequest(const std::string& path, const Schema* schem
 absl::StatusOr<std::vector<Request>> LoadRequests(const std::string& path, const Schema* schema) {
   absl::StatusOr<std::string> json = ReadFile(path, kMaxRequestsBytes);
   if (!json.ok()) return json.status();
+  InputStage stage(path, "loading the requests");
   absl::StatusOr<std::vector<Request>> requests =
       schema != nullptr ? Request::ArrayFromJson(*json, *schema, path) : Request::ArrayFromJson(*json, path);
   if (!requests.ok()) return Named(path, requests.status());

@@ -13,6 +13,7 @@
 #include "CLI/CLI.hpp"
 #include "charter_support/nearest.h"
 #include "command.h"
+#include "files.h"
 #include "report.h"
 
 namespace charter::cli {
@@ -132,7 +133,7 @@ int main(int argc, char** argv) {
   try {
     return charter::cli::Main(argc, argv);
   } catch (const std::bad_alloc&) {
-    charter::cli::PrintError("out of memory");
+    charter::cli::PrintError(charter::cli::InputStage::OutOfMemoryMessage());
   } catch (const std::exception& e) {
     charter::cli::PrintError(std::string("internal error: ") + e.what());
   } catch (...) {

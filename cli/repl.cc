@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <utility>
@@ -33,6 +34,7 @@
 #include <editline/readline.h>
 
 #include "command.h"
+#include "files.h"
 #include "repl_complete.h"
 #include "repl_session.h"
 #include "repl_words.h"
@@ -121,7 +123,14 @@ int RunRepl(const ReplFlags& flags) {
   }
   Entry entry;
   while (reader.Next(&entry)) {
-    if (!session.Run(entry)) break;
+    // An entry that runs out of memory is reported, and the REPL goes on.
+    try {
+      InputStage stage("line " + std::to_string(entry.line), "running the entry");
+      if (!session.Run(entry)) break;
+    } catch (const std::bad_alloc&) {
+      PrintError(InputStage::OutOfMemoryMessage());
+      InputStage::Clear();
+    }
   }
   return kOk;
 }

@@ -167,6 +167,10 @@ CompileOptions OptionsOf(const Block& b) {
         options.max_source_bytes = value;
       } else if (key == "max_errors") {
         options.max_errors = value;
+      } else if (key == "max_policy_tokens") {
+        options.max_policy_tokens = value;
+      } else if (key == "max_tokens") {
+        options.max_tokens = value;
       } else if (key == "max_expression_depth") {
         options.max_expression_depth = static_cast<int>(value);
       } else if (key == "max_code_words") {

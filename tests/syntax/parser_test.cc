@@ -1203,3 +1203,80 @@ TEST(DiagnosticsRender, LineNumberPaddingAndTabs) {
 
 }  // namespace
 }  // namespace charter::internal
+
+namespace charter::internal {
+namespace {
+
+// The scan before parsing (issue 15, "Hostile input"): token limits with the
+// position of the first token past them, long unary runs, and groups.
+TEST(ParserScan, TokensPerPolicy) {
+  CompileOptions options;
+  options.max_policy_tokens = 12;
+  // 12 tokens each: both pass; the third policy has 13.
+  Parse p(std::string(kScope) + ";\n" + kScope + ";\n" + "permit(principal, action, resource) when { true };",
+          options);
+  ASSERT_EQ(p.diags.size(), 1u) << p.All();
+  EXPECT_EQ(p.diag().code, "CH0005");
+  EXPECT_EQ(p.diag().message, "policy has more than 12 tokens");
+  EXPECT_EQ(p.Underlined(), "{");
+  EXPECT_EQ(p.diag().span.begin, p.source.text().rfind('{'));
+}
+
+TEST(ParserScan, TokensInTheText) {
+  CompileOptions options;
+  options.max_tokens = 20;
+  Parse p(std::string(kScope) + ";\n" + kScope + ";", options);
+  ASSERT_EQ(p.diags.size(), 1u) << p.All();
+  EXPECT_EQ(p.diag().code, "CH0006");
+  EXPECT_EQ(p.Underlined(), "action");
+  // Strings and comments are one token or none, whatever they hold.
+  Parse q(std::string("// ( [ { ! ! ! ! ! ! ! ! ! ! ! ! ! ! ! ! ! ! ! !\n@id(\"((((((((((((((\")\n") + kScope + ";",
+          options);
+  EXPECT_EQ(q.diags.size(), 0u) << q.All();
+}
+
+TEST(ParserScan, LongUnaryRun) {
+  Parse p(std::string(kScope) + " when { " + std::string(100000, '!') + "true };");
+  ASSERT_EQ(p.diags.size(), 1u) << p.All();
+  EXPECT_EQ(p.diag().code, "CH0119");
+  EXPECT_EQ(p.Underlined(), std::string(100000, '!'));
+  // `!=` is not `!`; a run broken by a comment is still one run.
+  Parse q(std::string(kScope) + " when { 1 != 2 && " + std::string(8, '-') + "// c\n" +
+          std::string(9, '-') + "1 == 1 };");
+  ASSERT_GE(q.diags.size(), 1u);
+  EXPECT_EQ(q.diag().code, "CH0119");
+  EXPECT_EQ(q.Underlined(), std::string(8, '-') + "// c\n" + std::string(9, '-'));
+}
+
+TEST(ParserScan, NestingCountsAsBefore) {
+  CompileOptions options;
+  options.max_nesting = 3;
+  Parse p(std::string(kScope) + " when { if (if true then true else false) then [[1]] else true };", options);
+  ASSERT_EQ(p.diags.size(), 1u) << p.All();
+  EXPECT_EQ(p.diag().code, "CH0003");
+}
+
+// A set larger than a group (65,536 tokens) parses a group at a time, with
+// the same numbering, duplicate ids across groups and positions in later
+// groups.
+TEST(ParserScan, GroupsOfPolicies) {
+  std::string text;
+  for (int i = 0; i < 6000; ++i) text += std::string(kScope) + " when { context.a" + std::to_string(i) + " };\n";
+  text += "@id(\"policy5\") " + std::string(kScope) + ";\n";
+  size_t bad = text.size();
+  text += "permit(principal, action resource);\n";
+  text += std::string(kScope) + ";\n";
+  Parse p(text);
+  ASSERT_EQ(p.diags.size(), 2u) << p.All();
+  EXPECT_EQ(p.diag(0).code, "CH0101");
+  EXPECT_GT(p.diag(0).span.begin, bad);
+  EXPECT_EQ(p.Underlined(0), "resource");
+  EXPECT_EQ(p.diag(1).code, "CH0125");
+  ASSERT_EQ(p.set.policies.size(), 6001u);
+  EXPECT_EQ(p.set.policies[5999].id, "policy5999");
+  EXPECT_EQ(p.set.policies[6000].id, "policy6002");
+  EXPECT_EQ(p.Text(p.set.policies[6000].span), std::string(kScope) + ";");
+}
+
+}  // namespace
+}  // namespace charter::internal

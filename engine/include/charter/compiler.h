@@ -40,6 +40,12 @@ struct CompileOptions {
   // Nesting of brackets, braces, parentheses and `if` in one policy; deeper
   // input is a diagnostic, never a stack overflow.
   int max_nesting = 64;
+  // Tokens in one policy (or one expression), and in the whole text: the
+  // scan before parsing refuses more (CH0005, CH0006), so that parsing
+  // needs bounded memory (docs/diagnostics.md, "Input checks";
+  // docs/performance.md, "Parsing memory").
+  size_t max_policy_tokens = size_t{1} << 18;
+  size_t max_tokens = size_t{1} << 22;
   // Depth of an expression tree. Left-leaning chains of `||`, `&&`,
   // arithmetic or attribute access count once, however long they are.
   int max_expression_depth = 1000;

@@ -8,7 +8,9 @@
 #include "syntax/parser.h"
 
 #include <cstdint>
+#include <algorithm>
 #include <exception>
+#include <new>
 #include <limits>
 #include <set>
 #include <string>
@@ -43,7 +45,8 @@ using CP = CharterParser;
 // ANTLR counts positions in code points; diagnostics use byte offsets.
 class OffsetMap {
  public:
-  explicit OffsetMap(std::string_view text) {
+  // TEXT begins at byte `base` of the source; Byte() answers source offsets.
+  explicit OffsetMap(std::string_view text, uint32_t base = 0) : base_(base) {
     bool ascii = true;
     for (char c : text) {
       if (static_cast<unsigned char>(c) >= 0x80) {
@@ -62,12 +65,13 @@ class OffsetMap {
     size_ = static_cast<uint32_t>(text.size());
   }
   uint32_t Byte(size_t code_point) const {
-    if (byte_of_.empty()) return static_cast<uint32_t>(std::min<size_t>(code_point, size_));
-    if (code_point >= byte_of_.size()) return size_;
-    return byte_of_[code_point];
+    if (byte_of_.empty()) return base_ + static_cast<uint32_t>(std::min<size_t>(code_point, size_));
+    if (code_point >= byte_of_.size()) return base_ + size_;
+    return base_ + byte_of_[code_point];
   }
 
  private:
+  uint32_t base_ = 0;
   std::vector<uint32_t> byte_of_;
   uint32_t size_ = 0;
 };
@@ -835,37 +839,172 @@ class AstBuilder {
   std::string_view text_;
 };
 
-// Rejects nesting deeper than the limit before the recursive-descent parser
-// sees it. Brackets open a level; each `if` opens one that lasts until the
-// enclosing bracket closes (an over-estimate, never an under-estimate).
-// In .charter text (`blocks`) a `;` ends a line inside a declaration's
-// braces, so it ends a policy only outside every bracket.
-bool CheckNesting(antlr4::CommonTokenStream& tokens, const OffsetMap& map, int max_nesting,
-                  Diagnostics* diagnostics, bool blocks = false) {
+// The scan before ANTLR builds anything. ANTLR's tokens, its UTF-32 copy of
+// the input and its parse tree cost hundreds of bytes for each byte of
+// input, so the limits that bound them are checked here, over the bytes, in
+// linear time and constant memory (docs/diagnostics.md, "Input checks"):
+//
+// - nesting (CH0003): brackets open a level; each `if` opens one that lasts
+//   until the enclosing bracket closes (an over-estimate, never an
+//   under-estimate). In .charter text (`blocks`) a `;` ends a line inside a
+//   declaration's braces, so it ends a policy only outside every bracket;
+// - runs of unary operators (CH0119): a run of more than kScanUnaryRun `!`
+//   or `-` is refused here, underlined whole, before its tokens cost
+//   anything; shorter runs that are still too long (more than four unary
+//   operators) are reported by the AST builder with their operand;
+// - tokens in one policy (CH0005): those between two `;` outside every
+//   bracket (a declaration's block counts with what follows it);
+// - tokens in the whole text (CH0006).
+//
+// The scan also cuts the text into groups of whole policies, each ending
+// after a `;` outside every bracket, that ANTLR parses one at a time, so
+// that its memory is bounded by the group, not the set. Small texts are one
+// group, parsed exactly as before.
+//
+// The scanner follows grammar/Charter.g4's lexer as far as these checks
+// need: strings (to the end of the text when unterminated), `//` comments,
+// identifiers (to find `if`), slots, integers and the two-character
+// operators; any other character is one token.
+constexpr size_t kGroupTokens = 1 << 16;
+constexpr size_t kScanUnaryRun = 16;
+
+struct PreScan {
+  // The byte offsets where the groups after the first begin.
+  std::vector<uint32_t> group_starts;
+};
+
+bool ScanText(std::string_view text, const CompileOptions& options, bool blocks,
+              Diagnostics* diagnostics, PreScan* out) {
+  enum class Kind { kOpen, kClose, kSemi, kIf, kBang, kMinus, kOther };
+  auto ident_start = [](unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  auto ident_char = [&](unsigned char c) { return ident_start(c) || (c >= '0' && c <= '9'); };
   std::vector<int> ifs_at_level{0};
   int depth = 0;
-  for (antlr4::Token* t : tokens.getTokens()) {
-    size_t type = t->getType();
-    if (type == CharterLexer::IF) {
+  size_t brackets = 0;  // never reset by `;`: where a group may end
+  size_t policy_tokens = 0, total_tokens = 0, group_tokens = 0;
+  Kind run_kind = Kind::kOther;
+  size_t run_length = 0;
+  uint32_t run_begin = 0, run_end = 0;
+  const size_t n = text.size();
+  size_t i = 0;
+  while (i < n) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f') {
+      ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < n && text[i + 1] == '/') {
+      while (i < n && text[i] != '\n' && text[i] != '\r') ++i;
+      continue;
+    }
+    const size_t begin = i;
+    Kind kind = Kind::kOther;
+    if (c == '"') {
+      ++i;
+      while (i < n && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
+      i = std::min(i + 1, n);
+    } else if (ident_start(c) || (c == '?' && i + 1 < n && ident_start(static_cast<unsigned char>(text[i + 1])))) {
+      ++i;
+      while (i < n && ident_char(static_cast<unsigned char>(text[i]))) ++i;
+      if (i - begin == 2 && text[begin] == 'i' && text[begin + 1] == 'f') kind = Kind::kIf;
+    } else if (c >= '0' && c <= '9') {
+      while (i < n && text[i] >= '0' && text[i] <= '9') ++i;
+    } else {
+      ++i;
+      char next = i < n ? text[i] : '\0';
+      bool pair = (next == '=' && (c == '=' || c == '!' || c == '<' || c == '>')) ||
+                  (c == '&' && next == '&') || (c == '|' && next == '|') || (c == ':' && next == ':');
+      if (pair) {
+        ++i;
+      } else if (c >= 0x80) {
+        while (i < n && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) ++i;
+      } else if (c == '(' || c == '[' || c == '{') {
+        kind = Kind::kOpen;
+      } else if (c == ')' || c == ']' || c == '}') {
+        kind = Kind::kClose;
+      } else if (c == ';') {
+        kind = Kind::kSemi;
+      } else if (c == '!') {
+        kind = Kind::kBang;
+      } else if (c == '-') {
+        kind = Kind::kMinus;
+      }
+    }
+    const uint32_t at = static_cast<uint32_t>(begin);
+    ++total_tokens;
+    ++policy_tokens;
+    ++group_tokens;
+    if (total_tokens > options.max_tokens) {
+      diagnostics->Error(codes::CH0006, {at, static_cast<uint32_t>(i)},
+                         Cat("policy text has more than ", options.max_tokens, " tokens"),
+                         "split the policy set into several files, or raise the limit");
+      return false;
+    }
+    if (policy_tokens > options.max_policy_tokens) {
+      diagnostics->Error(codes::CH0005, {at, static_cast<uint32_t>(i)},
+                         Cat("policy has more than ", options.max_policy_tokens, " tokens"),
+                         "split it into several policies, or raise the limit");
+      return false;
+    }
+    // Runs of `!` or of `-`.
+    if ((kind == Kind::kBang || kind == Kind::kMinus) && kind == run_kind) {
+      ++run_length;
+    } else {
+      run_kind = kind;
+      run_length = 1;
+      run_begin = at;
+    }
+    run_end = static_cast<uint32_t>(i);
+    if ((run_kind == Kind::kBang || run_kind == Kind::kMinus) && run_length > kScanUnaryRun) {
+      // Report the whole run, which the scan reads to its end.
+      size_t j = i;
+      char op = static_cast<char>(c);
+      while (j < n) {
+        unsigned char d = static_cast<unsigned char>(text[j]);
+        if (d == ' ' || d == '\t' || d == '\r' || d == '\n' || d == '\f') {
+          ++j;
+        } else if (d == '/' && j + 1 < n && text[j + 1] == '/') {
+          while (j < n && text[j] != '\n' && text[j] != '\r') ++j;
+        } else if (d == static_cast<unsigned char>(op) && !(op == '!' && j + 1 < n && text[j + 1] == '=')) {
+          run_end = static_cast<uint32_t>(++j);
+        } else {
+          break;
+        }
+      }
+      diagnostics->Error(codes::CH0119, {run_begin, run_end}, Cat("too many occurrences of `", std::string(1, op), "`"),
+                         "at most four unary operators may be applied in a row");
+      return false;
+    }
+    // Nesting, as ANTLR's recursive descent will meet it.
+    if (kind == Kind::kIf) {
       ++ifs_at_level.back();
       ++depth;
-    } else {
-      std::string s = t->getText();
-      if (s == "(" || s == "[" || s == "{") {
-        ifs_at_level.push_back(0);
-        ++depth;
-      } else if ((s == ")" || s == "]" || s == "}") && ifs_at_level.size() > 1) {
+    } else if (kind == Kind::kOpen) {
+      ifs_at_level.push_back(0);
+      ++depth;
+      ++brackets;
+    } else if (kind == Kind::kClose) {
+      if (ifs_at_level.size() > 1) {
         depth -= ifs_at_level.back() + 1;
         ifs_at_level.pop_back();
-      } else if (s == ";" && (!blocks || ifs_at_level.size() == 1)) {
+      }
+      if (brackets > 0) --brackets;
+    } else if (kind == Kind::kSemi) {
+      if (!blocks || ifs_at_level.size() == 1) {
         ifs_at_level.assign(1, 0);
         depth = 0;
       }
+      if (brackets == 0) {
+        policy_tokens = 0;
+        if (group_tokens >= kGroupTokens && i < n) {
+          out->group_starts.push_back(static_cast<uint32_t>(i));
+          group_tokens = 0;
+        }
+      }
     }
-    if (depth > max_nesting) {
-      uint32_t at = map.Byte(t->getStartIndex());
+    if (depth > options.max_nesting) {
       diagnostics->Error(codes::CH0003, {at, at + 1},
-                         Cat("expression nested deeper than ", max_nesting, " levels"),
+                         Cat("expression nested deeper than ", options.max_nesting, " levels"),
                          "split the condition into several `when` clauses or simplify it");
       return false;
     }
@@ -968,23 +1107,87 @@ class CountingListener : public antlr4::BaseErrorListener {
 };
 
 // The policies of a parse tree into `set`, numbering unnamed ones from
-// `first_index`; after a syntax error, only those that parsed whole.
-void AddPolicies(const std::vector<CP::PolicyContext*>& policies, bool had_errors, size_t first_index,
-                 AstBuilder* builder, Diagnostics* diagnostics, ast::PolicySet* set) {
-  std::set<std::string> ids;
+// `*index` (which moves past them); after a syntax error, only those that
+// parsed whole. `ids` holds the ids of the whole set.
+void AddPolicies(const std::vector<CP::PolicyContext*>& policies, bool had_errors, size_t* index,
+                 std::set<std::string>* ids, AstBuilder* builder, Diagnostics* diagnostics,
+                 ast::PolicySet* set) {
   for (size_t i = 0; i < policies.size(); ++i) {
     ast::Policy policy;
+    size_t number = (*index)++;
     // After a syntax error, the policies that parsed whole are still
     // checked, so that one run reports every fault it can.
     if (had_errors && !ParsedWhole(policies[i])) continue;
-    if (!builder->BuildPolicy(policies[i], first_index + i, &policy)) continue;
-    if (!ids.insert(policy.id).second) {
+    if (!builder->BuildPolicy(policies[i], number, &policy)) continue;
+    if (!ids->insert(policy.id).second) {
       diagnostics->Error(codes::CH0125, policy.span, Cat("duplicate policy id `", policy.id, "`"),
                          "every policy's `@id` must be unique in the policy set");
       continue;
     }
     set->policies.push_back(std::move(policy));
   }
+}
+
+// Parses one group of whole policies (and declarations), GROUP, which
+// begins at byte `base` of the source TEXT.
+void ParseGroup(std::string_view text, std::string_view group, uint32_t base, bool charter,
+                const CompileOptions& options, size_t* index, std::set<std::string>* ids,
+                Diagnostics* diagnostics, ast::PolicySet* set) {
+  size_t before = diagnostics->size();
+  OffsetMap map(group, base);
+  antlr4::ANTLRInputStream input(group.data(), group.size());
+  CharterLexer lexer(&input);
+  lexer.removeErrorListeners();
+  antlr4::CommonTokenStream tokens(&lexer);
+  tokens.fill();
+  std::unique_ptr<CharterParser> parser;
+  DiagnosticListener listener(map, diagnostics, options.max_errors);
+  AstBuilder builder(map, diagnostics, options.max_expression_depth, text);
+  if (!charter) {
+    CharterParser::PolicySetContext* tree =
+        ParseTwoStage(tokens, &listener, &CharterParser::policySet, &parser);
+    if (listener.count() == 0) {
+      AddPolicies(tree->policy(), false, index, ids, &builder, diagnostics, set);
+      return;
+    }
+    // Cedar text that does not parse: if it parses as .charter text, its
+    // faults are scheduling declarations, which only .charter files may
+    // hold (CH0800).
+    CountingListener silent;
+    std::unique_ptr<CharterParser> charter_parser;
+    CharterParser::CharterFileContext* as_charter =
+        ParseTwoStage(tokens, &silent, &CharterParser::charterFile, &charter_parser);
+    if (silent.count() > 0 || as_charter->declaration().empty()) {
+      AddPolicies(tree->policy(), true, index, ids, &builder, diagnostics, set);
+      return;
+    }
+    diagnostics->Truncate(before);
+    for (CP::DeclarationContext* d : as_charter->declaration()) {
+      std::string word = d->declEntry()->declWord(0)->getText();
+      diagnostics->Error(codes::CH0800, builder.DeclarationHead(d),
+                         Cat("a scheduling declaration (`", word, "`) in Cedar text"),
+                         "Cedar files hold Cedar policies only: move the declaration to a .charter file");
+    }
+    AddPolicies(as_charter->policy(), false, index, ids, &builder, diagnostics, set);
+    return;
+  }
+  CharterParser::CharterFileContext* tree =
+      ParseTwoStage(tokens, &listener, &CharterParser::charterFile, &parser);
+  const bool had_errors = listener.count() > 0;
+  AddPolicies(tree->policy(), had_errors, index, ids, &builder, diagnostics, set);
+  for (CP::DeclarationContext* d : tree->declaration()) {
+    if (had_errors && !ParsedWhole(d)) continue;
+    ast::DeclEntry entry;
+    if (builder.BuildDeclaration(d, &entry)) set->declarations.push_back(std::move(entry));
+  }
+}
+
+// Where parsing ran out of memory: CH0007 at the start of the group it was
+// parsing, in place of whatever the group had reported.
+void OutOfMemory(uint32_t at, std::string_view what, Diagnostics* diagnostics) {
+  diagnostics->Error(codes::CH0007, {at, at},
+                     Cat("out of memory while parsing ", what),
+                     "give the process more memory, or split the input");
 }
 
 }  // namespace
@@ -996,58 +1199,26 @@ ast::PolicySet ParsePolicySet(const SourceFile& source, const CompileOptions& op
   const std::string& text = source.text();
   if (!AcceptableText(text, "policy text", options, diagnostics)) return set;
   const bool charter = IsCharterSource(source, options);
+  uint32_t group_begin = 0;
   try {
-    OffsetMap map(text);
-    antlr4::ANTLRInputStream input(text);
-    CharterLexer lexer(&input);
-    lexer.removeErrorListeners();
-    antlr4::CommonTokenStream tokens(&lexer);
-    tokens.fill();
-    if (!CheckNesting(tokens, map, options.max_nesting, diagnostics, charter)) return set;
-    std::unique_ptr<CharterParser> parser;
-    DiagnosticListener listener(map, diagnostics, options.max_errors);
-    AstBuilder builder(map, diagnostics, options.max_expression_depth, text);
-    if (!charter) {
-      CharterParser::PolicySetContext* tree =
-          ParseTwoStage(tokens, &listener, &CharterParser::policySet, &parser);
-      if (listener.count() == 0) {
-        AddPolicies(tree->policy(), false, first_index, &builder, diagnostics, &set);
-        diagnostics->Truncate(before + options.max_errors);
-        return set;
-      }
-      // Cedar text that does not parse: if it parses as .charter text, its
-      // faults are scheduling declarations, which only .charter files may
-      // hold (CH0800).
-      CountingListener silent;
-      std::unique_ptr<CharterParser> charter_parser;
-      CharterParser::CharterFileContext* as_charter =
-          ParseTwoStage(tokens, &silent, &CharterParser::charterFile, &charter_parser);
-      if (silent.count() > 0 || as_charter->declaration().empty()) {
-        AddPolicies(tree->policy(), true, first_index, &builder, diagnostics, &set);
-        diagnostics->Truncate(before + options.max_errors);
-        return set;
-      }
-      diagnostics->Truncate(before);
-      for (CP::DeclarationContext* d : as_charter->declaration()) {
-        std::string word = d->declEntry()->declWord(0)->getText();
-        diagnostics->Error(codes::CH0800, builder.DeclarationHead(d),
-                           Cat("a scheduling declaration (`", word, "`) in Cedar text"),
-                           "Cedar files hold Cedar policies only: move the declaration to a .charter file");
-      }
-      AddPolicies(as_charter->policy(), false, first_index, &builder, diagnostics, &set);
-      diagnostics->Truncate(before + options.max_errors);
-      return set;
-    }
-    CharterParser::CharterFileContext* tree =
-        ParseTwoStage(tokens, &listener, &CharterParser::charterFile, &parser);
-    const bool had_errors = listener.count() > 0;
-    AddPolicies(tree->policy(), had_errors, first_index, &builder, diagnostics, &set);
-    for (CP::DeclarationContext* d : tree->declaration()) {
-      if (had_errors && !ParsedWhole(d)) continue;
-      ast::DeclEntry entry;
-      if (builder.BuildDeclaration(d, &entry)) set.declarations.push_back(std::move(entry));
+    PreScan scan;
+    if (!ScanText(text, options, charter, diagnostics, &scan)) return set;
+    scan.group_starts.push_back(static_cast<uint32_t>(text.size()));
+    size_t index = first_index;
+    std::set<std::string> ids;
+    std::string_view all(text);
+    for (uint32_t group_end : scan.group_starts) {
+      ParseGroup(all, all.substr(group_begin, group_end - group_begin), group_begin, charter, options,
+                 &index, &ids, diagnostics, &set);
+      group_begin = group_end;
+      if (diagnostics->size() >= before + options.max_errors) break;
     }
     diagnostics->Truncate(before + options.max_errors);
+  } catch (const std::bad_alloc&) {
+    // Free what the parse built before reporting.
+    set = ast::PolicySet();
+    diagnostics->Truncate(before);
+    OutOfMemory(group_begin, "the policy text", diagnostics);
   } catch (const std::exception& e) {
     diagnostics->Error(codes::CH0100, {0, 0}, Cat("internal parser error: ", e.what()));
   } catch (...) {
@@ -1063,13 +1234,14 @@ std::unique_ptr<ast::Expr> ParseExpression(const SourceFile& source, const Compi
   if (!AcceptableText(text, "the expression", options, diagnostics)) return nullptr;
   std::unique_ptr<ast::Expr> expr;
   try {
+    PreScan scan;
+    if (!ScanText(text, options, false, diagnostics, &scan)) return nullptr;
     OffsetMap map(text);
     antlr4::ANTLRInputStream input(text);
     CharterLexer lexer(&input);
     lexer.removeErrorListeners();
     antlr4::CommonTokenStream tokens(&lexer);
     tokens.fill();
-    if (!CheckNesting(tokens, map, options.max_nesting, diagnostics)) return nullptr;
     CharterParser parser(&tokens);
     DiagnosticListener listener(map, diagnostics, options.max_errors);
     parser.removeErrorListeners();
@@ -1079,6 +1251,10 @@ std::unique_ptr<ast::Expr> ParseExpression(const SourceFile& source, const Compi
     AstBuilder builder(map, diagnostics, options.max_expression_depth);
     expr = builder.BuildExpression(tree->expr());
     diagnostics->Truncate(before + options.max_errors);
+  } catch (const std::bad_alloc&) {
+    expr.reset();
+    diagnostics->Truncate(before);
+    OutOfMemory(0, "the expression", diagnostics);
   } catch (const std::exception& e) {
     diagnostics->Error(codes::CH0100, {0, 0}, Cat("internal parser error: ", e.what()));
   } catch (...) {
