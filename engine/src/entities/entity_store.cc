@@ -3,6 +3,7 @@
 #include "entities/entity_store.h"
 
 #include <algorithm>
+#include <iterator>
 #include <cstdint>
 #include <set>
 
@@ -447,7 +448,13 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
         ancestors.insert({std::string(store->refs_[u]->type), std::string(store->refs_[u]->id)});
         if (first[u] >= 0) stack.insert(stack.end(), parsed[first[u]].parents.begin(), parsed[first[u]].parents.end());
       }
-      if (ancestors != action->ancestors) {
+      size_t same = 0;  // the schema's ancestors the data lists too
+      for (const ActionKey& k : action->ancestors) {
+        if (ancestors.count(k) == 0) break;
+        ++same;
+      }
+      if (same != ancestors.size() || std::next(action->ancestors.begin(), static_cast<std::ptrdiff_t>(same)) !=
+                                          action->ancestors.end()) {
         return src.Error(codes::CH0608, p.offset, Cat("action ", EntityToCedar(ref.type, ref.id),
                                        " has other groups in the entities than in the schema; leave it out of "
                                        "the entities to use the schema's"));
