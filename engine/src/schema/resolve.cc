@@ -206,6 +206,7 @@ std::shared_ptr<Hierarchy<Key>> BuildHierarchy(std::vector<Key> keys, const std:
   for (uint32_t g = 0; g < groups; ++g) {
     pending.clear();
     pending.push_back({group_first[g], group_first[g + 1] - 1});
+    size_t runs = 1;  // sorted runs in pending
     for (uint32_t r = group_first[g]; r < group_first[g + 1]; ++r) {
       uint32_t v = h->by_rank[r];
       for (uint32_t k = down_begin[v]; k < down_begin[v + 1]; ++k) {
@@ -216,11 +217,15 @@ std::shared_ptr<Hierarchy<Key>> BuildHierarchy(std::vector<Key> keys, const std:
           *over = v;
           return nullptr;
         }
+        size_t mid = pending.size();
         pending.insert(pending.end(), h->intervals.begin() + h->iv_begin[c],
                        h->intervals.begin() + h->iv_begin[c + 1]);
+        // A few runs (most members have a few children) are merged as
+        // they come; many are sorted once.
+        if (++runs <= 8) std::inplace_merge(pending.begin(), pending.begin() + mid, pending.end());
       }
     }
-    std::sort(pending.begin(), pending.end());
+    if (runs > 8) std::sort(pending.begin(), pending.end());
     size_t at = h->intervals.size();
     for (const auto& iv : pending) {
       if (h->intervals.size() > at && iv.first <= h->intervals.back().second + 1) {
