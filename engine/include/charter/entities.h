@@ -61,8 +61,11 @@ struct EntitiesOptions {
   size_t max_input_bytes = size_t{1} << 30;
   int max_nesting = 64;  // of records and sets inside attribute values
   // The size of the ancestor index: one interval an entity for a tree, more
-  // for entities with several parents (8 bytes each; the default is 1 GiB).
-  size_t max_ancestor_intervals = size_t{1} << 27;
+  // for entities with several parents (8 bytes each; the default, 2^25, is
+  // 256 MiB, more than a tree within max_input_bytes needs). Merging them
+  // copies at most twice as many; either limit ends the load early, naming
+  // the entity reached.
+  size_t max_ancestor_intervals = size_t{1} << 25;
 };
 
 class CHARTER_API Entities {

@@ -3,6 +3,7 @@
 #include "entities/entity_store.h"
 
 #include <algorithm>
+#include <iterator>
 #include <cstdint>
 #include <set>
 
@@ -62,8 +63,8 @@ bool EntityStore::HasAncestor(uint32_t uid, uint32_t ancestor) const {
   }
   if (uid == ancestor || uid >= post_.size() || ancestor >= post_.size()) return false;
   uint32_t x = post_[uid];
-  const std::pair<uint32_t, uint32_t>* begin = intervals_.data() + interval_begin_[ancestor];
-  const std::pair<uint32_t, uint32_t>* end = intervals_.data() + interval_begin_[ancestor + 1];
+  const std::pair<uint32_t, uint32_t>* begin = intervals_.data() + interval_at_[ancestor];
+  const std::pair<uint32_t, uint32_t>* end = begin + interval_len_[ancestor];
   // The last interval starting at or before x.
   const auto* it = std::upper_bound(begin, end, x,
                                     [](uint32_t v, const std::pair<uint32_t, uint32_t>& iv) {
@@ -447,7 +448,13 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
         ancestors.insert({std::string(store->refs_[u]->type), std::string(store->refs_[u]->id)});
         if (first[u] >= 0) stack.insert(stack.end(), parsed[first[u]].parents.begin(), parsed[first[u]].parents.end());
       }
-      if (ancestors != action->ancestors) {
+      size_t same = 0;  // the schema's ancestors the data lists too
+      for (const ActionKey& k : action->ancestors) {
+        if (ancestors.count(k) == 0) break;
+        ++same;
+      }
+      if (same != ancestors.size() || std::next(action->ancestors.begin(), static_cast<std::ptrdiff_t>(same)) !=
+                                          action->ancestors.end()) {
         return src.Error(codes::CH0608, p.offset, Cat("action ", EntityToCedar(ref.type, ref.id),
                                        " has other groups in the entities than in the schema; leave it out of "
                                        "the entities to use the schema's"));
@@ -532,18 +539,41 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
   }
 
   // Each uid's descendant intervals: its own subtree's, merged with its
-  // children's (which come earlier in post order).
-  std::vector<uint32_t> iv_at(num_uids, 0), iv_len(num_uids, 0);
-  std::vector<std::pair<uint32_t, uint32_t>> all;
+  // children's (which come earlier in post order), kept where they are made
+  // (interval_at_, interval_len_). The limit is checked as the index grows,
+  // and so is the work of merging (the children's intervals copied, at most
+  // twice the limit): a tangled hierarchy fails early, naming the entity.
+  std::vector<uint32_t>& iv_at = store->interval_at_;
+  std::vector<uint32_t>& iv_len = store->interval_len_;
+  iv_at.assign(num_uids, 0);
+  iv_len.assign(num_uids, 0);
+  std::vector<std::pair<uint32_t, uint32_t>>& all = store->intervals_;
+  all.clear();
   std::vector<std::pair<uint32_t, uint32_t>> pending;
+  const size_t limit = options.max_ancestor_intervals;
+  size_t work = 0;
+  auto too_many = [&](uint32_t u) {
+    const EntityRef& ref = *store->refs_[u];
+    return absl::InvalidArgumentError(
+        Cat(source_name, ": the entity hierarchy needs more than ", limit,
+            " ancestor intervals (EntitiesOptions::max_ancestor_intervals), reached at entity ",
+            EntityToCedar(ref.type, ref.id), "; it has too many entities with several parents"));
+  };
   for (uint32_t u : order) {
     pending.clear();
     pending.push_back({low[u], post[u]});
+    size_t runs = 1;  // sorted runs in pending
     for (uint32_t k = child_begin[u]; k < child_begin[u + 1]; ++k) {
       uint32_t c = children[k];
+      work += iv_len[c];
+      if (work > 2 * limit) return too_many(u);
+      size_t mid = pending.size();
       pending.insert(pending.end(), all.begin() + iv_at[c], all.begin() + iv_at[c] + iv_len[c]);
+      // A few runs (most entities have a few children) are merged as they
+      // come; many are sorted once.
+      if (++runs <= 8) std::inplace_merge(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(mid), pending.end());
     }
-    std::sort(pending.begin(), pending.end());
+    if (runs > 8) std::sort(pending.begin(), pending.end());
     iv_at[u] = static_cast<uint32_t>(all.size());
     for (const auto& iv : pending) {
       if (all.size() > iv_at[u] && iv.first <= all.back().second + 1) {
@@ -553,23 +583,9 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
       }
     }
     iv_len[u] = static_cast<uint32_t>(all.size() - iv_at[u]);
-    if (all.size() > options.max_ancestor_intervals) {
-      return absl::InvalidArgumentError(
-          Cat(source_name, ": the entity hierarchy needs more than ", options.max_ancestor_intervals,
-              " ancestor intervals (EntitiesOptions::max_ancestor_intervals); it has too many "
-              "entities with several parents"));
-    }
+    if (all.size() > limit) return too_many(u);
   }
-  // Store them by uid.
-  store->interval_begin_.assign(num_uids + 1, 0);
-  for (size_t u = 0; u < num_uids; ++u) {
-    store->interval_begin_[u + 1] = store->interval_begin_[u] + iv_len[u];
-  }
-  store->intervals_.resize(all.size());
-  for (size_t u = 0; u < num_uids; ++u) {
-    std::copy(all.begin() + iv_at[u], all.begin() + iv_at[u] + iv_len[u],
-              store->intervals_.begin() + store->interval_begin_[u]);
-  }
+  all.shrink_to_fit();
 
   store->data_index_.assign(num_uids, -1);
   store->entities_.reserve(parsed.size());

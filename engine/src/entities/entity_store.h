@@ -208,7 +208,8 @@ class EntityStore {
   std::vector<uint32_t> parent_begin_;  // num_uids + 1
   std::vector<uint32_t> parents_;
   std::vector<uint32_t> post_;
-  std::vector<uint32_t> interval_begin_;  // num_uids + 1
+  std::vector<uint32_t> interval_at_;   // by uid: where its intervals start
+  std::vector<uint32_t> interval_len_;  // by uid: how many it has
   std::vector<std::pair<uint32_t, uint32_t>> intervals_;  // [lo, hi] of post numbers
 };
 

@@ -171,17 +171,18 @@ class Evaluator {
         return Done(e, Value::Bool(in), out);
       }
       case K::kSet: {
+        // Every element in order, then one pass that keeps the first of
+        // equal ones (hashed: a pairwise check was quadratic, issue 15).
         std::vector<Value> elems;
+        elems.reserve(e.args.size());
         for (const auto& a : e.args) {
           Value v;
           if (!Eval(*a, depth + 1, &v)) return false;
-          bool dup = false;
-          for (const Value& u : elems) dup = dup || Equal(u, v);
-          if (!dup) elems.push_back(v);
+          elems.push_back(v);
         }
         Value* stored = scratch_->AllocateArray<Value>(elems.size());
-        std::copy(elems.begin(), elems.end(), stored);
-        return Done(e, Value::Set(stored, static_cast<uint32_t>(elems.size())), out);
+        uint32_t unique = AppendUnique(stored, 0, elems.data(), static_cast<uint32_t>(elems.size()));
+        return Done(e, Value::Set(stored, unique), out);
       }
       case K::kRecord: {
         std::vector<RecordField> fields;

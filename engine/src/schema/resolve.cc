@@ -1,6 +1,9 @@
 // SchemaAst -> SchemaModel: name resolution, common-type inlining, the
 // entity and action hierarchies, and the checks that need the whole schema.
+#include <algorithm>
 #include <functional>
+#include <iterator>
+#include <memory>
 #include <map>
 #include <set>
 #include <string>
@@ -107,6 +110,140 @@ bool IsActionType(std::string_view type) {
 
 namespace {
 
+// The closure of a graph of keys.size() nodes whose edges go from a node to
+// its parents (`up`): for each node, the nodes below it (that reach it), as
+// interval labels (see Hierarchy). Cycles are allowed: the members of one
+// strongly connected component share their intervals and are below each
+// other. Time and memory are linear in the nodes, the edges and the
+// intervals; when the intervals (or the work of merging them) would exceed
+// kMaxHierarchyIntervals, returns null and sets *over to the node reached.
+template <typename Key>
+std::shared_ptr<Hierarchy<Key>> BuildHierarchy(std::vector<Key> keys, const std::vector<std::vector<uint32_t>>& up,
+                                               uint32_t* over) {
+  auto h = std::make_shared<Hierarchy<Key>>();
+  const uint32_t n = static_cast<uint32_t>(keys.size());
+  h->keys = std::move(keys);
+  // Children (the reverse edges) as CSR.
+  std::vector<uint32_t> down_begin(n + 1, 0);
+  for (uint32_t v = 0; v < n; ++v) {
+    for (uint32_t p : up[v]) ++down_begin[p + 1];
+  }
+  for (uint32_t v = 0; v < n; ++v) down_begin[v + 1] += down_begin[v];
+  std::vector<uint32_t> down(down_begin[n]);
+  {
+    std::vector<uint32_t> fill(down_begin.begin(), down_begin.end() - 1);
+    for (uint32_t v = 0; v < n; ++v) {
+      for (uint32_t p : up[v]) down[fill[p]++] = v;
+    }
+  }
+  // Tarjan's components over the child edges, iteratively, from the nodes
+  // without parents first: a component comes out after every one below it,
+  // and its members take the next ranks (a depth-first post order).
+  constexpr uint32_t kUnseen = 0xFFFFFFFF;
+  std::vector<uint32_t> index(n, kUnseen), low(n, 0);
+  std::vector<uint8_t> on_stack(n, 0);
+  std::vector<uint32_t> stack;
+  std::vector<std::pair<uint32_t, uint32_t>> frames;  // node, next child
+  h->rank.assign(n, 0);
+  h->by_rank.reserve(n);
+  h->group.assign(n, 0);
+  h->cyclic.assign(n, 0);
+  std::vector<uint32_t> group_first;  // group -> its first rank
+  uint32_t counter = 0;
+  auto visit = [&](uint32_t s) {
+    if (index[s] != kUnseen) return;
+    index[s] = low[s] = counter++;
+    stack.push_back(s);
+    on_stack[s] = 1;
+    frames.push_back({s, down_begin[s]});
+    while (!frames.empty()) {
+      auto& [v, next] = frames.back();
+      if (next < down_begin[v + 1]) {
+        uint32_t w = down[next++];
+        if (index[w] == kUnseen) {
+          index[w] = low[w] = counter++;
+          stack.push_back(w);
+          on_stack[w] = 1;
+          frames.push_back({w, down_begin[w]});
+        } else if (on_stack[w]) {
+          low[v] = std::min(low[v], index[w]);
+        }
+        continue;
+      }
+      uint32_t done = v;
+      frames.pop_back();
+      if (!frames.empty()) low[frames.back().first] = std::min(low[frames.back().first], low[done]);
+      if (low[done] != index[done]) continue;
+      uint32_t g = static_cast<uint32_t>(group_first.size());
+      group_first.push_back(static_cast<uint32_t>(h->by_rank.size()));
+      uint32_t w;
+      do {
+        w = stack.back();
+        stack.pop_back();
+        on_stack[w] = 0;
+        h->group[w] = g;
+        h->rank[w] = static_cast<uint32_t>(h->by_rank.size());
+        h->by_rank.push_back(w);
+      } while (w != done);
+    }
+  };
+  for (uint32_t v = 0; v < n; ++v) {
+    if (up[v].empty()) visit(v);
+  }
+  for (uint32_t v = 0; v < n; ++v) visit(v);
+  const uint32_t groups = static_cast<uint32_t>(group_first.size());
+  group_first.push_back(n);
+  for (uint32_t v = 0; v < n; ++v) {
+    uint32_t g = h->group[v];
+    bool self = std::find(up[v].begin(), up[v].end(), v) != up[v].end();
+    h->cyclic[v] = self || group_first[g + 1] - group_first[g] > 1 ? 1 : 0;
+  }
+  // Each group's intervals: its own ranks, merged with those of the groups
+  // of its members' children (which came out earlier).
+  h->iv_begin.assign(groups + 1, 0);
+  std::vector<std::pair<uint32_t, uint32_t>> pending;
+  size_t work = 0;
+  for (uint32_t g = 0; g < groups; ++g) {
+    pending.clear();
+    pending.push_back({group_first[g], group_first[g + 1] - 1});
+    size_t runs = 1;  // sorted runs in pending
+    for (uint32_t r = group_first[g]; r < group_first[g + 1]; ++r) {
+      uint32_t v = h->by_rank[r];
+      for (uint32_t k = down_begin[v]; k < down_begin[v + 1]; ++k) {
+        uint32_t c = h->group[down[k]];
+        if (c == g) continue;
+        work += h->iv_begin[c + 1] - h->iv_begin[c];
+        if (work > 4 * kMaxHierarchyIntervals) {
+          *over = v;
+          return nullptr;
+        }
+        size_t mid = pending.size();
+        pending.insert(pending.end(), h->intervals.begin() + h->iv_begin[c],
+                       h->intervals.begin() + h->iv_begin[c + 1]);
+        // A few runs (most members have a few children) are merged as
+        // they come; many are sorted once.
+        if (++runs <= 8) std::inplace_merge(pending.begin(), pending.begin() + mid, pending.end());
+      }
+    }
+    if (runs > 8) std::sort(pending.begin(), pending.end());
+    size_t at = h->intervals.size();
+    for (const auto& iv : pending) {
+      if (h->intervals.size() > at && iv.first <= h->intervals.back().second + 1) {
+        h->intervals.back().second = std::max(h->intervals.back().second, iv.second);
+      } else {
+        h->intervals.push_back(iv);
+      }
+    }
+    h->iv_begin[g + 1] = static_cast<uint32_t>(h->intervals.size());
+    if (h->intervals.size() > kMaxHierarchyIntervals) {
+      *over = h->by_rank[group_first[g]];
+      return nullptr;
+    }
+  }
+  h->intervals.shrink_to_fit();
+  return h;
+}
+
 std::string Qualify(const std::string& ns, std::string_view name) {
   return ns.empty() ? std::string(name) : Cat(ns, "::", name);
 }
@@ -155,7 +292,7 @@ class Resolver {
   };
 
   void Collect() {
-    std::map<std::string, Span> entity_spans;
+    std::map<std::string, Span>& entity_spans = entity_spans_;
     for (const Namespace& ns : ast_.namespaces) {
       if (ns.name.rfind("__cedar", 0) == 0) {
         Error(codes::CH0408, ns.span, Cat("`", ns.name, "` is reserved and cannot be a namespace"));
@@ -404,43 +541,79 @@ class Resolver {
 
   void CloseEntityHierarchy() {
     // descendants(T) = every D from which T is reachable along parents.
-    for (auto& [name, info] : model_->entity_types) {
-      std::vector<std::string> stack = info.parents;
-      std::set<std::string> seen;
-      while (!stack.empty()) {
-        std::string p = stack.back();
-        stack.pop_back();
-        if (!seen.insert(p).second) continue;
-        auto it = model_->entity_types.find(p);
-        if (it == model_->entity_types.end()) continue;
-        it->second.descendants.insert(name);
-        for (const std::string& q : it->second.parents) stack.push_back(q);
+    std::vector<std::string> keys;
+    keys.reserve(model_->entity_types.size());
+    for (const auto& [name, info] : model_->entity_types) keys.push_back(name);
+    std::vector<std::vector<uint32_t>> up(keys.size());
+    uint32_t i = 0;
+    for (const auto& [name, info] : model_->entity_types) {
+      for (const std::string& p : info.parents) {
+        auto it = std::lower_bound(keys.begin(), keys.end(), p);
+        if (it != keys.end() && *it == p) up[i].push_back(static_cast<uint32_t>(it - keys.begin()));
       }
+      ++i;
     }
+    uint32_t over = 0;
+    auto h = BuildHierarchy(std::move(keys), up, &over);
+    if (h == nullptr) {
+      auto it = std::next(model_->entity_types.begin(), over);
+      TooTangled("entity type", it->first, entity_spans_[it->first]);
+      return;
+    }
+    i = 0;
+    for (auto& [name, info] : model_->entity_types) info.descendants = ReachSet<std::string>(h, i++);
   }
 
   void CloseActionHierarchy() {
-    for (auto& [key, info] : model_->actions) {
-      std::vector<ActionKey> stack = info.parents;
-      std::set<ActionKey> seen;
-      while (!stack.empty()) {
-        ActionKey p = stack.back();
-        stack.pop_back();
-        if (!seen.insert(p).second) continue;
-        if (p == key) {
-          Error(codes::CH0407, action_spans_[key], Cat("action `", key.type, "::", Quoted(key.id), "` is in itself"),
-                "the action hierarchy cannot have cycles");
-          return;
-        }
-        auto it = model_->actions.find(p);
-        if (it == model_->actions.end()) continue;
-        for (const ActionKey& q : it->second.parents) stack.push_back(q);
+    std::vector<ActionKey> keys;
+    keys.reserve(model_->actions.size());
+    for (const auto& [key, info] : model_->actions) keys.push_back(key);
+    std::vector<std::vector<uint32_t>> up(keys.size()), down(keys.size());
+    uint32_t i = 0;
+    for (const auto& [key, info] : model_->actions) {
+      for (const ActionKey& p : info.parents) {
+        auto it = std::lower_bound(keys.begin(), keys.end(), p);
+        if (it == keys.end() || !(*it == p)) continue;
+        uint32_t j = static_cast<uint32_t>(it - keys.begin());
+        up[i].push_back(j);
+        down[j].push_back(i);
       }
-      info.ancestors = seen;
+      ++i;
     }
+    uint32_t over = 0;
+    auto below = BuildHierarchy(keys, up, &over);
+    if (below == nullptr) {
+      TooTangled("action", Cat(keys[over].type, "::", Quoted(keys[over].id)), action_spans_[keys[over]]);
+      return;
+    }
+    // The first action (in key order) on a cycle.
+    for (uint32_t k = 0; k < keys.size(); ++k) {
+      if (below->cyclic[k] == 0) continue;
+      const ActionKey& key = keys[k];
+      Error(codes::CH0407, action_spans_[key], Cat("action `", key.type, "::", Quoted(key.id), "` is in itself"),
+            "the action hierarchy cannot have cycles");
+      return;
+    }
+    auto above = BuildHierarchy(std::move(keys), down, &over);
+    if (above == nullptr) {
+      const ActionKey& key = below->keys[over];
+      TooTangled("action", Cat(key.type, "::", Quoted(key.id)), action_spans_[key]);
+      return;
+    }
+    i = 0;
     for (auto& [key, info] : model_->actions) {
-      for (const ActionKey& a : info.ancestors) model_->actions[a].descendants.insert(key);
+      info.descendants = ReachSet<ActionKey>(below, i);
+      info.ancestors = ReachSet<ActionKey>(above, i);
+      ++i;
     }
+  }
+
+  void TooTangled(const char* what, const std::string& name, Span span) {
+    Error(codes::CH0412, span,
+          Cat("the ", what, " hierarchy is too tangled: its closure needs more than ", kMaxHierarchyIntervals,
+              " intervals (reached at `", name, "`)"),
+          "the closure of a hierarchy is kept as intervals of a depth-first order; a chain or a tree "
+          "needs one a member, but many members each in several unrelated parents need many");
   }
 
   const SchemaAst& ast_;
@@ -448,6 +621,7 @@ class Resolver {
   Diagnostics* diags_;
   std::map<std::string, CommonEntry> commons_;
   std::map<ActionKey, Span> action_spans_;  // where each action is declared
+  std::map<std::string, Span> entity_spans_;  // where each entity type is declared
   bool failed_ = false;
 };
 

@@ -3,7 +3,10 @@
 // in locals; one exit path for errors that records the pc.
 #include "vm/vm.h"
 
+#include <algorithm>
+#include <array>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <type_traits>
 
@@ -134,6 +137,83 @@ uint32_t AddUnique(Value* elems, uint32_t unique, const Value* src, uint32_t n) 
   return AppendUnique(elems, unique, src, n);
 }
 
+// The sets a run is building with SetExtend, by register. A literal of n
+// elements is a MakeSet and then one SetExtend a chunk (lower.cc); copying
+// the set and hashing it again at each chunk made a literal of 80,000
+// elements cost 2,500 copies of half of it (issue 15). A builder keeps the
+// array it last wrote into the register (with room to grow, doubling) and
+// a hash table of its elements, so the next SetExtend on that register
+// appends in place when the register still holds exactly that set (same
+// array, same size): nothing else can see the array past a set's size, so
+// values made from it earlier are unchanged. Any other set is copied once.
+// The arena is not reset during a run, so an (array, size) pair names one set.
+constexpr size_t kSmallSetExtend = 256;
+
+class SetBuilders {
+ public:
+  // R[a] extended by src[0, n); R[a] must be a set.
+  Value Extend(uint32_t a, const Value& base, const Value* src, uint32_t n, Arena* scratch) {
+    Builder& b = builders_[a];
+    if (b.elems == nullptr || b.elems != base.elements || b.size != base.size) {
+      b.capacity = std::max<uint32_t>(64, 2 * (base.size + n));
+      b.elems = scratch->AllocateArray<Value>(b.capacity);
+      b.size = 0;
+      b.table.clear();
+      b.hashes.clear();
+      for (uint32_t i = 0; i < base.size; ++i) Insert(b, base.elements[i], /*known_unique=*/true);
+    }
+    if (size_t{b.size} + n > b.capacity) {
+      uint32_t capacity = std::max<uint32_t>(2 * b.capacity, b.size + n);
+      Value* elems = scratch->AllocateArray<Value>(capacity);
+      std::copy(b.elems, b.elems + b.size, elems);
+      b.elems = elems;
+      b.capacity = capacity;
+    }
+    // src is in the registers, never in b.elems: read before written.
+    for (uint32_t i = 0; i < n; ++i) Insert(b, src[i], false);
+    return Value::Set(b.elems, b.size);
+  }
+
+ private:
+  static constexpr uint32_t kEmpty = 0xFFFFFFFF;
+  struct Builder {
+    Value* elems = nullptr;
+    uint32_t size = 0;
+    uint32_t capacity = 0;
+    std::vector<uint32_t> table;   // indices into elems, at most half full
+    std::vector<uint64_t> hashes;  // of elems[0, size)
+  };
+
+  static void Place(Builder& b, uint32_t index) {
+    size_t mask = b.table.size() - 1;
+    size_t s = static_cast<size_t>(b.hashes[index]) & mask;
+    while (b.table[s] != kEmpty) s = (s + 1) & mask;
+    b.table[s] = index;
+  }
+
+  static void Insert(Builder& b, const Value& v, bool known_unique) {
+    if (2 * (size_t{b.size} + 1) > b.table.size()) {
+      size_t cap = 64;
+      while (cap < 4 * (size_t{b.size} + 1)) cap *= 2;
+      b.table.assign(cap, kEmpty);
+      for (uint32_t k = 0; k < b.size; ++k) Place(b, k);
+    }
+    uint64_t hash = HashValue(v);
+    size_t mask = b.table.size() - 1;
+    size_t s = static_cast<size_t>(hash) & mask;
+    for (; b.table[s] != kEmpty; s = (s + 1) & mask) {
+      if (known_unique) continue;
+      uint32_t k = b.table[s];
+      if (b.hashes[k] == hash && Equal(b.elems[k], v)) return;
+    }
+    b.table[s] = b.size;
+    b.hashes.push_back(hash);
+    b.elems[b.size++] = v;
+  }
+
+  std::array<Builder, kMaxRegisters> builders_;
+};
+
 }  // namespace
 
 const StoreBinding* StoreBinding::Prepare(const std::shared_ptr<const Program>& program,
@@ -205,6 +285,7 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
   const EntityStore* const store = env.store;
   uint32_t pc = 0;
   Insn insn{0};
+  std::unique_ptr<SetBuilders> set_builders;  // made by the first large SetExtend
 
 #ifdef CHARTER_COMPUTED_GOTO
   static const void* const kDispatch[] = {
@@ -489,9 +570,15 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
     }
     uint32_t n = insn.b();
     const Value* src = &regs[insn.c()];
-    Value* elems = scratch->AllocateArray<Value>(size_t{base.size} + n);
-    for (uint32_t i = 0; i < base.size; ++i) elems[i] = base.elements[i];
-    regs[insn.a()] = Value::Set(elems, AddUnique(elems, base.size, src, n));
+    if (size_t{base.size} + n <= kSmallSetExtend) {
+      // A small set: copied, as it costs little and allocates nothing more.
+      Value* elems = scratch->AllocateArray<Value>(size_t{base.size} + n);
+      for (uint32_t i = 0; i < base.size; ++i) elems[i] = base.elements[i];
+      regs[insn.a()] = Value::Set(elems, AddUnique(elems, base.size, src, n));
+      NEXT();
+    }
+    if (set_builders == nullptr) set_builders = std::make_unique<SetBuilders>();
+    regs[insn.a()] = set_builders->Extend(insn.a(), base, src, n, scratch);
     NEXT();
   }
   CASE(RecordExtend) {
