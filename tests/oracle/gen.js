@@ -393,9 +393,11 @@ class Generator {
         case 'id-of-a-policy': link.link_id = r.pick(ids); break;
         case 'missing-slot': delete args[r.pick(Object.keys(args))]; break;
         case 'extra-slot': {
+          // (cedar-wasm's API takes no slot names but these two; with both
+          // slots taken, one slot too few.)
           const other = ['?principal', '?resource'].find((x) => !(x in args));
-          args[other || '?resource'] = form(this.randomUid());
-          if (!other) link.args = { ...args, '?context': form(this.randomUid()) };
+          if (other) args[other] = form(this.randomUid());
+          else delete args[r.pick(Object.keys(args))];
           break;
         }
         default: break;
@@ -977,6 +979,6 @@ function tally(c, counts) {
   for (const e of c.entities) if (e.tags) bump('entity tags');
 }
 
-module.exports = { Generator, generateCase, widened, REFUSED_LINKS, ENTITY_TYPES, ACTIONS };
+module.exports = { Generator, generateCase, widened, REFUSED_LINKS, ENTITY_TYPES, ACTIONS, IDS };
 
 if (require.main === module) main();
