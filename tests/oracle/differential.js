@@ -269,7 +269,6 @@ function replay(flags) {
     }
   }
   fs.rmSync(tmp, { recursive: true, force: true });
-  process.stdout.write(`widened features (cases): ${JSON.stringify(fired)}; odd links: ${JSON.stringify(linkKinds)}\n`);
   process.stdout.write(`${passed} passed, ${failed} failed\n`);
   return failed === 0 ? 0 : 1;
 }
