@@ -71,7 +71,7 @@ case_context_set_literal() {
   run 0 build --policies "$tmp/p.cedar" -o "$tmp/p.chb"
   run 2 authorize --bundle "$tmp/p.chb" --entities "$tmp/e.json" --request-json "$tmp/req.json"
   expect "$tmp/out" DENY
-  # A literal of 4,001 attributes (a0, a40000, a1, a40001, ..., a0) equal to
+  # A literal of 4,001 attributes (a0, a30000, a1, a30001, ..., a0) equal to
   # the set of its 2,000 distinct values, which it is only if each value is
   # kept once; and nested, two such literals in a literal.
   awk -v n=$n 'function lit(  i) {
