@@ -133,6 +133,8 @@ async function campaign(flags) {
   let requests = 0;
   let bothError = 0;
   const decisions = { allow: 0, deny: 0, erroringPolicies: 0 };
+  const fired = {};      // the widened features: cases using each
+  const linkKinds = {};  // feature `links`: the odd links generated, by kind
   const saved = new Set();
   const inFlight = [];
   const pool = new OraclePool(Math.max(1, flags.jobs));
@@ -144,6 +146,9 @@ async function campaign(flags) {
     item.cedar = await item.cedarPromise;
     const verdict = compare(charter, item.cedar);
     requests += item.c.requests.length;
+    for (const k of Object.keys(item.c.widened || {})) fired[k] = (fired[k] || 0) + 1;
+    if ((item.c.linkKinds || []).length) fired.links = (fired.links || 0) + 1;
+    for (const k of item.c.linkKinds || []) linkKinds[k] = (linkKinds[k] || 0) + 1;
     if (Date.now() - lastReport > 30000) {
       lastReport = Date.now();
       process.stderr.write(`... ${passed + failed + 1}/${flags.count} cases, ${failed} failed, ` +
@@ -222,6 +227,7 @@ async function campaign(flags) {
     `${(n / secs).toFixed(1)} cases/s, ${(requests / secs).toFixed(0)} requests/s ` +
     `(cedar answers: ${decisions.allow} allow, ${decisions.deny} deny, ` +
     `${decisions.erroringPolicies} policy errors${bothError ? `; ${bothError} cases refused by both` : ''})\n`);
+  process.stdout.write(`widened features (cases): ${JSON.stringify(fired)}; odd links: ${JSON.stringify(linkKinds)}\n`);
   process.stdout.write(`${passed} passed, ${failed} failed\n`);
   return failed === 0 ? 0 : 1;
 }

@@ -78,6 +78,48 @@ const BAD_DATETIMES = ['2024-13-01', '2024-01-01T25:00:00Z', '24-01-01', '2024-0
 const DURATIONS = ['1d2h3m4s5ms', '-1h', '0ms', '2h30m', '90m', '1s', '-7d', '36h', '1ms',
   '106751991167d', '-106751991167d', '9223372036854775807ms'];
 const BAD_DURATIONS = ['1h1d', '1x', '', '--1h', '99999999999999999999d'];
+// Feature `ext-malformed`: extension literals Cedar parses but refuses (or,
+// for a few borderline ones, accepts) when it evaluates them.
+const MALFORMED = {
+  ip: ['1.2.3', '1.2.3.4.5', '01.2.3.4', '1.2.3.4/', '1.2.3.4/-1', '1.2.3.4/08', '::1/129', '::ffff:1.2.3.4',
+    'fe80::1%eth0', '1:2:3:4:5:6:7:8:9', ':::1', ' 1.2.3.4', '1.2.3.4 ', '256.0.0.0/8', '::1/0128',
+    '127.0.0.1/32/1', 'FF02::1', '::', '0.0.0.0', '1.2.3.4/032', '1.2.3.4/32', '::1/128', '1::2::3', 'g::1'],
+  decimal: ['1.', '-.5', '+1.0', '1.0000', '1.00000', '922337203685477.5808', '-922337203685477.5809',
+    '-922337203685477.5808', '9999999999999999.0', '1e3', '1,0', ' 1.0', '-0.0', '0.0', '00.1', '1.-1',
+    '--1.0', '1_000.0', '\u0661.\u0660', '0.00001', '-0'],
+  datetime: ['2024-01-01T10:00:00', '2024-01-01T10:00Z', '2024-01-01T10:00:00.1Z', '2024-01-01T10:00:00.1234Z',
+    '2024-01-01T10:00:00+24:00', '2024-01-01T10:00:00+2400', '2024-01-01T10:00:00+0060',
+    '2024-01-01T10:00:00-2359', '2024-01-01t10:00:00z', '2024-01-01 10:00:00Z', '+2024-01-01', '-0001-01-01',
+    '10000-01-01', '2023-02-29', '2024-02-29', '2024-04-31', '2024-00-10', '2024-01-00', '2024-01-01T23:59:60Z',
+    '2024-01-01T24:00:00Z', '0000-01-01', '9999-12-31T23:59:59-2359', '0000-01-01T00:00:00+2359',
+    '2024-01-01T10:00:00.000+0000', '2024-1-1', '\uff12\uff10\uff12\uff14-01-01'],
+  duration: ['9223372036854775808ms', '-9223372036854775808ms', '9223372036854775807ms', '106751991167d7h',
+    '106751991168d', '2562047788015216h', '2562047788015215h', '153722867280912931m', '9223372036854776s',
+    '9223372036854775s', '-106751991167d-1h', '1d-1h', '-', 'ms', '1', '1.5h', '1H', '1h ', '0d', '-0ms', '1d1d',
+    '1m1h', '1s1m', '1ms1s', '00001h', '+1h', '-9223372036854775807ms1ms'],
+};
+// Extremes whose arithmetic overflows (offset, durationSince).
+const EXTREME_DATETIMES = ['9999-12-31T23:59:59Z', '0001-01-01', '1970-01-01', '2024-01-01T10:00:00.123Z'];
+const EXTREME_DURATIONS = ['106751991167d', '-106751991167d', '9223372036854775807ms', '-9223372036854775808ms',
+  '1ms', '-1ms'];
+// Extension methods by receiver type: [name, result type, arity without the receiver].
+const EXT_METHODS = {
+  ip: [['isIpv4', 'bool', 0], ['isIpv6', 'bool', 0], ['isLoopback', 'bool', 0], ['isMulticast', 'bool', 0],
+    ['isInRange', 'bool', 1]],
+  decimal: [['lessThan', 'bool', 1], ['lessThanOrEqual', 'bool', 1], ['greaterThan', 'bool', 1],
+    ['greaterThanOrEqual', 'bool', 1]],
+  datetime: [['offset', 'datetime', 1], ['durationSince', 'duration', 1], ['toDate', 'datetime', 0],
+    ['toTime', 'duration', 0]],
+  duration: [['toMilliseconds', 'long', 0], ['toSeconds', 'long', 0], ['toMinutes', 'long', 0],
+    ['toHours', 'long', 0], ['toDays', 'long', 0]],
+};
+// The run-time-error families: each is switched on for a case with this
+// probability (when its feature is given), so that each reaches a few
+// percent of cases and the old coverage stays.
+// The kinds of `links` that Cedar refuses as a whole.
+const REFUSED_LINKS = new Set(['missing-template', 'static-as-template', 'duplicate-link-id', 'id-of-a-policy',
+  'missing-slot', 'extra-slot']);
+const WIDEN = { 'ext-arity': 0.05, 'ext-malformed': 0.05, 'ext-wrongtype': 0.05 };
 
 // Attributes, shared by entities, records and the context: [name, intended
 // type, extension feature needed]. Data and policies usually agree on the
@@ -113,6 +155,11 @@ class Generator {
   constructor(rng, features) {
     this.rng = rng;
     this.f = features;
+    // The run-time-error families are on for a few cases only.
+    if (Object.keys(WIDEN).some((n) => features.has(n))) {
+      this.f = new Set(features);
+      for (const [n, p] of Object.entries(WIDEN)) if (features.has(n) && !rng.chance(p)) this.f.delete(n);
+    }
     this.attrs = ATTRS.filter((a) => a[2] === undefined || features.has(a[2]));
     this.types = TYPES.filter((t) => !EXT_TYPES.has(t) || features.has(t));
     this.productions = this.buildProductions();
@@ -304,7 +351,59 @@ class Generator {
         k++;
       }
     });
+    if (this.has('links') && r.chance(0.06)) this.oddLinks(policies, out);
     return out;
+  }
+
+  // Feature `links`: links of every other kind, one to three of them: slots
+  // bound to types the world does not have, to action types or to ids of an
+  // enumerated type's values outside them (all legal without a schema), and
+  // links Cedar refuses as a whole (a missing template, a static policy as
+  // template, an id already taken, a slot without a value or one the
+  // template does not have). Each carries `kind` (dropped before the links
+  // are written) for the statistics.
+  oddLinks(policies, out) {
+    const r = this.rng;
+    const ids = policies.map((p, i) => {
+      const a = p.annotations.find((x) => x.key === 'id');
+      return a ? (a.value === null ? '' : a.value) : `policy${i}`;
+    });
+    const templates = policies.map((p, i) => i).filter((i) => policies[i].principal.slot || policies[i].resource.slot);
+    const statics = policies.map((p, i) => i).filter((i) => !templates.includes(i));
+    const odd = () => r.pick([{ type: 'Nope', id: 'x' }, { type: 'Acme::Nope', id: 'é' }, { type: 'Action', id: 'view' },
+      { type: 'Acme::Action', id: 'approve' }, { type: 'Team', id: 'green' }, { type: 'Namespace', id: 'staging' },
+      { type: 'Acme::Sub::Folder', id: 'f3' }, { type: 'Group', id: '' }, { type: 'User', id: 'nobody' }]);
+    const form = (u) => (r.chance(0.3) ? `${u.type}::${quote(u.id)}` : { type: u.type, id: u.id });
+    const slotsOf = (i) => ['principal', 'resource'].filter((v) => policies[i].principal && policies[i][v].slot);
+    const n = r.int(1, 3);
+    for (let j = 0; j < n; j++) {
+      const kinds = [[templates.length ? 10 : 0, 'undeclared-type'], [1, 'missing-template'],
+        [statics.length ? 1 : 0, 'static-as-template'], [templates.length && out.length ? 1 : 0, 'duplicate-link-id'],
+        [templates.length ? 1 : 0, 'id-of-a-policy'], [templates.length ? 1 : 0, 'missing-slot'],
+        [templates.length ? 1 : 0, 'extra-slot']];
+      const kind = r.weighted(kinds);
+      const t = templates.length ? r.pick(templates) : null;
+      const args = {};
+      if (t !== null) for (const v of slotsOf(t)) args[`?${v}`] = form(r.chance(0.7) ? odd() : this.randomUid());
+      const link = { template_id: t !== null ? ids[t] : 'none', link_id: `odd-${out.length}`, args, kind };
+      switch (kind) {
+        case 'missing-template': link.template_id = r.pick(['missing', 'link-0', `policy${policies.length}`]); break;
+        case 'static-as-template': link.template_id = ids[r.pick(statics)]; break;
+        case 'duplicate-link-id': link.link_id = r.pick(out).link_id; break;
+        case 'id-of-a-policy': link.link_id = r.pick(ids); break;
+        case 'missing-slot': delete args[r.pick(Object.keys(args))]; break;
+        case 'extra-slot': {
+          // (cedar-wasm's API takes no slot names but these two; with both
+          // slots taken, one slot too few.)
+          const other = ['?principal', '?resource'].find((x) => !(x in args));
+          if (other) args[other] = form(this.randomUid());
+          else delete args[r.pick(Object.keys(args))];
+          break;
+        }
+        default: break;
+      }
+      out.splice(r.int(0, out.length), 0, link);
+    }
   }
 
   policy(index, usedIds) {
@@ -493,6 +592,57 @@ class Generator {
     add('datetime', 1, ['datetime'], ['datetime'], (d) => method(g('datetime', d + 1), 'toDate'));
     add('duration', 2, ['datetime', 'duration'], ['datetime'], (d) => method(g('datetime', d + 1), 'durationSince', g('datetime', d + 1)));
     add('duration', 1, ['datetime', 'duration'], ['datetime'], (d) => method(g('datetime', d + 1), 'toTime'));
+
+    // What Cedar parses but fails when it evaluates it. A node these make
+    // carries `w`, the feature's name, for the statistics (tally, widened).
+    const W = (name, e) => Object.assign(e, { w: name });
+    const lit = (t, list) => ({ k: 'string', v: r.pick(list) });
+    const goods = { ip: IPS, decimal: DECIMALS, datetime: DATETIMES, duration: DURATIONS };
+    // An argument of any type: a leaf near the depth limit.
+    const anyArg = (d) => (d + 1 >= MAX_DEPTH
+      ? r.pick([{ k: 'string', v: r.pick(STRINGS) }, { k: 'long', v: r.pick(LONGS) }, { k: 'bool', v: r.chance(0.5) },
+        { k: 'var', name: r.pick(['principal', 'context']) }])
+      : this.gen(r.pick(this.buildable), d + 1));
+    const argOf = (t, d) => (r.chance(0.7) && this.heights.has(t) ? g(t, d + 1) : anyArg(d));
+    const wrongCount = (n) => r.pick([0, 1, 2, 3].filter((k) => k !== n));
+    for (const t of ['ip', 'decimal', 'datetime', 'duration']) {
+      // ext-arity: the constructor with 0, 2 or 3 arguments.
+      add(t, 4, ['ext-arity', t], [t], (d) => W('ext-arity', {
+        k: 'call', fn: t, args: Array.from({ length: wrongCount(1) }, () => (r.chance(0.7) ? lit(t, goods[t]) : anyArg(d))),
+      }));
+      // ext-arity: a method with one argument too many or too few.
+      for (const [name, type, n] of EXT_METHODS[t]) {
+        const argType = name === 'offset' ? 'duration' : t;
+        add(type, type === 'bool' ? 2 : 3, ['ext-arity', t], [t], (d) => W('ext-arity', method(g(t, d + 1), name,
+          ...Array.from({ length: wrongCount(n) }, () => argOf(argType, d)))));
+        // ext-wrongtype: the right arity on a receiver (or an argument) of another type.
+        add(type, type === 'bool' ? 2 : 3, ['ext-wrongtype', t], [t], (d) => {
+          const wrongRecv = n === 0 || r.chance(0.6);
+          const recv = wrongRecv ? anyArg(d) : g(t, d + 1);
+          const args = Array.from({ length: n }, () => (wrongRecv ? argOf(argType, d) : anyArg(d)));
+          return W('ext-wrongtype', method(recv, name, ...args));
+        });
+      }
+      // ext-wrongtype: the constructor of a value that is not a string.
+      add(t, 3, ['ext-wrongtype', t], [t], (d) => W('ext-wrongtype', { k: 'call', fn: t, args: [anyArg(d)] }));
+      // ext-malformed: a literal Cedar refuses when it evaluates it.
+      add(t, 8, ['ext-malformed', t], [], () => W('ext-malformed', { k: 'call', fn: t, args: [lit(t, MALFORMED[t])] }));
+    }
+    // ext-wrongtype: `<` and friends on decimals, ipaddrs and mixed kinds.
+    add('bool', 4, ['ext-wrongtype', 'compare'], ['bool'], (d) => {
+      const kinds = this.buildable.filter((t) => EXT_TYPES.has(t) || t === 'long');
+      return W('ext-wrongtype', bin(cmp(), g(r.pick(kinds), d + 1), g(r.pick(kinds), d + 1)));
+    });
+    // ext-malformed: datetime arithmetic that overflows.
+    const dt = (list) => ({ k: 'call', fn: 'datetime', args: [lit('datetime', list)] });
+    const du = (list) => ({ k: 'call', fn: 'duration', args: [lit('duration', list)] });
+    add('datetime', 4, ['ext-malformed', 'datetime', 'duration'], [], () => W('ext-malformed',
+      method(dt(EXTREME_DATETIMES), 'offset', du(EXTREME_DURATIONS))));
+    add('duration', 3, ['ext-malformed', 'datetime', 'duration'], [], () => W('ext-malformed',
+      method(method(dt(EXTREME_DATETIMES), 'offset', du(EXTREME_DURATIONS)), 'durationSince',
+        r.chance(0.5) ? dt(EXTREME_DATETIMES) : method(dt(EXTREME_DATETIMES), 'offset', du(EXTREME_DURATIONS)))));
+    add('long', 2, ['ext-malformed', 'duration'], [], () => W('ext-malformed',
+      method(du(EXTREME_DURATIONS), r.pick(EXT_METHODS.duration)[0])));
     return P;
   }
 
@@ -689,9 +839,27 @@ class Generator {
     const requests = this.requests();
     const comments = policies.map(() => (this.rng.chance(0.1) ? this.rng.pick(['note; with "quotes" and {braces}', 'é', '']) : null));
     const c = { ast: { policies, comments }, policies: policySetText(policies, comments), entities, requests };
-    if (this.has('templates')) c.links = this.links(policies);
+    if (this.has('templates') || this.has('links')) {
+      c.links = this.links(policies);
+      c.linkKinds = c.links.filter((l) => l.kind).map((l) => l.kind);
+      for (const l of c.links) delete l.kind;
+    }
+    c.widened = widened(c.ast.policies);
     return c;
   }
+}
+
+// The run-time-error families a policy list uses: {feature: count of nodes}.
+function widened(policies) {
+  const out = {};
+  const walk = (e) => {
+    if (e === null || typeof e !== 'object') return;
+    if (Array.isArray(e)) { e.forEach(walk); return; }
+    if (e.w) out[e.w] = (out[e.w] || 0) + 1;
+    for (const v of Object.values(e)) if (v && typeof v === 'object') walk(v);
+  };
+  for (const p of policies) for (const c of p.conditions) walk(c.body);
+  return out;
 }
 
 // The case for (seed, index): independent of every other index.
@@ -740,6 +908,7 @@ function main() {
 function validate(seed, count, features) {
   const oracle = require('./lib/oracle');
   let bad = 0;
+  let refusedLinks = 0;
   const stats = { requests: 0, allow: 0, deny: 0, forbidden: 0, withErrors: 0, policyEvals: 0, errors: 0, policies: 0 };
   const errorKinds = new Map();
   const coverage = new Map();
@@ -747,6 +916,12 @@ function validate(seed, count, features) {
     const c = generateCase(seed, i, features);
     tally(c, coverage);
     const result = oracle.authorizeBatch(c.policies, c.entities, c.requests, c.links);
+    for (const [k, n] of Object.entries(c.widened)) coverage.set(`[${k}]`, (coverage.get(`[${k}]`) || 0) + n);
+    for (const k of c.linkKinds || []) coverage.set(`[link ${k}]`, (coverage.get(`[link ${k}]`) || 0) + 1);
+    if (result.error !== undefined && (c.linkKinds || []).some((k) => REFUSED_LINKS.has(k))) {
+      refusedLinks++;
+      continue;
+    }
     if (result.error !== undefined) {
       bad++;
       if (bad <= 5) process.stderr.write(`case ${seed}/${i}: ${result.error}\n${c.policies}\n`);
@@ -767,7 +942,8 @@ function validate(seed, count, features) {
       }
     }
   }
-  process.stdout.write(`${count - bad}/${count} cases accepted by Cedar; ${JSON.stringify(stats)}\n`);
+  process.stdout.write(`${count - bad - refusedLinks}/${count} cases accepted by Cedar, ${refusedLinks} refused for links `
+    + `meant to be refused; ${JSON.stringify(stats)}\n`);
   process.stdout.write(`constructs reached: ${JSON.stringify(Object.fromEntries([...coverage.entries()].sort()))}\n`);
   const top = [...errorKinds.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);
   for (const [k, n] of top) process.stdout.write(`  ${n}\t${k}\n`);
@@ -803,6 +979,6 @@ function tally(c, counts) {
   for (const e of c.entities) if (e.tags) bump('entity tags');
 }
 
-module.exports = { Generator, generateCase, ENTITY_TYPES, ACTIONS };
+module.exports = { Generator, generateCase, widened, REFUSED_LINKS, ENTITY_TYPES, ACTIONS, IDS };
 
 if (require.main === module) main();

@@ -30,7 +30,7 @@
 const { Rng } = require('./lib/rng');
 const { parseFeatures } = require('./lib/features');
 const { policySetText, quote, isIdent } = require('./lib/print');
-const { Generator, ENTITY_TYPES, ACTIONS } = require('./gen');
+const { Generator, ENTITY_TYPES, ACTIONS, IDS, widened } = require('./gen');
 
 const ACTION_LEAVES = 6;
 const PARENT_TYPES = {
@@ -73,6 +73,7 @@ class SchemaGen {
     this.commons = { '': [], Acme: [], 'Acme::Sub': [] };
     this.commonNames = new Set();
     this.faults = [];
+    this.enumChoices = {};
     // Now and then a schema with a fault: `Boolean` is JSON's name, not the text's.
     this.badBool = rng.chance(0.02);
   }
@@ -186,6 +187,7 @@ class SchemaGen {
       const base = ns ? t.slice(ns.length + 2) : t;
       if (this.enums.has(t)) {
         const choices = r.sample(ENUMS[t].ids, r.int(1, 4));
+        this.enumChoices[t] = choices;
         if (r.chance(0.05)) choices.push(choices[0]);  // a repeat, which Cedar accepts
         decls[ns].push(`entity ${base} enum [${choices.map((c) => quote(c)).join(', ')}];`);
         continue;
@@ -318,6 +320,93 @@ function jsonEdits(rng, json, commonNames, faults) {
   return json;
 }
 
+// Template links for the chosen policies' templates (about half the cases
+// with templates): slots bound to declared types, undeclared ones, ids
+// outside an enumerated type's values, actions; and in about one case with
+// links in twelve a link Cedar refuses as a whole (a missing template, a
+// static policy as template, an id already taken, a slot too few or too
+// many). Returns [{charter, cedar, kind}]: the link as Charter reads it
+// (--template-linked form, policy ids as the text gives them) and as the
+// oracle passes it (templateLinks, policies named by position).
+function schemaLinks(rng, sg, chosen) {
+  const ids = chosen.map((p, i) => {
+    const a = p.annotations.find((x) => x.key === 'id');
+    return a ? (a.value === null ? '' : a.value) : `policy${i}`;
+  });
+  const templates = chosen.map((p, i) => i).filter((i) => chosen[i].principal.slot || chosen[i].resource.slot);
+  if (!templates.length || !rng.chance(0.5)) return [];
+  const statics = chosen.map((p, i) => i).filter((i) => !templates.includes(i));
+  const undeclared = ENTITY_TYPES.filter((t) => !sg.declared.includes(t));
+  const entity = (kind) => {
+    switch (kind) {
+      case 'undeclared-type': {
+        const t = undeclared.length && rng.chance(0.5) ? rng.pick(undeclared) : rng.pick(['Nope', 'Acme::Nope', 'Acme::Sub']);
+        return { type: t, id: rng.pick(IDS[t] || ['x', 'é']) };
+      }
+      case 'enum-violating': {
+        const t = rng.pick(Object.keys(sg.enumChoices));
+        const outside = ['green', 'staging', 'f3', 'g1', 'nope', ''].filter((x) => !sg.enumChoices[t].includes(x));
+        return { type: t, id: rng.pick(outside) };
+      }
+      case 'action': return rng.pick(ACTIONS);
+      default: {
+        const t = rng.pick(sg.declared);
+        if (sg.enumChoices[t]) return { type: t, id: rng.pick(sg.enumChoices[t]) };
+        return { type: t, id: rng.pick(IDS[t]) };
+      }
+    }
+  };
+  const form = (u) => (rng.chance(0.3) ? `${u.type}::${quote(u.id)}` : { type: u.type, id: u.id });
+  const out = [];
+  for (const t of templates) {
+    const n = rng.int(1, 3);
+    for (let j = 0; j < n; j++) {
+      const kind = rng.weighted([[6, 'declared-type'], [3, 'undeclared-type'],
+        [Object.keys(sg.enumChoices).length ? 2 : 0, 'enum-violating'], [1, 'action']]);
+      const args = {};
+      for (const v of ['principal', 'resource']) {
+        if (chosen[t][v].slot) args[`?${v}`] = entity(rng.chance(0.7) ? kind : 'declared-type');
+      }
+      const id = rng.chance(0.8) ? `link-${out.length}` : `link "${out.length}" é`;
+      out.push({ t, id, args, kind });
+    }
+  }
+  if (rng.chance(1 / 12)) {
+    const kind = rng.weighted([[2, 'missing-template'], [statics.length ? 2 : 0, 'static-as-template'],
+      [2, 'duplicate-link-id'], [2, 'id-of-a-policy'], [1, 'missing-slot'], [1, 'extra-slot']]);
+    const t = rng.pick(templates);
+    const args = {};
+    for (const v of ['principal', 'resource']) if (chosen[t][v].slot) args[`?${v}`] = entity('declared-type');
+    const l = { t, id: `odd-${out.length}`, args, kind };
+    if (kind === 'missing-template') l.missing = rng.pick(['missing', 'link-0']);
+    if (kind === 'static-as-template') l.t = rng.pick(statics);
+    if (kind === 'duplicate-link-id') l.id = rng.pick(out).id;
+    if (kind === 'id-of-a-policy') l.policy = rng.int(0, chosen.length - 1);
+    if (kind === 'missing-slot') delete args[rng.pick(Object.keys(args))];
+    // A slot the template does not have (cedar-wasm's API takes no slot
+    // names but these two); with both slots taken, one slot too few.
+    if (kind === 'extra-slot') {
+      const other = ['?principal', '?resource'].find((x) => !(x in args));
+      if (other) args[other] = entity('declared-type');
+      else delete args[rng.pick(Object.keys(args))];
+    }
+    out.splice(rng.int(0, out.length), 0, l);
+  }
+  return out.map((l) => ({
+    kind: l.kind,
+    charter: {
+      template_id: l.missing !== undefined ? l.missing : ids[l.t],
+      link_id: l.policy !== undefined ? ids[l.policy] : l.id,
+      args: Object.fromEntries(Object.entries(l.args).map(([k, v]) => [k, form(v)])),
+    },
+    cedar: {
+      templateId: l.missing !== undefined ? l.missing : `policy${l.t}`,
+      newId: l.policy !== undefined ? `policy${l.policy}` : l.id,
+      values: l.args,
+    },
+  }));
+}
+
 // Features for the validation campaign: all of them, templates included.
 function campaignFeatures() {
   return parseFeatures('all');
@@ -342,7 +431,14 @@ function generateSchemaCase(seed, index, cedar = null, features = campaignFeatur
     faults: sg.faults,
     schemaForCedar: schema,
     schemaForCharter: schema,
+    widened: widened(chosen),
   };
+  const links = features.has('links') ? schemaLinks(new Rng(`links/${seed}/${index}`), sg, chosen) : [];
+  if (links.length) {
+    c.linksForCharter = JSON.stringify(links.map((l) => l.charter));
+    c.linksForCedar = links.map((l) => l.cedar);
+    c.linkKinds = links.map((l) => l.kind);
+  }
   if (cedar !== null && index % 2 === 1) {
     const j = cedar.schemaToJson(schema);
     if (j.type === 'success') {
@@ -367,4 +463,4 @@ function main() {
 
 if (require.main === module) main();
 
-module.exports = { generateSchemaCase, SchemaGen, jsonEdits };
+module.exports = { generateSchemaCase, SchemaGen, jsonEdits, schemaLinks };

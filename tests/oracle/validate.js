@@ -106,22 +106,35 @@ function charterAnswers(tool, cases) {
       resolve(lines.map((l, i) => {
         const a = JSON.parse(l);
         if (a.input_error) return { error: 'schema_tool could not read its input line' };
-        if (!a.schema_ok) return { schemaOk: false, messages: a.errors.map((e) => `${e.code} ${e.message}`) };
+        const linkError = a.link_error;
+        if (!a.schema_ok) return { schemaOk: false, linkError, messages: a.errors.map((e) => `${e.code} ${e.message}`) };
+        if (linkError !== undefined) return { linkError };
         const starts = policyStarts(cases[i].policies);
-        const bad = new Set(a.errors.map((e) => policyOf(starts, e.begin)));
+        // An error of a link (CH0521) is placed at its template; its message names the link.
+        const owner = (e) => {
+          const m = /^link `(.*)` binds `\?(principal|resource)`/s.exec(e.message);
+          return e.code === 'CH0521' && m ? `link:${m[1]}` : `policy${policyOf(starts, e.begin)}`;
+        };
+        const bad = new Set(a.errors.map(owner));
         return {
           schemaOk: true,
-          bad: [...bad].sort((x, y) => x - y),
-          messages: a.errors.map((e) => `policy${policyOf(starts, e.begin)} @${e.begin} ${e.code} ${e.message}`),
+          bad: [...bad].sort(),
+          messages: a.errors.map((e) => `${owner(e)} @${e.begin} ${e.code} ${e.message}`),
         };
       }));
     });
-    child.stdin.end(cases.map((c) => JSON.stringify({ schema: c.schemaForCharter, policies: c.policies })).join('\n'));
+    child.stdin.end(cases.map((c) => JSON.stringify(c.linksForCharter !== undefined
+      ? { schema: c.schemaForCharter, policies: c.policies, links: c.linksForCharter }
+      : { schema: c.schemaForCharter, policies: c.policies })).join('\n'));
   });
 }
 
+// `a` is Cedar's answer, `b` Charter's. Charter reports a link fault even
+// when it refuses the schema too, so that either order of the checks agrees.
 function same(a, b) {
   if (a.error !== undefined || b.error !== undefined) return false;
+  if (a.linkError !== undefined) return b.linkError !== undefined;
+  if (b.linkError !== undefined && b.schemaOk !== false) return false;
   if (a.schemaOk !== b.schemaOk) return false;
   if (!a.schemaOk) return true;
   return a.bad.length === b.bad.length && a.bad.every((x, i) => x === b.bad[i]);
@@ -129,6 +142,7 @@ function same(a, b) {
 
 function summary(a) {
   if (a.error !== undefined) return `error: ${a.error}`;
+  if (a.linkError !== undefined && a.schemaOk !== false) return `links refused: ${a.linkError}`;
   return `${JSON.stringify({ schemaOk: a.schemaOk, bad: a.bad || null })}\n  ${a.messages.join('\n  ')}`;
 }
 
@@ -144,12 +158,20 @@ function loadSaved(dir) {
   const policies = fs.readFileSync(path.join(dir, 'policies.cedar'), 'utf8');
   const text = path.join(dir, 'schema.cedarschema');
   const json = path.join(dir, 'schema.json');
+  const c = { name: dir, policies };
   if (fs.existsSync(text)) {
     const s = fs.readFileSync(text, 'utf8');
-    return { name: dir, schemaForCedar: s, schemaForCharter: s, policies };
+    Object.assign(c, { schemaForCedar: s, schemaForCharter: s });
+  } else {
+    const s = fs.readFileSync(json, 'utf8');
+    Object.assign(c, { schemaForCedar: JSON.parse(s), schemaForCharter: s });
   }
-  const s = fs.readFileSync(json, 'utf8');
-  return { name: dir, schemaForCedar: JSON.parse(s), schemaForCharter: s, policies };
+  // links.json: the links as Charter reads them; links.cedar.json: as the oracle passes them.
+  if (fs.existsSync(path.join(dir, 'links.json'))) {
+    c.linksForCharter = fs.readFileSync(path.join(dir, 'links.json'), 'utf8');
+    c.linksForCedar = JSON.parse(fs.readFileSync(path.join(dir, 'links.cedar.json'), 'utf8'));
+  }
+  return c;
 }
 
 function save(outDir, name, c) {
@@ -158,6 +180,10 @@ function save(outDir, name, c) {
   if (typeof c.schemaForCedar === 'string') fs.writeFileSync(path.join(dir, 'schema.cedarschema'), c.schemaForCharter);
   else fs.writeFileSync(path.join(dir, 'schema.json'), c.schemaForCharter);
   fs.writeFileSync(path.join(dir, 'policies.cedar'), c.policies);
+  if (c.linksForCharter !== undefined) {
+    fs.writeFileSync(path.join(dir, 'links.json'), c.linksForCharter);
+    fs.writeFileSync(path.join(dir, 'links.cedar.json'), `${JSON.stringify(c.linksForCedar, null, 1)}\n`);
+  }
   return dir;
 }
 
@@ -165,7 +191,7 @@ async function answerAll(opts, pool, cases) {
   const cedarJobs = [];
   for (let k = 0; k < cases.length; k += BATCH) {
     const part = cases.slice(k, k + BATCH);
-    cedarJobs.push(pool.call('validateBatch', [part.map((c) => ({ schema: c.schemaForCedar, policies: c.policies }))])
+    cedarJobs.push(pool.call('validateBatch', [part.map((c) => ({ schema: c.schemaForCedar, policies: c.policies, links: c.linksForCedar }))])
       .then((r) => (r.error !== undefined ? part.map(() => ({ error: r.error })) : r.answers)));
   }
   const [ours, theirs] = await Promise.all([charterAnswers(opts.tool, cases), Promise.all(cedarJobs)]);
@@ -177,17 +203,22 @@ async function main() {
   const cedar = loadCedar();
   const pool = new OraclePool(opts.jobs);
   const t0 = Date.now();
-  const stats = { cases: 0, agreed: 0, disagreed: 0, policies: 0, valid: 0, schemaRejected: 0, templates: 0 };
+  const stats = { cases: 0, agreed: 0, disagreed: 0, policies: 0, valid: 0, schemaRejected: 0, templates: 0,
+    withLinks: 0, links: 0, linksRefused: 0, badLinks: 0 };
+  const fired = {};  // the widened features: cases using each
+  const linkKinds = {};
 
   const report = (c, mine, theirs) => {
     stats.cases++;
     if (same(theirs, mine)) {
       stats.agreed++;
-      if (!theirs.schemaOk) stats.schemaRejected++;
+      if (theirs.linkError !== undefined) stats.linksRefused++;
+      else if (!theirs.schemaOk) stats.schemaRejected++;
       else {
+        stats.badLinks += theirs.bad.filter((b) => b.startsWith('link:')).length;
         const count = policyStarts(c.policies).length;
         stats.policies += count;
-        stats.valid += count - theirs.bad.length;
+        stats.valid += count - theirs.bad.filter((b) => !b.startsWith('link:')).length;
       }
       return;
     }
@@ -221,6 +252,12 @@ async function main() {
         const { ours, theirs } = await answerAll(opts, pool, cases);
         cases.forEach((c, k) => {
           if (c.hasTemplates) stats.templates++;
+          for (const k of Object.keys(c.widened || {})) fired[k] = (fired[k] || 0) + 1;
+          if (c.linkKinds) {
+            stats.withLinks++;
+            stats.links += c.linkKinds.length;
+            for (const k of c.linkKinds) linkKinds[k] = (linkKinds[k] || 0) + 1;
+          }
           report(c, ours[k], theirs[k]);
         });
       }
@@ -231,6 +268,9 @@ async function main() {
   const secs = (Date.now() - t0) / 1000;
   process.stdout.write(`${stats.cases} cases (${stats.policies} policies, ${stats.valid} valid, `
     + `${stats.schemaRejected} schemas rejected, ${stats.templates} cases with templates) in ${secs.toFixed(1)} s\n`);
+  process.stdout.write(`template links: ${stats.withLinks} cases with ${stats.links} links (${JSON.stringify(linkKinds)}); `
+    + `${stats.linksRefused} cases whose links Cedar refuses, ${stats.badLinks} links with validation errors\n`);
+  process.stdout.write(`widened features (cases): ${JSON.stringify(fired)}\n`);
   process.stdout.write(`${stats.agreed} agreed, ${stats.disagreed} disagreed\n`);
   process.exit(stats.disagreed === 0 ? 0 : 1);
 }

@@ -6,16 +6,22 @@
 //   schema_tool validate SCHEMA POLICIES
 //                                    prints every diagnostic; exit 1 on errors
 //   schema_tool batch                reads JSON lines {"schema": S, "policies": P}
+//                                    (and optionally "links": L, template links in
+//                                    the --template-linked JSON form, as a string)
 //                                    and answers each with one JSON line
 //                                    {"schema_ok": B, "valid": B, "errors": [...],
-//                                     "warnings": [...]}
+//                                     "warnings": [...]}, plus "link_error": M when
+//                                    the links cannot be read or linked (given even
+//                                    when the schema is refused)
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
 
+#include "charter/compiler.h"
 #include "charter/schema.h"
 #include "json/json.h"
+#include "policy_set/policy_set.h"
 
 namespace {
 
@@ -43,7 +49,30 @@ void AppendDiags(std::string* out, const charter::Diagnostics& d, charter::Sever
   out->append("]");
 }
 
-std::string Answer(const std::string& schema_text, const std::string& policies) {
+// Why the links do not link (unreadable, no such template, an id already
+// taken, a slot without a value...), or "" when they do.
+std::string LinkError(const std::string& policies, const std::string* links_json,
+                      std::vector<charter::TemplateLink>* links) {
+  if (links_json == nullptr) return "";
+  absl::StatusOr<std::vector<charter::TemplateLink>> parsed = charter::ParseTemplateLinks(*links_json);
+  if (!parsed.ok()) return std::string(parsed.status().message());
+  *links = *std::move(parsed);
+  charter::SourceFile psrc("policies", policies);
+  std::unique_ptr<charter::internal::PolicySet> set =
+      charter::internal::ReadPolicySet(psrc, *links, {}, nullptr);
+  return set->linked.ok() ? "" : std::string(set->linked.message());
+}
+
+std::string Answer(const std::string& schema_text, const std::string& policies,
+                   const std::string* links_json) {
+  std::vector<charter::TemplateLink> links;
+  std::string link_error = LinkError(policies, links_json, &links);
+  std::string link_field;
+  if (!link_error.empty()) {
+    link_field = ",\"link_error\":";
+    charter::internal::json::AppendQuoted(&link_field, link_error);
+    links.clear();
+  }
   charter::SourceFile ssrc("schema", schema_text);
   charter::Diagnostics sd;
   absl::StatusOr<charter::Schema> schema = charter::Schema::Parse(ssrc, {}, &sd);
@@ -51,16 +80,16 @@ std::string Answer(const std::string& schema_text, const std::string& policies) 
   if (!schema.ok()) {
     out = "{\"schema_ok\":false,\"errors\":";
     AppendDiags(&out, sd, charter::Severity::kError);
-    return out + "}";
+    return out + link_field + "}";
   }
   charter::SourceFile psrc("policies", policies);
   charter::Diagnostics pd;
-  absl::Status st = charter::Validate(*schema, psrc, {}, &pd);
+  absl::Status st = charter::Validate(*schema, psrc, links, {}, &pd);
   out = std::string("{\"schema_ok\":true,\"valid\":") + (st.ok() ? "true" : "false") + ",\"errors\":";
   AppendDiags(&out, pd, charter::Severity::kError);
   out.append(",\"warnings\":");
   AppendDiags(&out, pd, charter::Severity::kWarning);
-  return out + "}";
+  return out + link_field + "}";
 }
 
 }  // namespace
@@ -107,7 +136,15 @@ int main(int argc, char** argv) {
         std::cout << "{\"input_error\":true}\n" << std::flush;
         continue;
       }
-      std::cout << Answer(std::string(s->as_string()), std::string(p->as_string())) << "\n"
+      const auto* l = doc->root().Find("links");
+      if (l != nullptr && !l->is_string()) {
+        std::cout << "{\"input_error\":true}\n" << std::flush;
+        continue;
+      }
+      std::string links = l != nullptr ? std::string(l->as_string()) : "";
+      std::cout << Answer(std::string(s->as_string()), std::string(p->as_string()),
+                          l != nullptr ? &links : nullptr)
+                << "\n"
                 << std::flush;
     }
     return 0;

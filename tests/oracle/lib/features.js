@@ -27,6 +27,10 @@ const FEATURES = {
   duration: 'duration() and its methods; duration values in data',
   templates: 'templates with ?principal / ?resource slots, and their links (--template-linked)',
   unless: '`unless` clauses',
+  'ext-arity': 'in a few cases: extension functions and methods called with the wrong number of arguments',
+  'ext-malformed': 'in a few cases: malformed extension literals, overflowing datetime and duration strings and arithmetic',
+  'ext-wrongtype': 'in a few cases: extension methods and functions called on values of the wrong type; < on decimals and ipaddrs',
+  links: 'in a few cases: template links to undeclared, action and enum-violating entities, and links Cedar refuses',
 };
 
 const ALL = Object.keys(FEATURES);

@@ -11,11 +11,14 @@ function messages(errors) {
   return (errors || []).map((e) => e.message).join('; ') || 'unknown error';
 }
 
+// Template links (`links`, cedar-wasm's templateLinks form, templates named
+// `policy<i>`) are validated with the policies.
 // Returns {schemaOk: false, messages} when Cedar refuses the schema,
-// {schemaOk: true, bad: [indices of policies with validation errors],
-// messages}, or {error} when the policy text itself is refused (the
-// generator must not write such text).
-function validateCase(schema, policiesText) {
+// {linkError: message} when it refuses the links (a missing template, an id
+// taken...), {schemaOk: true, bad: [ids with validation errors: `policy<i>`,
+// or `link:<id>` for a link], messages}, or {error} when the policy text
+// itself is refused (the generator must not write such text).
+function validateCase(schema, policiesText, links = []) {
   const c = loadCedar();
   const pieces = splitPolicies(policiesText);
   if (pieces === null) return { error: 'cannot split the policy set into policies' };
@@ -30,23 +33,31 @@ function validateCase(schema, policiesText) {
       return { error: `policy ${i} does not parse: ${messages(c.policyToJson(pieces[i]).errors)}` };
     }
   }
-  const r = c.validate({ schema, policies: { staticPolicies, templates }, validationSettings: { mode: 'strict' } });
-  if (r.type !== 'success') return { schemaOk: false, messages: r.errors.map((e) => e.message) };
+  const policies = { staticPolicies, templates };
+  if (links && links.length) policies.templateLinks = links;
+  const r = c.validate({ schema, policies, validationSettings: { mode: 'strict' } });
+  if (r.type !== 'success') {
+    const msgs = r.errors.map((e) => e.message);
+    if (msgs.some((m) => /^(unable to link template|expected a template)/.test(m))) return { linkError: msgs.join('; ') };
+    return { schemaOk: false, messages: msgs };
+  }
+  const linkIds = new Set((links || []).map((l) => l.newId));
   const bad = new Set();
   const out = [];
   for (const e of r.validationErrors) {
     const m = /^policy(\d+)$/.exec(e.policyId);
-    if (!m) return { error: `unexpected policy id ${e.policyId}` };
-    bad.add(Number(m[1]));
+    if (m && !linkIds.has(e.policyId)) bad.add(`policy${m[1]}`);
+    else if (linkIds.has(e.policyId)) bad.add(`link:${e.policyId}`);
+    else return { error: `unexpected policy id ${e.policyId}` };
     out.push(`${e.policyId}: ${e.error.message}`);
   }
-  return { schemaOk: true, bad: [...bad].sort((a, b) => a - b), messages: out };
+  return { schemaOk: true, bad: [...bad].sort(), messages: out };
 }
 
 // A batch of cases [{schema, policies}], answered in order. (A throw, such
 // as a wasm trap, ends the oracle process: see pool.js.)
 function validateBatch(cases) {
-  return { answers: cases.map((k) => validateCase(k.schema, k.policies)) };
+  return { answers: cases.map((k) => validateCase(k.schema, k.policies, k.links)) };
 }
 
 module.exports = { validateCase, validateBatch };
