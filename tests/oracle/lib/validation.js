@@ -45,9 +45,8 @@ function validateCase(schema, policiesText, links = []) {
   const bad = new Set();
   const out = [];
   for (const e of r.validationErrors) {
-    const m = /^policy(\d+)$/.exec(e.policyId);
-    if (m && !linkIds.has(e.policyId)) bad.add(`policy${m[1]}`);
-    else if (linkIds.has(e.policyId)) bad.add(`link:${e.policyId}`);
+    if (linkIds.has(e.policyId)) bad.add(`link:${e.policyId}`);
+    else if (/^policy\d+$/.test(e.policyId)) bad.add(e.policyId);
     else return { error: `unexpected policy id ${e.policyId}` };
     out.push(`${e.policyId}: ${e.error.message}`);
   }
