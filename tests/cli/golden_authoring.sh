@@ -32,19 +32,26 @@ case_check_bad_input() {
 # A policy past the verifier's limit of 1,048,576 instructions (issue 15: it
 # passed check, and build said "internal error: the compiled bundle does not
 # verify" with no position): `context has a.a. ...` with 350,000 keys, three
-# instructions a key, 700 KB. check and build report CH0202 at the condition,
-# and build writes nothing.
+# instructions a key, 700 KB. The parser's limit of 262,144 tokens a policy
+# (CH0005) now refuses it first, and no policy under that limit reaches the
+# instruction limit (at most about three instructions for two tokens), so
+# check and build both report CH0005 at its first token past the limit, and
+# build writes nothing. CH0202 itself, reached with the token limit raised,
+# is tested in tests/compile/limits_test.cc.
 case_check_code_limit() {
   { printf 'permit(principal, action, resource)\nwhen { context has '
     yes a | head -n 350000 | paste -sd.
     printf ' };\n'; } >"$work/long.cedar"
   run check --policies "$work/long.cedar"
   expect_status 1
-  grep -q 'long.cedar:2:8: error\[CH0202\]: this condition takes the policy.s code past the limit of 1048576 instructions' \
-    "$stderr_file" || fail "check does not report CH0202 at the condition"
+  grep -q 'long.cedar:2:262152: error\[CH0005\]: policy has more than 262144 tokens' \
+    "$stderr_file" || fail "check does not report CH0005 at the first token past the limit"
   run build --policies "$work/long.cedar" -o "$work/long.chb"
   expect_errors
   grep -q 'internal error' "$stderr_file" && fail "build says internal error"
+  grep -q 'long.cedar:2:262152: policy has more than 262144 tokens' "$stderr_file" ||
+    fail "build does not report CH0005 at its position"
+  [[ -e "$work/long.chb" ]] && fail "build wrote a bundle"
   rm -f "$work/long.cedar"
 }
 

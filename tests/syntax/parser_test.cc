@@ -1084,9 +1084,13 @@ TEST(ParserLimits, LongFlatChainsAreNotNesting) {
 }
 
 // Input well within max_source_bytes must never crash the parser, however
-// its trees are shaped: either it parses or it is a diagnostic.
+// its trees are shaped: either it parses or it is a diagnostic. The token
+// limit per policy is raised past these chains (600,000 tokens), so that
+// they reach the parser and its tree walks rather than stopping at CH0005.
 void ExpectParsesOrDiagnoses(const std::string& expr) {
-  Parse p(std::string(kScope) + " when { " + expr + " };");
+  CompileOptions options;
+  options.max_policy_tokens = size_t{1} << 21;
+  Parse p(std::string(kScope) + " when { " + expr + " };", options);
   if (p.diags.empty()) {
     EXPECT_EQ(p.set.policies.size(), 1u);
   } else {
@@ -1212,24 +1216,33 @@ namespace {
 TEST(ParserScan, TokensPerPolicy) {
   CompileOptions options;
   options.max_policy_tokens = 12;
-  // 12 tokens each: both pass; the third policy has 13.
+  // 9 tokens each (a policy's `;` is its own): both pass; the third policy
+  // has 13, and its 13th, the `;`, is the first past the limit.
   Parse p(std::string(kScope) + ";\n" + kScope + ";\n" + "permit(principal, action, resource) when { true };",
           options);
   ASSERT_EQ(p.diags.size(), 1u) << p.All();
   EXPECT_EQ(p.diag().code, "CH0005");
   EXPECT_EQ(p.diag().message, "policy has more than 12 tokens");
-  EXPECT_EQ(p.Underlined(), "{");
-  EXPECT_EQ(p.diag().span.begin, p.source.text().rfind('{'));
+  EXPECT_EQ(p.Underlined(), ";");
+  EXPECT_EQ(p.diag().span.begin, p.source.text().rfind(';'));
+  // At 13 the same text passes: the count is exact.
+  options.max_policy_tokens = 13;
+  Parse q(std::string(kScope) + ";\n" + kScope + ";\n" + "permit(principal, action, resource) when { true };",
+          options);
+  EXPECT_TRUE(q.diags.empty()) << q.All();
 }
 
 TEST(ParserScan, TokensInTheText) {
   CompileOptions options;
-  options.max_tokens = 20;
+  options.max_tokens = 13;
+  // 9 tokens a policy: the 14th token of the text is the second's `action`.
   Parse p(std::string(kScope) + ";\n" + kScope + ";", options);
   ASSERT_EQ(p.diags.size(), 1u) << p.All();
   EXPECT_EQ(p.diag().code, "CH0006");
   EXPECT_EQ(p.Underlined(), "action");
-  // Strings and comments are one token or none, whatever they hold.
+  // Strings and comments are one token or none, whatever they hold: the
+  // annotation is 5 tokens, the policy 9, exactly the limit.
+  options.max_tokens = 14;
   Parse q(std::string("// ( [ { ! ! ! ! ! ! ! ! ! ! ! ! ! ! ! ! ! ! ! !\n@id(\"((((((((((((((\")\n") + kScope + ";",
           options);
   EXPECT_EQ(q.diags.size(), 0u) << q.All();
