@@ -1269,6 +1269,22 @@ TEST(ParserScan, NestingCountsAsBefore) {
   EXPECT_EQ(p.diag().code, "CH0003");
 }
 
+// A byte order mark before the text: it is accepted, and positions after it
+// are those of the source (ANTLR's input stream dropped it, and every
+// position after it was one scalar value short).
+TEST(ParserScan, ByteOrderMark) {
+  Parse p("\xEF\xBB\xBFpermit(principal, action, resource) when { 1 + };");
+  ASSERT_EQ(p.diags.size(), 1u) << p.All();
+  EXPECT_EQ(p.diag().code, "CH0101");
+  EXPECT_EQ(p.diag().span.begin, p.source.text().find('}'));
+  Parse q("\xEF\xBB\xBFpermit(principal, action, resource) when { x };");
+  ASSERT_EQ(q.diags.size(), 1u) << q.All();
+  EXPECT_EQ(q.Underlined(), "x");
+  Parse ok("\xEF\xBB\xBFpermit(principal, action, resource);");
+  EXPECT_TRUE(ok.diags.empty()) << ok.All();
+  EXPECT_EQ(ok.set.policies.size(), 1u);
+}
+
 // A set larger than a group (65,536 tokens) parses a group at a time, with
 // the same numbering, duplicate ids across groups and positions in later
 // groups.
