@@ -146,3 +146,59 @@ TEST(AccessExactness, MatchesBruteForceOnGeneratedStores) {
 
 }  // namespace
 }  // namespace charter
+
+namespace charter {
+namespace {
+
+// An action in two top-level groups belongs to the least of them by name,
+// whatever order the schema declares them in (its hierarchy iterates in a
+// depth-first order that follows the text).
+TEST(AccessLayers, SeveralTopGroupsChooseByName) {
+  const std::string standard(StandardGovernanceSchemaText());
+  const std::string one = "action accessKubeApi in [clusterActions]";
+  const std::string groups = "action organizationActions, projectActions, clusterActions, workloadActions;";
+  ASSERT_NE(standard.find(one), std::string::npos);
+  ASSERT_NE(standard.find(groups), std::string::npos);
+  for (const std::string& order :
+       {groups, std::string("action workloadActions, clusterActions, projectActions, organizationActions;")}) {
+    for (const std::string& two : {std::string("action accessKubeApi in [workloadActions, clusterActions]"),
+                                   std::string("action accessKubeApi in [clusterActions, workloadActions]")}) {
+      SCOPED_TRACE(order + " / " + two);
+      std::string text = standard;
+      text.replace(text.find(groups), groups.size(), order);
+      text.replace(text.find(one), one.size(), two);
+      absl::StatusOr<Schema> schema = Schema::Parse(SourceFile("layers.cedarschema", text), {}, nullptr);
+      ASSERT_TRUE(schema.ok()) << schema.status();
+      // The example's store lists the action's one group; here it has two.
+      std::string store = Read("examples/governance/entities.json");
+      const std::string listed =
+          R"("id": "accessKubeApi"}, "attrs": {}, "parents": [{"type": "Governance::Action", "id": "clusterActions"}])";
+      ASSERT_NE(store.find(listed), std::string::npos);
+      store.replace(store.find(listed), listed.size(),
+                    R"("id": "accessKubeApi"}, "attrs": {}, "parents": [{"type": "Governance::Action", "id": )"
+                    R"("clusterActions"}, {"type": "Governance::Action", "id": "workloadActions"}])");
+      absl::StatusOr<Entities> entities = Entities::FromJson(store, *schema, "e.json");
+      ASSERT_TRUE(entities.ok()) << entities.status();
+      absl::StatusOr<Bundle> bundle = Compile(SourceFile("p.cedar", Read("examples/governance/policies.cedar")), {},
+                                              CompileOptions{}, nullptr);
+      ASSERT_TRUE(bundle.ok()) << bundle.status();
+      absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
+      ASSERT_TRUE(engine.ok()) << engine.status();
+      AccessOptions options;
+      options.at = "2026-01-15";
+      absl::StatusOr<AccessReport> report =
+          ReviewAccess(*engine, *entities, *schema, {"Governance::Connection", "vision/gpu-east"}, options);
+      ASSERT_TRUE(report.ok()) << report.status();
+      size_t seen = 0;
+      for (const AccessRow& row : report->rows) {
+        if (row.action.id != "accessKubeApi") continue;
+        EXPECT_EQ(row.layer, "cluster");
+        ++seen;
+      }
+      EXPECT_GT(seen, 0u);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace charter

@@ -70,12 +70,18 @@ int LayerRank(std::string_view layer) {
 }
 
 // The layer an action belongs to: its top-level group, less "Actions"; empty
-// for an action in no group.
+// for an action in no group. Of several top-level groups, the least by key
+// (the hierarchy iterates in its depth-first order, which follows the
+// schema's text; the layer must not).
 std::string LayerOf(const SchemaModel& model, const ActionInfo& action) {
+  const ActionKey* top = nullptr;
   for (const ActionKey& k : action.ancestors) {
     const ActionInfo* group = model.FindAction(k);
     if (group == nullptr || !group->parents.empty()) continue;
-    std::string name = k.id;
+    if (top == nullptr || k < *top) top = &k;
+  }
+  if (top != nullptr) {
+    std::string name = top->id;
     constexpr std::string_view kSuffix = "Actions";
     if (name.size() > kSuffix.size() && name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0) {
       name.resize(name.size() - kSuffix.size());
