@@ -433,7 +433,24 @@ case_build_refuses_unsafe_outputs() {
   run build --policies "$policies" -o "$work/fifo"
   expect_errors
   [[ -p "$work/fifo" ]] || fail "the FIFO was replaced"
-  rm "$work/fifo"
+  # Through a symlink to the FIFO: refused, the link and the FIFO as they were.
+  ln -s fifo "$work/to-fifo"
+  run build --policies "$policies" -o "$work/to-fifo"
+  expect_errors
+  [[ -L "$work/to-fifo" && "$(readlink "$work/to-fifo")" == fifo && -p "$work/fifo" ]] ||
+    fail "the symlink to the FIFO, or the FIFO, changed"
+  rm "$work/fifo" "$work/to-fifo"
+  # A character device: as root, the rename replaced /dev/null with a
+  # regular file. Directly and through a symlink.
+  run build --policies "$policies" -o /dev/null
+  expect_errors
+  [[ -c /dev/null ]] || fail "/dev/null is no longer a character device"
+  ln -s /dev/null "$work/to-null"
+  run build --policies "$policies" -o "$work/to-null"
+  expect_errors
+  [[ -L "$work/to-null" && "$(readlink "$work/to-null")" == /dev/null && -c /dev/null ]] ||
+    fail "the symlink to /dev/null, or /dev/null, changed"
+  rm "$work/to-null"
   run build --policies "$policies" -o "$work"
   expect_errors
   run build --policies "$policies" -o ""
