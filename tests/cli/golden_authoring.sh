@@ -122,6 +122,18 @@ case_template_link_faults() {
     --request-json $golden/request-allow.json
   expect_errors
   grep -q '^charter: error: tests/cli/golden/links-missing-slot.json:1:2: ' "$stderr_file" || fail "the slot is not at its link"
+  # A slot bound, in the string form, to an entity of a reserved type name
+  # (the object form and Cedar refuse them): refused at the value.
+  local reserved at
+  for reserved in if:2:73 __cedar:2:76; do
+    at=${reserved#*:}
+    reserved=${reserved%%:*}
+    run build --policies $t --template-linked $golden/links-reserved-${reserved#__}.json -o "$work/out.bundle"
+    expect_errors
+    grep -qF "charter: error: tests/cli/golden/links-reserved-${reserved#__}.json:$at: \`?principal\` is not an entity reference: \`$reserved\` is not a valid entity type name; write it as" \
+      "$stderr_file" || fail "the reserved type name $reserved is not refused at its link"
+    expect_no_files
+  done
 }
 
 # A schema with faults: they are rendered, the policy files are still
