@@ -177,6 +177,33 @@ case_entity_graph_tangled() {
   expect "$tmp/err" "the entity hierarchy needs more than 33554432 ancestor intervals (EntitiesOptions::max_ancestor_intervals), reached at entity U::\""
 }
 
+# One `&&` chain of 120,000 terms on one line (1.5 MB), listed with its
+# source by `disasm --policies` and reported term by term by `test
+# --coverage`: each position was counted from the line's start (a chain of
+# 40,000 terms: 25 to 33 s; this one about 5 minutes), now from per-block
+# counts. Two tokens a term keep the policy under the 262,144 tokens a
+# policy may hold (CH0005).
+case_long_line_positions() {
+  local n=120000
+  awk -v n=$n 'BEGIN {
+    printf "permit(principal, action, resource) when { principal";
+    for (i = 1; i < n; i++) printf " && principal";
+    printf " };\n" }' >"$tmp/chain.cedar"
+  run 0 disasm --policies "$tmp/chain.cedar"
+  expect "$tmp/out" "^    ; 1 | permit(principal, action, resource) when { principal && principal"
+  expect "$tmp/out" "JumpIfFalse"
+  # `principal` is no boolean: the policy errs at its first term, and the
+  # other terms were never evaluated, each at its column.
+  printf '%s\n' '{"policies": "chain.cedar", "cases": [{"name": "chain",' \
+    '"request": {"principal": "User::\"a\"", "action": "Action::\"v\"", "resource": "User::\"b\"", "context": {}},' \
+    '"decision": "deny", "errors": ["policy0"]}]}' >"$tmp/chain.test.json"
+  run 0 test --coverage "$tmp/chain.test.json"
+  expect "$tmp/out" "^PASS chain"
+  expect "$tmp/out" "0 of $((n + 1)) conditions seen both true and false"
+  expect "$tmp/out" "chain.cedar:1:44: policy0: \`principal\` always failed to evaluate"
+  expect "$tmp/out" "chain.cedar:1:$((44 + 13 * (n - 1))): policy0: \`principal\` was never evaluated"
+}
+
 if [[ "$case_name" == --list ]]; then
   declare -F | sed -n 's/^declare -f case_//p'
   exit 0
