@@ -2,6 +2,7 @@
 // of equal values, in order, and the hashed path (large inputs) gives the
 // same result as comparing pairwise (issue 15: sets in entity JSON and set
 // literals were quadratic).
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -80,6 +81,64 @@ TEST(AppendUnique, HashedAgreesWithPairwise) {
   std::vector<Value> all = base;
   all.insert(all.end(), in.begin(), in.end());
   ExpectSame(elems, Pairwise(all));
+}
+
+// SetHasEach (containsAll, containsAny and set equality): the hashed path
+// (large sets) agrees with looking each value up pairwise, on sets of mixed
+// values, and two sets of 200,000 longs compare in linear time.
+TEST(SetHasEach, HashedAgreesWithPairwise) {
+  std::vector<EntityRef> refs;
+  for (int i = 0; i < 8; ++i) refs.push_back(EntityRef{i % 2 ? "User" : "Team", i % 4 < 2 ? "x" : "y"});
+  Value longs[3] = {Value::Long(1), Value::Long(2), Value::Long(3)};
+  Value reversed[3] = {longs[2], longs[1], longs[0]};
+  std::mt19937 rng(11);
+  auto random_value = [&]() {
+    switch (rng() % 5) {
+      case 0: return Value::Long(static_cast<int64_t>(rng() % 400));
+      case 1: return Value::Ext(Type::kDecimal, static_cast<int64_t>(rng() % 400));
+      case 2: return Value::Entity(&refs[rng() % refs.size()]);
+      case 3: return Value::Set(rng() % 2 ? longs : reversed, 3);
+      default: return Value::Set(longs, static_cast<uint32_t>(rng() % 3));
+    }
+  };
+  for (int round = 0; round < 40; ++round) {
+    std::vector<Value> set_elems;
+    for (int i = 0; i < 300; ++i) set_elems.push_back(random_value());
+    set_elems = Pairwise(set_elems);
+    Value set = Value::Set(set_elems.data(), static_cast<uint32_t>(set_elems.size()));
+    std::vector<Value> vs;
+    for (int i = 0; i < round * 5; ++i) vs.push_back(random_value());
+    bool all = true, any = false;
+    for (const Value& v : vs) {
+      bool has = false;
+      for (const Value& u : set_elems) has = has || Equal(u, v);
+      all = all && has;
+      any = any || has;
+    }
+    uint32_t n = static_cast<uint32_t>(vs.size());
+    EXPECT_EQ(SetHasEach(set, vs.data(), n, true), all) << round;
+    EXPECT_EQ(SetHasEach(set, vs.data(), n, false), any) << round;
+    // Every element of the set is in it, in any order.
+    std::vector<Value> shuffled = set_elems;
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    EXPECT_TRUE(SetHasEach(set, shuffled.data(), static_cast<uint32_t>(shuffled.size()), true));
+    EXPECT_TRUE(Equal(set, Value::Set(shuffled.data(), static_cast<uint32_t>(shuffled.size()))));
+  }
+  std::vector<Value> up, down;
+  for (int64_t i = 0; i < 200'000; ++i) {
+    up.push_back(Value::Long(i));
+    down.push_back(Value::Long(199'999 - i));
+  }
+  Value a = Value::Set(up.data(), 200'000), b = Value::Set(down.data(), 200'000);
+  EXPECT_TRUE(Equal(a, b));
+  EXPECT_TRUE(SetHasEach(a, down.data(), 200'000, true));
+  down[0] = Value::Long(-1);
+  EXPECT_FALSE(Equal(a, Value::Set(down.data(), 200'000)));
+  EXPECT_FALSE(SetHasEach(a, down.data(), 200'000, true));
+  EXPECT_TRUE(SetHasEach(a, down.data(), 200'000, false));
+  EXPECT_FALSE(SetHasEach(a, down.data(), 1, false));
+  EXPECT_TRUE(SetHasEach(a, down.data(), 0, true));
+  EXPECT_FALSE(SetHasEach(a, down.data(), 0, false));
 }
 
 TEST(HashValue, EqualValuesHashAlike) {

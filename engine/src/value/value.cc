@@ -19,15 +19,6 @@ const Value* FindField(const Value& record, std::string_view key) {
   return &it->value;
 }
 
-namespace {
-bool SetContains(const Value& set, const Value& v) {
-  for (uint32_t i = 0; i < set.size; ++i) {
-    if (Equal(set.elements[i], v)) return true;
-  }
-  return false;
-}
-}  // namespace
-
 bool Equal(const Value& a, const Value& b) {
   if (a.type != b.type) return false;
   switch (a.type) {
@@ -57,11 +48,7 @@ bool Equal(const Value& a, const Value& b) {
     case Type::kSet:
       // INVARIANT: set elements are unique, so equal sizes and inclusion
       // one way mean equality.
-      if (a.size != b.size) return false;
-      for (uint32_t i = 0; i < a.size; ++i) {
-        if (!SetContains(b, a.elements[i])) return false;
-      }
-      return true;
+      return a.size == b.size && SetHasEach(b, a.elements, a.size, /*all=*/true);
   }
   return false;
 }
@@ -154,6 +141,44 @@ uint32_t AppendUnique(Value* elems, uint32_t unique, const Value* src, uint32_t 
     elems[unique++] = v;
   }
   return unique;
+}
+
+bool SetHasEach(const Value& set, const Value* vs, uint32_t n, bool all) {
+  auto has_pairwise = [&](const Value& v) {
+    for (uint32_t k = 0; k < set.size; ++k) {
+      if (Equal(set.elements[k], v)) return true;
+    }
+    return false;
+  };
+  if (uint64_t{set.size} * n <= 4096) {
+    for (uint32_t i = 0; i < n; ++i) {
+      if (has_pairwise(vs[i]) != all) return !all;
+    }
+    return all;
+  }
+  // An open-addressing table of indices into the set's elements, at most
+  // half full.
+  size_t capacity = 16;
+  while (capacity < 2 * size_t{set.size}) capacity *= 2;
+  constexpr uint32_t kEmpty = 0xFFFFFFFF;
+  std::vector<uint32_t> table(capacity, kEmpty);
+  std::vector<uint64_t> hashes(set.size);
+  auto slot_of = [&](uint64_t hash) { return static_cast<size_t>(hash) & (capacity - 1); };
+  for (uint32_t k = 0; k < set.size; ++k) {
+    hashes[k] = HashValue(set.elements[k]);
+    size_t s = slot_of(hashes[k]);
+    while (table[s] != kEmpty) s = (s + 1) & (capacity - 1);
+    table[s] = k;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    uint64_t hash = HashValue(vs[i]);
+    bool has = false;
+    for (size_t s = slot_of(hash); table[s] != kEmpty && !has; s = (s + 1) & (capacity - 1)) {
+      has = hashes[table[s]] == hash && Equal(set.elements[table[s]], vs[i]);
+    }
+    if (has != all) return !all;
+  }
+  return all;
 }
 
 std::string_view TypeName(Type t) {

@@ -132,6 +132,13 @@ uint64_t HashValue(const Value& v);
 // so that building a set is never quadratic.
 uint32_t AppendUnique(Value* elems, uint32_t unique, const Value* src, uint32_t n);
 
+// With `all`, whether every one of vs[0, n) is an element of `set`; without,
+// whether any is. Small inputs compare pairwise; large ones look each up in
+// a hash table of the set's elements, so that containsAll, containsAny and
+// the equality of sets are never quadratic (issue 15: containsAll of two
+// sets of 500,000 integers took 4 minutes).
+bool SetHasEach(const Value& set, const Value* vs, uint32_t n, bool all);
+
 // Cedar's name for a type, as error messages use it.
 std::string_view TypeName(Type t);
 
