@@ -73,6 +73,7 @@ int RunAudit(AuditFlags flags) {
     Fail(text.status());
     failed = true;
   } else {
+    InputStage stage(flags.entities, "loading entities");
     absl::StatusOr<Entities> e = Entities::FromJson(*text, *schema, flags.entities);
     if (!e.ok()) {
       Fail(e.status());

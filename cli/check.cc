@@ -86,6 +86,7 @@ std::optional<Schema> LoadSchema(const std::string& path, bool color) {
     return std::nullopt;
   }
   SourceFile source(path, *std::move(text));
+  InputStage stage(path, "loading the schema");
   Diagnostics diagnostics;
   absl::StatusOr<Schema> schema = Schema::Parse(source, options, &diagnostics);
   if (schema.ok()) return *std::move(schema);
@@ -117,6 +118,8 @@ absl::StatusOr<FileReport> CheckFile(const std::string& path, const std::vector<
   absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
   if (!text.ok()) return text.status();
   SourceFile source(path, *std::move(text));
+  std::optional<InputStage> stage;
+  stage.emplace(path, "compiling the policies");
   Diagnostics diagnostics;
   absl::StatusOr<Bundle> bundle = Compile(source, links, options, &diagnostics);
   if (schema != nullptr && !bundle.ok() && OnlyLimits(diagnostics)) {
@@ -143,6 +146,8 @@ absl::StatusOr<FileReport> CheckFile(const std::string& path, const std::vector<
   if (schema != nullptr) {
     // Validate reports the syntax faults again, which Compile has already
     // given; only its own (CH05xx) are added.
+    stage.reset();
+    stage.emplace(path, "validating the policies");
     Diagnostics validation;
     (void)Validate(*schema, source, links, options, &validation);
     Diagnostics added;

@@ -201,6 +201,7 @@ PolicyFile& LoadPolicyFile(const std::string& path, bool coverage, Totals* total
   }
   file.engine = std::make_unique<Engine>(*std::move(engine));
   if (coverage) {
+    InputStage stage(path, "preparing the coverage");
     absl::StatusOr<Coverage> c = Coverage::Create(source, {}, options);
     if (!c.ok()) {
       file.status = absl::InvalidArgumentError(WithPath(path, OneLine(c.status().message())));
@@ -249,6 +250,7 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
   if (entities != std::nullopt && entities->is_string()) {
     ASSIGN_OR_RETURN(store, LoadEntities(Resolve(path, entities->as_string())));
   } else if (entities != std::nullopt) {
+    InputStage stage(path, "loading its entities");
     ASSIGN_OR_RETURN(store, ParseInline<Entities>(path, text, *entities, [&](std::string_view piece) {
                        return Entities::FromJson(piece, path);
                      }));

@@ -64,4 +64,31 @@ expect repl_goes_on $bound '(^|[^0-9])2($|[^0-9])' sh -c "\"$charter\" repl <\"$
 # Out of memory: names the file and the stage, never CH0100.
 expect oom_parse 200000 'set_ok.cedar:1:1: .*CH0007|set_ok.cedar: out of memory while' \
   "$charter" check --policies "$work/set_ok.cedar"
+
+# Out of memory outside the parser, under 120 MB of address space (the
+# command alone needs under 40 MB): 25 MB of entities (200,000, which need
+# about 190 MB to load) and a 7 MB schema (100,000 entity types) are read,
+# then loading them fails, reported with the file and the stage, never
+# CH0100 nor a bare `out of memory` (`check --schema` said that).
+python3 -c "
+import sys
+sys.stdout.write('[' + ',\\n'.join('{\"uid\": {\"type\": \"User\", \"id\": \"u%d\"}, \"attrs\": {\"n\": %d, \"s\": \"x%d\"}, \"parents\": [{\"type\": \"Team\", \"id\": \"t%d\"}]}' % (i, i, i, i % 100) for i in range(200000)) + ']\\n')" >"$work/big-entities.json"
+python3 -c "
+import sys
+sys.stdout.write(''.join('entity E%d in [E%d] { a%d: Long, b: String, c: Set<E%d> };\\n' % (i, i + 1, i, i) for i in range(100000)))
+sys.stdout.write('entity E100000;\\naction view appliesTo { principal: E0, resource: E0 };\\n')" >"$work/big.cedarschema"
+echo 'permit(principal, action, resource);' >"$work/p.cedar"
+echo '{"principal": "User::\"a\"", "action": "Action::\"v\"", "resource": "User::\"b\"", "context": {}}' >"$work/r.json"
+echo '[]' >"$work/none.json"
+expect oom_entities 120000 "^charter: error: $work/big-entities.json: out of memory while loading entities\$" \
+  "$charter" authorize --policies "$work/p.cedar" --entities "$work/big-entities.json" --request-json "$work/r.json"
+expect oom_schema 120000 "^charter: error: $work/big.cedarschema: out of memory while loading the schema\$" \
+  "$charter" authorize --schema "$work/big.cedarschema" --policies "$work/p.cedar" --entities "$work/none.json" \
+  --request-json "$work/r.json"
+expect oom_check_schema 120000 "^charter: error: $work/big.cedarschema: out of memory while loading the schema\$" \
+  "$charter" check --schema "$work/big.cedarschema" --policies "$work/p.cedar"
+# And with room, both load.
+expect entities_fit unlimited '^ALLOW$' \
+  "$charter" authorize --policies "$work/p.cedar" --entities "$work/big-entities.json" --request-json "$work/r.json"
+expect schema_fits unlimited 'p.cedar: ok' "$charter" check --schema "$work/big.cedarschema" --policies "$work/p.cedar"
 exit $fail
