@@ -16,7 +16,8 @@ void Out(const std::string& s) {
   std::fflush(stdout);
 }
 
-void Error(const std::string& message) { Out(Cat("error: ", OneLine(message), "\n")); }
+// (Its control characters escaped: a message names attributes and ids.)
+void Error(const std::string& message) { Out(Cat("error: ", Printable(OneLine(message)), "\n")); }
 
 void Report(const absl::Status& s) {
   if (s.ok()) return;

@@ -306,7 +306,8 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
     }
     bool passed = diff.empty();
     ++(passed ? totals->passed : totals->failed);
-    CatAppend(out, passed ? "PASS " : "FAIL ", label, "\n", diff);
+    // (The name comes from the test file: its control characters escaped.)
+    CatAppend(out, passed ? "PASS " : "FAIL ", Printable(label), "\n", diff);
     if (flags.format == "json") {
       *json_cases += json_cases->empty() ? "{\"name\":" : ",{\"name\":";
       AppendJsonQuoted(json_cases, label);

@@ -490,8 +490,48 @@ case_control_bytes_in_ids() {
   run authorize --policies $p --entities "$entities" --requests "$work/two.json" --format jsonl
   expect_status 0
   [[ $(wc -l <"$stdout_file") -eq 2 ]] || fail "a JSON line was split"
-  if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$transcript"; then fail "a raw control byte was printed"; fi
+  expect_no_raw_controls
   rm "$work/two.json"
+}
+
+# Fails if the transcript holds a raw control byte but tab and newline, NUL
+# included (grep -P: a bash pattern cannot hold a NUL).
+expect_no_raw_controls() {
+  if LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f]' "$transcript"; then fail "a raw control byte was printed"; fi
+}
+
+# Names with control bytes (tests/cli/golden/control-names.*): a NUL and ESC
+# in policy ids, ESC in attribute names (in the policies and the entities),
+# in a test case's name and in an entity id, through every report that names
+# them: authorize (text, warnings, JSON Lines), explain, disasm, test and the
+# REPL's decisions, errors and explanations. None reaches the output raw.
+case_control_bytes_in_names() {
+  local base=$golden/control-names
+  run authorize --policies $base.cedar --entities $base-entities.json --request-json $base-request.json
+  expect_status 2
+  [[ $(wc -l <"$stderr_file") -eq 1 ]] || fail "the warning was split"
+  run authorize --policies $base.cedar --entities $base-entities.json --request-json $base-request.json \
+    --format jsonl
+  expect_status 2
+  [[ $(wc -l <"$stdout_file") -eq 1 ]] || fail "a JSON line was split"
+  run explain --policies $base.cedar --entities $base-entities.json --request-json $base-request.json
+  expect_status 2
+  run disasm --policies $base.cedar
+  expect_status 0
+  run test $base.test.json
+  expect_status 1
+  status=0
+  "$charter_bin" repl --policies $base.cedar --entities $base-entities.json <$base-repl.txt \
+    >"$stdout_file" 2>"$stderr_file" || status=$?
+  {
+    echo "\$ charter repl --policies $base.cedar --entities $base-entities.json < $base-repl.txt"
+    section stdout "$stdout_file"
+    section stderr "$stderr_file"
+    echo "--- exit $status"
+  } >>"$transcript"
+  expect_status 0
+  grep -q '^DENY$' "$stdout_file" || fail "the REPL did not decide"
+  expect_no_raw_controls
 }
 
 # A failed build leaves the previous bundle as it was.

@@ -10,6 +10,7 @@
 #include "bytecode/opcodes.h"
 #include "bytecode/operands.h"
 #include "common/strings.h"
+#include "common/utf8.h"
 #include "value/value.h"
 
 namespace charter::internal {
@@ -149,7 +150,8 @@ Disassembly DisassembleBundle(const fb::Bundle* b) {
 }
 
 std::string PolicyHeader(const DisassembledPolicy& p) {
-  return Cat("policy ", p.id, " (", p.permit ? "permit" : "forbid", ", ", p.registers, " registers)");
+  // (The id's control characters escaped: it comes from the input.)
+  return Cat("policy ", EscapeControls(p.id), " (", p.permit ? "permit" : "forbid", ", ", p.registers, " registers)");
 }
 
 std::string InstructionLine(const DisassembledInstruction& i, bool synopsis) {

@@ -63,4 +63,39 @@ size_t CountScalars(std::string_view s) {
   return n;
 }
 
+std::string EscapeControls(std::string_view text, bool keep_newlines) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  auto hex = [&](std::string* out, unsigned char c) {
+    *out += "\\u{";
+    if (c >= 16) out->push_back(kHex[c >> 4]);
+    out->push_back(kHex[c & 15]);
+    out->push_back('}');
+  };
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    // C1 controls, U+0080..U+009F: 0xC2 then 0x80..0x9F.
+    bool c1 = c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+              static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+    if (c1) {
+      hex(&out, static_cast<unsigned char>(text[++i]));
+    } else if (c == '\n') {
+      out += keep_newlines ? "\n" : "\\n";
+    } else if (c == '\t') {
+      out.push_back('\t');
+    } else if (c == '\r') {
+      // (A line break written CRLF stays a line break.)
+      if (!(keep_newlines && i + 1 < text.size() && text[i + 1] == '\n')) out += "\\r";
+    } else if (c == 0) {
+      out += "\\0";
+    } else if (c < 0x20 || c == 0x7F) {
+      hex(&out, c);
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
 }  // namespace charter::internal

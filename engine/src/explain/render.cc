@@ -9,6 +9,7 @@
 
 #include "common/snippet.h"
 #include "common/strings.h"
+#include "common/utf8.h"
 #include "explain/source_text.h"
 #include "json/json.h"
 
@@ -136,8 +137,8 @@ size_t Snippet(std::string* out, const SourceFile& source, Span span, std::strin
 void Values(std::string* out, const ExplainedCondition& c, size_t width, const Style& s) {
   std::string pad(width, ' ');
   for (const ExplainedValue& v : c.saw) {
-    CatAppend(out, pad, " ", s.blue, "=", s.reset, " ", Clip(v.expression, 60), " is ", Clip(v.value),
-              "\n");
+    CatAppend(out, pad, " ", s.blue, "=", s.reset, " ", Clip(internal::EscapeControls(v.expression), 60), " is ",
+              Clip(internal::EscapeControls(v.value)), "\n");
   }
 }
 
@@ -149,7 +150,9 @@ std::string Explanation::ToText(const SourceFile& source, bool color) const {
   std::string out;
   auto names = [](const std::vector<std::string>& ids) {
     std::string list;
-    for (size_t i = 0; i < ids.size(); ++i) CatAppend(&list, i == 0 ? "" : ", ", "`", ids[i], "`");
+    for (size_t i = 0; i < ids.size(); ++i) {
+      CatAppend(&list, i == 0 ? "" : ", ", "`", internal::EscapeControls(ids[i]), "`");
+    }
     return list;
   };
   bool forbidden = false;
@@ -176,8 +179,12 @@ std::string Explanation::ToText(const SourceFile& source, bool color) const {
       inapplicable.push_back(&p);
       continue;
     }
-    std::string name = Cat(p.forbid ? "forbid" : "permit", " `", p.policy_id, "`");
-    if (!p.template_id.empty()) CatAppend(&name, " (linked from template `", p.template_id, "`)");
+    // Ids, attribute names and values come from the input: their control
+    // characters are escaped (issue 15), never sent to a terminal.
+    std::string name = Cat(p.forbid ? "forbid" : "permit", " `", internal::EscapeControls(p.policy_id), "`");
+    if (!p.template_id.empty()) {
+      CatAppend(&name, " (linked from template `", internal::EscapeControls(p.template_id), "`)");
+    }
     std::string clause = Cat("its `", p.clause_when ? "when" : "unless", "` clause");
     std::string verdict;
     switch (p.outcome) {
@@ -202,7 +209,7 @@ std::string Explanation::ToText(const SourceFile& source, bool color) const {
     }
     for (const ExplainedCondition& c : p.conditions) {
       bool error = p.outcome == PolicyOutcome::kErrored;
-      std::string label = error ? p.error : c.value;
+      std::string label = internal::EscapeControls(error ? p.error : c.value);
       const char* mark = error || c.value == "false" ? s.red : s.green;
       size_t width = Snippet(&out, source, c.where.span, label, mark, s);
       Values(&out, c, width, s);
@@ -212,7 +219,8 @@ std::string Explanation::ToText(const SourceFile& source, bool color) const {
   if (!inapplicable.empty()) {
     CatAppend(&out, "\n", s.bold, "not applicable (the scope does not match):", s.reset, "\n");
     for (const PolicyExplanation* p : inapplicable) {
-      CatAppend(&out, "  ", p->policy_id, ": `", Clip(TextOf(source, p->scope_where.span), 80), "` (",
+      CatAppend(&out, "  ", internal::EscapeControls(p->policy_id), ": `",
+                Clip(internal::EscapeControls(TextOf(source, p->scope_where.span)), 80), "` (",
                 source.name(), ":", p->scope_where.line, ":", p->scope_where.column, ")\n");
     }
   }
