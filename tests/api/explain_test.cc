@@ -110,6 +110,24 @@ TEST_F(ExplainTest, TemplatesAndText) {
   EXPECT_NE(e.ToText(source, true).find("\x1b["), std::string::npos);
 }
 
+// Ids, attribute names and values with control bytes are shown escaped, as
+// Cedar escapes them, never raw (issue 15): the text has no control byte
+// but its line breaks (and, with colour, its own escape sequences).
+TEST_F(ExplainTest, ControlBytesAreEscaped) {
+  std::string text =
+      "@id(\"n\\0x\\u{1b}[31m\") permit(principal, action, resource) when { principal[\"\\u{1b}q\"] == 1 };\n"
+      "@id(\"s\\u{7}\\ny\") permit(principal, action, resource) when { context[\"\\u{1b}c\"] };\n"
+      "@id(\"o\\u{1b}k\") forbid(principal == User::\"bob\", action, resource);\n";
+  Explanation e = Why(text);
+  SourceFile source("p.cedar", text);
+  std::string out = e.ToText(source);
+  for (char c : out) EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << out;
+  EXPECT_NE(out.find("permit `n\\0x\\u{1b}[31m` was skipped"), std::string::npos) << out;
+  EXPECT_NE(out.find("`s\\u{7}\\ny`"), std::string::npos) << out;
+  EXPECT_NE(out.find("does not have the attribute `\\u{1b}q`"), std::string::npos) << out;
+  EXPECT_NE(out.find("  o\\u{1b}k: `principal == User::\"bob\"`"), std::string::npos) << out;
+}
+
 TEST_F(ExplainTest, ErrorsAreUnderlinedWhereTheDecisionSaysTheyFailed) {
   // `&&` fails on its left operand, which is not a boolean: the Decision
   // (the VM's and the interpreter's alike) points at that operand, and so
