@@ -239,6 +239,10 @@ case_json_sets() {
   echo "permit(principal, action, resource) when { !principal.s.containsAll(context.s) && principal.s.containsAny(context.s) && principal.s != context.s && principal.s.containsAll(principal.s) && principal.s == principal.s };" >"$tmp/p.cedar"
   run 0 authorize --policies "$tmp/p.cedar" --entities "$tmp/e.json" --request-json "$tmp/req.json"
   expect "$tmp/out" ALLOW
+  # The same through the reference interpreter (explain), which shares the
+  # set methods and equality.
+  run 0 explain --policies "$tmp/p.cedar" --entities "$tmp/e.json" --request-json "$tmp/req.json"
+  expect "$tmp/out" "^ALLOW: permitted by \`policy0\`"
 }
 
 if [[ "$case_name" == --list ]]; then
