@@ -205,15 +205,17 @@ perf-report: deps
 # (packaging: consumer), nested-build (consumer_subproject: a second,
 # unsanitized Charter) and bindings (Go, Lua, Python and the Slurm
 # controller: interpreters and daemons that would have to load the sanitizer
-# runtimes first; capi_test exercises their C API calls here). A -LE in
-# CTEST_ARGS replaces this one.
+# runtimes first; capi_test exercises their C API calls here) and
+# resource-caps (cli.growth.*, cli.parse_memory, cli.simulate_stream: time
+# and memory bounds under `ulimit -v`, which AddressSanitizer cannot start
+# under). A -LE in CTEST_ARGS replaces this one.
 sanitize: deps
 	$(call configure,$(SANITIZE_DIR),-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG='-O1 -g1' \
 	  -DCHARTER_SANITIZE=ON -DCHARTER_BUILD_TESTS=ON -DCHARTER_BUILD_BENCH=OFF -DCHARTER_BUILD_FUZZERS=OFF \
 	  -DCHARTER_BUILD_LUA=OFF)
 	$(CMAKE) --build $(SANITIZE_DIR) -j $(JOBS)
 	$(SANITIZER_ENV) $(CTEST) --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS) --timeout $(TEST_TIMEOUT) \
-	  -LE 'nested-build|bindings|oracle|install' $(CTEST_ARGS)
+	  -LE 'nested-build|bindings|oracle|install|resource-caps' $(CTEST_ARGS)
 
 # ThreadSanitizer: the EngineHandle swap test and charter serve's tests, in
 # their own build directory.

@@ -1,6 +1,9 @@
 // The REPL's entries: a command, a request or an expression, each run
 // against the session (repl_session.h), its output or its error printed.
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
@@ -11,6 +14,7 @@
 #include "charter/charter.h"
 #include "charter/explain.h"
 #include "charter/json.h"
+#include "files.h"
 #include "repl_output.h"
 #include "repl_session.h"
 #include "repl_words.h"
@@ -30,7 +34,8 @@ constexpr char kHelp[] =
     "  :request              show the current request\n"
     "  :context [JSON]       set the context (of the current request and the next short forms)\n"
     "  :load policies FILE   load policies; :load entities FILE, :load schema FILE likewise\n"
-    "  :load FILE            the same, the kind from the name: .cedar, .cedarschema, .json\n"
+    "  :load FILE            the same, the kind from the name (.cedar, .cedarschema, .json)\n"
+    "                        or else from what the file holds\n"
     "  :edit [KIND]          edit the policies (or entities, schema) in $EDITOR, then load them\n"
     "  :reload               load the files again, after editing them\n"
     "  :policies             show the policy text\n"
@@ -40,17 +45,82 @@ constexpr char kHelp[] =
     "An entry continues on the next line after a `\\`, an operator, or while a bracket or string\n"
     "is open; an empty line ends it.\n";
 
-// What `:load FILE` loads, from FILE's extension: .cedar (and Cedar's JSON
-// policy format, .cedar.json) policies, .cedarschema (.cedarschema.json) a
-// schema, other .json entities; "" when the name does not say.
-std::string LoadKindOf(std::string_view file) {
+// What a file holds, from the start of its content (its first 64 KiB): a
+// JSON array is entities; a JSON object is a policy set in Cedar's JSON form
+// or a schema in its JSON form, whichever of their keys comes first
+// (`staticPolicies`, `templates`, `templateLinks`; `entityTypes`, `actions`,
+// `commonTypes`); text is a schema when its first word after annotations and
+// comments is `namespace`, `entity`, `type` or `action`, and policies when it
+// is `permit` or `forbid`. "" when it is none of these, or unreadable.
+std::string LoadKindFromContent(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "unreadable";
+  std::string head(64 * 1024, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  size_t i = head.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+  auto skip = [&] {
+    while (i < head.size()) {
+      if (std::isspace(static_cast<unsigned char>(head[i]))) {
+        ++i;
+      } else if (head.compare(i, 2, "//") == 0) {
+        while (i < head.size() && head[i] != '\n') ++i;
+      } else {
+        return;
+      }
+    }
+  };
+  skip();
+  if (i >= head.size()) return "";
+  if (head[i] == '[') return "entities";
+  if (head[i] == '{') {
+    size_t policies = std::string::npos, schema = std::string::npos;
+    for (const char* k : {"\"staticPolicies\"", "\"templates\"", "\"templateLinks\""}) {
+      policies = std::min(policies, head.find(k, i));
+    }
+    for (const char* k : {"\"entityTypes\"", "\"actions\"", "\"commonTypes\""}) {
+      schema = std::min(schema, head.find(k, i));
+    }
+    if (policies == schema) return "";
+    return policies < schema ? "policies" : "schema";
+  }
+  // Text: past annotations (`@name` or `@name("...")`), the first word.
+  auto word = [&] {
+    size_t b = i;
+    while (i < head.size() && (std::isalnum(static_cast<unsigned char>(head[i])) || head[i] == '_')) ++i;
+    return head.substr(b, i - b);
+  };
+  while (i < head.size() && head[i] == '@') {
+    ++i;
+    word();
+    skip();
+    if (i < head.size() && head[i] == '(') {
+      size_t close = head.find(')', i);
+      if (close == std::string::npos) return "";
+      i = close + 1;
+    }
+    skip();
+  }
+  std::string first = word();
+  if (first == "permit" || first == "forbid") return "policies";
+  if (first == "namespace" || first == "entity" || first == "type" || first == "action") return "schema";
+  return "";
+}
+
+// What `:load FILE` loads: from FILE's extension, .cedar and .charter (and
+// Cedar's JSON policy format, .cedar.json) policies, .cedarschema
+// (.cedarschema.json) a schema; from its content for any other name, a
+// plain .json being entities unless its content says otherwise; "" when
+// neither says; "unreadable" when the file cannot be opened.
+std::string LoadKindOf(const std::string& file) {
   auto ends = [&](std::string_view suffix) {
-    return file.size() > suffix.size() && file.substr(file.size() - suffix.size()) == suffix;
+    return file.size() > suffix.size() && std::string_view(file).substr(file.size() - suffix.size()) == suffix;
   };
   if (ends(".cedarschema") || ends(".cedarschema.json")) return "schema";
-  if (ends(".cedar") || ends(".cedar.json")) return "policies";
-  if (ends(".json")) return "entities";
-  return "";
+  if (ends(".cedar") || ends(".cedar.json") || ends(".charter")) return "policies";
+  std::string kind = LoadKindFromContent(file);
+  if (kind.empty() && ends(".json")) return "entities";
+  return kind;
 }
 
 std::string Describe(const Request& r) {
@@ -90,14 +160,14 @@ bool Session::Run(const Entry& entry) {
     Out(kHelp);
   } else if (command == ":load") {
     std::vector<Word> w = Words(rest);
-    // `:load FILE`: the kind from the file's extension.
-    if (w.size() == 1) {
-      std::string kind = LoadKindOf(w[0].text);
-      if (!kind.empty()) w.insert(w.begin(), Word{kind, 0});
-    }
-    if (w.size() != 2 || (w[0].text != "policies" && w[0].text != "entities" && w[0].text != "schema")) {
+    // `:load FILE`: the kind from the file's extension or its content.
+    std::string kind = w.size() == 1 ? LoadKindOf(w[0].text) : "";
+    if (!kind.empty() && kind != "unreadable") w.insert(w.begin(), Word{kind, 0});
+    if (kind == "unreadable") {
+      Report(ReadFile(w[0].text, 0).status());  // it says why, with the file's name
+    } else if (w.size() != 2 || (w[0].text != "policies" && w[0].text != "entities" && w[0].text != "schema")) {
       Error(w.size() == 1 ? Cat("cannot tell what `", w[0].text,
-                                "` holds from its name; say :load policies|entities|schema FILE")
+                                "` holds from its name or its content; say :load policies|entities|schema FILE")
                           : "usage: :load [policies|entities|schema] FILE");
     } else if (w[0].text == "policies") {
       Report(LoadPolicies(w[1].text));

@@ -306,6 +306,42 @@ case_repl_pipe() {
   expect_no_stderr
 }
 
+# `:load FILE` without a kind loads what the file holds when its name does
+# not say (issue 15, "Also"): copies of the governance example's files with
+# no extension or a plain .json, in text and in JSON, then files it cannot
+# tell (a README, an empty file, a request) and one that does not exist.
+case_repl_load_by_content() {
+  local d="$work/load"
+  mkdir -p "$d"
+  cp examples/governance/policies.cedar "$d/policies"
+  cp stdlib/governance.cedarschema "$d/schema"
+  cp examples/governance/entities.json "$d/entities"
+  cat >"$d/policy-set.json" <<'JSON'
+{"staticPolicies": {"all": {"effect": "permit", "principal": {"op": "All"}, "action": {"op": "All"},
+  "resource": {"op": "All"}, "conditions": []}}, "templates": {}, "templateLinks": []}
+JSON
+  cat >"$d/schema.json" <<'JSON'
+{"": {"entityTypes": {"User": {}}, "actions": {"view": {"appliesTo": {"principalTypes": ["User"],
+  "resourceTypes": ["User"]}}}}}
+JSON
+  printf '# Notes\npermit is a word\n' >"$d/README"
+  : >"$d/empty"
+  printf '{"principal": "User::\\"a\\""}\n' >"$d/request"
+  status=0
+  printf '%s\n' ":load $d/schema.json" ":load $d/policy-set.json" ":load $d/schema" ":load $d/policies" \
+    ":load $d/entities" ":load $d/README" ":load $d/empty" ":load $d/request" ":load $d/missing" |
+    "$charter_bin" repl >"$stdout_file" 2>"$stderr_file" || status=$?
+  {
+    echo "\$ charter repl  # :load FILE of each kind"
+    section stdout "$stdout_file"
+    section stderr "$stderr_file"
+    echo "--- exit $status"
+  } | sed -e "s|$work|<tmp>|g" >>"$transcript"
+  expect_status 0
+  [[ $(grep -c '^loaded ' "$stdout_file") -eq 5 ]] || fail "not five files loaded"
+  rm -rf "$d"
+}
+
 # The REPL with a schema (tests/cli/golden/repl-model.cedarschema).
 case_repl_schema() {
   local args=(--schema $golden/repl-model.cedarschema --policies $golden/repl-policies.cedar
