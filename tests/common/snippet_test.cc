@@ -48,6 +48,18 @@ TEST(SnippetTest, ALongLineIsShownAsAWindow) {
   EXPECT_LT(out.size(), 400u);
 }
 
+// Control bytes in the source line are shown as their pictures, one column
+// each: no escape sequence reaches the terminal, and the underline lines up.
+TEST(SnippetTest, ControlBytesAreShownAsPictures) {
+  SourceFile source("p.cedar", "when { \"a\x1b[31m\x01\x7f\" == x };");
+  std::string out = Render(source, Span{21, 22}, {});
+  EXPECT_EQ(out,
+            "  |\n"
+            "1 | when { \"a\xE2\x90\x9B[31m\xE2\x90\x81\xE2\x90\xA1\" == x };\n"
+            "  | " + std::string(21, ' ') + "^\n");
+  EXPECT_EQ(out.find('\x1b'), std::string::npos);
+}
+
 TEST(SnippetTest, AnEmptySpanIsOneColumn) {
   SourceFile source("p.cedar", "permit(principal, action, resource)");
   EXPECT_EQ(Render(source, Span{35, 35}, {}),

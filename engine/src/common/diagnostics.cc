@@ -141,8 +141,20 @@ size_t AppendSnippet(std::string* out, const SourceFile& source, Span span,
       last = std::min(line_len + 1, first + kMaxShownColumns);
     }
     size_t first_byte = ByteOfColumn(line, first), last_byte = ByteOfColumn(line, last);
-    std::string shown = Cat(first > 1 ? "…" : "", line.substr(first_byte, last_byte - first_byte),
-                            last <= line_len ? "…" : "");
+    // Control bytes of the source (but tabs) are shown as their Unicode
+    // pictures (ESC as U+241B, DEL as U+2421), one column each, so that a
+    // policy file cannot send escape sequences to the terminal of whoever
+    // checks it, and the underline still lines up.
+    std::string shown = first > 1 ? "…" : "";
+    for (char c : line.substr(first_byte, last_byte - first_byte)) {
+      const auto u = static_cast<unsigned char>(c);
+      if ((u < 0x20 && c != '\t') || u == 0x7F) {
+        AppendUtf8(&shown, u == 0x7F ? 0x2421 : 0x2400 + u);
+      } else {
+        shown.push_back(c);
+      }
+    }
+    if (last <= line_len) shown += "…";
     // Keep tabs so that the underline lines up with the source line.
     std::string lead(first > 1 ? 1 : 0, ' ');
     uint32_t col = first;
