@@ -61,7 +61,8 @@ SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_chec
                  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 # The fuzz targets are fuzz/<name>_fuzz.cc, each with its corpus in
-# fuzz/corpus/<name>/; make fuzz FUZZ_NAMES='json bundle' runs only those.
+# fuzz/corpus/<name>/ (and, where there is one, a libFuzzer dictionary in
+# fuzz/dict/<name>.dict); make fuzz FUZZ_NAMES='json bundle' runs only those.
 FUZZ_NAMES ?= $(patsubst fuzz/%_fuzz.cc,%,$(wildcard fuzz/*_fuzz.cc))
 
 # $(call configure,DIR,ARGS): configure DIR, choosing the generator only the
@@ -242,8 +243,9 @@ fuzz: deps
 	  mkdir -p "$$corpus" "$$artifacts"; \
 	  if [ -d fuzz/corpus/$$name ]; then cp -R fuzz/corpus/$$name/. "$$corpus"/; fi; \
 	  echo "== $${name}_fuzzer for $(FUZZ_SECONDS)s (corpus $$corpus, crashes in $$artifacts)"; \
+	  dict=""; if [ -f fuzz/dict/$$name.dict ]; then dict="-dict=fuzz/dict/$$name.dict"; fi; \
 	  $(SANITIZER_ENV) $(FUZZ_DIR)/fuzz/$${name}_fuzzer -max_total_time=$(FUZZ_SECONDS) \
-	    -print_final_stats=1 -artifact_prefix="$$artifacts/" $(FUZZ_ARGS) "$$corpus" || failed="$$failed $$name"; \
+	    -print_final_stats=1 -artifact_prefix="$$artifacts/" $$dict $(FUZZ_ARGS) "$$corpus" || failed="$$failed $$name"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz: failures in:$$failed (inputs under $(FUZZ_DIR)/artifacts/)" >&2; exit 1; fi; \
 	echo "fuzz: no failures in $(FUZZ_NAMES)"
