@@ -220,6 +220,12 @@ case_fmt_charter() {
   cmp -s "$tmp/original.disasm" "$tmp/formatted.disasm" || fail "the bundles disassemble differently"
   cmp -s "$tmp/original.schedule" "$tmp/formatted.schedule" || fail "the bundles schedule differently"
   [[ -s "$tmp/original.schedule" ]] || fail "nothing scheduled"
+  # Every shipped policy and declaration file is in canonical layout.
+  local shipped
+  mapfile -t shipped < <(find examples stdlib \( -name '*.cedar' -o -name '*.charter' \) | sort)
+  [[ ${#shipped[@]} -ge 6 ]] || fail "only ${#shipped[@]} shipped files found"
+  capture fmt --check "${shipped[@]}"
+  [[ $status -eq 0 ]] || fail "not in canonical layout (charter fmt -w): $(cat "$stdout_file" "$stderr_file")"
   cp stdlib/scheduling.cedarschema "$work/s.cedarschema"
   run fmt -w "$work/s.cedarschema"
   expect_errors
