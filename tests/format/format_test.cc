@@ -399,6 +399,22 @@ TEST(Format, ShippedCharterFilesBuildTheSameBundle) {
   }
 }
 
+// The declarations printer (what `charter import` writes) is already in
+// the formatter's layout: formatting its output changes nothing.
+TEST(Format, DeclarationsPrinterOutputIsAFixedPoint) {
+  std::ifstream in(std::string(CHARTER_SOURCE_DIR) + "/examples/governance/scheduling.charter", std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  absl::StatusOr<Bundle> bundle = Compile(SourceFile("scheduling.charter", ss.str()), CompileOptions{}, nullptr);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  absl::StatusOr<Engine> engine = Engine::Create(*bundle);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  ASSERT_NE(engine->scheduling(), nullptr);
+  std::string printed = schedule::PrintDeclarations(*engine->scheduling());
+  std::string error;
+  EXPECT_EQ(FormatCharter(printed, &error), printed) << error;
+}
+
 // The generated corpus, and every .cedar and .charter file of the
 // repository (examples, stdlib, tests, fuzz corpora).
 std::vector<std::filesystem::path> CorpusFiles() {
