@@ -556,7 +556,6 @@ class Printer {
       Refuse(e.span, "a declaration block whose `{` the formatter cannot find");
       return;
     }
-    // Comments inside the line (or the block's head) go above it.
     // Comments inside the line (or the block's head) go above it: the
     // current line holds the indentation only.
     while (next_ < comments_.size() && comments_[next_].begin < open) {
