@@ -352,6 +352,7 @@ TEST(Format, RefusesWhatItCannotKeep) {
   EXPECT_EQ(d.code, "CH0900");
   EXPECT_EQ(d.message,
             "a quantity split across lines or by a comment cannot be formatted; the file is left as it is");
+  EXPECT_EQ(d.help, "write the quantity on one line, without a comment in it");
   EXPECT_EQ(source.text().substr(d.span.begin, d.span.end - d.span.begin), "64 // x\n Gi");
   EXPECT_EQ(out.status().message(),
             "in.charter:2:43: a quantity split across lines or by a comment cannot be formatted; the file is "

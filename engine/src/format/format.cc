@@ -337,6 +337,7 @@ class Printer {
 
   // Why the text could not be printed whole; empty when it was.
   const std::string& refusal() const { return refusal_; }
+  const std::string& refusal_help() const { return refusal_help_; }
   Span refusal_span() const { return refusal_span_; }
 
  private:
@@ -437,9 +438,11 @@ class Printer {
 
   static constexpr size_t kMaxDeclDepth = 256;
 
-  void Refuse(Span span, std::string message) {
+  // `help` defaults to the formatter's own fault.
+  void Refuse(Span span, std::string message, std::string help = "") {
     if (!refusal_.empty()) return;
     refusal_ = std::move(message);
+    refusal_help_ = std::move(help);
     refusal_span_ = span;
   }
 
@@ -487,7 +490,8 @@ class Printer {
           bool token = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                        c == '_' || c == '.' || c == '-' || c == ' ' || c == '\t';
           if (!token) {
-            Refuse(v.span, "a quantity split across lines or by a comment cannot be formatted");
+            Refuse(v.span, "a quantity split across lines or by a comment cannot be formatted",
+                   "write the quantity on one line, without a comment in it");
             return;
           }
         }
@@ -884,6 +888,7 @@ class Printer {
   size_t next_ = 0;  // the first comment not yet emitted
   Document* doc_ = nullptr;
   std::string refusal_;
+  std::string refusal_help_;
   Span refusal_span_;
 };
 
@@ -1037,21 +1042,25 @@ absl::StatusOr<std::string> FormatPolicies(const SourceFile& source, const Forma
   }
   internal::Printer printer(source, options);
   std::string out = printer.PrintSet(set->ast);
-  auto refuse = [&](Span span, const std::string& message) {
+  auto refuse = [&](Span span, const std::string& message, std::string help) {
     diags->Error(internal::codes::CH0900, span, internal::Cat(message, "; the file is left as it is"),
-                 "this is a fault of the formatter: please report it with the file");
+                 std::move(help));
     return absl::InvalidArgumentError(diags->FirstErrorLine(source, before));
   };
-  if (!printer.refusal().empty()) return refuse(printer.refusal_span(), printer.refusal());
+  const char* fault = "this is a fault of the formatter: please report it with the file";
+  if (!printer.refusal().empty()) {
+    return refuse(printer.refusal_span(), printer.refusal(),
+                  printer.refusal_help().empty() ? fault : printer.refusal_help());
+  }
   SourceFile again(source.name(), out);
   Diagnostics again_diagnostics;
   std::unique_ptr<internal::PolicySet> reread = internal::ReadPolicySet(
       again, {}, options.parse, &again_diagnostics, internal::PolicyFormats::kTextOnly);
   if (std::string error = again_diagnostics.FirstErrorLine(again); !error.empty()) {
-    return refuse(Span{}, internal::Cat("the formatted text would not read back (", error, ")"));
+    return refuse(Span{}, internal::Cat("the formatted text would not read back (", error, ")"), fault);
   }
   auto [span, difference] = internal::Difference(source.text(), set->ast, out, reread->ast);
-  if (!difference.empty()) return refuse(span, difference);
+  if (!difference.empty()) return refuse(span, difference, fault);
   return out;
 }
 
