@@ -1052,6 +1052,8 @@ absl::StatusOr<std::string> FormatPolicies(const SourceFile& source, const Forma
     return refuse(printer.refusal_span(), printer.refusal(),
                   printer.refusal_help().empty() ? fault : printer.refusal_help());
   }
+  // Text already in canonical layout reads back as it did.
+  if (out == source.text()) return out;
   SourceFile again(source.name(), out);
   Diagnostics again_diagnostics;
   std::unique_ptr<internal::PolicySet> reread = internal::ReadPolicySet(
