@@ -1,4 +1,5 @@
-// `charter fmt`: rewrite policy files in canonical layout, keeping comments.
+// `charter fmt`: rewrite policy files (.cedar, and .charter with their
+// scheduling declarations) in canonical layout, keeping comments.
 //
 //   charter fmt FILE...            # formatted text on stdout
 //   charter fmt --check FILE...    # list files that would change; exit 1 if any
@@ -7,7 +8,9 @@
 // Each file is handled on its own: a file that cannot be read or does not
 // parse is reported (one line a fault) and the others are still listed
 // (--check) or rewritten (-w); the exit status is then 1. Without either
-// flag the texts are printed only when every file was formatted.
+// flag the texts are printed only when every file was formatted. A file the
+// formatter cannot print whole (CH0900), or a schema file, is refused in the
+// same way and never rewritten.
 #include <memory>
 #include <string>
 #include <utility>
@@ -40,6 +43,12 @@ int RunFmt(const FmtFlags& flags) {
   std::vector<Formatted> results;
   std::string errors;
   for (const std::string& path : flags.files) {
+    if (path.size() >= 12 && path.compare(path.size() - 12, 12, ".cedarschema") == 0) {
+      CatAppend(&errors, errors.empty() ? "" : "\n",
+                WithPath(path, "schema files are not formatted: `charter fmt` formats policy files "
+                               "(.cedar, .charter); the file is left as it is"));
+      continue;
+    }
     absl::StatusOr<std::string> text = ReadFile(path, options.parse.max_source_bytes);
     if (!text.ok()) {
       CatAppend(&errors, errors.empty() ? "" : "\n", text.status().message());
@@ -109,7 +118,7 @@ Command AddFmtCommand(CLI::App& root) {
   auto flags = std::make_shared<FmtFlags>();
   CLI::App* app = root.add_subcommand(
       "fmt", "Format policy files in canonical layout, keeping comments");
-  app->add_option("FILE", flags->files, "Cedar policy files")
+  app->add_option("FILE", flags->files, "Policy files (.cedar, .charter)")
       ->type_name("FILE...")
       ->required();
   CLI::Option* check =

@@ -189,6 +189,49 @@ case_fmt_check_and_write() {
   [[ $(find "$work" -mindepth 1 | wc -l) -eq 2 ]] || fail "fmt -w left other files behind"
 }
 
+# A .charter file keeps its declarations and comments through `fmt -w`: the
+# rewritten copy of the governance example's scheduling.charter builds a
+# bundle that disassembles and schedules as the original's (the formatter
+# once kept only its comments: 152 lines became 9, exit 0). A schema file is
+# refused, never rewritten.
+case_fmt_charter() {
+  cp $ex/scheduling.charter "$work/scheduling.charter"
+  run fmt -w "$work/scheduling.charter"
+  expect_status 0
+  expect_no_stderr
+  run fmt --check "$work/scheduling.charter"
+  expect_status 0
+  [[ $(grep -c '//' $ex/scheduling.charter) -eq $(grep -c '//' "$work/scheduling.charter") ]] ||
+    fail "comments were lost"
+  [[ $(grep -c '^queue ' "$work/scheduling.charter") -eq 10 ]] || fail "not ten queues"
+  local f
+  for f in original formatted; do
+    local src=$ex/scheduling.charter
+    [[ $f == formatted ]] && src="$work/scheduling.charter"
+    capture build --policies "$policies" --policies "$src" -o "$tmp/$f.bundle"
+    expect_status 0
+    capture disasm "$tmp/$f.bundle"
+    expect_status 0
+    cp "$stdout_file" "$tmp/$f.disasm"
+    capture schedule --bundle "$tmp/$f.bundle" --workloads $golden/governance-workloads.json
+    expect_status 0
+    cp "$stdout_file" "$tmp/$f.schedule"
+  done
+  cmp -s "$tmp/original.disasm" "$tmp/formatted.disasm" || fail "the bundles disassemble differently"
+  cmp -s "$tmp/original.schedule" "$tmp/formatted.schedule" || fail "the bundles schedule differently"
+  [[ -s "$tmp/original.schedule" ]] || fail "nothing scheduled"
+  # Every shipped policy and declaration file is in canonical layout.
+  local shipped
+  mapfile -t shipped < <(find examples stdlib \( -name '*.cedar' -o -name '*.charter' \) | sort)
+  [[ ${#shipped[@]} -ge 6 ]] || fail "only ${#shipped[@]} shipped files found"
+  capture fmt --check "${shipped[@]}"
+  [[ $status -eq 0 ]] || fail "not in canonical layout (charter fmt -w): $(cat "$stdout_file" "$stderr_file")"
+  cp stdlib/scheduling.cedarschema "$work/s.cedarschema"
+  run fmt -w "$work/s.cedarschema"
+  expect_errors
+  cmp -s stdlib/scheduling.cedarschema "$work/s.cedarschema" || fail "a schema file was changed"
+}
+
 case_fmt_bad_input() {
   cp $golden/bad-policy.cedar "$work/bad.cedar"
   run fmt -w "$work/bad.cedar"

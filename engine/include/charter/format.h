@@ -14,6 +14,23 @@
 // `when\n{\n  ...\n}` otherwise, long `&&`/`||` chains one operand a line.
 // Strings are written with canonical escapes, attributes as `.name` where
 // the name allows it, and parentheses only where precedence needs them.
+//
+// Charter text (a `.charter` source, or CompileOptions::language) may hold
+// scheduling declarations among its policies; they are printed in their
+// place in the layout of schedule::PrintDeclarations (docs/scheduling.md):
+//
+//   flavor a100;
+//   queue training { // the ML teams
+//     cohort: "ml";
+//     resources cpu, "nvidia.com/gpu" {
+//       flavor a100 { cpu: 96; "nvidia.com/gpu": 8 borrow 4; }
+//     }
+//   }
+//
+// Before it returns, the formatter reads its output again and checks that it
+// holds the same policies and declarations (spans aside) and the same
+// comments in order. Text it cannot format whole is refused, never
+// shortened: a CH0900 diagnostic at the construct, and InvalidArgument.
 #ifndef CHARTER_FORMAT_H_
 #define CHARTER_FORMAT_H_
 
@@ -33,9 +50,10 @@ struct FormatOptions {
   CompileOptions parse;
 };
 
-// Formats Cedar policy text (not Cedar's JSON policy format). Text that does
-// not parse is not formatted: its faults go to `diagnostics` (which may be
-// null) and the result is InvalidArgument, as for Compile().
+// Formats Cedar policy text or Charter text (not Cedar's JSON policy format,
+// nor schemas). Text that does not parse, or that the formatter cannot keep
+// whole (CH0900), is not formatted: its faults go to `diagnostics` (which may
+// be null) and the result is InvalidArgument, as for Compile().
 CHARTER_API absl::StatusOr<std::string> FormatPolicies(const SourceFile& source,
                                                        const FormatOptions& options,
                                                        Diagnostics* diagnostics);

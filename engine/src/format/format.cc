@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ast/ast.h"
+#include "common/diagnostic_codes.h"
 #include "common/strings.h"
 #include "common/utf8.h"
 #include "policy_set/policy_set.h"
@@ -293,30 +294,51 @@ class Printer {
   Printer(const SourceFile& source, const FormatOptions& options)
       : text_(source.text()), options_(options), comments_(FindComments(source.text())) {}
 
+  // The set's policies and declarations, in the order of the source, with
+  // the comments around them. A construct the printer cannot write as it
+  // was read sets refusal() and the text is not to be used.
   std::string PrintSet(const ast::PolicySet& set) {
     std::string out;
-    bool previous_policy = false;
-    for (const ast::Policy& p : set.policies) {
-      TopLevelComments(p.span.begin, &out, &previous_policy);
-      Separate(&out, previous_policy || BlankBefore(p.span.begin));
-      Document doc;
-      doc_ = &doc;
-      int root = Policy(p);
-      out += doc.Render(root, options_.line_width, options_.indent_width);
-      doc_ = nullptr;
-      // A comment after the `;` on the same line stays there.
-      while (next_ < comments_.size() && comments_[next_].trailing &&
-             text_.substr(p.span.end, comments_[next_].begin - p.span.end).find('\n') ==
-                 std::string_view::npos) {
-        out += " ";
-        out += CommentText(comments_[next_++]);
+    Item previous = Item::kNone;
+    size_t pi = 0;
+    size_t di = 0;
+    while (pi < set.policies.size() || di < set.declarations.size()) {
+      bool policy = di == set.declarations.size() ||
+                    (pi < set.policies.size() &&
+                     set.policies[pi].span.begin < set.declarations[di].span.begin);
+      uint32_t begin = policy ? set.policies[pi].span.begin : set.declarations[di].span.begin;
+      TopLevelComments(begin, &out, &previous);
+      // A policy stands apart from what precedes it; declarations in a run
+      // keep the source's spacing.
+      Separate(&out, previous == Item::kPolicy || (policy && previous == Item::kDeclaration) ||
+                         BlankBefore(begin));
+      uint32_t end = 0;
+      if (policy) {
+        const ast::Policy& p = set.policies[pi++];
+        Document doc;
+        doc_ = &doc;
+        int root = Policy(p);
+        out += doc.Render(root, options_.line_width, options_.indent_width);
+        doc_ = nullptr;
+        end = p.span.end;
+      } else {
+        const ast::DeclEntry& d = set.declarations[di++];
+        Declaration(d, 0, &out);
+        end = d.span.end;
       }
-      previous_policy = true;
+      // A comment after the `;` on the same line stays there.
+      TrailingComments(end, &out);
+      previous = policy ? Item::kPolicy : Item::kDeclaration;
     }
-    TopLevelComments(static_cast<uint32_t>(text_.size()) + 1, &out, &previous_policy);
+    TopLevelComments(static_cast<uint32_t>(text_.size()) + 1, &out, &previous);
     if (!out.empty()) out.push_back('\n');
     return out;
   }
+
+  // Why the text could not be printed whole; empty when it was.
+  const std::string& refusal() const { return refusal_; }
+  const std::string& refusal_help() const { return refusal_help_; }
+  Span refusal_span() const { return refusal_span_; }
 
  private:
   // Starts a new top-level item: a line break, and an empty line if `blank`.
@@ -339,13 +361,25 @@ class Printer {
     return false;
   }
 
-  void TopLevelComments(uint32_t before, std::string* out, bool* previous_policy) {
+  enum class Item : uint8_t { kNone, kComment, kPolicy, kDeclaration };
+
+  void TopLevelComments(uint32_t before, std::string* out, Item* previous) {
     while (next_ < comments_.size() && comments_[next_].begin < before) {
       const SourceComment& c = comments_[next_++];
-      Separate(out, *previous_policy || c.blank_before);
+      Separate(out, *previous == Item::kPolicy || c.blank_before);
       *out += CommentText(c);
-      *previous_policy = false;
+      *previous = Item::kComment;
     }
+  }
+
+  // The comment that follows `end` on its line with only blanks between,
+  // appended to the output's last line.
+  void TrailingComments(uint32_t end, std::string* out) {
+    if (next_ >= comments_.size() || comments_[next_].begin < end) return;
+    std::string_view between = text_.substr(end, comments_[next_].begin - end);
+    if (between.find_first_not_of(" \t\r\f") != std::string_view::npos) return;
+    *out += " ";
+    *out += CommentText(comments_[next_++]);
   }
 
   std::string CommentText(const SourceComment& c) const {
@@ -388,6 +422,188 @@ class Printer {
       }
     }
     return static_cast<uint32_t>(i);
+  }
+
+  // ---- declarations ----------------------------------------------------------
+  //
+  // The layout of engine/src/schedule/print.cc (docs/scheduling.md, "The
+  // scheduling language"): one entry a line, a block's entries indented one
+  // step; a block two levels deep whose entries are all lines (a flavor's
+  // quotas) on one line, whatever its length, unless it holds a comment. Names are bare
+  // when they are identifiers and not keywords, else strings; a head word
+  // keeps its form, since a quoted head (`"cpu": 8`) is never a keyword of
+  // the language. Quantities are written as they were. A comment stays above
+  // the entry it precedes, at the end of the line it ends, or inside the
+  // block it is in; one written inside an entry's line moves above it.
+
+  static constexpr size_t kMaxDeclDepth = 256;
+
+  // `help` defaults to the formatter's own fault.
+  void Refuse(Span span, std::string message, std::string help = "") {
+    if (!refusal_.empty()) return;
+    refusal_ = std::move(message);
+    refusal_help_ = std::move(help);
+    refusal_span_ = span;
+  }
+
+  // Words the lexer reads as keywords: a name spelt like one is a string.
+  static bool IsDeclKeyword(std::string_view s) {
+    for (std::string_view k : {"permit", "forbid", "when", "unless", "principal", "action", "resource",
+                               "context", "true", "false", "if", "then", "else", "in", "has", "like", "is"}) {
+      if (s == k) return true;
+    }
+    return false;
+  }
+
+  static std::string DeclName(std::string_view s) {
+    if (IsDeclKeyword(s)) return Quote(s);
+    auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+    if (s.empty() || !alpha(s[0])) return Quote(s);
+    for (char c : s) {
+      if (!alpha(c) && !(c >= '0' && c <= '9')) return Quote(s);
+    }
+    return std::string(s);
+  }
+
+  // `head names...`, as one line.
+  std::string DeclHead(const ast::DeclEntry& e) {
+    std::string out = e.head.quoted ? Quote(e.head.text) : e.head.text;
+    for (size_t i = 0; i < e.names.size(); ++i) {
+      out += i == 0 ? " " : ", ";
+      out += DeclName(e.names[i].text);
+    }
+    return out;
+  }
+
+  void DeclValueText(const ast::DeclValue& v, size_t depth, std::string* out) {
+    using K = ast::DeclValue::Kind;
+    if (depth > kMaxDeclDepth) {
+      Refuse(v.span, "a list nested too deeply to format");
+      return;
+    }
+    switch (v.kind) {
+      case K::kNumber:
+        // INVARIANT: the parser keeps a quantity's source text, tokens and
+        // what lies between them; only text on one line without a comment
+        // can be written back as it was.
+        for (char c : v.text) {
+          bool token = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                       c == '_' || c == '.' || c == '-' || c == ' ' || c == '\t';
+          if (!token) {
+            Refuse(v.span, "a quantity split across lines or by a comment cannot be formatted",
+                   "write the quantity on one line, without a comment in it");
+            return;
+          }
+        }
+        *out += v.text;
+        return;
+      case K::kString: *out += Quote(v.text); return;
+      case K::kBool: *out += v.flag ? "true" : "false"; return;
+      case K::kWord: *out += v.text; return;
+      case K::kEntity: *out += EntityToCedar(v.text, v.id); return;
+      case K::kList:
+        out->push_back('[');
+        for (size_t i = 0; i < v.items.size(); ++i) {
+          if (i > 0) *out += ", ";
+          DeclValueText(v.items[i], depth + 1, out);
+        }
+        out->push_back(']');
+        return;
+    }
+    Refuse(v.span, "a declaration value of a kind the formatter does not know");
+  }
+
+  // A line's text after its head: `;` or `: value modifiers;`.
+  std::string DeclLineTail(const ast::DeclEntry& e) {
+    if (e.body == ast::DeclEntry::Body::kBare) return ";";
+    std::string out = ": ";
+    DeclValueText(e.value, 0, &out);
+    for (const ast::DeclEntry::Modifier& m : e.modifiers) {
+      out += " ";
+      out += m.word.text;
+      out += " ";
+      DeclValueText(m.value, 0, &out);
+    }
+    out += ";";
+    return out;
+  }
+
+  // The offset of a block's `{`.
+  uint32_t BlockOpen(const ast::DeclEntry& e) const {
+    uint32_t after = e.names.empty() ? e.head.span.end : e.names.back().span.end;
+    return NextCode(after);
+  }
+
+  // Comments before `pos`, each on a line of its own at `indent`; an empty
+  // line is kept before one that had it, except first in a block.
+  void CommentLines(uint32_t pos, const std::string& indent, bool* block_start, std::string* out) {
+    while (next_ < comments_.size() && comments_[next_].begin < pos) {
+      const SourceComment& c = comments_[next_++];
+      if (!out->empty()) out->append(c.blank_before && !*block_start ? "\n\n" : "\n");
+      *out += indent;
+      *out += CommentText(c);
+      *block_start = false;
+    }
+  }
+
+  // A declaration at nesting `depth`, starting on the current line of `out`
+  // (its indentation written). Comments before it have been written.
+  void Declaration(const ast::DeclEntry& e, size_t depth, std::string* out) {
+    if (depth > kMaxDeclDepth) {
+      Refuse(e.span, "declarations nested too deeply to format");
+      return;
+    }
+    const std::string indent(depth * static_cast<size_t>(options_.indent_width), ' ');
+    bool block = e.body == ast::DeclEntry::Body::kBlock;
+    uint32_t open = block ? BlockOpen(e) : e.span.end;
+    if (block && (open >= text_.size() || text_[open] != '{')) {
+      Refuse(e.span, "a declaration block whose `{` the formatter cannot find");
+      return;
+    }
+    // Comments inside the line (or the block's head) go above it: the
+    // current line holds the indentation only.
+    while (next_ < comments_.size() && comments_[next_].begin < open) {
+      *out += CommentText(comments_[next_++]);
+      out->push_back('\n');
+      *out += indent;
+    }
+    std::string head = DeclHead(e);
+    if (!block) {
+      *out += head;
+      *out += DeclLineTail(e);
+      return;
+    }
+    if (e.entries.empty() && !CommentBetween(open, e.span.end)) {
+      *out += head;
+      *out += " {}";
+      return;
+    }
+    bool leaves = true;
+    for (const ast::DeclEntry& x : e.entries) leaves = leaves && x.body != ast::DeclEntry::Body::kBlock;
+    if (depth >= 2 && leaves && !CommentBetween(open, e.span.end)) {
+      *out += head;
+      *out += " {";
+      for (const ast::DeclEntry& x : e.entries) *out += " " + DeclHead(x) + DeclLineTail(x);
+      *out += " }";
+      return;
+    }
+    *out += head;
+    *out += " {";
+    TrailingComments(open + 1, out);
+    const std::string inner(indent.size() + static_cast<size_t>(options_.indent_width), ' ');
+    bool block_start = true;
+    for (const ast::DeclEntry& x : e.entries) {
+      CommentLines(x.span.begin, inner, &block_start, out);
+      out->append(!block_start && BlankBefore(x.span.begin) ? "\n\n" : "\n");
+      *out += inner;
+      Declaration(x, depth + 1, out);
+      TrailingComments(x.span.end, out);
+      block_start = false;
+    }
+    CommentLines(e.span.end - 1, inner, &block_start, out);
+    out->push_back('\n');
+    *out += indent;
+    *out += "}";
   }
 
   int T(std::string s) { return doc_->Text(std::move(s)); }
@@ -671,7 +887,141 @@ class Printer {
   std::vector<SourceComment> comments_;
   size_t next_ = 0;  // the first comment not yet emitted
   Document* doc_ = nullptr;
+  std::string refusal_;
+  std::string refusal_help_;
+  Span refusal_span_;
 };
+
+// ---- the check of the output --------------------------------------------------
+//
+// The formatted text is read again and must hold what the input held: the
+// same policies and declarations (spans aside) and the same comments in
+// order. Anything else is a fault of the formatter, refused, so that a file
+// is never rewritten with less in it than it had.
+
+bool SameEntity(const ast::EntityRef& a, const ast::EntityRef& b) { return a.type == b.type && a.id == b.id; }
+
+bool SameExpr(const ast::Expr& a, const ast::Expr& b) {
+  std::vector<std::pair<const ast::Expr*, const ast::Expr*>> stack{{&a, &b}};
+  while (!stack.empty()) {
+    auto [x, y] = stack.back();
+    stack.pop_back();
+    if (x->kind != y->kind || x->b != y->b || x->i != y->i || x->str != y->str ||
+        !SameEntity(x->entity, y->entity) || x->var != y->var || x->bop != y->bop || x->uop != y->uop ||
+        x->keys != y->keys || x->args.size() != y->args.size() || x->pattern.size() != y->pattern.size()) {
+      return false;
+    }
+    for (size_t i = 0; i < x->pattern.size(); ++i) {
+      if (x->pattern[i].wildcard != y->pattern[i].wildcard || x->pattern[i].literal != y->pattern[i].literal) {
+        return false;
+      }
+    }
+    for (size_t i = 0; i < x->args.size(); ++i) stack.push_back({x->args[i].get(), y->args[i].get()});
+  }
+  return true;
+}
+
+bool SameScope(const ast::ScopeConstraint& a, const ast::ScopeConstraint& b) {
+  return a.kind == b.kind && a.slot == b.slot && SameEntity(a.entity, b.entity) && a.type == b.type;
+}
+
+bool SamePolicy(const ast::Policy& a, const ast::Policy& b) {
+  if (a.id != b.id || a.effect != b.effect || a.annotations.size() != b.annotations.size() ||
+      !SameScope(a.principal, b.principal) || !SameScope(a.resource, b.resource) ||
+      a.action.kind != b.action.kind || a.action.entities.size() != b.action.entities.size() ||
+      a.conditions.size() != b.conditions.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.annotations.size(); ++i) {
+    if (a.annotations[i].key != b.annotations[i].key || a.annotations[i].value != b.annotations[i].value) {
+      return false;
+    }
+  }
+  for (size_t i = 0; i < a.action.entities.size(); ++i) {
+    if (!SameEntity(a.action.entities[i], b.action.entities[i])) return false;
+  }
+  for (size_t i = 0; i < a.conditions.size(); ++i) {
+    if (a.conditions[i].when != b.conditions[i].when ||
+        !SameExpr(*a.conditions[i].body, *b.conditions[i].body)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Nesting is bounded by the parser's depth limit, as for the printer.
+bool SameDeclValue(const ast::DeclValue& a, const ast::DeclValue& b) {
+  if (a.kind != b.kind || a.text != b.text || a.id != b.id || a.flag != b.flag ||
+      a.items.size() != b.items.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.items.size(); ++i) {
+    if (!SameDeclValue(a.items[i], b.items[i])) return false;
+  }
+  return true;
+}
+
+// A head keeps its form (a quoted head is never a keyword); a name means
+// the same bare or quoted.
+bool SameDecl(const ast::DeclEntry& a, const ast::DeclEntry& b) {
+  if (a.head.text != b.head.text || a.head.quoted != b.head.quoted || a.body != b.body ||
+      a.names.size() != b.names.size() || a.modifiers.size() != b.modifiers.size() ||
+      a.entries.size() != b.entries.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.names.size(); ++i) {
+    if (a.names[i].text != b.names[i].text) return false;
+  }
+  if (a.body == ast::DeclEntry::Body::kSetting && !SameDeclValue(a.value, b.value)) return false;
+  for (size_t i = 0; i < a.modifiers.size(); ++i) {
+    if (a.modifiers[i].word.text != b.modifiers[i].word.text ||
+        !SameDeclValue(a.modifiers[i].value, b.modifiers[i].value)) {
+      return false;
+    }
+  }
+  for (size_t i = 0; i < a.entries.size(); ++i) {
+    if (!SameDecl(a.entries[i], b.entries[i])) return false;
+  }
+  return true;
+}
+
+std::string TrimmedComment(std::string_view text, const SourceComment& c) {
+  std::string_view t = text.substr(c.begin, c.end - c.begin);
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\f')) t.remove_suffix(1);
+  return std::string(t);
+}
+
+// Where `formatted` (read as `again`) differs from the input (read as
+// `set`), as a span of the input and a message; an empty message if it
+// holds the same.
+std::pair<Span, std::string> Difference(std::string_view input, const ast::PolicySet& set,
+                                        std::string_view formatted, const ast::PolicySet& again) {
+  for (size_t i = 0; i < set.policies.size(); ++i) {
+    if (i >= again.policies.size() || !SamePolicy(set.policies[i], again.policies[i])) {
+      return {set.policies[i].span, "the formatted text would not hold this policy as written"};
+    }
+  }
+  if (again.policies.size() != set.policies.size()) {
+    return {Span{}, "the formatted text would hold more policies than the input"};
+  }
+  for (size_t i = 0; i < set.declarations.size(); ++i) {
+    if (i >= again.declarations.size() || !SameDecl(set.declarations[i], again.declarations[i])) {
+      return {set.declarations[i].span, "the formatted text would not hold this declaration as written"};
+    }
+  }
+  if (again.declarations.size() != set.declarations.size()) {
+    return {Span{}, "the formatted text would hold more declarations than the input"};
+  }
+  std::vector<SourceComment> before = FindComments(input);
+  std::vector<SourceComment> after = FindComments(formatted);
+  for (size_t i = 0; i < before.size(); ++i) {
+    if (i >= after.size() || TrimmedComment(input, before[i]) != TrimmedComment(formatted, after[i])) {
+      return {Span{before[i].begin, before[i].end}, "the formatted text would not keep this comment"};
+    }
+  }
+  if (after.size() != before.size()) return {Span{}, "the formatted text would hold more comments than the input"};
+  return {Span{}, ""};
+}
 
 }  // namespace
 }  // namespace internal
@@ -691,7 +1041,29 @@ absl::StatusOr<std::string> FormatPolicies(const SourceFile& source, const Forma
     return absl::InvalidArgumentError(error);
   }
   internal::Printer printer(source, options);
-  return printer.PrintSet(set->ast);
+  std::string out = printer.PrintSet(set->ast);
+  auto refuse = [&](Span span, const std::string& message, std::string help) {
+    diags->Error(internal::codes::CH0900, span, internal::Cat(message, "; the file is left as it is"),
+                 std::move(help));
+    return absl::InvalidArgumentError(diags->FirstErrorLine(source, before));
+  };
+  const char* fault = "this is a fault of the formatter: please report it with the file";
+  if (!printer.refusal().empty()) {
+    return refuse(printer.refusal_span(), printer.refusal(),
+                  printer.refusal_help().empty() ? fault : printer.refusal_help());
+  }
+  // Text already in canonical layout reads back as it did.
+  if (out == source.text()) return out;
+  SourceFile again(source.name(), out);
+  Diagnostics again_diagnostics;
+  std::unique_ptr<internal::PolicySet> reread = internal::ReadPolicySet(
+      again, {}, options.parse, &again_diagnostics, internal::PolicyFormats::kTextOnly);
+  if (std::string error = again_diagnostics.FirstErrorLine(again); !error.empty()) {
+    return refuse(Span{}, internal::Cat("the formatted text would not read back (", error, ")"), fault);
+  }
+  auto [span, difference] = internal::Difference(source.text(), set->ast, out, reread->ast);
+  if (!difference.empty()) return refuse(span, difference, fault);
+  return out;
 }
 
 }  // namespace charter
