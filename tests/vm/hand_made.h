@@ -71,6 +71,21 @@ inline HandMadeBundle SetFlood(uint32_t count, std::string id = "flood") {
   return HandMadeBundle{{}, {}, {}, {p}};
 }
 
+// One policy whose sets share their elements: S(k+1) = {S(k), {S(k)}}, so
+// that S(levels) is 2 * levels instructions yet stands for a tree of about
+// 2^levels sets; then a MakeSet of it with 254 other registers (hashed, as
+// a set of more than 64 values is) and `true`.
+inline HandMadeBundle SharedSets(uint32_t levels) {
+  HandMadePolicy p{"shared", {}, 256};
+  for (uint32_t i = 0; i < levels; ++i) {
+    p.code.push_back(I(Op::kMakeSet, 1, 1, 0));  // R1 = {R0}
+    p.code.push_back(I(Op::kMakeSet, 0, 2, 0));  // R0 = {R0, R1}
+  }
+  p.code.push_back(I(Op::kMakeSet, 2, 255, 0));
+  p.code.push_back(I(Op::kRetBool, 0, 1, 0));
+  return HandMadeBundle{{}, {}, {}, {p}};
+}
+
 }  // namespace charter::internal::testing
 
 #endif  // CHARTER_TESTS_VM_HAND_MADE_H_

@@ -3,6 +3,7 @@
 //
 //   hostile_bundle nested-sets DEPTH OUT   sets nested DEPTH deep, compared
 //   hostile_bundle set-flood COUNT OUT     COUNT MakeSets of 255 registers
+//   hostile_bundle shared-sets LEVELS OUT  sets sharing elements, 2^LEVELS as a tree
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -13,7 +14,7 @@
 int main(int argc, char** argv) {
   using namespace charter::internal::testing;
   if (argc != 4) {
-    std::cerr << "usage: hostile_bundle nested-sets|set-flood N OUT\n";
+    std::cerr << "usage: hostile_bundle nested-sets|set-flood|shared-sets N OUT\n";
     return 2;
   }
   std::string kind = argv[1];
@@ -23,6 +24,8 @@ int main(int argc, char** argv) {
     b = NestedSets(n);
   } else if (kind == "set-flood") {
     b = SetFlood(n);
+  } else if (kind == "shared-sets") {
+    b = SharedSets(n);
   } else {
     std::cerr << "hostile_bundle: unknown kind " << kind << "\n";
     return 2;
