@@ -35,6 +35,16 @@ struct VerifyOptions {
   size_t max_tables = 10'000'000;    // FlatBuffers tables in one bundle
   size_t max_policies = 1'000'000;
   size_t max_code_words = 1 << 20;   // instructions in one policy
+  // Limits on what a bundle's code may do while it decides a request (its
+  // code runs untrusted too). Past one, the policy that crosses it errs, as
+  // any evaluation error: it is skipped and reported in the Decision.
+  // Sets and records the code nests one in another (values read from the
+  // request or the entities count as none: their readers bound their
+  // nesting). At most 65,535.
+  size_t max_value_depth = 1000;
+  // Bytes of sets and records the code of one decision may build, all its
+  // policies together.
+  size_t max_decision_bytes = size_t{128} << 20;
 };
 
 class CHARTER_API Engine {

@@ -2,6 +2,9 @@
 // (verify/) and of the authorizer (vm/authorizer.h).
 #include "charter/engine.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "access/access.h"
 #include "common/combine.h"
 #include "common/status_macros.h"
@@ -18,7 +21,12 @@ absl::StatusOr<Engine> Engine::Create(Bundle bundle, const VerifyOptions& option
   std::optional<schedule::State> scheduling;
   ASSIGN_OR_RETURN(const internal::fb::Bundle* root,
                    internal::VerifyBundle(bundle.bytes(), options, &scheduling));
-  return Engine(std::make_shared<const internal::Program>(std::move(bundle), root, std::move(scheduling)));
+  internal::EvalLimits limits;
+  // Value::depth is 16 bits.
+  limits.max_value_depth = static_cast<uint16_t>(std::min<size_t>(options.max_value_depth, UINT16_MAX));
+  limits.max_decision_bytes = options.max_decision_bytes;
+  return Engine(
+      std::make_shared<const internal::Program>(std::move(bundle), root, std::move(scheduling), limits));
 }
 
 const schedule::State* Engine::scheduling() const { return program_->scheduling(); }

@@ -43,6 +43,12 @@ struct Value {
   // A record whose keys an entity store interned (EntityStore::InternedKey):
   // equal keys are one string there, so a key is found by its address.
   bool interned_keys = false;
+  // For a set or record the VM built: how deep it nests the VM's sets and
+  // records (1 + the deepest of its elements'); 0 for any other value (a
+  // reader that builds values bounds their nesting itself). The VM keeps it
+  // under VerifyOptions::max_value_depth, so that every recursive walk over
+  // values (Equal, HashValue, printing) is bounded.
+  uint16_t depth = 0;
   uint32_t size = 0;  // bytes of a string, fields of a record, elements of a set
   union {
     bool b;
@@ -108,6 +114,8 @@ struct Value {
   }
   std::string_view string() const { return {str, size}; }
 };
+
+static_assert(sizeof(Value) == 16, "a Value is 16 bytes");
 
 struct RecordField {
   std::string_view key;

@@ -23,7 +23,27 @@ struct PolicyCode {
   uint32_t size = 0;
   uint32_t num_registers = 0;
   const fb::Policy* source = nullptr;
+  // One bit an instruction (bit pc % 64 of word pc / 64): set on a
+  // MakeRecord or RecordExtend whose record no instruction can read before a
+  // RecordExtend extends it further (FindPendingRecords), so that the VM may
+  // build it in place and sort it once at the end.
+  const uint64_t* pending_records = nullptr;
+  bool pending_record(uint32_t pc) const { return (pending_records[pc / 64] >> (pc % 64)) & 1; }
 };
+
+// Limits on what a bundle's code may do while it decides a request
+// (VerifyOptions' evaluation limits, as the VM reads them).
+struct EvalLimits {
+  uint16_t max_value_depth = 1000;               // Value::depth
+  size_t max_decision_bytes = size_t{128} << 20;  // the scratch arena's bytes
+};
+
+// The MakeRecord and RecordExtend instructions of `code` (verified) whose
+// record is next read by a RecordExtend of the same register, the record's
+// only reader: no instruction in between names the register, and no jump
+// from between them lands after that RecordExtend. Code compiled from a
+// record literal of more than one chunk is of this kind (lower.cc).
+std::vector<uint64_t> FindPendingRecords(const fb::Bundle* root, const uint64_t* code, uint32_t size);
 
 struct PatternPart {
   bool wildcard;
@@ -39,7 +59,8 @@ class Program {
  public:
   // INVARIANT: `root` points into `bundle` and has passed VerifyBundle,
   // which read `scheduling` from it.
-  Program(Bundle bundle, const fb::Bundle* root, std::optional<::charter::schedule::State> scheduling = std::nullopt);
+  Program(Bundle bundle, const fb::Bundle* root, std::optional<::charter::schedule::State> scheduling = std::nullopt,
+          const EvalLimits& limits = {});
 
   const fb::Bundle* root() const { return root_; }
   const std::vector<PolicyCode>& policies() const { return policies_; }
@@ -60,6 +81,7 @@ class Program {
   // The fingerprint of the schema a typed bundle was compiled with, or empty.
   std::string_view schema_fingerprint() const { return schema_fingerprint_; }
   const ScopeIndex& scope_index() const { return scope_index_; }
+  const EvalLimits& limits() const { return limits_; }
   // The bundle's scheduling configuration, or null.
   const ::charter::schedule::State* scheduling() const { return scheduling_ ? &*scheduling_ : nullptr; }
 
@@ -67,6 +89,8 @@ class Program {
   Bundle bundle_;
   const fb::Bundle* root_;
   std::vector<PolicyCode> policies_;
+  std::vector<std::vector<uint64_t>> pending_records_;  // PolicyCode::pending_records
+  EvalLimits limits_;
   std::vector<Value> strings_;
   std::vector<int64_t> longs_;
   std::vector<EntityRef> entities_;

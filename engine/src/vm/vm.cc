@@ -137,6 +137,22 @@ uint32_t AddUnique(Value* elems, uint32_t unique, const Value* src, uint32_t n) 
   return AppendUnique(elems, unique, src, n);
 }
 
+// The deepest Value::depth of vs[0, n).
+uint32_t MaxDepth(const Value* vs, uint32_t n) {
+  uint32_t depth = 0;
+  for (uint32_t i = 0; i < n; ++i) depth = std::max<uint32_t>(depth, vs[i].depth);
+  return depth;
+}
+
+void DepthError(std::string* error, uint32_t limit) {
+  CatAppend(error, "sets and records nested more than ", limit, " deep (the limit, max_value_depth)");
+}
+
+void MemoryError(std::string* error, size_t limit) {
+  CatAppend(error, "the sets and records built for this request need more than ", limit,
+            " bytes (the limit, max_decision_bytes)");
+}
+
 // The sets a run is building with SetExtend, by register. A literal of n
 // elements is a MakeSet and then one SetExtend a chunk (lower.cc); copying
 // the set and hashing it again at each chunk made a literal of 80,000
@@ -151,31 +167,42 @@ constexpr size_t kSmallSetExtend = 256;
 
 class SetBuilders {
  public:
-  // R[a] extended by src[0, n); R[a] must be a set.
-  Value Extend(uint32_t a, const Value& base, const Value* src, uint32_t n, Arena* scratch) {
+  // R[a] extended by src[0, n) into *out; R[a] must be a set. False when
+  // that would allocate more than `room` bytes (arena and tables together).
+  bool Extend(uint32_t a, const Value& base, const Value* src, uint32_t n, Arena* scratch, size_t room,
+              Value* out) {
     Builder& b = builders_[a];
     if (b.elems == nullptr || b.elems != base.elements || b.size != base.size) {
-      b.capacity = std::max<uint32_t>(64, 2 * (base.size + n));
+      size_t capacity = std::max<size_t>(64, 2 * (size_t{base.size} + n));
+      if (capacity > UINT32_MAX || capacity * (sizeof(Value) + kTableBytesPerElement) > room) return false;
+      b.capacity = static_cast<uint32_t>(capacity);
       b.elems = scratch->AllocateArray<Value>(b.capacity);
       b.size = 0;
       b.table.clear();
       b.hashes.clear();
       for (uint32_t i = 0; i < base.size; ++i) Insert(b, base.elements[i], /*known_unique=*/true);
-    }
-    if (size_t{b.size} + n > b.capacity) {
-      uint32_t capacity = std::max<uint32_t>(2 * b.capacity, b.size + n);
+    } else if (size_t{b.size} + n > b.capacity) {
+      size_t capacity = std::max<size_t>(2 * size_t{b.capacity}, size_t{b.size} + n);
+      if (capacity > UINT32_MAX || capacity * (sizeof(Value) + kTableBytesPerElement) > room) return false;
       Value* elems = scratch->AllocateArray<Value>(capacity);
       std::copy(b.elems, b.elems + b.size, elems);
       b.elems = elems;
-      b.capacity = capacity;
+      b.capacity = static_cast<uint32_t>(capacity);
     }
     // src is in the registers, never in b.elems: read before written.
     for (uint32_t i = 0; i < n; ++i) Insert(b, src[i], false);
-    return Value::Set(b.elems, b.size);
+    *out = Value::Set(b.elems, b.size);
+    return true;
   }
+
+  // The bytes the builders' hash tables hold, which count against the
+  // decision's limit as the arena's do.
+  size_t heap_bytes() const { return heap_bytes_; }
 
  private:
   static constexpr uint32_t kEmpty = 0xFFFFFFFF;
+  // A table of at most 4 slots an element (4 bytes each) and a hash (8).
+  static constexpr size_t kTableBytesPerElement = 4 * sizeof(uint32_t) + sizeof(uint64_t);
   struct Builder {
     Value* elems = nullptr;
     uint32_t size = 0;
@@ -191,10 +218,11 @@ class SetBuilders {
     b.table[s] = index;
   }
 
-  static void Insert(Builder& b, const Value& v, bool known_unique) {
+  void Insert(Builder& b, const Value& v, bool known_unique) {
     if (2 * (size_t{b.size} + 1) > b.table.size()) {
       size_t cap = 64;
       while (cap < 4 * (size_t{b.size} + 1)) cap *= 2;
+      heap_bytes_ += (cap - b.table.size()) * sizeof(uint32_t);
       b.table.assign(cap, kEmpty);
       for (uint32_t k = 0; k < b.size; ++k) Place(b, k);
     }
@@ -207,8 +235,88 @@ class SetBuilders {
       if (b.hashes[k] == hash && Equal(b.elems[k], v)) return;
     }
     b.table[s] = b.size;
+    size_t before = b.hashes.capacity();
     b.hashes.push_back(hash);
+    heap_bytes_ += (b.hashes.capacity() - before) * sizeof(uint64_t);
     b.elems[b.size++] = v;
+  }
+
+  std::array<Builder, kMaxRegisters> builders_;
+  size_t heap_bytes_ = 0;
+};
+
+// The records a run is building in place, by register. A record literal
+// of n keys is a MakeRecord and then one RecordExtend a chunk (lower.cc);
+// merging each chunk into a copy of the record so far made a literal of
+// 60,000 keys cost 1.74 GB and 7.9 s a decision (issue 32). Where nothing
+// can read the record between two of them (PolicyCode::pending_record), the
+// builder appends each chunk's fields to an array of its own (doubling),
+// the register holding an empty record meanwhile, and the instruction that
+// ends the run of them sorts the fields once, the last of equal keys
+// winning as in a merge. The array is the builder's alone until then.
+class RecordBuilders {
+ public:
+  bool pending(uint32_t a) const { return builders_[a].pending; }
+
+  // Starts register a's record from `base` (a record). False when that
+  // would allocate more than `room` bytes.
+  bool Start(uint32_t a, const Value& base, Arena* scratch, size_t room) {
+    Builder& b = builders_[a];
+    b = Builder{};
+    if (!Reserve(b, base.size, scratch, room)) return false;
+    std::copy(base.fields, base.fields + base.size, b.fields);
+    b.size = base.size;
+    b.depth = std::max<uint16_t>(1, base.depth);
+    b.pending = true;
+    return true;
+  }
+
+  // Appends shape's keys with the values R[c + order[i]] (at `values`), of
+  // depth `depth` at most, to register a's record.
+  bool Add(uint32_t a, const RecordShapeView& shape, const Value* values, uint16_t depth, Arena* scratch,
+           size_t room) {
+    Builder& b = builders_[a];
+    uint32_t n = static_cast<uint32_t>(shape.keys.size());
+    if (!Reserve(b, n, scratch, room)) return false;
+    for (uint32_t i = 0; i < n; ++i) b.fields[b.size++] = RecordField{shape.keys[i], values[shape.order[i]]};
+    b.depth = std::max(b.depth, depth);
+    return true;
+  }
+
+  // Register a's record, sorted by key, the last of equal keys kept.
+  Value Finish(uint32_t a) {
+    Builder& b = builders_[a];
+    b.pending = false;
+    std::stable_sort(b.fields, b.fields + b.size,
+                     [](const RecordField& x, const RecordField& y) { return x.key < y.key; });
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < b.size; ++i) {
+      if (i + 1 < b.size && b.fields[i + 1].key == b.fields[i].key) continue;
+      b.fields[out++] = b.fields[i];
+    }
+    Value record = Value::Record(b.fields, out);
+    record.depth = b.depth;
+    return record;
+  }
+
+ private:
+  struct Builder {
+    RecordField* fields = nullptr;
+    uint32_t size = 0;
+    uint32_t capacity = 0;
+    uint16_t depth = 0;  // the record's
+    bool pending = false;
+  };
+
+  static bool Reserve(Builder& b, size_t more, Arena* scratch, size_t room) {
+    if (b.size + more <= b.capacity) return true;
+    size_t capacity = std::max<size_t>({32, 2 * size_t{b.capacity}, b.size + more});
+    if (capacity > UINT32_MAX || capacity * sizeof(RecordField) > room) return false;
+    RecordField* fields = scratch->AllocateArray<RecordField>(capacity);
+    std::copy(b.fields, b.fields + b.size, fields);
+    b.fields = fields;
+    b.capacity = static_cast<uint32_t>(capacity);
+    return true;
   }
 
   std::array<Builder, kMaxRegisters> builders_;
@@ -286,6 +394,15 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
   uint32_t pc = 0;
   Insn insn{0};
   std::unique_ptr<SetBuilders> set_builders;  // made by the first large SetExtend
+  std::unique_ptr<RecordBuilders> record_builders;  // made by the first pending record
+  const EvalLimits& limits = program.limits();
+  // The bytes this decision may still allocate for values: the scratch
+  // arena is the decision's (reset before its first policy), and the set
+  // builders' tables count too.
+  auto room = [&]() -> size_t {
+    size_t used = scratch->bytes_allocated() + (set_builders != nullptr ? set_builders->heap_bytes() : 0);
+    return used < limits.max_decision_bytes ? limits.max_decision_bytes - used : 0;
+  };
 
 #ifdef CHARTER_COMPUTED_GOTO
   static const void* const kDispatch[] = {
@@ -532,19 +649,53 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
   CASE(MakeSet) {
     uint32_t n = insn.b();
     const Value* src = &regs[insn.c()];
+    uint32_t depth = 1 + MaxDepth(src, n);
+    if (depth > limits.max_value_depth) {
+      DepthError(error, limits.max_value_depth);
+      goto error;
+    }
+    if (sizeof(Value) * n > room()) {
+      MemoryError(error, limits.max_decision_bytes);
+      goto error;
+    }
     Value* elems = scratch->AllocateArray<Value>(n);
-    regs[insn.a()] = Value::Set(elems, AddUnique(elems, 0, src, n));
+    Value set = Value::Set(elems, AddUnique(elems, 0, src, n));
+    set.depth = static_cast<uint16_t>(depth);
+    regs[insn.a()] = set;
     NEXT();
   }
   CASE(MakeRecord) {
     const RecordShapeView& shape = program.shape(insn.b());
     uint32_t n = static_cast<uint32_t>(shape.keys.size());
+    const Value* src = &regs[insn.c()];
+    uint32_t depth = 1 + MaxDepth(src, n);
+    if (depth > limits.max_value_depth) {
+      DepthError(error, limits.max_value_depth);
+      goto error;
+    }
+    if (policy.pending_record(pc - 1)) {
+      // The first chunk of a record built in place (RecordBuilders).
+      if (record_builders == nullptr) record_builders = std::make_unique<RecordBuilders>();
+      if (!record_builders->Start(insn.a(), Value::Record(nullptr, 0), scratch, room()) ||
+          !record_builders->Add(insn.a(), shape, src, static_cast<uint16_t>(depth), scratch, room())) {
+        MemoryError(error, limits.max_decision_bytes);
+        goto error;
+      }
+      regs[insn.a()] = Value::Record(nullptr, 0);
+      NEXT();
+    }
+    if (sizeof(RecordField) * n > room()) {
+      MemoryError(error, limits.max_decision_bytes);
+      goto error;
+    }
     RecordField* fields = scratch->AllocateArray<RecordField>(n);
     for (uint32_t i = 0; i < n; ++i) {
       fields[i].key = shape.keys[i];
-      fields[i].value = regs[insn.c() + shape.order[i]];
+      fields[i].value = src[shape.order[i]];
     }
-    regs[insn.a()] = Value::Record(fields, n);
+    Value record = Value::Record(fields, n);
+    record.depth = static_cast<uint16_t>(depth);
+    regs[insn.a()] = record;
     NEXT();
   }
   CASE(Call) {
@@ -570,26 +721,77 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
     }
     uint32_t n = insn.b();
     const Value* src = &regs[insn.c()];
+    uint32_t depth = std::max<uint32_t>(base.depth, 1 + MaxDepth(src, n));
+    if (depth > limits.max_value_depth) {
+      DepthError(error, limits.max_value_depth);
+      goto error;
+    }
+    Value set;
     if (size_t{base.size} + n <= kSmallSetExtend) {
       // A small set: copied, as it costs little and allocates nothing more.
+      if (sizeof(Value) * (size_t{base.size} + n) > room()) {
+        MemoryError(error, limits.max_decision_bytes);
+        goto error;
+      }
       Value* elems = scratch->AllocateArray<Value>(size_t{base.size} + n);
       for (uint32_t i = 0; i < base.size; ++i) elems[i] = base.elements[i];
-      regs[insn.a()] = Value::Set(elems, AddUnique(elems, base.size, src, n));
-      NEXT();
+      set = Value::Set(elems, AddUnique(elems, base.size, src, n));
+    } else {
+      if (set_builders == nullptr) set_builders = std::make_unique<SetBuilders>();
+      if (!set_builders->Extend(insn.a(), base, src, n, scratch, room(), &set)) {
+        MemoryError(error, limits.max_decision_bytes);
+        goto error;
+      }
     }
-    if (set_builders == nullptr) set_builders = std::make_unique<SetBuilders>();
-    regs[insn.a()] = set_builders->Extend(insn.a(), base, src, n, scratch);
+    set.depth = static_cast<uint16_t>(depth);
+    regs[insn.a()] = set;
     NEXT();
   }
   CASE(RecordExtend) {
-    // A merge of two key-sorted field lists; the new value wins a key both have.
-    const Value base = regs[insn.a()];
+    const RecordShapeView& shape = program.shape(insn.b());
+    uint32_t n = static_cast<uint32_t>(shape.keys.size());
+    const Value* src = &regs[insn.c()];
+    const uint32_t a = insn.a();
+    const bool pending = policy.pending_record(pc - 1);
+    uint32_t depth = 1 + MaxDepth(src, n);
+    if (record_builders != nullptr && record_builders->pending(a)) {
+      // R[a] is a record built in place, which only this instruction reads.
+      if (depth > limits.max_value_depth) {
+        DepthError(error, limits.max_value_depth);
+        goto error;
+      }
+      if (!record_builders->Add(a, shape, src, static_cast<uint16_t>(depth), scratch, room())) {
+        MemoryError(error, limits.max_decision_bytes);
+        goto error;
+      }
+      regs[a] = pending ? Value::Record(nullptr, 0) : record_builders->Finish(a);
+      NEXT();
+    }
+    const Value base = regs[a];
     if (base.type != Type::kRecord) {
       TypeError(error, "record", base);
       goto error;
     }
-    const RecordShapeView& shape = program.shape(insn.b());
-    uint32_t n = static_cast<uint32_t>(shape.keys.size());
+    depth = std::max<uint32_t>(depth, base.depth);
+    if (depth > limits.max_value_depth) {
+      DepthError(error, limits.max_value_depth);
+      goto error;
+    }
+    if (pending) {
+      if (record_builders == nullptr) record_builders = std::make_unique<RecordBuilders>();
+      if (!record_builders->Start(a, base, scratch, room()) ||
+          !record_builders->Add(a, shape, src, static_cast<uint16_t>(depth), scratch, room())) {
+        MemoryError(error, limits.max_decision_bytes);
+        goto error;
+      }
+      regs[a] = Value::Record(nullptr, 0);
+      NEXT();
+    }
+    // A merge of two key-sorted field lists; the new value wins a key both have.
+    if (sizeof(RecordField) * (size_t{base.size} + n) > room()) {
+      MemoryError(error, limits.max_decision_bytes);
+      goto error;
+    }
     RecordField* fields = scratch->AllocateArray<RecordField>(size_t{base.size} + n);
     uint32_t i = 0, j = 0, out = 0;
     while (i < base.size || j < n) {
@@ -599,10 +801,12 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
       }
       if (i < base.size && base.fields[i].key == shape.keys[j]) ++i;
       fields[out].key = shape.keys[j];
-      fields[out++].value = regs[insn.c() + shape.order[j]];
+      fields[out++].value = src[shape.order[j]];
       ++j;
     }
-    regs[insn.a()] = Value::Record(fields, out);
+    Value record = Value::Record(fields, out);
+    record.depth = static_cast<uint16_t>(depth);
+    regs[a] = record;
     NEXT();
   }
   // The typed opcodes: the validator proved the operands' types.
