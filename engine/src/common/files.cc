@@ -90,7 +90,10 @@ absl::StatusOr<int> OpenTemporary(const std::string& path, const std::string& tm
     do {
       locked = flock(fd, LOCK_EX);
     } while (locked != 0 && errno == EINTR);
-    if (locked != 0) {
+    // A file system without locks (ENOLCK, EOPNOTSUPP: some network and
+    // FUSE mounts) is written unlocked: then only writers of one file at
+    // one time could meet.
+    if (locked != 0 && errno != ENOLCK && errno != EOPNOTSUPP && errno != ENOSYS) {
       int e = errno;
       close(fd);
       return Errno(path, Cat("cannot lock its temporary file ", tmp), e);
