@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -102,6 +103,20 @@ class ConfigReader {
     return out;
   }
 
+  // Strings of which none is given twice (`why` says what a repeat would do).
+  absl::StatusOr<std::vector<std::string>> DistinctStrings(const JsonValue& v, std::string_view name,
+                                                          std::string_view why) const {
+    absl::StatusOr<std::vector<std::string>> out = Strings(v, name);
+    if (!out.ok()) return out;
+    std::set<std::string_view> seen;
+    for (size_t i = 0; i < out->size(); ++i) {
+      if (!seen.insert((*out)[i]).second) {
+        return Fail(v.at(i), Cat("`", S(name), "`: `", (*out)[i], "` is given twice (", S(why), ")"));
+      }
+    }
+    return out;
+  }
+
  private:
   std::string LineColumn(uint32_t offset) const {
     int line = 1, column = 1;
@@ -141,7 +156,10 @@ absl::Status LoadConfig(const std::string& path, ServerOptions* options) {
   }
   if (std::optional<JsonValue> m = root.Find("mapping")) {
     if (absl::Status s = r.Known(*m, "`mapping`", {"accelerators", "queueLabel", "priorityLabel"}); !s.ok()) return s;
-    if (auto v = m->Find("accelerators")) { CONFIG_ASSIGN(options->mapping.accelerators, r.Strings(*v, "accelerators")); }
+    if (auto v = m->Find("accelerators")) {
+      CONFIG_ASSIGN(options->mapping.accelerators,
+                    r.DistinctStrings(*v, "accelerators", "its requests would count twice in `gpus`"));
+    }
     if (auto v = m->Find("queueLabel")) { CONFIG_ASSIGN(options->mapping.queue_label, r.Str(*v, "queueLabel")); }
     if (auto v = m->Find("priorityLabel")) { CONFIG_ASSIGN(options->mapping.priority_label, r.Str(*v, "priorityLabel")); }
   }

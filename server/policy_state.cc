@@ -65,25 +65,47 @@ std::string Key(std::string_view type, std::string_view id) {
   return k;
 }
 
-// An entity reference: {"type": T, "id": I} or {"__entity": {...}}.
+// An entity uid in every form the entity reader takes (docs/entities.md):
+// {"type": T, "id": I} (other keys ignored), ["T", "I"], and either inside
+// {"__entity": ...}. The store has read the file already, so where a uid
+// must be (an entity's, a parent) this is the one it read.
 std::optional<std::pair<std::string, std::string>> AsUid(const JsonValue& v) {
+  if (v.is_array()) {
+    if (v.size() == 2 && v.at(0).is_string() && v.at(1).is_string()) {
+      return std::make_pair(S(v.at(0).as_string()), S(v.at(1).as_string()));
+    }
+    return std::nullopt;
+  }
   if (!v.is_object()) return std::nullopt;
-  if (std::optional<JsonValue> inner = v.Find("__entity")) return AsUid(*inner);
+  if (std::optional<JsonValue> inner = v.Find("__entity")) {
+    if (std::optional<std::pair<std::string, std::string>> uid = AsUid(*inner)) return uid;
+  }
   std::optional<JsonValue> type = v.Find("type"), id = v.Find("id");
-  if (v.size() == 2 && type && id && type->is_string() && id->is_string()) {
+  if (type && id && type->is_string() && id->is_string()) {
     return std::make_pair(S(type->as_string()), S(id->as_string()));
   }
   return std::nullopt;
 }
 
-// Every entity reference inside `v` (depth-limited: the entity reader has
-// already refused deeper values).
+// A value that is an entity reference read without a schema: an object of
+// exactly `type` and `id`, or {"__entity": ...}. (With a schema, a record or
+// a set of two strings may be one too; AsUid takes those, where a
+// reference may be.)
+std::optional<std::pair<std::string, std::string>> AsExplicitUid(const JsonValue& v) {
+  if (!v.is_object()) return std::nullopt;
+  if (std::optional<JsonValue> inner = v.Find("__entity")) return AsUid(*inner);
+  if (v.size() != 2) return std::nullopt;
+  return AsUid(v);
+}
+
+// Every value inside `v` that may be an entity reference, by any of its
+// forms (depth-limited: the entity reader has already refused deeper
+// values). A value taken for one that is not (a record with `type` and
+// `id`, a set of two strings) only joins one entity more to a review's
+// store, which cannot change a decision.
 void CollectRefs(const JsonValue& v, int depth, std::vector<std::pair<std::string, std::string>>* out) {
   if (depth > 80) return;
-  if (auto uid = AsUid(v)) {
-    out->push_back(*std::move(uid));
-    return;
-  }
+  if (auto uid = AsUid(v)) out->push_back(*std::move(uid));
   if (v.is_object()) {
     for (size_t i = 0; i < v.size(); ++i) CollectRefs(v.member(i), depth + 1, out);
   } else if (v.is_array()) {
@@ -94,7 +116,7 @@ void CollectRefs(const JsonValue& v, int depth, std::vector<std::pair<std::strin
 // `v` as compact JSON with every entity reference inside it written as
 // {"__entity": ...}, as a reader without a schema needs them.
 void AppendExplicit(std::string* out, std::string_view text, const JsonValue& v, int depth) {
-  if (auto uid = AsUid(v); uid && depth > 0) {
+  if (auto uid = AsExplicitUid(v); uid && depth > 0) {
     CatAppend(out, EntityValueJson(uid->first, uid->second));
   } else if (v.is_object()) {
     out->push_back('{');

@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "charter_support/quantity.h"
 #include "charter_support/strings.h"
 #include "charter/json.h"
 #include "json_write.h"
@@ -32,6 +33,9 @@ using support::S;
 absl::Status Invalid(std::string_view path, std::string_view what) {
   return absl::InvalidArgumentError(Cat(S(path), ": ", S(what)));
 }
+
+// The largest count or quantity a review may give, and the largest `gpus`.
+constexpr int64_t kMaxCount = int64_t{1} << 31;
 
 // Reads fields of a review, remembering the text the document was parsed
 // from (numbers are read from it).
@@ -71,31 +75,71 @@ class Reader {
     return v->as_bool();
   }
 
-  // A whole number 0..2^31: a JSON number, or (as quantities are written)
-  // a string of digits.
+  // A count (parallelism, replicas, a pod set's count): a whole number from
+  // 0 to kMaxCount, a JSON number or a string of digits.
   absl::StatusOr<int64_t> Count(const JsonValue& v, std::string_view path) const {
     std::string_view digits;
-    if (v.is_string()) {
-      digits = v.as_string();
-    } else if (v.is_number()) {
-      std::string_view rest = text_.substr(v.offset());
-      size_t n = rest.find_first_not_of("0123456789-+.eE");
-      digits = rest.substr(0, n);
-    } else {
-      return Invalid(path, "expected a whole number");
-    }
+    if (!Text(v, &digits)) return Invalid(path, "expected a whole number");
     int64_t value = 0;
     auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    if (ec != std::errc() || end != digits.data() + digits.size() || value < 0 ||
-        value > (int64_t{1} << 31)) {
-      return Invalid(path, Cat("`", S(digits), "` is not a whole number from 0 to 2147483648"));
+    if (ec != std::errc() || end != digits.data() + digits.size() || value < 0 || value > kMaxCount) {
+      return Invalid(path, Cat("`", S(digits), "` is not a whole number from 0 to ", kMaxCount));
     }
     return value;
   }
 
+  // An extended resource's quantity (`nvidia.com/gpu`), as Kubernetes reads
+  // one: the quantity grammar ("8", "1k", "1e3", "2Ki"), a whole number
+  // (its thousandths, rounded up, a multiple of 1000: Kubernetes refuses
+  // "500m" for an extended resource) from 0 to kMaxCount.
+  absl::StatusOr<int64_t> Quantity(const JsonValue& v, std::string_view path) const {
+    std::string_view text;
+    if (!Text(v, &text)) return Invalid(path, "expected a quantity (\"8\", \"1k\")");
+    int64_t milli = 0;
+    switch (support::ParseQuantity(text, /*milli=*/true, &milli)) {
+      case support::QuantityError::kOk:
+        if (milli % 1000 != 0) return Invalid(path, Cat("`", S(text), "` is not a whole number of the resource"));
+        if (milli / 1000 <= kMaxCount) return milli / 1000;
+        [[fallthrough]];
+      case support::QuantityError::kTooLarge:
+        return Invalid(path, Cat("`", S(text), "` is more than ", kMaxCount));
+      case support::QuantityError::kNegative:
+        return Invalid(path, Cat("`", S(text), "` is negative"));
+      case support::QuantityError::kMalformed:
+        break;
+    }
+    return Invalid(path, Cat("`", S(text), "` is not a quantity (\"8\", \"1k\", \"1e3\")"));
+  }
+
  private:
+  // A string's text, or a number's as written in the document.
+  bool Text(const JsonValue& v, std::string_view* out) const {
+    if (v.is_string()) {
+      *out = v.as_string();
+      return true;
+    }
+    if (!v.is_number()) return false;
+    std::string_view rest = text_.substr(v.offset());
+    *out = rest.substr(0, rest.find_first_not_of("0123456789-+.eE"));
+    return true;
+  }
+
   std::string_view text_;
 };
+
+// What the accelerators requested add up to, by the one sum and the one
+// product below: each count and quantity is at most kMaxCount, and so is
+// every total, so that no sum wraps (signed overflow) and a policy's
+// arithmetic on `gpus` has room. A total beyond it refuses the review,
+// naming where it was passed.
+absl::StatusOr<int64_t> Total(int64_t a, int64_t b, bool product, std::string_view path) {
+  std::optional<int64_t> r = product ? support::CheckedMul(a, b) : support::CheckedAdd(a, b);
+  if (!r.has_value() || *r > kMaxCount) {
+    return Invalid(path, Cat("the accelerators requested come to more than ", kMaxCount, " (", a,
+                             product ? " × " : " + ", b, ")"));
+  }
+  return *r;
+}
 
 #define CHARTER_ASSIGN(lhs, expr)          \
   auto lhs##_or = (expr);                  \
@@ -204,10 +248,17 @@ absl::StatusOr<int64_t> PodSpecGpus(const Reader& r, const JsonValue& spec, std:
         if (requests.has_value()) q = Reader::Get(*requests, name), qpath = cpath + ".resources.requests";
         if (!q.has_value() && limits.has_value()) q = Reader::Get(*limits, name), qpath = cpath + ".resources.limits";
         if (!q.has_value()) continue;
-        CHARTER_ASSIGN(n, r.Count(*q, Cat(qpath, "[", Quoted(name), "]")));
-        here += n;
+        std::string npath = Cat(qpath, "[", Quoted(name), "]");
+        CHARTER_ASSIGN(n, r.Quantity(*q, npath));
+        CHARTER_ASSIGN(sum_here, Total(here, n, false, npath));
+        here = sum_here;
       }
-      total = sum ? total + here : std::max(total, here);
+      if (sum) {
+        CHARTER_ASSIGN(sum_total, Total(total, here, false, cpath));
+        total = sum_total;
+      } else {
+        total = std::max(total, here);
+      }
     }
     return total;
   };
@@ -224,7 +275,7 @@ absl::StatusOr<int64_t> TemplateGpus(const Reader& r, const JsonValue& holder, s
   CHARTER_ASSIGN(spec, r.Object(*tmpl, "spec", Cat(S(path), ".template")));
   if (!spec.has_value()) return int64_t{0};
   CHARTER_ASSIGN(each, PodSpecGpus(r, *spec, Cat(S(path), ".template.spec"), options));
-  return each * count;
+  return Total(each, count, true, path);
 }
 
 absl::StatusOr<int64_t> CountOr1(const Reader& r, const JsonValue& holder, std::string_view key,
@@ -307,7 +358,8 @@ absl::StatusOr<ObjectFacts> ReadObject(const Reader& r, const JsonValue& object,
         if (!rs.is_object()) return Invalid(rpath, "expected an object");
         CHARTER_ASSIGN(n, CountOr1(r, rs, "replicas", rpath));
         CHARTER_ASSIGN(g, TemplateGpus(r, rs, rpath, n, options));
-        f.gpus += g;
+        CHARTER_ASSIGN(sum, Total(f.gpus, g, false, rpath));
+        f.gpus = sum;
       }
     }
   } else if (type == "Kubernetes::Workload") {
@@ -324,7 +376,8 @@ absl::StatusOr<ObjectFacts> ReadObject(const Reader& r, const JsonValue& object,
         if (!ps.is_object()) return Invalid(ppath, "expected an object");
         CHARTER_ASSIGN(n, CountOr1(r, ps, "count", ppath));
         CHARTER_ASSIGN(g, TemplateGpus(r, ps, ppath, n, options));
-        f.gpus += g;
+        CHARTER_ASSIGN(sum, Total(f.gpus, g, false, ppath));
+        f.gpus = sum;
       }
     }
   } else {

@@ -52,7 +52,8 @@ struct GovernanceJoins {
 
 // What the mapping reads from objects; set by the server's configuration.
 struct MappingOptions {
-  // Extended resources summed into an object's `gpus` attribute.
+  // Extended resources summed into an object's `gpus` attribute: distinct
+  // names (LoadConfig refuses a repeated one, which would count twice).
   std::vector<std::string> accelerators = {"nvidia.com/gpu"};
   std::string queue_label = "kueue.x-k8s.io/queue-name";
   std::string priority_label = "kueue.x-k8s.io/priority-class";

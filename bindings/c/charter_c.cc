@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "charter/charter.h"
 #include "charter/query.h"
 #include "charter/schedule.h"
@@ -262,6 +263,26 @@ bool Text(const char* p, size_t n, std::string_view* out) {
     return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, what " is NULL with a nonzero length"); \
   }
 
+// A file path argument: not NULL with a nonzero length, not empty, and no
+// NUL byte (the operating system would read the path only up to it, and
+// open another file than the one named).
+#define CHARTER_PATH(var, p, n)                                                                     \
+  CHARTER_TEXT(var, p, n, "the path");                                                              \
+  if (var.empty()) return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "the bundle path is empty");  \
+  if (size_t nul = var.find('\0'); nul != std::string_view::npos) {                                 \
+    return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT,                                              \
+                absl::StrCat("the path holds a NUL byte (at byte ", nul, " of ", var.size(), ")")); \
+  }
+
+// An optional schema text: NULL (no schema) with a zero length, else text.
+#define CHARTER_SCHEMA(var, p, n)                                                                 \
+  std::optional<std::string_view> var;                                                            \
+  if (p == nullptr && n != 0) {                                                                   \
+    return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT,                                            \
+                "the schema is NULL with a nonzero length (pass NULL and 0 for no schema)");      \
+  }                                                                                               \
+  if (p != nullptr) var = std::string_view(p, n)
+
 template <typename H>
 void Free(H* h, uint64_t tag) {
   if (!Live(h, tag)) return;
@@ -280,10 +301,11 @@ absl::StatusOr<charter::Schema> ParseSchema(std::string_view text, std::string* 
 charter_status Compile(std::string_view policies, const char* schema_text, size_t schema_length,
                        std::optional<charter::Bundle>* out, charter_error** error,
                        std::optional<charter::Schema>* kept = nullptr) {
+  CHARTER_SCHEMA(schema_view, schema_text, schema_length);
   std::optional<charter::Schema> schema;
-  if (schema_text != nullptr) {
+  if (schema_view.has_value()) {
     std::string detail;
-    absl::StatusOr<charter::Schema> s = ParseSchema(std::string_view(schema_text, schema_length), &detail);
+    absl::StatusOr<charter::Schema> s = ParseSchema(*schema_view, &detail);
     if (!s.ok()) return FailStatus(error, s.status(), "schema", detail);
     schema.emplace(*std::move(s));
   }
@@ -418,8 +440,7 @@ charter_status charter_engine_load_bundle(const char* path, size_t path_length, 
                                           charter_error** error) {
   return Guard(error, [&]() -> charter_status {
     if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
-    CHARTER_TEXT(p, path, path_length, "the path");
-    if (p.empty()) return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "the bundle path is empty");
+    CHARTER_PATH(p, path, path_length);
     std::string file(p);
     return MakeEngine(charter::Bundle::FromFile(file), file, out, error);
   });
@@ -467,10 +488,11 @@ charter_status charter_entities_from_json(const char* json, size_t json_length, 
   return Guard(error, [&]() -> charter_status {
     if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
     CHARTER_TEXT(text, json, json_length, "the entities' JSON");
+    CHARTER_SCHEMA(schema_view, schema, schema_length);
     std::optional<charter::Schema> parsed;
-    if (schema != nullptr) {
+    if (schema_view.has_value()) {
       std::string detail;
-      absl::StatusOr<charter::Schema> s = ParseSchema(std::string_view(schema, schema_length), &detail);
+      absl::StatusOr<charter::Schema> s = ParseSchema(*schema_view, &detail);
       if (!s.ok()) return FailStatus(error, s.status(), "schema", detail);
       parsed.emplace(*std::move(s));
     }
@@ -714,8 +736,7 @@ charter_status charter_engine_handle_swap_bundle(charter_engine_handle* handle, 
                                                  size_t path_length, charter_error** error) {
   return Guard(error, [&]() -> charter_status {
     CHARTER_CHECK_HANDLE(handle, kHandleTag, "charter_engine_handle");
-    CHARTER_TEXT(p, path, path_length, "the path");
-    if (p.empty()) return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "the bundle path is empty");
+    CHARTER_PATH(p, path, path_length);
     std::string file(p);
     absl::StatusOr<charter::Bundle> bundle = charter::Bundle::FromFile(file);
     if (!bundle.ok()) return FailStatus(error, bundle.status(), file);

@@ -181,6 +181,20 @@ class Where {
   std::vector<Segment> path_;
 };
 
+// An entity uid from its parts, its type checked as the engine's parser
+// checks the text form's ('Type::"id"'): names joined by `::`, none a
+// reserved word (`if`, `in`, `true`, ...). `where` (may be empty) goes
+// before the parser's words in the RequestError.
+EntityUid CheckedUid(std::string type, std::string id, std::string_view where) {
+  EntityUid uid{std::move(type), std::move(id)};
+  absl::StatusOr<EntityUid> checked = EntityUid::Parse(uid.ToString());
+  if (!checked.ok()) {
+    Raise("RequestError", where.empty() ? std::string(ToStd(checked.status().message()))
+                                        : Cat(where, ": ", checked.status().message()));
+  }
+  return uid;
+}
+
 // An entity reference: 'Type::"id"', {"type": ..., "id": ...} (or Cedar's
 // {"__entity": {...}}), or a charter.EntityUid.
 EntityUid ToUid(py::handle obj, const Where& where) {
@@ -206,12 +220,7 @@ EntityUid ToUid(py::handle obj, const Where& where) {
     }
     if (!PyUnicode_Check(type)) ThrowTypeError(Cat(where.Str(), "[\"type\"]"), "str", type);
     if (!PyUnicode_Check(id)) ThrowTypeError(Cat(where.Str(), "[\"id\"]"), "str", id);
-    // Written out and read back, so that the type is checked as the string
-    // form's is (a name, not a reserved word).
-    EntityUid uid{std::string(Utf8(type)), std::string(Utf8(id))};
-    absl::StatusOr<EntityUid> checked = EntityUid::Parse(uid.ToString());
-    if (!checked.ok()) Raise("RequestError", Cat(where.Str(), ": ", checked.status().message()));
-    return uid;
+    return CheckedUid(std::string(Utf8(type)), std::string(Utf8(id)), where.Str());
   }
   if (py::isinstance<EntityUid>(obj)) return obj.cast<const EntityUid&>();
   ThrowTypeError(where.Str(),
@@ -1299,9 +1308,12 @@ PYBIND11_MODULE(_charter, m) {
   options.disable_function_signatures();
 
   py::class_<EntityUid>(m, "EntityUid",
-                          "EntityUid(type: str, id: str)\n\nA reference to an entity: its type (with namespaces) and id.")
+                          "EntityUid(type: str, id: str)\n\nA reference to an entity: its type (with namespaces) and id. A type that "
+                          "is not a name as EntityUid.parse reads one (a reserved word such as 'if') raises "
+                          "RequestError.")
       .def(py::init([](py::handle type, py::handle id) {
-             return EntityUid{std::string(Str(type, "type")), std::string(Str(id, "id"))};
+             std::string t(Str(type, "type"));
+             return CheckedUid(std::move(t), std::string(Str(id, "id")), "");
            }),
            py::arg("type"), py::arg("id"))
       .def_static(

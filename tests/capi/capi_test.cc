@@ -4,7 +4,11 @@
 // program against the installed library, is tested by tests/consumer.)
 #include "charter.h"
 
+#include <unistd.h>
+
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -333,6 +337,63 @@ TEST(CApi, BundlesAndTheEngineHandle) {
   charter_request_free(r);
   charter_engine_free(deny);
   charter_engine_handle_free(handle);
+}
+
+// A path is its bytes, all of them: one with a NUL byte is refused, not
+// opened as the path before the NUL (the file below exists under that
+// shorter name). A NULL schema with a length is refused, not taken for no
+// schema.
+TEST(CApi, PathsWithANulByteAndNullSchemasWithALengthAreRefused) {
+  charter_error* e = nullptr;
+  void* bytes = nullptr;
+  size_t length = 0;
+  ASSERT_EQ(charter_compile_bundle(kPolicies.data(), kPolicies.size(), nullptr, 0, &bytes, &length, &e), CHARTER_OK);
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("charter-capi-nul-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::string good = (dir / "good.bundle").string();
+  std::ofstream(good, std::ios::binary).write(static_cast<const char*>(bytes), static_cast<std::streamsize>(length));
+  charter_free(bytes);
+
+  charter_engine* engine = nullptr;
+  ASSERT_EQ(charter_engine_load_bundle(good.data(), good.size(), &engine, &e), CHARTER_OK) << Message(e);
+  charter_engine_handle* handle = nullptr;
+  ASSERT_EQ(charter_engine_handle_new(engine, &handle, &e), CHARTER_OK);
+  charter_engine_free(engine);
+  engine = nullptr;
+
+  std::string with_nul = good + std::string("\0.other", 7);
+  EXPECT_EQ(charter_engine_load_bundle(with_nul.data(), with_nul.size(), &engine, &e), CHARTER_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(engine, nullptr);
+  EXPECT_EQ(Message(e), "the path holds a NUL byte (at byte " + std::to_string(good.size()) + " of " +
+                            std::to_string(with_nul.size()) + ")");
+  charter_error_free(e);
+  EXPECT_EQ(charter_engine_handle_swap_bundle(handle, with_nul.data(), with_nul.size(), &e),
+            CHARTER_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(Message(e).rfind("the path holds a NUL byte", 0), 0u) << Message(e);
+  charter_error_free(e);
+  EXPECT_EQ(charter_engine_handle_generation(handle), 1u);
+  charter_engine_handle_free(handle);
+  std::filesystem::remove_all(dir);
+
+  const std::string kNullSchema = "the schema is NULL with a nonzero length (pass NULL and 0 for no schema)";
+  EXPECT_EQ(charter_engine_compile(kPolicies.data(), kPolicies.size(), nullptr, 12, &engine, &e),
+            CHARTER_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(engine, nullptr);
+  EXPECT_EQ(Message(e), kNullSchema);
+  charter_error_free(e);
+  bytes = nullptr;
+  EXPECT_EQ(charter_compile_bundle(kPolicies.data(), kPolicies.size(), nullptr, 12, &bytes, &length, &e),
+            CHARTER_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(bytes, nullptr);
+  EXPECT_EQ(Message(e), kNullSchema);
+  charter_error_free(e);
+  charter_entities* entities = nullptr;
+  EXPECT_EQ(charter_entities_from_json(kEntities.data(), kEntities.size(), nullptr, 12, &entities, &e),
+            CHARTER_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(entities, nullptr);
+  EXPECT_EQ(Message(e), kNullSchema);
+  charter_error_free(e);
 }
 
 TEST(CApi, EntitiesExtendForOneRequest) {

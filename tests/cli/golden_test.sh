@@ -475,6 +475,47 @@ case_build_refuses_unsafe_outputs() {
   expect_no_files
 }
 
+# What -o and the other writers in place keep (issue 32): onto a dangling
+# symlink, the file it names is written and the link stays; a file keeps its
+# owner, group and mode (as root, another user's file); a file with a second
+# hard link is refused rather than split, by `build -o` and `audit record`
+# alike (they share one writer); no temporary file is left.
+case_outputs_keep_links_and_owners() {
+  mkdir "$work/built"
+  ln -s built/governance.bundle "$work/current.bundle"
+  run build --policies "$policies" -o "$work/current.bundle"
+  expect_status 0
+  [[ -L "$work/current.bundle" && "$(readlink "$work/current.bundle")" == built/governance.bundle ]] ||
+    fail "the dangling symlink was replaced"
+  capture authorize --bundle "$work/built/governance.bundle" --entities "$entities" --requests "$requests"
+  expect_status 0
+  local bundle="$work/built/governance.bundle" owner
+  if [[ $(id -u) -eq 0 ]]; then chown 4242:4343 "$bundle" "$work/built"; fi
+  chmod 640 "$bundle"
+  owner=$(stat -c '%u:%g %a' "$bundle")
+  run build --policies "$policies" -o "$work/current.bundle"
+  expect_status 0
+  [[ $(stat -c '%u:%g %a' "$bundle") == "$owner" ]] || fail "the bundle's owner or mode changed: $(stat -c '%u:%g %a' "$bundle")"
+  cp "$entities" "$work/entities.json"
+  if [[ $(id -u) -eq 0 ]]; then chown 4242:4343 "$work/entities.json"; fi
+  owner=$(stat -c '%u:%g %a' "$work/entities.json")
+  run audit record --entities "$work/entities.json" --connection speech/gpu-east --decision keep --by gina \
+    --at 2026-01-15 --next 2027-01-15
+  expect_status 0
+  [[ $(stat -c '%u:%g %a' "$work/entities.json") == "$owner" ]] || fail "audit record changed the file's owner or mode"
+  ln "$bundle" "$work/second-name.bundle"
+  run build --policies "$policies" -o "$work/current.bundle"
+  expect_errors
+  [[ $(stat -c %h "$bundle") -eq 2 ]] || fail "the hard links were split"
+  ln "$work/entities.json" "$work/entities-link.json"
+  cp "$work/entities.json" "$tmp/before.json"
+  run audit record --entities "$work/entities.json" --connection robotics/slurm-west --decision revoke --by hana \
+    --at 2026-01-16
+  expect_errors
+  cmp -s "$tmp/before.json" "$work/entities-link.json" || fail "the refused record changed the file"
+  [[ -z "$(find "$work" -name '*charter-tmp*')" ]] || fail "a temporary file was left: $(find "$work" -name '*charter-tmp*')"
+}
+
 # Policy ids with a newline, ESC and BEL (written with Cedar's escapes): the
 # text output and the warnings show them escaped, one line a request and no
 # raw control byte; JSON Lines keeps one object a line.

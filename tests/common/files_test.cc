@@ -1,8 +1,13 @@
-// WriteFileAtomically: whole files, kept permissions, symlinks followed,
-// nothing left behind, clear errors.
+// WriteFileAtomically: whole files, kept owners and permissions, symlinks
+// followed (dangling ones too), hard links refused, one temporary file a
+// target which a write killed midway leaves for the next to reuse, clear
+// errors.
 #include "common/files.h"
 
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -91,6 +96,150 @@ TEST_F(WriteFileAtomicallyTest, RefusesWhatIsNotARegularFile) {
   s = WriteFileAtomically("", "x");
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), "the output path is empty");
+}
+
+TEST_F(WriteFileAtomicallyTest, WritesThroughADanglingSymlinkToTheFileItNames) {
+  fs::path link = dir_ / "out.bundle";
+  fs::create_symlink("built/real.bundle", link);  // relative, read from the link's directory
+  fs::create_directories(dir_ / "built");
+  ASSERT_TRUE(WriteFileAtomically(link.string(), "new").ok());
+  EXPECT_TRUE(fs::is_symlink(link)) << "the link was replaced by a file";
+  EXPECT_EQ(fs::read_symlink(link), "built/real.bundle");
+  EXPECT_EQ(Read(dir_ / "built" / "real.bundle"), "new");
+  // A chain of links, the last dangling, and a loop.
+  fs::create_symlink("out.bundle", dir_ / "to-out");
+  fs::remove(dir_ / "built" / "real.bundle");
+  ASSERT_TRUE(WriteFileAtomically((dir_ / "to-out").string(), "again").ok());
+  EXPECT_TRUE(fs::is_symlink(dir_ / "to-out") && fs::is_symlink(link));
+  EXPECT_EQ(Read(dir_ / "built" / "real.bundle"), "again");
+  fs::create_symlink("loop-b", dir_ / "loop-a");
+  fs::create_symlink("loop-a", dir_ / "loop-b");
+  absl::Status s = WriteFileAtomically((dir_ / "loop-a").string(), "x");
+  EXPECT_EQ(s.message(), (dir_ / "loop-a").string() + ": cannot write: Too many levels of symbolic links");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "loop-a") && fs::is_symlink(dir_ / "loop-b"));
+  EXPECT_EQ(Entries(), 5u);  // out.bundle, built, to-out, loop-a, loop-b: no temporary
+}
+
+TEST_F(WriteFileAtomicallyTest, RefusesToSplitHardLinks) {
+  fs::path p = dir_ / "policies.cedar";
+  std::ofstream(p) << "old";
+  fs::create_hard_link(p, dir_ / "second-name.cedar");
+  absl::Status s = WriteFileAtomically(p.string(), "new");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            p.string() + ": it has 2 hard links, which a new file in its place would split: refusing to replace it");
+  EXPECT_EQ(Read(p), "old");
+  EXPECT_EQ(fs::hard_link_count(p), 2u);
+  EXPECT_EQ(Entries(), 2u);
+}
+
+// The owner and group are kept. As root (how CI runs) the file belongs to
+// another user; otherwise to this user, in another of their groups if they
+// have one.
+TEST_F(WriteFileAtomicallyTest, KeepsTheOwnerAndGroup) {
+  fs::path p = dir_ / "entities.json";
+  std::ofstream(p) << "old";
+  uid_t uid = geteuid();
+  gid_t gid = getegid();
+  if (geteuid() == 0) {
+    uid = 4242, gid = 4343;
+  } else {
+    gid_t groups[64];
+    int n = getgroups(64, groups);
+    for (int i = 0; i < n; ++i) {
+      if (groups[i] != getegid()) gid = groups[i];
+    }
+  }
+  ASSERT_EQ(chown(p.c_str(), uid, gid), 0);
+  ASSERT_EQ(chmod(p.c_str(), 0640), 0);
+  ASSERT_TRUE(WriteFileAtomically(p.string(), "new").ok());
+  struct stat st;
+  ASSERT_EQ(stat(p.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, uid);
+  EXPECT_EQ(st.st_gid, gid);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  EXPECT_EQ(Read(p), "new");
+  EXPECT_EQ(Entries(), 1u);
+}
+
+// A writer that cannot give the new file the old one's owner refuses, and
+// leaves the file and no temporary. (Needs a second user: as root, a child
+// process becomes one.)
+TEST_F(WriteFileAtomicallyTest, RefusesWhereTheOwnerCannotBeKept) {
+  if (geteuid() != 0) {
+    // Without root there is no file of another user to write here; the
+    // refusal is the branch above, which the root run takes.
+    EXPECT_TRUE(WriteFileAtomically((dir_ / "mine").string(), "x").ok());
+    return;
+  }
+  fs::path p = dir_ / "theirs.json";
+  std::ofstream(p) << "old";
+  ASSERT_EQ(chown(p.c_str(), 4242, 4242), 0);
+  ASSERT_EQ(chmod(p.c_str(), 0666), 0);
+  ASSERT_EQ(chmod(dir_.c_str(), 0777), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (setgid(4343) != 0 || setuid(4343) != 0) _exit(2);
+    absl::Status s = WriteFileAtomically(p.string(), "new");
+    bool ok = s.code() == absl::StatusCode::kInvalidArgument &&
+              s.message() == p.string() +
+                                 ": it belongs to user 4242 and group 4242, which a new file in its place cannot "
+                                 "keep (Operation not permitted): refusing to replace it";
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the write as another user was not refused with the message expected";
+  struct stat st;
+  ASSERT_EQ(stat(p.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 4242u);
+  EXPECT_EQ(Read(p), "old");
+  EXPECT_EQ(Entries(), 1u);
+}
+
+// A write killed midway (SIGXFSZ past a file size limit, as `charter` would
+// be if it did not ignore the signal) leaves the temporary file; the next
+// write of the same file reuses it, so that three killed writes and a good
+// one leave the file alone.
+TEST_F(WriteFileAtomicallyTest, AWriteKilledMidwayLeavesATemporaryTheNextReuses) {
+  fs::path p = dir_ / "big.bundle";
+  std::string data(1 << 20, 'x');
+  for (int i = 0; i < 3; ++i) {
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      struct rlimit limit = {64 << 10, 64 << 10};
+      signal(SIGXFSZ, SIG_DFL);
+      if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(2);
+      (void)WriteFileAtomically(p.string(), data);
+      _exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) << "the writer was not killed midway";
+    EXPECT_FALSE(fs::exists(p));
+    EXPECT_LE(Entries(), 1u) << "each killed write left a temporary file of its own";
+  }
+  ASSERT_TRUE(WriteFileAtomically(p.string(), "done").ok());
+  EXPECT_EQ(Read(p), "done");
+  EXPECT_EQ(Entries(), 1u) << "a killed write's temporary file is still there";
+}
+
+// Someone else's file at the temporary file's name is not written into.
+TEST_F(WriteFileAtomicallyTest, RefusesATemporaryItDidNotMake) {
+  fs::path p = dir_ / "out.json";
+  fs::path tmp = dir_ / ".out.json.charter-tmp";
+  std::ofstream(dir_ / "precious") << "precious";
+  fs::create_hard_link(dir_ / "precious", tmp);
+  absl::Status s = WriteFileAtomically(p.string(), "new");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), p.string() + ": its temporary file " + tmp.string() +
+                             " is there and is not one this user left (another owner, another kind of file, or "
+                             "more names): remove it");
+  EXPECT_EQ(Read(dir_ / "precious"), "precious");
+  EXPECT_FALSE(fs::exists(p));
 }
 
 }  // namespace

@@ -531,6 +531,37 @@ TEST(DocsExamples, OpcodeTableFollowsOpcodesDef) {
   EXPECT_EQ(rows, want) << "docs/bundle.md's opcode table differs from opcodes.def";
 }
 
+// docs/bundle.md states the format version the engine writes and the ones it
+// reads, in the Layout table and in the verifier's list, and its example of
+// the message for another version is the verifier's.
+TEST(DocsExamples, BundleDocStatesTheFormatVersion) {
+  std::string doc = ReadText("docs/bundle.md");
+  int written = 0, oldest = 0, newest = 0;
+  ASSERT_TRUE(RE2::PartialMatch(
+      doc, R"((?m)^\| `format_version` \| `(\d+)`, the version this engine writes; it reads versions `(\d+)` to `(\d+)`)",
+      &written, &oldest, &newest))
+      << "docs/bundle.md has no `format_version` row in the expected words";
+  EXPECT_EQ(written, static_cast<int>(internal::kFormatVersion));
+  EXPECT_EQ(oldest, static_cast<int>(internal::kOldestFormatVersion));
+  EXPECT_EQ(newest, static_cast<int>(internal::kFormatVersion));
+  int listed_oldest = 0, listed_newest = 0;
+  ASSERT_TRUE(RE2::PartialMatch(doc, R"((?m)^4\. the format version is one the engine reads \((\d+) to (\d+)\);)",
+                                &listed_oldest, &listed_newest));
+  EXPECT_EQ(listed_oldest, static_cast<int>(internal::kOldestFormatVersion));
+  EXPECT_EQ(listed_newest, static_cast<int>(internal::kFormatVersion));
+  // A bundle of version 1: the message is the documented example's.
+  flatbuffers::FlatBufferBuilder fbb;
+  auto root = internal::fb::CreateBundle(fbb, 1);
+  internal::fb::FinishBundleBuffer(fbb, root);
+  absl::StatusOr<Engine> engine = Engine::Create(
+      Bundle::FromBytes(std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize())));
+  ASSERT_FALSE(engine.ok());
+  std::string message(engine.status().message());
+  EXPECT_NE(message.find("format version 1"), std::string::npos) << message;
+  EXPECT_NE(doc.find("\n" + message + "\n"), std::string::npos)
+      << "docs/bundle.md's examples of messages lack the verifier's `" << message << "`";
+}
+
 // docs/bundle.md's builtin table (the `Call` operand) follows builtins.def,
 // and docs/language.md names every builtin.
 TEST(DocsExamples, BuiltinTableFollowsBuiltinsDef) {

@@ -76,6 +76,43 @@ for probe in ("readinessProbe", "livenessProbe"):
           f"the {probe} asks an endpoint of the server ({get['path']}) over HTTPS on its port")
 check(pod["terminationGracePeriodSeconds"] >= 10, "pods have time to drain on SIGTERM")
 
+# Pod Security "restricted" (kubernetes.io/docs/concepts/security/pod-security-standards),
+# field by field, for every container; a container's securityContext
+# overrides the pod's. And no service-account token: the server never calls
+# the Kubernetes API.
+check(pod.get("automountServiceAccountToken") is False,
+      "the pod mounts no service-account token (automountServiceAccountToken: false)")
+for key in ("hostNetwork", "hostPID", "hostIPC"):
+    check(not pod.get(key, False), f"the pod does not set {key}")
+pod_sc = pod.get("securityContext") or {}
+allowed_volumes = {"configMap", "secret", "emptyDir", "projected", "downwardAPI", "csi",
+                   "persistentVolumeClaim", "ephemeral"}
+for v in pod["volumes"]:
+    kinds = set(v) - {"name"}
+    check(kinds <= allowed_volumes, f"volume {v['name']} is of a type the restricted profile allows ({sorted(kinds)})")
+for c in pod.get("initContainers", []) + pod["containers"] + pod.get("ephemeralContainers", []):
+    sc = c.get("securityContext") or {}
+    name = c["name"]
+
+    def effective(key):
+        return sc[key] if key in sc else pod_sc.get(key)
+
+    check(sc.get("allowPrivilegeEscalation") is False, f"container {name}: allowPrivilegeEscalation is false")
+    check(not sc.get("privileged", False), f"container {name} is not privileged")
+    caps = sc.get("capabilities") or {}
+    check("ALL" in (caps.get("drop") or []), f"container {name} drops ALL capabilities")
+    check(set(caps.get("add") or []) <= {"NET_BIND_SERVICE"}, f"container {name} adds no capability but NET_BIND_SERVICE")
+    check(effective("runAsNonRoot") is True, f"container {name} runs as non-root (runAsNonRoot)")
+    for key in ("runAsUser", "runAsGroup"):
+        value = effective(key)
+        check(isinstance(value, int) and not isinstance(value, bool) and value > 0,
+              f"container {name}: {key} is an explicit user or group that is not root ({value})")
+    seccomp = effective("seccompProfile") or {}
+    check(seccomp.get("type") in ("RuntimeDefault", "Localhost"),
+          f"container {name}: seccompProfile is RuntimeDefault or Localhost ({seccomp.get('type')})")
+    check(all("hostPort" not in p for p in c.get("ports", [])), f"container {name} uses no host port")
+    check(sc.get("readOnlyRootFilesystem") is True, f"container {name} has a read-only root filesystem")
+
 mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
 volumes = {v["name"]: v for v in pod["volumes"]}
 check(set(mounts.values()) <= set(volumes), "every volume mounted is declared")

@@ -167,8 +167,7 @@ TEST(ReviewTest, Errors) {
               "expected a AdmissionReview of admission.k8s.io/v1, got kind `Pod` of apiVersion `v1`");
   ExpectError(Admission("PATCH", "", "Pod", "{}"), "request.operation: `PATCH` is not CREATE, UPDATE, DELETE or CONNECT");
   ExpectError(Admission("CREATE", "", "Pod", R"({"spec":{"containers":[{"resources":{"requests":{"nvidia.com/gpu":"-1"}}}]}})"),
-              "request.object.spec.containers[0].resources.requests[\"nvidia.com/gpu\"]: `-1` is not a whole number "
-              "from 0 to 2147483648");
+              "request.object.spec.containers[0].resources.requests[\"nvidia.com/gpu\"]: `-1` is negative");
   ExpectError(Admission("CREATE", "", "Pod", R"({"metadata":{"labels":{"a":1}}})"),
               "request.object.metadata.labels[\"a\"]: expected a string");
   ExpectError(Admission("CREATE", "", "Pod", R"({"spec":{"containers":{}}})"), "request.object.spec.containers: expected an array");
@@ -176,6 +175,95 @@ TEST(ReviewTest, Errors) {
   ExpectError(sa, "spec.user: `system:serviceaccount:x` is not system:serviceaccount:NAMESPACE:NAME", false);
   ExpectError(R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"a"}})",
               "spec: has neither resourceAttributes nor nonResourceAttributes", false);
+}
+
+// Quantities of an extended resource in the forms Kubernetes accepts for
+// one: whole numbers, however written.
+TEST(ReviewTest, GpuQuantitiesAreReadInTheQuantityGrammar) {
+  auto gpus = [](const std::string& quantity) {
+    return Map(Admission("CREATE", "", "Pod",
+                         absl::StrCat(R"({"spec":{"containers":[{"resources":{"requests":{"nvidia.com/gpu":)",
+                                      quantity, "}}}]}}")))
+        .entities_json;
+  };
+  EXPECT_NE(gpus(R"("1k")").find(R"("gpus":1000,)"), std::string::npos);
+  EXPECT_NE(gpus(R"("1e3")").find(R"("gpus":1000,)"), std::string::npos);
+  EXPECT_NE(gpus(R"("2Ki")").find(R"("gpus":2048,)"), std::string::npos);
+  EXPECT_NE(gpus(R"("1.5k")").find(R"("gpus":1500,)"), std::string::npos);
+  EXPECT_NE(gpus(R"("8000m")").find(R"("gpus":8,)"), std::string::npos);
+  EXPECT_NE(gpus("1e3").find(R"("gpus":1000,)"), std::string::npos) << "a JSON number in exponent form";
+  EXPECT_NE(gpus(R"("2147483648")").find(R"("gpus":2147483648,)"), std::string::npos);
+  auto refused = [](const std::string& quantity, const std::string& why) {
+    ExpectError(Admission("CREATE", "", "Pod",
+                          absl::StrCat(R"({"spec":{"containers":[{"resources":{"requests":{"nvidia.com/gpu":)",
+                                       quantity, "}}}]}}")),
+                absl::StrCat("request.object.spec.containers[0].resources.requests[\"nvidia.com/gpu\"]: ", why));
+  };
+  refused(R"("500m")", "`500m` is not a whole number of the resource");
+  refused(R"("1.5")", "`1.5` is not a whole number of the resource");
+  refused(R"("2147483649")", "`2147483649` is more than 2147483648");
+  refused(R"("3Gi")", "`3Gi` is more than 2147483648");
+  refused(R"("1e100")", "`1e100` is more than 2147483648");
+  refused(R"("8 GPUs")", R"(`8 GPUs` is not a quantity ("8", "1k", "1e3"))");
+  refused("true", R"(expected a quantity ("8", "1k"))");
+}
+
+// Counts times quantities, summed over containers and pod templates, never
+// wrap: a total over 2^31 refuses the review, where 64-bit arithmetic
+// wrapped to a negative count (4 × 2^31 × 2147483647 is 2^64 - 2^33) that
+// no rule on `gpus` caught.
+TEST(ReviewTest, GpuTotalsOver2To31AreRefusedNeverWrapped) {
+  std::string big = R"({"resources":{"requests":{"nvidia.com/gpu":"2147483648"}}})";
+  std::string four = absl::StrCat(big, ",", big, ",", big, ",", big);
+  ExpectError(Admission("CREATE", "batch", "Job",
+                        absl::StrCat(R"({"spec":{"parallelism":2147483647,"template":{"spec":{"containers":[)", four,
+                                     "]}}}}")),
+              "request.object.spec.template.spec.containers[1]: the accelerators requested come to more than "
+              "2147483648 (2147483648 + 2147483648)");
+  // One container of 2^31 GPUs is allowed; two pods of it are not.
+  std::string one = absl::StrCat(R"({"spec":{"parallelism":2,"template":{"spec":{"containers":[)", big, "]}}}}");
+  ExpectError(Admission("CREATE", "batch", "Job", one),
+              "request.object.spec: the accelerators requested come to more than 2147483648 (2147483648 × 2)");
+  // The same Job asking 8 GPUs in all counts 8.
+  MappedReview m = Map(Admission(
+      "CREATE", "batch", "Job",
+      absl::StrCat(R"({"spec":{"parallelism":2,"template":{"spec":{"containers":[)", Gpu(2), ",", Gpu(2), "]}}}}")));
+  EXPECT_NE(m.entities_json.find(R"("gpus":8,)"), std::string::npos) << m.entities_json;
+  // Two accelerators of one container.
+  MappingOptions two;
+  two.accelerators = {"nvidia.com/gpu", "amd.com/gpu"};
+  absl::StatusOr<MappedReview> both = MapAdmissionReview(
+      Admission("CREATE", "", "Pod",
+                R"({"spec":{"containers":[{"resources":{"requests":{"nvidia.com/gpu":"2147483648","amd.com/gpu":"1"}}}]}})"),
+      two);
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(std::string(both.status().message()),
+            "request.object.spec.containers[0].resources.requests[\"amd.com/gpu\"]: the accelerators requested come "
+            "to more than 2147483648 (2147483648 + 1)");
+  // PyTorchJob replicas, Workload pod sets, every `replicas` kind.
+  std::string tmpl = absl::StrCat(R"("template":{"spec":{"containers":[)", Gpu(8), "]}}");
+  ExpectError(Admission("CREATE", "kubeflow.org", "PyTorchJob",
+                        absl::StrCat(R"({"spec":{"pytorchReplicaSpecs":{"Worker":{"replicas":2147483647,)", tmpl,
+                                     "}}}}")),
+              "request.object.spec.pytorchReplicaSpecs.Worker: the accelerators requested come to more than "
+              "2147483648 (8 × 2147483647)");
+  ExpectError(Admission("CREATE", "kubeflow.org", "PyTorchJob",
+                        absl::StrCat(R"({"spec":{"pytorchReplicaSpecs":{"Master":{"replicas":268435456,)", tmpl,
+                                     R"(},"Worker":{"replicas":1,)", tmpl, "}}}}")),
+              "request.object.spec.pytorchReplicaSpecs.Worker: the accelerators requested come to more than "
+              "2147483648 (2147483648 + 8)");
+  ExpectError(Admission("CREATE", "kueue.x-k8s.io", "Workload",
+                        absl::StrCat(R"({"spec":{"podSets":[{"count":268435456,)", tmpl, R"(},{"count":1,)", tmpl,
+                                     "}]}}")),
+              "request.object.spec.podSets[1]: the accelerators requested come to more than 2147483648 "
+              "(2147483648 + 8)");
+  ExpectError(Admission("CREATE", "apps", "Deployment",
+                        absl::StrCat(R"({"spec":{"replicas":2147483647,)", tmpl, "}}")),
+              "request.object.spec: the accelerators requested come to more than 2147483648 (8 × 2147483647)");
+  // The old object of an UPDATE is read the same way.
+  ExpectError(Admission("UPDATE", "apps", "Deployment", "{}",
+                        absl::StrCat(R"(,"oldObject":{"spec":{"replicas":2147483647,)", tmpl, "}}")),
+              "request.oldObject.spec: the accelerators requested come to more than 2147483648 (8 × 2147483647)");
 }
 
 TEST(ReviewTest, AnnotationsAreTheTagsOfAnAnnotationsEntity) {

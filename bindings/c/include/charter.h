@@ -113,11 +113,16 @@ typedef struct charter_engine charter_engine;
 
 /* Compiles policy text (Cedar text or Cedar's JSON policy format), with a
  * schema in Cedar's schema text or JSON when `schema` is not NULL (then the
- * policies are validated against it, and any validation error fails). */
+ * policies are validated against it, and any validation error fails). No
+ * schema is NULL and 0: a NULL schema with a nonzero length is refused
+ * (CHARTER_ERROR_INVALID_ARGUMENT), as it is wherever a schema is taken. */
 CHARTER_C_EXPORT charter_status charter_engine_compile(const char* policies, size_t policies_length,
                                                        const char* schema, size_t schema_length,
                                                        charter_engine** out, charter_error** error);
-/* Reads and verifies a bundle file (`charter build`'s output). */
+/* Reads and verifies a bundle file (`charter build`'s output). A path is
+ * `path_length` bytes, not NUL-terminated; one that holds a NUL byte is
+ * refused (CHARTER_ERROR_INVALID_ARGUMENT), as the system would open the
+ * path up to that byte. */
 CHARTER_C_EXPORT charter_status charter_engine_load_bundle(const char* path, size_t path_length,
                                                            charter_engine** out, charter_error** error);
 /* Verifies bundle bytes (copied). */

@@ -87,6 +87,26 @@ def test_entity_uid():
         charter.EntityUid.parse("User::alice")
 
 
+@pytest.mark.parametrize("type_name", ["if", "in", "true", "NS::else", "__cedar", "__cedar::User", "User::",
+                                       "", "1User", "User Name"])
+def test_entity_uid_type_is_a_name_as_the_parser_reads_one(type_name):
+    # The constructor refuses what EntityUid.parse refuses in the text form:
+    # a reserved word, or not a name, as a type.
+    with pytest.raises(charter.RequestError) as constructed:
+        charter.EntityUid(type_name, "x")
+    with pytest.raises(charter.RequestError) as parsed:
+        charter.EntityUid.parse(f'{type_name}::"x"')
+    assert constructed.value.message == parsed.value.message
+    with pytest.raises(charter.RequestError) as as_dict:
+        charter.Request({"type": type_name, "id": "x"}, 'Action::"a"', 'R::"r"')
+    assert as_dict.value.message.endswith(constructed.value.message)
+
+
+def test_entity_uid_accepts_names_that_hold_reserved_words():
+    assert charter.EntityUid("NS::iff", "x").type == "NS::iff"
+    assert charter.EntityUid("Truth", "if").id == "if"
+
+
 CONTEXT_POLICIES = """
 @id("flags") permit (principal, action == Action::"flags", resource) when { context.on && !context.off };
 @id("long") permit (principal, action == Action::"long", resource)

@@ -8,15 +8,15 @@
 #include <string>
 #include <string_view>
 
+#include "charter_support/quantity.h"
+
 namespace charter::internal::schedule {
 
-enum class QuantityError { kOk, kMalformed, kNegative, kTooLarge };
-
-// Parses `text` in the Kubernetes quantity grammar: an optional sign, digits
-// with an optional fraction, then a binary suffix (Ki Mi Gi Ti Pi Ei), a
-// decimal suffix (n u m k M G T P E) or a decimal exponent (e3, E-2).
-// `milli` counts thousandths. The result is exact, rounded up to an integer.
-QuantityError ParseQuantity(std::string_view text, bool milli, int64_t* out);
+// The one reader of quantities, shared with the tools beside the engine
+// (engine/support/charter_support/quantity.h): an exact integer, rounded up;
+// `milli` counts thousandths.
+using ::charter::support::ParseQuantity;
+using ::charter::support::QuantityError;
 
 // The integer back in quantity form: "2", "500m", "1500m", "16Gi".
 std::string FormatQuantity(int64_t value, bool milli);
