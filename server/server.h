@@ -41,7 +41,7 @@ struct ServerOptions {
   int write_timeout_seconds = 10;                    // an answer, whole
   int idle_timeout_seconds = 30;                     // a kept-alive connection's wait for its next request
   int max_connections = 256;                         // open at once, in all
-  int max_connections_per_client = 64;               // open at once from one client address
+  int max_connections_per_client = 128;              // open at once from one client address
   int threads = 0;                                   // event loops; 0: one a core
   size_t decision_log_queue = 8192;                  // lines waiting to be written; more are dropped
   size_t decision_log_queue_bytes = size_t{16} << 20;  // their bytes; more are dropped
