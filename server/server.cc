@@ -735,6 +735,7 @@ class Loop {
         if (it != conns_.end()) Drive(*it->second);
       }
       Clock::time_point now = Clock::now();
+      if (accept_paused_ && !stopping_ && now >= resume_accepting_at_) ResumeAccepting();
       if (now >= next_sweep) {
         Sweep(now);
         next_sweep = now + std::chrono::milliseconds(100);
@@ -783,7 +784,13 @@ class Loop {
       struct sockaddr_storage addr{};
       socklen_t len = sizeof addr;
       int fd = accept4(listen_fd_, reinterpret_cast<struct sockaddr*>(&addr), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-      if (fd < 0) return;  // EAGAIN: another loop took it, or none is left
+      if (fd < 0) {
+        // EAGAIN: another loop took it, or none is left. Out of descriptors
+        // or memory: the socket stays readable, so stop listening for a
+        // moment rather than spin.
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) PauseAccepting();
+        return;
+      }
       std::string client = ClientOf(addr);
       std::optional<Metrics::Refusal> refused;
       if (!budget_->Take(client)) {
@@ -827,6 +834,20 @@ class Loop {
     }
   }
 
+  void PauseAccepting() {
+    if (accept_paused_) return;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
+    accept_paused_ = true;
+    resume_accepting_at_ = Clock::now() + std::chrono::milliseconds(100);
+  }
+  void ResumeAccepting() {
+    struct epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+    ev.data.u64 = kListenTag;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev);
+    accept_paused_ = false;
+  }
+
   static std::string ClientOf(const struct sockaddr_storage& addr) {
     char buf[INET6_ADDRSTRLEN] = "";
     if (addr.ss_family == AF_INET) {
@@ -868,7 +889,7 @@ class Loop {
 
   void BeginDrain() {
     stopping_ = true;
-    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
+    if (!accept_paused_) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
     std::vector<Conn*> idle;
     for (auto& [fd, c] : conns_) {
       if ((c->phase == kHandshake || c->phase == kIdle) && c->out.empty()) idle.push_back(c.get());
@@ -1108,6 +1129,8 @@ class Loop {
   HttpLimits limits_;
   int epoll_fd_ = -1, wake_fd_ = -1;
   bool stopping_ = false;
+  bool accept_paused_ = false;
+  Clock::time_point resume_accepting_at_;
   std::unordered_map<int, std::unique_ptr<Conn>> conns_;
   std::vector<int> again_;
 };
