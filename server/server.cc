@@ -43,6 +43,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <deque>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -964,7 +965,11 @@ class Loop {
       q.body = std::move(inflated.body);
     }
     Response r;
-    server_->Handle(q, r);
+    try {
+      server_->Handle(q, r);
+    } catch (const std::exception& e) {  // std::bad_alloc from a large request, say
+      return Fail(c, 500, Cat("internal error: ", e.what()));
+    }
     Queue(c, r, q.method == "HEAD", q.keep_alive && !stopping_);
     c.parser.Reset();
     c.continue_sent = false;
