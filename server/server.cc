@@ -217,8 +217,9 @@ class Metrics {
 // server can go on stopping without it).
 class DecisionLog {
  public:
-  DecisionLog(int fd, bool owned, size_t max_lines, size_t max_bytes, Metrics* metrics)
-      : shared_(std::make_shared<Shared>()) {
+  DecisionLog(int fd, bool owned, size_t max_lines, size_t max_bytes, std::chrono::seconds stop_timeout,
+              Metrics* metrics)
+      : shared_(std::make_shared<Shared>()), stop_timeout_(stop_timeout) {
     shared_->fd = fd;
     shared_->owned = owned;
     shared_->max_lines = max_lines;
@@ -226,7 +227,7 @@ class DecisionLog {
     shared_->metrics = metrics;
     writer_ = std::thread([s = shared_] { Run(s); });
   }
-  ~DecisionLog() { Stop(std::chrono::milliseconds(0)); }
+  ~DecisionLog() { Stop(); }
 
   void Push(std::string line) {
     Shared& s = *shared_;
@@ -246,9 +247,10 @@ class DecisionLog {
     s.wake.notify_one();
   }
 
-  // Writes what is queued, waiting at most `deadline` for the output.
-  void Stop(std::chrono::milliseconds deadline) {
+  // Writes what is queued, waiting at most the stop timeout for the output.
+  void Stop() {
     if (!writer_.joinable()) return;
+    std::chrono::milliseconds deadline = stop_timeout_;
     Shared& s = *shared_;
     std::unique_lock<std::mutex> lock(s.mu);
     s.stopping = true;
@@ -320,6 +322,7 @@ class DecisionLog {
   }
 
   std::shared_ptr<Shared> shared_;
+  std::chrono::seconds stop_timeout_;
   std::thread writer_;
 };
 
@@ -1294,6 +1297,7 @@ int Serve(const ServerOptions& options) {
       owned = true;
     }
     log = std::make_unique<DecisionLog>(fd, owned, options.decision_log_queue, options.decision_log_queue_bytes,
+                                        std::chrono::seconds(options.decision_log_stop_timeout_seconds),
                                         &server.metrics());
     server.set_log(log.get());
   }
@@ -1382,8 +1386,7 @@ int Serve(const ServerOptions& options) {
   for (auto& loop : loops) loop->Stop();
   for (std::thread& t : workers) t.join();
   close(listen_fd);
-  if (log) log->Stop(std::chrono::seconds(options.decision_log_stop_timeout_seconds));
-  log.reset();
+  log.reset();  // writes what is queued, within decisionLog.stopTimeoutSeconds
   if (watch.fd >= 0) close(watch.fd);
   close(sfd);
   Say("stopped");
