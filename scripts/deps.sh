@@ -18,7 +18,7 @@ PACKAGES=(
   libabsl-dev libre2-dev libcli11-dev libedit-dev        # libraries
   libyaml-dev                                            # Kueue's objects (YAML)
   libgtest-dev libgmock-dev libbenchmark-dev             # tests and benchmarks
-  libcpp-httplib-dev libssl-dev                          # `charter serve` (HTTPS)
+  libssl-dev zlib1g-dev                                  # `charter serve` (HTTPS; gzip bodies)
   openssl curl jq iproute2 wrk python3-yaml              # its tests (certificates, clients, ss, manifests; Go below), benchmark
   clang libclang-rt-14-dev                               # libFuzzer and sanitizer runtimes
   nodejs npm                                             # the Cedar oracle (tests only)

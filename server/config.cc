@@ -181,26 +181,67 @@ absl::Status LoadConfig(const std::string& path, ServerOptions* options) {
     }
   }
   if (std::optional<JsonValue> d = root.Find("decisionLog")) {
-    if (absl::Status s = r.Known(*d, "`decisionLog`", {"maskContext", "queue"}); !s.ok()) return s;
+    if (absl::Status s = r.Known(*d, "`decisionLog`", {"maskContext", "queue", "queueBytes", "stopTimeoutSeconds"});
+        !s.ok()) {
+      return s;
+    }
     if (auto v = d->Find("maskContext")) { CONFIG_ASSIGN(options->mask_context, r.Strings(*v, "maskContext")); }
     if (auto v = d->Find("queue")) {
       int64_t n = 0;
       CONFIG_ASSIGN(n, r.Int(*v, "queue", 1, 1 << 24));
       options->decision_log_queue = static_cast<size_t>(n);
     }
+    if (auto v = d->Find("queueBytes")) {
+      int64_t n = 0;
+      CONFIG_ASSIGN(n, r.Int(*v, "queueBytes", 1024, int64_t{1} << 34));
+      options->decision_log_queue_bytes = static_cast<size_t>(n);
+    }
+    if (auto v = d->Find("stopTimeoutSeconds")) {
+      int64_t n = 0;
+      CONFIG_ASSIGN(n, r.Int(*v, "stopTimeoutSeconds", 0, 3600));
+      options->decision_log_stop_timeout_seconds = static_cast<int>(n);
+    }
   }
   if (std::optional<JsonValue> l = root.Find("limits")) {
-    if (absl::Status s = r.Known(*l, "`limits`", {"maxBodyBytes", "readTimeoutSeconds", "writeTimeoutSeconds",
-                                                  "idleTimeoutSeconds", "threads"});
+    if (absl::Status s = r.Known(*l, "`limits`",
+                                 {"maxBodyBytes", "maxInflatedBodyBytes", "maxHeaderBytes", "maxHeaders",
+                                  "handshakeTimeoutSeconds", "headerTimeoutSeconds", "readTimeoutSeconds",
+                                  "writeTimeoutSeconds", "idleTimeoutSeconds", "maxConnections",
+                                  "maxConnectionsPerClient", "threads"});
         !s.ok()) {
       return s;
     }
     int64_t n = 0;
-    if (auto v = l->Find("maxBodyBytes")) { CONFIG_ASSIGN(n, r.Int(*v, "maxBodyBytes", 1024, int64_t{1} << 30)); options->max_body_bytes = static_cast<size_t>(n); }
-    if (auto v = l->Find("readTimeoutSeconds")) { CONFIG_ASSIGN(n, r.Int(*v, "readTimeoutSeconds", 1, 3600)); options->read_timeout_seconds = static_cast<int>(n); }
-    if (auto v = l->Find("writeTimeoutSeconds")) { CONFIG_ASSIGN(n, r.Int(*v, "writeTimeoutSeconds", 1, 3600)); options->write_timeout_seconds = static_cast<int>(n); }
-    if (auto v = l->Find("idleTimeoutSeconds")) { CONFIG_ASSIGN(n, r.Int(*v, "idleTimeoutSeconds", 1, 3600)); options->idle_timeout_seconds = static_cast<int>(n); }
-    if (auto v = l->Find("threads")) { CONFIG_ASSIGN(n, r.Int(*v, "threads", 1, 4096)); options->threads = static_cast<int>(n); }
+    auto size = [&](std::string_view name, int64_t lo, int64_t hi, size_t* out) -> absl::Status {
+      if (auto v = l->Find(name)) {
+        CONFIG_ASSIGN(n, r.Int(*v, name, lo, hi));
+        *out = static_cast<size_t>(n);
+      }
+      return absl::OkStatus();
+    };
+    auto whole = [&](std::string_view name, int64_t lo, int64_t hi, int* out) -> absl::Status {
+      if (auto v = l->Find(name)) {
+        CONFIG_ASSIGN(n, r.Int(*v, name, lo, hi));
+        *out = static_cast<int>(n);
+      }
+      return absl::OkStatus();
+    };
+    for (absl::Status s : {
+             size("maxBodyBytes", 1024, int64_t{1} << 30, &options->max_body_bytes),
+             size("maxInflatedBodyBytes", 1024, int64_t{1} << 30, &options->max_inflated_body_bytes),
+             size("maxHeaderBytes", 1024, 1 << 20, &options->max_header_bytes),
+             whole("maxHeaders", 8, 10000, &options->max_headers),
+             whole("handshakeTimeoutSeconds", 1, 3600, &options->handshake_timeout_seconds),
+             whole("headerTimeoutSeconds", 1, 3600, &options->header_timeout_seconds),
+             whole("readTimeoutSeconds", 1, 3600, &options->read_timeout_seconds),
+             whole("writeTimeoutSeconds", 1, 3600, &options->write_timeout_seconds),
+             whole("idleTimeoutSeconds", 1, 3600, &options->idle_timeout_seconds),
+             whole("maxConnections", 1, 1 << 20, &options->max_connections),
+             whole("maxConnectionsPerClient", 1, 1 << 20, &options->max_connections_per_client),
+             whole("threads", 1, 4096, &options->threads),
+         }) {
+      if (!s.ok()) return s;
+    }
   }
   if (std::optional<JsonValue> w = root.Find("watch")) {
     if (!w->is_bool()) return r.Fail(*w, "`watch` must be true or false");

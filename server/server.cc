@@ -1,29 +1,49 @@
-// The server (server.h): HTTPS through cpp-httplib and OpenSSL, a
-// PolicyState swapped atomically on reload, Prometheus metrics, a decision
-// log written by its own thread from a bounded queue, and one thread that
+// The server (server.h): HTTPS on event loops of our own (epoll and
+// non-blocking OpenSSL; http.h parses the requests), a PolicyState swapped
+// atomically on reload, Prometheus metrics, a decision log written by its
+// own thread from a queue bounded in lines and bytes, and one thread that
 // waits for signals (SIGHUP reloads, SIGTERM and SIGINT drain and stop) and
 // for inotify events on the files served.
+//
+// A connection holds no thread: each loop owns its connections and drives
+// them as their sockets become ready, so a slow client costs a few
+// kilobytes, not a worker. Every phase of a connection has a deadline (the
+// handshake, the whole request head, the whole body, the answer's write, the
+// wait for the next request), and the number of connections is bounded in
+// all and per client address.
 #include "server.h"
 
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <array>
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <chrono>
 #include <condition_variable>
+#include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <deque>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -31,6 +51,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -38,7 +59,7 @@
 #include "absl/strings/str_cat.h"
 #include "charter_support/strings.h"
 #include "charter/json.h"
-#include "httplib.h"
+#include "http.h"
 #include "json_write.h"
 
 namespace charter::server {
@@ -88,6 +109,17 @@ class Metrics {
     ++errors_[{S(endpoint), code}];
   }
   std::atomic<uint64_t> reloads{0}, reload_failures{0}, log_dropped{0}, log_written{0};
+  // Connections: open now; refused at accept, by reason; evicted to make
+  // room; closed at a deadline, by phase.
+  enum Refusal { kPerClient, kTotal, kRefusals };
+  enum Phase { kHandshake, kIdle, kHead, kBody, kWrite, kPhases };
+  static constexpr std::array<const char*, kRefusals> kRefusalNames = {"per_client", "total"};
+  static constexpr std::array<const char*, kPhases> kPhaseNames = {"handshake", "idle", "head", "body", "write"};
+  std::atomic<int64_t> connections_open{0};
+  std::atomic<uint64_t> connections_evicted{0};
+  std::array<std::atomic<uint64_t>, kRefusals> connections_refused{};
+  std::array<std::atomic<uint64_t>, kPhases> connection_timeouts{};
+  std::atomic<uint64_t> log_queue_bytes{0};
 
   std::string Render(const PolicyState& state) const {
     std::string out;
@@ -138,9 +170,32 @@ class Metrics {
         "# HELP charter_decision_log_written_total Decision-log lines written.\n"
         "# TYPE charter_decision_log_written_total counter\ncharter_decision_log_written_total ",
         log_written.load(), "\n",
-        "# HELP charter_decision_log_dropped_total Decision-log lines dropped because the queue was full.\n"
+        "# HELP charter_decision_log_dropped_total Decision-log lines dropped: the queue was full (in lines "
+        "or bytes), the output failed, or it was still blocked when the server stopped.\n"
         "# TYPE charter_decision_log_dropped_total counter\ncharter_decision_log_dropped_total ",
-        log_dropped.load(), "\n");
+        log_dropped.load(), "\n",
+        "# HELP charter_decision_log_queue_bytes Bytes of decision-log lines waiting to be written.\n"
+        "# TYPE charter_decision_log_queue_bytes gauge\ncharter_decision_log_queue_bytes ",
+        log_queue_bytes.load(), "\n",
+        "# HELP charter_connections_open TLS connections open.\n"
+        "# TYPE charter_connections_open gauge\ncharter_connections_open ", connections_open.load(), "\n",
+        "# HELP charter_connections_evicted_total Connections closed before their request head was whole, to "
+        "make room for a new one when every connection was taken.\n"
+        "# TYPE charter_connections_evicted_total counter\ncharter_connections_evicted_total ",
+        connections_evicted.load(), "\n");
+    out += "# HELP charter_connections_refused_total Connections closed at accept: the client's budget "
+           "(per_client) or the server's (total) was full.\n"
+           "# TYPE charter_connections_refused_total counter\n";
+    for (int r = 0; r < kRefusals; ++r) {
+      CatAppend(&out, "charter_connections_refused_total{reason=\"", kRefusalNames[r], "\"} ",
+                connections_refused[r].load(), "\n");
+    }
+    out += "# HELP charter_connection_timeouts_total Connections closed at a deadline, by the phase it bounds.\n"
+           "# TYPE charter_connection_timeouts_total counter\n";
+    for (int p = 0; p < kPhases; ++p) {
+      CatAppend(&out, "charter_connection_timeouts_total{phase=\"", kPhaseNames[p], "\"} ",
+                connection_timeouts[p].load(), "\n");
+    }
     return out;
   }
 
@@ -154,61 +209,120 @@ class Metrics {
 
 // ---- decision log --------------------------------------------------------------
 
-// Lines go into a bounded queue that one thread writes out; a decision never
-// waits for the disk: when the queue is full the line is dropped and counted.
+// Lines go into a queue bounded in lines and in bytes that one thread writes
+// out with write(2); a decision never waits for the output: when the queue is
+// full the line is dropped and counted. Stop() gives the writer a deadline:
+// an output that stays blocked (a pipe nobody reads) loses the lines still
+// queued, counted, and the writer is left behind (it owns its state, so the
+// server can go on stopping without it).
 class DecisionLog {
  public:
-  DecisionLog(std::FILE* out, bool owned, size_t capacity, Metrics* metrics)
-      : out_(out), owned_(owned), capacity_(capacity), metrics_(metrics) {
-    writer_ = std::thread([this] { Run(); });
+  DecisionLog(int fd, bool owned, size_t max_lines, size_t max_bytes, std::chrono::seconds stop_timeout,
+              Metrics* metrics)
+      : shared_(std::make_shared<Shared>()), stop_timeout_(stop_timeout) {
+    shared_->fd = fd;
+    shared_->owned = owned;
+    shared_->max_lines = max_lines;
+    shared_->max_bytes = max_bytes;
+    shared_->metrics = metrics;
+    writer_ = std::thread([s = shared_] { Run(s); });
   }
-  ~DecisionLog() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stopping_ = true;
-    }
-    cv_.notify_one();
-    writer_.join();
-    if (owned_) std::fclose(out_);
-  }
+  ~DecisionLog() { Stop(); }
 
   void Push(std::string line) {
+    Shared& s = *shared_;
     {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (queue_.size() >= capacity_) {
-        metrics_->log_dropped.fetch_add(1, std::memory_order_relaxed);
+      std::lock_guard<std::mutex> lock(s.mu);
+      // INVARIANT: pending_lines and pending_bytes count the lines queued and
+      // those the writer has taken and not yet written.
+      if (s.stopping || s.queue.size() >= s.max_lines || s.pending_bytes + line.size() > s.max_bytes) {
+        s.metrics->log_dropped.fetch_add(1, std::memory_order_relaxed);
         return;
       }
-      queue_.push_back(std::move(line));
+      s.pending_lines += 1;
+      s.pending_bytes += line.size();
+      s.metrics->log_queue_bytes.store(s.pending_bytes, std::memory_order_relaxed);
+      s.queue.push_back(std::move(line));
     }
-    cv_.notify_one();
+    s.wake.notify_one();
+  }
+
+  // Writes what is queued, waiting at most the stop timeout for the output.
+  void Stop() {
+    if (!writer_.joinable()) return;
+    std::chrono::milliseconds deadline = stop_timeout_;
+    Shared& s = *shared_;
+    std::unique_lock<std::mutex> lock(s.mu);
+    s.stopping = true;
+    s.wake.notify_one();
+    if (s.done.wait_for(lock, deadline, [&s] { return s.finished; })) {
+      lock.unlock();
+      writer_.join();
+      if (s.owned) close(s.fd);
+      return;
+    }
+    s.abandoned = true;
+    size_t lost = s.pending_lines;
+    s.metrics->log_dropped.fetch_add(lost, std::memory_order_relaxed);
+    lock.unlock();
+    writer_.detach();
+    Say(Cat("decision log: the output is still blocked after ", deadline.count() / 1000.0, " s: ", lost,
+            " line(s) not written (decisionLog.stopTimeoutSeconds)"));
   }
 
  private:
-  void Run() {
+  struct Shared {
+    std::mutex mu;
+    std::condition_variable wake, done;
+    std::deque<std::string> queue;
+    size_t pending_lines = 0, pending_bytes = 0, in_batch = 0;
+    size_t max_lines = 0, max_bytes = 0;
+    bool stopping = false, finished = false, abandoned = false;
+    int fd = -1;
+    bool owned = false;
+    Metrics* metrics = nullptr;  // not touched once abandoned
+  };
+
+  static bool WriteAll(int fd, std::string_view data) {
+    while (!data.empty()) {
+      ssize_t n = write(fd, data.data(), data.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      data.remove_prefix(static_cast<size_t>(n));
+    }
+    return true;
+  }
+
+  static void Run(std::shared_ptr<Shared> s) {
     std::deque<std::string> batch;
     for (;;) {
       {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty() && stopping_) return;
-        batch.swap(queue_);
+        std::unique_lock<std::mutex> lock(s->mu);
+        s->wake.wait(lock, [&s] { return s->stopping || !s->queue.empty(); });
+        if (s->queue.empty()) {
+          s->finished = true;
+          s->done.notify_all();
+          return;
+        }
+        batch.swap(s->queue);
+        s->in_batch = batch.size();
       }
-      for (const std::string& line : batch) std::fwrite(line.data(), 1, line.size(), out_);
-      std::fflush(out_);
-      metrics_->log_written.fetch_add(batch.size(), std::memory_order_relaxed);
+      for (const std::string& line : batch) {
+        bool ok = WriteAll(s->fd, line);
+        std::lock_guard<std::mutex> lock(s->mu);
+        if (s->abandoned) return;
+        s->pending_lines -= 1;
+        s->pending_bytes -= line.size();
+        s->in_batch -= 1;
+        s->metrics->log_queue_bytes.store(s->pending_bytes, std::memory_order_relaxed);
+        (ok ? s->metrics->log_written : s->metrics->log_dropped).fetch_add(1, std::memory_order_relaxed);
+      }
       batch.clear();
     }
   }
 
-  std::FILE* out_;
-  bool owned_;
-  size_t capacity_;
-  Metrics* metrics_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::string> queue_;
-  bool stopping_ = false;
+  std::shared_ptr<Shared> shared_;
+  std::chrono::seconds stop_timeout_;
   std::thread writer_;
 };
 
@@ -297,6 +411,17 @@ class Certificates {
 
 // ---- the server ---------------------------------------------------------------------
 
+struct Response {
+  int status = 200;
+  std::string content_type = "text/plain";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // beyond type, length and connection
+  void set_content(std::string b, std::string_view type) {
+    body = std::move(b);
+    content_type = S(type);
+  }
+};
+
 class Server {
  public:
   Server(const ServerOptions& options, std::shared_ptr<const PolicyState> state)
@@ -338,55 +463,57 @@ class Server {
                      (*next)->engine().policy_count(), " policies"));
   }
 
-  void Install(httplib::Server& http) {
-    http.Post("/v1/authorize", [this](const httplib::Request& q, httplib::Response& r) { Authorize(q, r); });
-    http.Post("/v1/admission", [this](const httplib::Request& q, httplib::Response& r) { Review(kAdmission, q, r); });
-    http.Post("/v1/authorization",
-              [this](const httplib::Request& q, httplib::Response& r) { Review(kAuthorization, q, r); });
-    http.Get("/healthz", [](const httplib::Request&, httplib::Response& r) { r.set_content("ok\n", "text/plain"); });
-    http.Get("/readyz", [this](const httplib::Request&, httplib::Response& r) {
+  // Answers a request the connection has read whole (its body inflated).
+  void Handle(const HttpRequest& q, Response& r) {
+    const std::string& m = q.method;
+    bool get = m == "GET" || m == "HEAD";
+    if (q.path == "/v1/authorize" || q.path == "/v1/admission" || q.path == "/v1/authorization") {
+      if (m != "POST") return Error(q, r, 405, "POST");
+      // curl's --data sends this type; such bodies were limited to 8 KiB
+      // before (cpp-httplib's rule), and a client that relies on the message
+      // still gets it.
+      if (q.Header("content-type") == "application/x-www-form-urlencoded" && q.body.size() > 8192) {
+        return Error(q, r, 413, "");
+      }
+      if (q.path == "/v1/authorize") return Authorize(q, r);
+      return Review(q.path == "/v1/admission" ? kAdmission : kAuthorization, q, r);
+    }
+    if (q.path == "/healthz" || q.path == "/readyz" || q.path == "/metrics") {
+      if (!get) return Error(q, r, 405, "GET");
+      if (q.path == "/healthz") return r.set_content("ok\n", "text/plain");
+      if (q.path == "/metrics") return r.set_content(metrics_.Render(*State()), "text/plain; version=0.0.4");
       if (draining_.load()) {
         r.status = 503;
-        r.set_content("draining\n", "text/plain");
-      } else {
-        r.set_content("ok\n", "text/plain");
+        return r.set_content("draining\n", "text/plain");
       }
-    });
-    http.Get("/metrics", [this](const httplib::Request&, httplib::Response& r) {
-      r.set_content(metrics_.Render(*State()), "text/plain; version=0.0.4");
-    });
-    // Errors httplib finds itself (an unknown path, a body over the limit)
-    // get a body saying what happened.
-    http.set_error_handler([this](const httplib::Request& q, httplib::Response& r) {
-      if (!r.body.empty()) return;
-      std::string message;
-      switch (r.status) {
-        case 404: message = Cat("no endpoint ", q.method, " ", q.path); break;
-        case 405: message = Cat(q.method, " is not allowed on ", q.path); break;
-        case 413:
-          // cpp-httplib limits form-encoded bodies (curl's default type for
-          // --data) to 8 KiB, whatever the configured limit.
-          if (q.get_header_value("Content-Type") == "application/x-www-form-urlencoded" &&
-              q.get_header_value_count("Content-Length") > 0 &&
-              std::strtoull(q.get_header_value("Content-Length").c_str(), nullptr, 10) <= options_.max_body_bytes) {
-            message = "a body of Content-Type application/x-www-form-urlencoded is limited to 8192 bytes: "
-                      "send Content-Type: application/json";
-          } else {
-            message = Cat("the request body is larger than ", options_.max_body_bytes, " bytes");
-          }
-          break;
-        case 400: message = "malformed HTTP request"; break;
-        default: message = Cat("HTTP error ", r.status); break;
-      }
-      metrics_.Error(EndpointOf(q.path), r.status);
-      Say(Cat(q.method, " ", q.path, ": ", r.status, ": ", message));
-      r.set_content(ErrorBody(r.status, message), "application/json");
-    });
-    http.set_exception_handler([this](const httplib::Request& q, httplib::Response& r, std::exception_ptr) {
-      r.status = 500;
-      metrics_.Error(EndpointOf(q.path), 500);
-      r.set_content(ErrorBody(500, "internal error"), "application/json");
-    });
+      return r.set_content("ok\n", "text/plain");
+    }
+    Error(q, r, 404, "");
+  }
+
+  // An error answer with a body saying what happened: routing's (404, 405,
+  // the form-encoded 413) and the connection's (a malformed request, a
+  // limit, a deadline), which pass their message.
+  void Error(const HttpRequest& q, Response& r, int status, std::string_view detail) {
+    std::string message;
+    switch (status) {
+      case 404: message = Cat("no endpoint ", q.method, " ", q.path); break;
+      case 405:
+        message = Cat(q.method, " is not allowed on ", q.path, " (", S(detail), ")");
+        r.headers.emplace_back("Allow", S(detail));
+        break;
+      case 413:
+        message = detail.empty() ? "a body of Content-Type application/x-www-form-urlencoded is limited to 8192 "
+                                   "bytes: send Content-Type: application/json"
+                                 : S(detail);
+        break;
+      default: message = S(detail); break;
+    }
+    r.status = status;
+    metrics_.Error(EndpointOf(q.path), status);
+    Say(Cat(q.method.empty() ? "(no request line)" : OneLine(q.method), " ",
+            q.path.empty() ? "" : OneLine(q.path), ": ", status, ": ", message));
+    r.set_content(ErrorBody(status, message), "application/json");
   }
 
  private:
@@ -399,7 +526,7 @@ class Server {
   static std::string ErrorBody(int code, std::string_view message) {
     return Cat("{\"error\":{\"code\":", code, ",\"message\":", Quoted(message), "}}\n");
   }
-  void Refuse(Endpoint e, httplib::Response& r, int code, absl::string_view message) {
+  void Refuse(Endpoint e, Response& r, int code, absl::string_view message) {
     metrics_.Error(kEndpointNames[e], code);
     Say(Cat("POST /v1/", kEndpointNames[e], ": ", code, ": ", OneLine(message)));
     r.status = code;
@@ -431,7 +558,7 @@ class Server {
     log_->Push(std::move(line));
   }
 
-  void Authorize(const httplib::Request& q, httplib::Response& r) {
+  void Authorize(const HttpRequest& q, Response& r) {
     auto start = std::chrono::steady_clock::now();
     std::shared_ptr<const PolicyState> state = State();
     size_t first = q.body.find_first_not_of(" \t\r\n");
@@ -474,7 +601,7 @@ class Server {
     r.set_content(out, "application/json");
   }
 
-  void Review(Endpoint e, const httplib::Request& q, httplib::Response& r) {
+  void Review(Endpoint e, const HttpRequest& q, Response& r) {
     auto start = std::chrono::steady_clock::now();
     std::shared_ptr<const PolicyState> state = State();
     absl::StatusOr<MappedReview> review = e == kAdmission ? MapAdmissionReview(q.body, options_.mapping)
@@ -516,6 +643,535 @@ class Server {
   DecisionLog* log_ = nullptr;
   std::atomic<bool> draining_{false};
 };
+
+// ---- connections ----------------------------------------------------------------------
+
+using Clock = std::chrono::steady_clock;
+
+// The connections open from each client address, shared by the loops.
+class ClientBudget {
+ public:
+  explicit ClientBudget(size_t per_client) : max_(per_client) {}
+
+  bool Take(const std::string& client) {
+    std::lock_guard<std::mutex> lock(mu_);
+    size_t& mine = open_[client];
+    if (mine >= max_) return false;
+    ++mine;
+    return true;
+  }
+  void Give(const std::string& client) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = open_.find(client);
+    if (it != open_.end() && --it->second == 0) open_.erase(it);
+  }
+
+ private:
+  std::mutex mu_;
+  size_t max_;
+  std::unordered_map<std::string, size_t> open_;
+};
+
+// One event loop: a thread, an epoll set, the listening socket shared with
+// the other loops (EPOLLEXCLUSIVE wakes one of them), and the connections it
+// accepted, at most its share of maxConnections: a loop that is full closes
+// its own connection that waited longest without a whole request head, so
+// that slow clients cannot lock out a new one (the liveness probe).
+// A connection's request is answered on the loop's thread.
+class Loop {
+ public:
+  Loop(Server* server, const ServerOptions& options, SSL_CTX* ctx, int listen_fd, ClientBudget* budget,
+       size_t max_connections)
+      : server_(server), options_(options), ctx_(ctx), listen_fd_(listen_fd), budget_(budget),
+        max_connections_(max_connections) {
+    limits_.max_head_bytes = options.max_header_bytes;
+    limits_.max_headers = options.max_headers;
+    limits_.max_body_bytes = options.max_body_bytes;
+  }
+  ~Loop() {
+    if (wake_fd_ >= 0) close(wake_fd_);
+    if (epoll_fd_ >= 0) close(epoll_fd_);
+  }
+
+  bool Open() {
+    epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+    wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (epoll_fd_ < 0 || wake_fd_ < 0) return false;
+    struct epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+    ev.data.u64 = kListenTag;
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev) != 0) return false;
+    ev.events = EPOLLIN;
+    ev.data.u64 = kWakeTag;
+    return epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev) == 0;
+  }
+
+  // From another thread: stop accepting, finish the requests begun, return.
+  void Stop() {
+    uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = write(wake_fd_, &one, sizeof one);
+  }
+
+  void Run() {
+    std::array<struct epoll_event, 64> events;
+    Clock::time_point next_sweep = Clock::now();
+    for (;;) {
+      int n = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), again_.empty() ? 100 : 0);
+      for (int i = 0; i < n; ++i) {
+        uint64_t tag = events[i].data.u64;
+        if (tag == kListenTag) {
+          if (!stopping_) Accept();
+        } else if (tag == kWakeTag) {
+          uint64_t v;
+          [[maybe_unused]] ssize_t r = read(wake_fd_, &v, sizeof v);
+          BeginDrain();
+        } else {
+          auto it = conns_.find(static_cast<int>(tag));
+          if (it != conns_.end()) Drive(*it->second);
+        }
+      }
+      // Connections that stopped with work left (their turn was over): no
+      // socket event may come for what they already hold.
+      std::vector<int> again;
+      again.swap(again_);
+      for (int fd : again) {
+        auto it = conns_.find(fd);
+        if (it != conns_.end()) Drive(*it->second);
+      }
+      Clock::time_point now = Clock::now();
+      if (accept_paused_ && !stopping_ && now >= resume_accepting_at_) ResumeAccepting();
+      if (now >= next_sweep) {
+        Sweep(now);
+        next_sweep = now + std::chrono::milliseconds(100);
+      }
+      if (stopping_ && conns_.empty()) return;
+    }
+  }
+
+ private:
+  static constexpr uint64_t kListenTag = uint64_t{1} << 40;
+  static constexpr uint64_t kWakeTag = (uint64_t{1} << 40) + 1;
+  // kLinger: the answer was sent and the connection is closing; what the
+  // client still sends is read and dropped for a moment, so that the close
+  // does not reset the connection before the client has read the answer.
+  enum Phase { kHandshake, kIdle, kHead, kBody, kWrite, kLinger };
+
+  struct Conn {
+    explicit Conn(const HttpLimits& limits) : parser(limits) {}
+    int fd = -1;
+    SSL* ssl = nullptr;
+    std::string client;
+    Phase phase = kHandshake;
+    Clock::time_point since, deadline;
+    RequestParser parser;
+    std::string in;
+    size_t in_off = 0;
+    std::string out;
+    size_t out_off = 0;
+    bool close_after_write = false;
+    bool continue_sent = false;
+    bool eof = false;
+    bool want_write = false;
+    uint32_t events = 0;
+  };
+
+  static std::chrono::seconds Seconds(int n) { return std::chrono::seconds(n); }
+
+  void Enter(Conn& c, Phase phase, std::chrono::seconds timeout) {
+    c.phase = phase;
+    c.since = Clock::now();
+    c.deadline = c.since + timeout;
+  }
+
+  void Accept() {
+    for (int i = 0; i < 64; ++i) {
+      struct sockaddr_storage addr{};
+      socklen_t len = sizeof addr;
+      int fd = accept4(listen_fd_, reinterpret_cast<struct sockaddr*>(&addr), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) {
+        // EAGAIN: another loop took it, or none is left. Out of descriptors
+        // or memory: the socket stays readable, so stop listening for a
+        // moment rather than spin.
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) PauseAccepting();
+        return;
+      }
+      std::string client = ClientOf(addr);
+      std::optional<Metrics::Refusal> refused;
+      if (!budget_->Take(client)) {
+        refused = Metrics::kPerClient;
+      } else if (conns_.size() >= max_connections_ && !Evict()) {
+        budget_->Give(client);
+        refused = Metrics::kTotal;
+      }
+      if (refused) {
+        server_->metrics().connections_refused[*refused].fetch_add(1, std::memory_order_relaxed);
+        // A reset rather than a close: the client learns at once.
+        struct linger lg{1, 0};
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+        close(fd);
+        continue;
+      }
+      int one = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      auto conn = std::make_unique<Conn>(limits_);
+      conn->fd = fd;
+      conn->client = std::move(client);
+      conn->ssl = SSL_new(ctx_);
+      if (conn->ssl == nullptr || SSL_set_fd(conn->ssl, fd) != 1) {
+        ERR_clear_error();
+        if (conn->ssl) SSL_free(conn->ssl);
+        budget_->Give(conn->client);
+        close(fd);
+        continue;
+      }
+      SSL_set_accept_state(conn->ssl);
+      Enter(*conn, kHandshake, Seconds(options_.handshake_timeout_seconds));
+      struct epoll_event ev{};
+      ev.events = EPOLLIN;
+      ev.data.u64 = static_cast<uint64_t>(fd);
+      conn->events = EPOLLIN;
+      epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+      server_->metrics().connections_open.fetch_add(1, std::memory_order_relaxed);
+      Conn& c = *conn;
+      conns_.emplace(fd, std::move(conn));
+      Drive(c);
+    }
+  }
+
+  void PauseAccepting() {
+    if (accept_paused_) return;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
+    accept_paused_ = true;
+    resume_accepting_at_ = Clock::now() + std::chrono::milliseconds(100);
+  }
+  void ResumeAccepting() {
+    struct epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+    ev.data.u64 = kListenTag;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev);
+    accept_paused_ = false;
+  }
+
+  static std::string ClientOf(const struct sockaddr_storage& addr) {
+    char buf[INET6_ADDRSTRLEN] = "";
+    if (addr.ss_family == AF_INET) {
+      inet_ntop(AF_INET, &reinterpret_cast<const struct sockaddr_in*>(&addr)->sin_addr, buf, sizeof buf);
+    } else if (addr.ss_family == AF_INET6) {
+      const auto* a6 = reinterpret_cast<const struct sockaddr_in6*>(&addr);
+      if (IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr)) {
+        inet_ntop(AF_INET, &a6->sin6_addr.s6_addr[12], buf, sizeof buf);
+      } else {
+        inet_ntop(AF_INET6, &a6->sin6_addr, buf, sizeof buf);
+      }
+    }
+    return buf;
+  }
+
+  // Every connection was taken: closes this loop's connection that has
+  // waited longest without a whole request head (in its handshake, its
+  // head, or idle between requests). False when it has none.
+  bool Evict() {
+    Conn* victim = nullptr;
+    for (auto& [fd, c] : conns_) {
+      if (c->phase != kHandshake && c->phase != kHead && c->phase != kIdle) continue;
+      if (victim == nullptr || c->since < victim->since) victim = c.get();
+    }
+    if (victim == nullptr) return false;
+    server_->metrics().connections_evicted.fetch_add(1, std::memory_order_relaxed);
+    Close(*victim);
+    return true;
+  }
+
+  void Close(Conn& c) {
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
+    SSL_free(c.ssl);
+    close(c.fd);
+    budget_->Give(c.client);
+    server_->metrics().connections_open.fetch_sub(1, std::memory_order_relaxed);
+    conns_.erase(c.fd);  // c is gone
+  }
+
+  void BeginDrain() {
+    stopping_ = true;
+    if (!accept_paused_) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
+    std::vector<Conn*> idle;
+    for (auto& [fd, c] : conns_) {
+      if ((c->phase == kHandshake || c->phase == kIdle) && c->out.empty()) idle.push_back(c.get());
+    }
+    for (Conn* c : idle) Close(*c);
+  }
+
+  // Closes or answers the connections whose deadline has passed.
+  void Sweep(Clock::time_point now) {
+    std::vector<Conn*> late;
+    for (auto& [fd, c] : conns_) {
+      if (c->deadline <= now) late.push_back(c.get());
+    }
+    Metrics& m = server_->metrics();
+    for (Conn* c : late) {
+      switch (c->phase) {
+        case kHandshake: m.connection_timeouts[Metrics::kHandshake].fetch_add(1); Close(*c); break;
+        case kIdle: m.connection_timeouts[Metrics::kIdle].fetch_add(1); Close(*c); break;
+        case kWrite: m.connection_timeouts[Metrics::kWrite].fetch_add(1); Close(*c); break;
+        case kLinger: Close(*c); break;
+        case kHead:
+          m.connection_timeouts[Metrics::kHead].fetch_add(1);
+          Fail(*c, 408, Cat("the request head did not arrive within ", options_.header_timeout_seconds,
+                            " s (limits.headerTimeoutSeconds)"));
+          Drive(*c);
+          break;
+        case kBody:
+          m.connection_timeouts[Metrics::kBody].fetch_add(1);
+          Fail(*c, 408, Cat("the request body did not arrive within ", options_.read_timeout_seconds,
+                            " s (limits.readTimeoutSeconds)"));
+          Drive(*c);
+          break;
+      }
+    }
+  }
+
+  // Answers with an error and closes: what follows on the connection cannot
+  // be read as a request any more.
+  void Fail(Conn& c, int status, std::string message) {
+    Response r;
+    server_->Error(c.parser.request(), r, status, message);
+    c.out.clear();
+    c.out_off = 0;
+    c.close_after_write = true;
+    Queue(c, r, false, false);
+  }
+
+  // Writes the answer into c.out and waits for it to be sent.
+  void Queue(Conn& c, const Response& r, bool head_only, bool keep_alive) {
+    bool http10 = c.parser.request().minor_version == 0;
+    std::string& o = c.out;
+    CatAppend(&o, "HTTP/1.1 ", r.status, " ", ReasonPhrase(r.status), "\r\nContent-Type: ", r.content_type,
+              "\r\nContent-Length: ", r.body.size(), "\r\n");
+    for (const auto& [name, value] : r.headers) CatAppend(&o, name, ": ", value, "\r\n");
+    if (!keep_alive) {
+      o += "Connection: close\r\n";
+      c.close_after_write = true;
+    } else if (http10) {
+      o += "Connection: keep-alive\r\n";
+    }
+    o += "\r\n";
+    if (!head_only) o += r.body;
+    Enter(c, kWrite, Seconds(options_.write_timeout_seconds));
+  }
+
+  // The request is whole: inflate, answer, and get ready for the next one.
+  void Answer(Conn& c) {
+    HttpRequest& q = c.parser.mutable_request();
+    if (q.encoding != ContentEncoding::kIdentity) {
+      Inflated inflated = Inflate(q.body, q.encoding, options_.max_inflated_body_bytes);
+      if (inflated.status != 200) return Fail(c, inflated.status, inflated.message);
+      q.body = std::move(inflated.body);
+    }
+    Response r;
+    try {
+      server_->Handle(q, r);
+    } catch (const std::exception& e) {  // std::bad_alloc from a large request, say
+      return Fail(c, 500, Cat("internal error: ", e.what()));
+    }
+    Queue(c, r, q.method == "HEAD", q.keep_alive && !stopping_);
+    c.parser.Reset();
+    c.continue_sent = false;
+  }
+
+  // After bytes were fed to the parser: moves the connection on.
+  void Advance(Conn& c) {
+    if (c.phase == kIdle && c.parser.started()) Enter(c, kHead, Seconds(options_.header_timeout_seconds));
+    switch (c.parser.state()) {
+      case RequestParser::kHead: break;
+      case RequestParser::kBody:
+        if (c.phase == kHead) {
+          Enter(c, kBody, Seconds(options_.read_timeout_seconds));
+          if (c.parser.request().expect_continue && !c.continue_sent) {
+            c.out = "HTTP/1.1 100 Continue\r\n\r\n";
+            c.continue_sent = true;
+          }
+        }
+        break;
+      case RequestParser::kComplete: Answer(c); break;
+      case RequestParser::kError: Fail(c, c.parser.error_status(), c.parser.error_message()); break;
+    }
+  }
+
+  // Records what OpenSSL waits for; false on a fault (the connection must close).
+  bool Blocked(Conn& c, int rc) {
+    int e = SSL_get_error(c.ssl, rc);
+    ERR_clear_error();
+    if (e == SSL_ERROR_WANT_READ) {
+      c.want_write = false;
+      return true;
+    }
+    if (e == SSL_ERROR_WANT_WRITE) {
+      c.want_write = true;
+      return true;
+    }
+    return false;
+  }
+
+  // Moves the connection as far as its socket allows: handshake, write what
+  // is pending, parse what was read, read more. Reads only when nothing is
+  // waiting to be written, so pipelined requests are answered in order and
+  // a client that does not read its answers stops being read.
+  void Drive(Conn& c) {
+    if (c.phase == kLinger) return Linger(c);
+    bool progress = false;
+    for (int round = 0; round < 16; ++round) {
+      progress = false;
+      if (c.phase == kHandshake) {
+        ERR_clear_error();
+        int rc = SSL_accept(c.ssl);
+        if (rc != 1) {
+          if (!Blocked(c, rc)) return Close(c);
+          break;
+        }
+        Enter(c, kIdle, Seconds(options_.idle_timeout_seconds));
+        progress = true;
+      }
+      if (c.out_off < c.out.size()) {
+        ERR_clear_error();
+        size_t left = std::min<size_t>(c.out.size() - c.out_off, INT_MAX);
+        int n = SSL_write(c.ssl, c.out.data() + c.out_off, static_cast<int>(left));
+        if (n <= 0) {
+          if (!Blocked(c, n)) return Close(c);
+          break;
+        }
+        c.out_off += static_cast<size_t>(n);
+        progress = true;
+        if (c.out_off < c.out.size()) continue;
+      }
+      if (!c.out.empty()) {  // all sent
+        c.out.clear();
+        c.out_off = 0;
+        if (c.close_after_write) return StartLinger(c);
+        if (c.phase == kWrite) {
+          Enter(c, kIdle, Seconds(options_.idle_timeout_seconds));
+          if (stopping_ && c.in_off == c.in.size()) return Close(c);
+        }
+      }
+      if (c.in_off < c.in.size()) {
+        size_t used = c.parser.Feed(std::string_view(c.in).substr(c.in_off));
+        c.in_off += used;
+        if (c.in_off == c.in.size()) {
+          c.in.clear();
+          c.in_off = 0;
+        }
+        Advance(c);
+        if (used > 0 || !c.out.empty()) progress = true;
+        if (!c.out.empty()) continue;
+      }
+      if (c.eof) {
+        // The client closed its side: nothing more will come.
+        if (c.out.empty()) return Close(c);
+        break;
+      }
+      if (c.out.empty() && c.in_off == c.in.size()) {
+        char buf[16384];
+        ERR_clear_error();
+        int n = SSL_read(c.ssl, buf, sizeof buf);
+        if (n > 0) {
+          c.in.append(buf, static_cast<size_t>(n));
+          progress = true;
+        } else {
+          int e = SSL_get_error(c.ssl, n);
+          if (e == SSL_ERROR_ZERO_RETURN) {
+            ERR_clear_error();
+            c.eof = true;
+            progress = true;
+          } else if (!Blocked(c, n)) {
+            return Close(c);
+          }
+        }
+      }
+      if (!progress) break;
+    }
+    if (progress) again_.push_back(c.fd);  // its turn is over, not its work
+    uint32_t want = c.want_write ? EPOLLOUT : EPOLLIN;
+    if (want != c.events) {
+      struct epoll_event ev{};
+      ev.events = want;
+      ev.data.u64 = static_cast<uint64_t>(c.fd);
+      epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c.fd, &ev);
+      c.events = want;
+    }
+  }
+
+  void StartLinger(Conn& c) {
+    ERR_clear_error();
+    SSL_shutdown(c.ssl);  // our close_notify; the client's is not awaited
+    ERR_clear_error();
+    shutdown(c.fd, SHUT_WR);
+    c.phase = kLinger;
+    c.deadline = Clock::now() + std::chrono::seconds(2);
+    if (c.events != EPOLLIN) {
+      struct epoll_event ev{};
+      ev.events = EPOLLIN;
+      ev.data.u64 = static_cast<uint64_t>(c.fd);
+      epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c.fd, &ev);
+      c.events = EPOLLIN;
+    }
+    Linger(c);
+  }
+
+  // Reads and drops what the client still sends, until it closes or the
+  // lingering time (2 s) is over.
+  void Linger(Conn& c) {
+    char buf[16384];
+    for (int i = 0; i < 64; ++i) {
+      ssize_t n = recv(c.fd, buf, sizeof buf, 0);
+      if (n > 0) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+      return Close(c);
+    }
+  }
+
+  Server* server_;
+  const ServerOptions& options_;
+  SSL_CTX* ctx_;
+  int listen_fd_;
+  ClientBudget* budget_;
+  size_t max_connections_;
+  HttpLimits limits_;
+  int epoll_fd_ = -1, wake_fd_ = -1;
+  bool stopping_ = false;
+  bool accept_paused_ = false;
+  Clock::time_point resume_accepting_at_;
+  std::unordered_map<int, std::unique_ptr<Conn>> conns_;
+  std::vector<int> again_;
+};
+
+// A listening socket on HOST:PORT (PORT 0: one the kernel picks), non-blocking.
+int Listen(const std::string& host, int port, int* bound_port) {
+  struct addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  struct addrinfo* found = nullptr;
+  std::string service = Cat(port);
+  if (getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &found) != 0) return -1;
+  int fd = -1;
+  for (struct addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
+    fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0) {
+      close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(found);
+  if (fd < 0) return -1;
+  struct sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<struct sockaddr*>(&addr), &len);
+  *bound_port = ntohs(addr.ss_family == AF_INET6 ? reinterpret_cast<struct sockaddr_in6*>(&addr)->sin6_port
+                                                 : reinterpret_cast<struct sockaddr_in*>(&addr)->sin_port);
+  return fd;
+}
 
 // The names, in the directories watched, whose change means a reload: the
 // files themselves and Kubernetes' "..data" (a ConfigMap or Secret volume
@@ -630,50 +1286,56 @@ int Serve(const ServerOptions& options) {
   }
   std::unique_ptr<DecisionLog> log;
   if (!options.decision_log.empty()) {
-    std::FILE* out = stdout;
+    int fd = STDOUT_FILENO;
     bool owned = false;
     if (options.decision_log != "-") {
-      out = std::fopen(options.decision_log.c_str(), "a");
-      if (out == nullptr) {
+      fd = open(options.decision_log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+      if (fd < 0) {
         Say(Cat("error: ", options.decision_log, ": cannot open the decision log for appending"));
         return 1;
       }
       owned = true;
     }
-    log = std::make_unique<DecisionLog>(out, owned, options.decision_log_queue, &server.metrics());
+    log = std::make_unique<DecisionLog>(fd, owned, options.decision_log_queue, options.decision_log_queue_bytes,
+                                        std::chrono::seconds(options.decision_log_stop_timeout_seconds),
+                                        &server.metrics());
     server.set_log(log.get());
   }
 
-  Certificates* certs = &server.certificates();
-  httplib::SSLServer http([certs](SSL_CTX& ctx) {
-    SSL_CTX_set_min_proto_version(&ctx, TLS1_2_VERSION);
-    SSL_CTX_set_cert_cb(&ctx, &Certificates::Select, certs);
-    return true;
-  });
-  if (!http.is_valid()) {
+  std::unique_ptr<SSL_CTX, void (*)(SSL_CTX*)> ctx(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
+  if (ctx == nullptr) {
     Say("error: cannot set up TLS");
     return 1;
   }
-  int threads = options.threads;
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
-  http.set_payload_max_length(options.max_body_bytes);
-  http.set_read_timeout(options.read_timeout_seconds, 0);
-  http.set_write_timeout(options.write_timeout_seconds, 0);
-  http.set_keep_alive_timeout(options.idle_timeout_seconds);
-  http.set_keep_alive_max_count(1u << 30);
-  http.set_tcp_nodelay(true);
-  server.Install(http);
-  if (options.host.find(':') != std::string::npos) http.set_address_family(AF_INET6);
-  int port = options.port;
-  if (port == 0) {
-    port = http.bind_to_any_port(options.host);
-    if (port < 0) {
+  SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
+  SSL_CTX_set_options(ctx.get(), SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+  SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+                                  SSL_MODE_RELEASE_BUFFERS);
+  SSL_CTX_set_cert_cb(ctx.get(), &Certificates::Select, &server.certificates());
+
+  int port = 0;
+  int listen_fd = Listen(options.host, options.port, &port);
+  if (listen_fd < 0) {
+    if (options.port == 0) {
       Say(Cat("error: cannot listen on ", options.host));
+    } else {
+      Say(Cat("error: cannot listen on ", options.host, ":", options.port, " (in use, or not an address here)"));
+    }
+    return 1;
+  }
+  ClientBudget budget(static_cast<size_t>(options.max_connections_per_client));
+  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = std::min(threads, options.max_connections);
+  std::vector<std::unique_ptr<Loop>> loops;
+  for (int i = 0; i < threads; ++i) {
+    // maxConnections shared out: the first loops take the remainder.
+    size_t share = static_cast<size_t>(options.max_connections / threads + (i < options.max_connections % threads));
+    loops.push_back(std::make_unique<Loop>(&server, options, ctx.get(), listen_fd, &budget, share));
+    if (!loops.back()->Open()) {
+      Say("error: cannot set up the event loops (epoll)");
+      close(listen_fd);
       return 1;
     }
-  } else if (!http.bind_to_port(options.host, port)) {
-    Say(Cat("error: cannot listen on ", options.host, ":", port, " (in use, or not an address here)"));
-    return 1;
   }
   std::string host = options.host.find(':') != std::string::npos ? Cat("[", options.host, "]") : options.host;
   Say(Cat("listening on https://", host, ":", port, " (bundle ", (*state)->bundle_hash(), ", ",
@@ -682,7 +1344,8 @@ int Serve(const ServerOptions& options) {
           : (*state)->untyped_join() ? "; reviews' entities checked against the schema at load"
                                      : "; reviews' entities read with the schema",
           ")"));
-  std::thread listener([&http] { http.listen_after_bind(); });
+  std::vector<std::thread> workers;
+  for (auto& loop : loops) workers.emplace_back([l = loop.get()] { l->Run(); });
 
   Watch watch = options.watch ? StartWatch(options) : Watch{};
   bool reload_pending = false;
@@ -718,9 +1381,12 @@ int Serve(const ServerOptions& options) {
   }
   Say("stopping: finishing the requests in flight");
   server.set_draining();
-  http.stop();
-  listener.join();
-  log.reset();  // writes what is queued
+  // Each loop closes its idle connections and returns once the requests
+  // begun are answered (each bounded by its own deadlines).
+  for (auto& loop : loops) loop->Stop();
+  for (std::thread& t : workers) t.join();
+  close(listen_fd);
+  log.reset();  // writes what is queued, within decisionLog.stopTimeoutSeconds
   if (watch.fd >= 0) close(watch.fd);
   close(sfd);
   Say("stopped");

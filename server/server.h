@@ -30,12 +30,22 @@ struct ServerOptions {
   MappingOptions mapping;
   std::vector<std::pair<std::string, std::string>> reasons;  // policy id -> why
   std::vector<std::string> mask_context;  // context attributes logged as "***"
-  size_t max_body_bytes = size_t{1} << 20;
-  int read_timeout_seconds = 10;
-  int write_timeout_seconds = 10;
-  int idle_timeout_seconds = 30;
-  int threads = 64;                 // connections served at once
-  size_t decision_log_queue = 8192; // lines waiting to be written; more are dropped
+  // Limits of the network side (docs/server.md, "Limits"): each stops an attack.
+  size_t max_body_bytes = size_t{1} << 20;           // as received, chunked bodies decoded
+  size_t max_inflated_body_bytes = size_t{4} << 20;  // a gzip or deflate body once inflated
+  size_t max_header_bytes = 8192;                    // request line and headers
+  int max_headers = 100;                             // header fields
+  int handshake_timeout_seconds = 5;                 // the TLS handshake, whole
+  int header_timeout_seconds = 10;                   // a request head, whole, from its first byte
+  int read_timeout_seconds = 10;                     // a request body, whole, from the end of the head
+  int write_timeout_seconds = 10;                    // an answer, whole
+  int idle_timeout_seconds = 30;                     // a kept-alive connection's wait for its next request
+  int max_connections = 256;                         // open at once, in all
+  int max_connections_per_client = 128;              // open at once from one client address
+  int threads = 0;                                   // event loops; 0: one a core
+  size_t decision_log_queue = 8192;                  // lines waiting to be written; more are dropped
+  size_t decision_log_queue_bytes = size_t{16} << 20;  // their bytes; more are dropped
+  int decision_log_stop_timeout_seconds = 5;         // on SIGTERM, for a blocked output
   bool watch = true;                // inotify on the bundle, entity and certificate files
 };
 

@@ -6,7 +6,7 @@
 # p50 and p99, and any error. Figures, not assertions: nothing here fails on
 # a slow machine, except a lost request or an error answer during reload.
 #
-#   bench/serve/run.sh [CHARTER]       DURATION=10 (seconds a run), THREADS=2 (wrk's)
+#   bench/serve/run.sh [CHARTER]       DURATION=10 (seconds a run), THREADS=2 (wrk's), SERVE_CONFIG
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -27,7 +27,10 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 
   -keyout "$work/tls.key" -out "$work/tls.crt" 2>/dev/null
 schemas=(--schema stdlib/governance.cedarschema --schema stdlib/kubernetes.cedarschema)
 "$charter" build --policies examples/webhook/policies.cedar "${schemas[@]}" -o "$work/bundle" >/dev/null
-echo '{"limits": {"threads": 80}, "watch": false}' >"$work/config.json"
+# The server's configuration: its defaults (an event loop a core). SERVE_CONFIG
+# replaces it, to measure another setting or an older server (cpp-httplib's
+# needed `{"limits": {"threads": 80}, "watch": false}`, a thread a connection).
+echo "${SERVE_CONFIG:-{\"watch\": false\}}" >"$work/config.json"
 "$charter" serve --bundle "$work/bundle" --entities examples/webhook/entities.json "${schemas[@]}" \
   --config "$work/config.json" --tls-cert "$work/tls.crt" --tls-key "$work/tls.key" \
   --listen 127.0.0.1:0 2>"$work/stderr" &
