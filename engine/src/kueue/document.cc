@@ -204,7 +204,7 @@ class YamlReader {
           return Error(mark, "a map key must be a scalar");
         }
         node.kind = e.type == YAML_SEQUENCE_START_EVENT ? NodeKind::kSeq : NodeKind::kMap;
-        stack_.push_back(Open{std::move(node), true});
+        stack_.push_back(Open{std::move(node), true, {}});
         return absl::OkStatus();
       }
       case YAML_SEQUENCE_END_EVENT:
