@@ -950,10 +950,11 @@ bool ScanText(std::string_view text, const CompileOptions& options, bool blocks,
       return false;
     }
     if (policy_tokens > options.max_policy_tokens) {
-      const char* unit = declaration ? "declaration" : "policy";
       diagnostics->Error(codes::CH0005, {at, static_cast<uint32_t>(i)},
-                         Cat(unit, " has more than ", options.max_policy_tokens, " tokens"),
-                         Cat("split it into several ", unit, "s, or raise the limit"));
+                         Cat(declaration ? "declaration" : "policy", " has more than ", options.max_policy_tokens,
+                             " tokens"),
+                         declaration ? "split it into several declarations, or raise the limit"
+                                     : "split it into several policies, or raise the limit");
       return false;
     }
     // Runs of `!` or of `-`.
