@@ -60,11 +60,13 @@ struct EntityInfo {
 struct EntitiesOptions {
   size_t max_input_bytes = size_t{1} << 30;
   int max_nesting = 64;  // of records and sets inside attribute values
-  // The size of the ancestor index: one interval an entity for a tree, more
-  // for entities with several parents (8 bytes each; the default, 2^25, is
-  // 256 MiB, more than a tree within max_input_bytes needs). Merging them
-  // copies at most twice as many; either limit ends the load early, naming
-  // the entity reached.
+  // The most the ancestor index keeps: one interval an entity for a tree,
+  // more for entities with several parents (8 bytes each; the default, 2^25,
+  // is 256 MiB, more than a tree within max_input_bytes needs). The index
+  // also keeps at most 8 a uid and a parent link of the input (plus 2^20).
+  // An entity it has no room for keeps none, and `in` on it walks up from
+  // the descendant: the same answers, in time and memory bounded by the
+  // input.
   size_t max_ancestor_intervals = size_t{1} << 25;
 };
 

@@ -47,7 +47,8 @@ struct SchemaData;  // schema/schema_model.h
 
 struct SchemaOptions {
   size_t max_source_bytes = size_t{16} << 20;
-  // Nesting of records, sets and namespaces; deeper input is a diagnostic.
+  // Nesting of records, sets and namespaces, as written and (records and
+  // sets) once common types are inlined; deeper input is a diagnostic.
   int max_nesting = 64;
   // Reading stops collecting diagnostics after this many.
   size_t max_errors = 100;

@@ -1,5 +1,11 @@
 // charter::ParseTemplateLinks: the Cedar CLI's `--template-linked` JSON form.
 #include "charter/compiler.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
 #include "common/diagnostic_codes.h"
 #include "common/status_macros.h"
 #include "common/strings.h"
@@ -12,6 +18,39 @@ namespace charter {
 using internal::Cat;
 namespace codes = internal::codes;
 
+namespace {
+
+// json::LineCol for the links of one file, in order: each position counted
+// on from the one before (counting each from the start of the file was
+// quadratic in the links: 30,000 of them took 72 s). Lines split at '\n',
+// columns in Unicode scalar values, both 1-based, as LineCol counts.
+class LineCounter {
+ public:
+  explicit LineCounter(std::string_view text) : text_(text) {}
+  // INVARIANT: offsets come in increasing order.
+  std::string At(uint32_t offset) {
+    const size_t end = std::min<size_t>(offset, text_.size());
+    for (; at_ < end; ++at_) {
+      const char c = text_[at_];
+      if (c == '\n') {
+        ++line_;
+        column_ = 1;
+      } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+        ++column_;
+      }
+    }
+    return Cat(line_, ":", column_);
+  }
+
+ private:
+  std::string_view text_;
+  size_t at_ = 0;  // counted up to here
+  size_t line_ = 1;
+  size_t column_ = 1;
+};
+
+}  // namespace
+
 absl::StatusOr<std::vector<TemplateLink>> ParseTemplateLinks(std::string_view json,
                                                              std::string_view source_name) {
   internal::json::ParseFault fault;
@@ -23,11 +62,12 @@ absl::StatusOr<std::vector<TemplateLink>> ParseTemplateLinks(std::string_view js
   const internal::json::Value& root = doc->root();
   if (!root.is_array()) return src.Error(codes::CH0602, root.offset(), "template links must be a JSON array");
   std::vector<TemplateLink> links;
+  LineCounter line_col(json);
   for (size_t i = 0; i < root.size(); ++i) {
     const internal::json::Value& v = root.at(i);
     if (!v.is_object()) return src.Error(codes::CH0602, v.offset(), "a template link must be a JSON object");
     TemplateLink link;
-    link.origin = Cat(source_name, ":", internal::json::LineCol(json, v.offset()));
+    link.origin = Cat(source_name, ":", line_col.At(v.offset()));
     const internal::json::Value* args = nullptr;
     bool have_template = false, have_link = false;
     for (size_t k = 0; k < v.size(); ++k) {

@@ -58,7 +58,7 @@ absl::StatusOr<Schema> Schema::Parse(const SourceFile& source, const SchemaOptio
   data->source_name = source.name();
   data->ast = json ? internal::schema::ParseSchemaJson(source, options, diags)
                    : internal::schema::ParseSchemaText(source, options, diags);
-  if (diags->size() == before) internal::Resolve(data->ast, &data->model, diags);
+  if (diags->size() == before) internal::Resolve(data->ast, options, &data->model, diags);
   if (diags->size() > before) {
     diags->Truncate(before + options.max_errors);
     return FirstError(source, *diags, before);

@@ -116,8 +116,11 @@ bool IsSingleton(const TypeRef& t, bool value) {
 
 // --- capabilities ---------------------------------------------------------------
 
+void KeyOfHasPath(const Expr& e, std::string* out);
+
 // A structural key of an expression (spans ignored), for capabilities.
 void KeyOf(const Expr& e, std::string* out) {
+  if (e.kind == Expr::Kind::kHas && e.keys.size() > 1) return KeyOfHasPath(e, out);
   CatAppend(out, "(", static_cast<int>(e.kind), " ");
   switch (e.kind) {
     case Expr::Kind::kBool: out->append(e.b ? "t" : "f"); break;
@@ -144,6 +147,27 @@ void KeyOf(const Expr& e, std::string* out) {
   for (const std::string& k : e.keys) CatAppend(out, " ", k.size(), ":", k);
   for (const auto& a : e.args) KeyOf(*a, out);
   out->append(")");
+}
+
+// The key of a has-path that Desugar kept whole (args[0] is the chain of
+// attribute reads `on.k0...` of all but its last key): that of the chain of
+// tests it stands for, `on has k0 && on.k0 has k1 && ...`, so that
+// capabilities compare as they did when the chain was built.
+void KeyOfHasPath(const Expr& e, std::string* out) {
+  const size_t k = e.keys.size();
+  std::vector<const Expr*> base(k);  // base[i]: on.k0...k(i-1)
+  const Expr* at = e.args[0].get();
+  for (size_t i = k; i-- > 0;) {
+    base[i] = at;
+    if (i > 0) at = at->args[0].get();
+  }
+  const std::string and_open = Cat("(", static_cast<int>(Expr::Kind::kBinary), " ", static_cast<int>(BinaryOp::kAnd));
+  for (size_t i = 1; i < k; ++i) out->append(and_open);
+  for (size_t i = 0; i < k; ++i) {
+    CatAppend(out, "(", static_cast<int>(Expr::Kind::kHas), " ");
+    KeyOf(*base[i], out);
+    out->append(i == 0 ? ")" : "))");
+  }
 }
 
 std::string AttrCap(const Expr& on, const std::string& attr) {
@@ -207,7 +231,11 @@ std::unique_ptr<Expr> Clone(const Expr& e) {
 }
 
 // The form Cedar's checker sees: `e has a.b` is `e has a && e.a has b`;
-// `a != b` is `!(a == b)`; `e is T in x` is `e is T && e in x`.
+// `a != b` is `!(a == b)`; `e is T in x` is `e is T && e in x`. A has-path
+// stays one node whose args[0] is the chain `e.a...` of all but its last
+// key, built once: the checker checks it as the chain of tests it stands for
+// (Checker::CheckHasPath), where building each test with its own copy of
+// the chain was quadratic in the path.
 std::unique_ptr<Expr> Desugar(const Expr& e, int depth, bool* too_deep) {
   if (depth > kMaxCheckDepth) {
     *too_deep = true;
@@ -215,19 +243,17 @@ std::unique_ptr<Expr> Desugar(const Expr& e, int depth, bool* too_deep) {
   }
   if (e.kind == Expr::Kind::kHas && e.keys.size() > 1) {
     std::unique_ptr<Expr> base = Desugar(*e.args[0], depth + 1, too_deep);
-    std::unique_ptr<Expr> result;
-    for (size_t i = 0; i < e.keys.size(); ++i) {
-      auto test = NewNode(Expr::Kind::kHas, e.span);
-      test->str = e.keys[i];
-      test->args.push_back(Clone(*base));
-      result = result == nullptr ? std::move(test)
-                                 : Binary(BinaryOp::kAnd, std::move(result), std::move(test), e.span);
+    for (size_t i = 0; i + 1 < e.keys.size(); ++i) {
       auto next = NewNode(Expr::Kind::kAttr, e.span);
       next->str = e.keys[i];
       next->args.push_back(std::move(base));
       base = std::move(next);
     }
-    return result;
+    auto path = NewNode(Expr::Kind::kHas, e.span);
+    path->str = e.keys[0];
+    path->keys = e.keys;
+    path->args.push_back(std::move(base));
+    return path;
   }
   auto c = NewNode(e.kind, e.span);
   c->b = e.b;
@@ -420,7 +446,15 @@ class Checker {
   }
 
   Answer Expect(const Caps& prior, const Expr& e, const std::vector<TypeRef>& expected) {
-    Answer a = Check(prior, e);
+    return Expected(Check(prior, e), e, expected);
+  }
+  Answer Expect(const Caps& prior, const Expr& e, TypeRef expected) {
+    return Expect(prior, e, std::vector<TypeRef>{std::move(expected)});
+  }
+
+ private:
+  // Expect's test of the answer `a` that checking `e` gave.
+  Answer Expected(Answer a, const Expr& e, const std::vector<TypeRef>& expected) {
     if (a.type == nullptr) return Fail();
     for (const TypeRef& t : expected) {
       if (Subtype(*a.type, *t, false)) return a;
@@ -433,11 +467,7 @@ class Checker {
     Error(codes::CH0510, e.span, Cat("expected ", want, ", found `", TypeName(*a.type), "`"));
     return Fail();
   }
-  Answer Expect(const Caps& prior, const Expr& e, TypeRef expected) {
-    return Expect(prior, e, std::vector<TypeRef>{std::move(expected)});
-  }
 
- private:
   static std::string ExpectedName(const SchemaType& t) {
     switch (t.kind) {
       case Kind::kAnyEntity: return "entity";
@@ -815,8 +845,12 @@ class Checker {
   }
 
   Answer CheckGetAttr(const Caps& prior, const Expr& e) {
+    return GetAttr(prior, e, Expect(prior, *e.args[0], {AnyEntity(), AnyRecord()}));
+  }
+
+  // `e` (`on.attr`) once `on` has been checked, giving `a`.
+  Answer GetAttr(const Caps& prior, const Expr& e, const Answer& a) {
     const Expr& on = *e.args[0];
-    Answer a = Expect(prior, on, {AnyEntity(), AnyRecord()});
     return Then(a, [&](const TypeRef& t, const Caps&) {
       if (t == nullptr) return Fail();
       const std::map<std::string, AttrType>* attrs = AttrsOf(*t);
@@ -848,24 +882,131 @@ class Checker {
   }
 
   Answer CheckHas(const Caps& prior, const Expr& e) {
-    const Expr& on = *e.args[0];
-    Answer a = Expect(prior, on, {AnyEntity(), AnyRecord()});
+    if (e.keys.size() > 1) return CheckHasPath(prior, e);
+    return Has(prior, *e.args[0], e.str, Expect(prior, *e.args[0], {AnyEntity(), AnyRecord()}));
+  }
+
+  // `on has attr` once `on` has been checked, giving `a`.
+  Answer Has(const Caps& prior, const Expr& on, const std::string& attr, const Answer& a) {
     return Then(a, [&](const TypeRef& t, const Caps&) {
       if (t == nullptr) return Fail(Bool());
       const std::map<std::string, AttrType>* attrs =
           t->kind == Kind::kAnyEntity ? nullptr : AttrsOf(*t);
       const AttrType* found = nullptr;
       if (attrs != nullptr) {
-        auto it = attrs->find(e.str);
+        auto it = attrs->find(attr);
         if (it != attrs->end()) found = &it->second;
       }
-      std::string cap = AttrCap(on, e.str);
+      std::string cap = AttrCap(on, attr);
       if (found != nullptr) {
         bool known = prior.count(cap) != 0 || (found->required && t->kind == Kind::kRecord);
         return Ok(known ? Singleton(true) : Bool(), Caps{cap});
       }
-      return Ok(MayHaveAttr(*t, e.str) ? Bool() : Singleton(false));
+      return Ok(MayHaveAttr(*t, attr) ? Bool() : Singleton(false));
     });
+  }
+
+  // `on has k0.k1...`, kept whole by Desugar, checked as the chain of tests
+  // it stands for, `((on has k0 && on.k0 has k1) && on.k0.k1 has k2) && ...`,
+  // with that chain's answer, diagnostics and depth limit: the And of the
+  // first i+1 tests (L_i) lies k-1-i levels below this node, the i-th test
+  // one below that (the first is L_0 itself), and its operand `on.k0...`
+  // (i-1) below that: the read of key j-1 (base[j]) sits at the same depth
+  // in every test. Each test re-checked the chain under it, which was
+  // quadratic in the path; here each read is checked once and its answer
+  // kept while it stands. A read's answer depends on the capabilities only
+  // through its own key's (added by the test before it and by nothing
+  // after), so it stands until the capabilities passed on to the tests
+  // shrink, which the And chain does at most twice (on its first failure,
+  // and on its first test that is not known true after known ones); the
+  // first read, `on`, is not looked up in them at all. Skipped re-checks
+  // only repeat diagnostics, which Cedar reports once.
+  Answer CheckHasPath(const Caps& prior, const Expr& e) {
+    const size_t k = e.keys.size();
+    std::vector<const Expr*> base(k);  // base[i]: on.k0...k(i-1)
+    const Expr* at = e.args[0].get();
+    for (size_t i = k; i-- > 0;) {
+      base[i] = at;
+      if (i > 0) at = at->args[0].get();
+    }
+    const int top = depth_;  // this node's depth, L_(k-1)'s
+    const int n = static_cast<int>(k);
+    // Checks `x` as if it lay at depth d.
+    auto check_at = [&](const Caps& p, const Expr& x, int d) {
+      depth_ = d - 1;
+      Answer r = Check(p, x);
+      depth_ = top;
+      return r;
+    };
+    struct Kept {
+      Answer answer;
+      uint32_t generation = 0;  // 0: none
+    };
+    std::vector<Kept> kept(k);  // base[i]'s answer at depth top + k + 1 - i
+    uint32_t generation = 1;
+    // base[i] at depth top + n + 1 - i, under p (which holds the prior).
+    auto read = [&](const Caps& p, size_t i) -> const Answer& {
+      size_t from = i;
+      while (from > 0 && kept[from].generation != generation) --from;
+      if (from == 0 && kept[0].generation == 0) {
+        kept[0].answer = check_at(p, *base[0], top + n + 1);
+        kept[0].generation = 1;  // `on` reads no capability of the chain: kept for good
+      }
+      for (size_t m = from + 1; m <= i; ++m) {
+        const int d = top + n + 1 - static_cast<int>(m);
+        if (d > kMaxCheckDepth) {
+          kept[m].answer = Fail();
+        } else {
+          depth_ = d;
+          Answer on = Expected(kept[m - 1].answer, *base[m - 1], {AnyEntity(), AnyRecord()});
+          kept[m].answer = GetAttr(p, *base[m], on);
+          depth_ = top;
+        }
+        kept[m].generation = generation;
+      }
+      return kept[i].answer;
+    };
+    // The i-th test at depth d, under p.
+    auto test = [&](const Caps& p, size_t i, int d) {
+      if (d > kMaxCheckDepth) return Fail();
+      Answer on = i == 0 ? check_at(p, *base[0], d + 1) : read(p, i);
+      depth_ = d;
+      Answer r = Has(p, *base[i], e.keys[i], Expected(std::move(on), *base[i], {AnyEntity(), AnyRecord()}));
+      depth_ = top;
+      return r;
+    };
+    Answer chain = test(prior, 0, top + n - 1);  // L_0
+    for (size_t i = 1; i < k; ++i) {
+      const int d = top + n - 1 - static_cast<int>(i);  // L_i's depth
+      if (d > kMaxCheckDepth) {
+        chain = Fail();
+        continue;
+      }
+      // CheckAnd, with L_(i-1) already checked.
+      Answer left = Expected(std::move(chain), e, {Bool()});
+      bool given = false;    // the i-th test was given capabilities
+      bool kept_all = true;  // and L_i keeps them all
+      chain = Then(left, [&](const TypeRef& tl, const Caps& cl) {
+        if (IsSingleton(tl, false)) return Ok(tl);
+        given = !cl.empty();
+        Answer right = Expected(test(Union(prior, cl), i, d + 1), e, {Bool()});
+        return Then(right, [&](const TypeRef& tr, const Caps& cr) {
+          kept_all = false;
+          if (tl == nullptr || tr == nullptr) return Fail(Bool());
+          if (IsSingleton(tr, false)) return Ok(Singleton(false));
+          kept_all = true;
+          if (IsSingleton(tr, true)) return Ok(tl, Union(cl, cr));
+          if (IsSingleton(tl, true)) {
+            kept_all = false;
+            return Ok(tr, cr);
+          }
+          return Ok(Bool(), Union(cl, cr));
+        });
+      });
+      if (given && !(kept_all && chain.ok)) ++generation;  // the next test may be given fewer
+    }
+    depth_ = top;
+    return chain;
   }
 
   Answer CheckIs(const Caps& prior, const Expr& e) {
@@ -1131,14 +1272,62 @@ class PolicyValidator {
                p.span),
         p.span);
 
+    // Cedar checks the condition in every request environment an action
+    // allows: k principal types by k resource types, each linked slot type
+    // included. Two kinds of environment are left out, since checking them
+    // would add nothing (a diagnostic found again is reported once): those
+    // after the first when the condition does not read the principal (or
+    // the resource) at all, for they all check alike; and those where a
+    // scope, checked alone without a diagnostic, is known false, for then
+    // the whole condition is, before its other parts are looked at.
+    const bool by_principal = Mentions(*cond, ast::Var::kPrincipal, "?principal");
+    const bool by_resource = Mentions(*cond, ast::Var::kResource, "?resource");
+    const std::unique_ptr<Expr> principal_scope = ScopeExpr(p.principal, ast::Var::kPrincipal);
+    const std::unique_ptr<Expr> action_scope = ActionExpr(p.action);
+    const std::unique_ptr<Expr> resource_scope = ScopeExpr(p.resource, ast::Var::kResource);
+    // An entity type and the types its slot may be linked to.
+    struct Side {
+      const std::string* type;
+      std::vector<std::optional<std::string>> slots;
+      std::vector<Scope> verdicts;  // the scope's, by slot
+    };
+    std::vector<Side> principals, resources;
     bool all_false = true;
     for (const auto& [key, action] : schema_.actions) {
       if (!action.applies) continue;
+      principals.clear();
+      resources.clear();
       for (const std::string& principal : action.principals) {
-        for (const std::string& resource : action.resources) {
-          for (const std::optional<std::string>& ps : SlotLinks(p.principal, principal)) {
-            for (const std::optional<std::string>& rs : SlotLinks(p.resource, resource)) {
-              Env env{principal, key, resource, action.context, ps, rs};
+        principals.push_back(Side{&principal, SlotLinks(p.principal, principal), {}});
+      }
+      for (const std::string& resource : action.resources) {
+        resources.push_back(Side{&resource, SlotLinks(p.resource, resource), {}});
+      }
+      if (principals.empty() || resources.empty()) continue;
+      // INVARIANT: SlotLinks gives at least one slot type (nullopt: no slot).
+      if (!by_principal) principals.resize(1), principals[0].slots.resize(1);
+      if (!by_resource) resources.resize(1), resources[0].slots.resize(1);
+      auto env_of = [&](const Side& pr, size_t ps, const Side& rs, size_t rr) {
+        return Env{*pr.type, key, *rs.type, action.context, pr.slots[ps], rs.slots[rr]};
+      };
+      for (Side& pr : principals) {
+        for (size_t i = 0; i < pr.slots.size(); ++i) pr.verdicts.push_back(Verdict(env_of(pr, i, resources[0], 0), *principal_scope));
+      }
+      for (Side& rs : resources) {
+        for (size_t i = 0; i < rs.slots.size(); ++i) rs.verdicts.push_back(Verdict(env_of(principals[0], 0, rs, i), *resource_scope));
+      }
+      const Scope action_verdict = Verdict(env_of(principals[0], 0, resources[0], 0), *action_scope);
+      for (const Side& pr : principals) {
+        for (const Side& rs : resources) {
+          for (size_t i = 0; i < pr.slots.size(); ++i) {
+            if (pr.verdicts[i] == Scope::kFalse) continue;
+            for (size_t j = 0; j < rs.slots.size(); ++j) {
+              if (pr.verdicts[i] == Scope::kClean &&
+                  (action_verdict == Scope::kFalse ||
+                   (action_verdict == Scope::kClean && rs.verdicts[j] == Scope::kFalse))) {
+                continue;
+              }
+              Env env = env_of(pr, i, rs, j);
               Checker checker(schema_, env, &errors);
               Answer a = checker.Expect(Caps{}, *cond, SchemaType::Of(Kind::kBool));
               if (!IsSingleton(a.type, false)) all_false = false;
@@ -1165,6 +1354,30 @@ class PolicyValidator {
   }
 
  private:
+  // A scope checked alone in one environment: known false with no
+  // diagnostic, neither false nor faulty (clean), or anything else.
+  enum class Scope { kFalse, kClean, kCheck };
+  Scope Verdict(const Env& env, const Expr& scope) const {
+    std::vector<Diagnostic> errors;
+    Checker checker(schema_, env, &errors);
+    Answer a = checker.Expect(Caps{}, scope, SchemaType::Of(Kind::kBool));
+    if (!errors.empty() || !a.ok || a.type == nullptr) return Scope::kCheck;
+    return IsSingleton(a.type, false) ? Scope::kFalse : Scope::kClean;
+  }
+
+  // Whether `e` reads the variable `v` or the slot named `slot`.
+  static bool Mentions(const Expr& e, ast::Var v, std::string_view slot) {
+    std::vector<const Expr*> stack{&e};
+    while (!stack.empty()) {
+      const Expr* x = stack.back();
+      stack.pop_back();
+      if (x->kind == Expr::Kind::kVar && x->var == v) return true;
+      if (x->kind == Expr::Kind::kSlot && x->str == slot) return true;
+      for (const auto& a : x->args) stack.push_back(a.get());
+    }
+    return false;
+  }
+
   // The entity types a slot may be linked to, as Cedar enumerates them.
   std::vector<std::optional<std::string>> SlotLinks(const ast::ScopeConstraint& c,
                                                     const std::string& var) const {

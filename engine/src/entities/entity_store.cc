@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <set>
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "common/diagnostic_codes.h"
 #include "common/strings.h"
 #include "common/status_macros.h"
@@ -16,6 +18,20 @@
 #include "schema/schema_model.h"
 
 namespace charter::internal {
+
+namespace {
+
+// interval_len_ of a uid whose descendants the index does not keep: `in` on
+// it walks up from the descendant instead (see FromJson).
+constexpr uint32_t kUnindexed = 0xFFFFFFFF;
+
+// The index keeps at most this many intervals for each uid and each parent
+// link of the input, and this many more (8 bytes each; a tree needs one a
+// uid, and is always indexed whole).
+constexpr size_t kIntervalsPerItem = 8;
+constexpr size_t kIntervalsAtLeast = size_t{1} << 20;
+
+}  // namespace
 
 const EntityRef* EntityStore::Intern(std::string_view type, std::string_view id) {
   uint64_t hash = EntityKeyHash(type, id);
@@ -63,6 +79,34 @@ bool EntityStore::HasAncestor(uint32_t uid, uint32_t ancestor) const {
   }
   if (uid == ancestor || uid >= post_.size() || ancestor >= post_.size()) return false;
   uint32_t x = post_[uid];
+  if (interval_len_[ancestor] == kUnindexed) {
+    // The index keeps no intervals for `ancestor`: walk up from `uid`. Only
+    // uids numbered below it in post order can be on the way (a parent is
+    // numbered after each of its children), and each is visited once.
+    const uint32_t top = post_[ancestor];
+    if (x > top) return false;
+    absl::InlinedVector<uint32_t, 32> stack{uid};
+    absl::InlinedVector<uint32_t, 32> seen{uid};  // while small; then `many`
+    absl::flat_hash_set<uint32_t> many;
+    while (!stack.empty()) {
+      const uint32_t at = stack.back();
+      stack.pop_back();
+      for (uint32_t k = parent_begin_[at]; k < parent_begin_[at + 1]; ++k) {
+        const uint32_t q = parents_[k];
+        if (q == ancestor) return true;
+        if (post_[q] > top) continue;
+        if (many.empty()) {
+          if (std::find(seen.begin(), seen.end(), q) != seen.end()) continue;
+          seen.push_back(q);
+          if (seen.size() > 64) many.insert(seen.begin(), seen.end());
+        } else if (!many.insert(q).second) {
+          continue;
+        }
+        stack.push_back(q);
+      }
+    }
+    return false;
+  }
   const std::pair<uint32_t, uint32_t>* begin = intervals_.data() + interval_at_[ancestor];
   const std::pair<uint32_t, uint32_t>* end = begin + interval_len_[ancestor];
   // The last interval starting at or before x.
@@ -540,9 +584,14 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
 
   // Each uid's descendant intervals: its own subtree's, merged with its
   // children's (which come earlier in post order), kept where they are made
-  // (interval_at_, interval_len_). The limit is checked as the index grows,
-  // and so is the work of merging (the children's intervals copied, at most
-  // twice the limit): a tangled hierarchy fails early, naming the entity.
+  // (interval_at_, interval_len_). A tree needs one a uid; a hierarchy whose
+  // entities have several parents may need many more (a comb, many entities
+  // each under a group and under a node of a long chain: quadratic). The
+  // index is bounded by its input: at most kIntervalsPerItem for each uid
+  // and parent link (and max_ancestor_intervals in all), and so is the work
+  // of merging them. A uid whose intervals would take it past that, or with
+  // a child that has none, keeps none (kUnindexed, and so do the uids above
+  // it): `in` on it walks up from the descendant (HasAncestor).
   std::vector<uint32_t>& iv_at = store->interval_at_;
   std::vector<uint32_t>& iv_len = store->interval_len_;
   iv_at.assign(num_uids, 0);
@@ -550,31 +599,37 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
   std::vector<std::pair<uint32_t, uint32_t>>& all = store->intervals_;
   all.clear();
   std::vector<std::pair<uint32_t, uint32_t>> pending;
-  const size_t limit = options.max_ancestor_intervals;
+  const size_t budget = std::min(options.max_ancestor_intervals,
+                                 kIntervalsPerItem * (num_uids + store->parents_.size()) + kIntervalsAtLeast);
   size_t work = 0;
-  auto too_many = [&](uint32_t u) {
-    const EntityRef& ref = *store->refs_[u];
-    return absl::InvalidArgumentError(
-        Cat(source_name, ": the entity hierarchy needs more than ", limit,
-            " ancestor intervals (EntitiesOptions::max_ancestor_intervals), reached at entity ",
-            EntityToCedar(ref.type, ref.id), "; it has too many entities with several parents"));
-  };
   for (uint32_t u : order) {
+    iv_at[u] = static_cast<uint32_t>(all.size());
+    bool indexed = true;
     pending.clear();
     pending.push_back({low[u], post[u]});
     size_t runs = 1;  // sorted runs in pending
-    for (uint32_t k = child_begin[u]; k < child_begin[u + 1]; ++k) {
+    for (uint32_t k = child_begin[u]; k < child_begin[u + 1] && indexed; ++k) {
       uint32_t c = children[k];
+      if (iv_len[c] == kUnindexed) {
+        indexed = false;
+        break;
+      }
       work += iv_len[c];
-      if (work > 2 * limit) return too_many(u);
+      if (work > 2 * budget || all.size() + pending.size() + iv_len[c] > budget) {
+        indexed = false;
+        break;
+      }
       size_t mid = pending.size();
       pending.insert(pending.end(), all.begin() + iv_at[c], all.begin() + iv_at[c] + iv_len[c]);
       // A few runs (most entities have a few children) are merged as they
       // come; many are sorted once.
       if (++runs <= 8) std::inplace_merge(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(mid), pending.end());
     }
+    if (!indexed) {
+      iv_len[u] = kUnindexed;
+      continue;
+    }
     if (runs > 8) std::sort(pending.begin(), pending.end());
-    iv_at[u] = static_cast<uint32_t>(all.size());
     for (const auto& iv : pending) {
       if (all.size() > iv_at[u] && iv.first <= all.back().second + 1) {
         all.back().second = std::max(all.back().second, iv.second);
@@ -583,7 +638,6 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
       }
     }
     iv_len[u] = static_cast<uint32_t>(all.size() - iv_at[u]);
-    if (all.size() > limit) return too_many(u);
   }
   all.shrink_to_fit();
 

@@ -7,7 +7,10 @@
 // sorted, disjoint intervals of numbers of its descendants. A tree needs
 // one interval an entity (a 100,000-deep chain: 100,000 intervals, where a
 // full ancestor list would need 5 billion entries); a DAG needs more, never
-// more than its closure, and at most EntitiesOptions::max_ancestor_intervals.
+// more than its closure. The index is bounded by the input (a few intervals
+// a uid and a parent link, and EntitiesOptions::max_ancestor_intervals):
+// the uids it has no room for keep none, and `in` on one of them walks up
+// from the descendant, visiting each uid on the way once.
 //
 // A store can also be built in code, entity by entity (Add), and on top of
 // another store without copying it: an overlay reads every uid of its base
@@ -209,7 +212,7 @@ class EntityStore {
   std::vector<uint32_t> parents_;
   std::vector<uint32_t> post_;
   std::vector<uint32_t> interval_at_;   // by uid: where its intervals start
-  std::vector<uint32_t> interval_len_;  // by uid: how many it has
+  std::vector<uint32_t> interval_len_;  // by uid: how many it has (kUnindexed: none kept)
   std::vector<std::pair<uint32_t, uint32_t>> intervals_;  // [lo, hi] of post numbers
 };
 

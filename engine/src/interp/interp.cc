@@ -10,6 +10,7 @@
 #include "access/access.h"
 #include "builtins/builtins.h"
 #include "common/combine.h"
+#include "common/like.h"
 #include "common/strings.h"
 #include "request/request_data.h"
 
@@ -354,36 +355,9 @@ class Evaluator {
     return Done(e, Value::Bool(true), out);
   }
 
-  // `s like pattern`, anchored at both ends; `*` matches any run of
-  // characters. The classic two-pointer match with one backtrack point,
-  // over bytes (exact for UTF-8: a literal only matches where a character
-  // starts).
+  // `s like pattern` (common/like.h: linear in both).
   static bool Like(std::string_view s, const std::vector<ast::PatternElem>& pattern) {
-    std::vector<int> p;  // a byte, or -1 for the wildcard
-    for (const ast::PatternElem& elem : pattern) {
-      if (elem.wildcard) {
-        p.push_back(-1);
-      } else {
-        for (char c : elem.literal) p.push_back(static_cast<unsigned char>(c));
-      }
-    }
-    size_t i = 0, j = 0;
-    size_t star = std::string_view::npos, resume = 0;
-    while (i < s.size()) {
-      if (j < p.size() && p[j] >= 0 && p[j] == static_cast<unsigned char>(s[i])) {
-        ++i, ++j;
-      } else if (j < p.size() && p[j] < 0) {
-        star = j++;
-        resume = i;
-      } else if (star != std::string_view::npos) {
-        j = star + 1;
-        i = ++resume;
-      } else {
-        return false;
-      }
-    }
-    while (j < p.size() && p[j] < 0) ++j;
-    return j == p.size();
+    return MatchLike(s, pattern);
   }
 
   const Env& env_;

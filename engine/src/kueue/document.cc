@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "common/strings.h"
 #include "json/json.h"
@@ -84,6 +85,9 @@ NodeKind ResolvePlain(std::string_view t) {
 struct Open {
   Node node;
   bool expecting_key = true;  // maps: the next scalar is a key
+  // A map's keys so far, to find a duplicate in constant time (a scan of
+  // node.keys for each key was quadratic in the map's size).
+  absl::flat_hash_set<std::string> key_set;
 };
 
 class YamlReader {
@@ -152,9 +156,7 @@ class YamlReader {
     }
     if (top.expecting_key) {
       if (!node.is_scalar()) return Error(mark, "a map key must be a scalar");
-      for (const Member& m : top.node.keys) {
-        if (m.key == node.text) return Error(mark, Cat("duplicate key `", node.text, "`"));
-      }
+      if (!top.key_set.insert(node.text).second) return Error(mark, Cat("duplicate key `", node.text, "`"));
       top.node.keys.push_back(Member{std::move(node.text), node.line, node.col});
       top.expecting_key = false;
       return absl::OkStatus();
@@ -202,7 +204,7 @@ class YamlReader {
           return Error(mark, "a map key must be a scalar");
         }
         node.kind = e.type == YAML_SEQUENCE_START_EVENT ? NodeKind::kSeq : NodeKind::kMap;
-        stack_.push_back(Open{std::move(node), true});
+        stack_.push_back(Open{std::move(node), true, {}});
         return absl::OkStatus();
       }
       case YAML_SEQUENCE_END_EVENT:

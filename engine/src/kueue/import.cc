@@ -766,20 +766,39 @@ absl::StatusOr<schedule::State> Importer::Build() {
   for (const RawQueue& q : queues_) implicit(q.cohort, q.where);
   // A cohort whose chain of parents reaches a cycle is inactive in Kueue,
   // with every queue under it.
-  std::map<std::string, const RawCohort*> by_name;
-  for (const RawCohort& c : cohorts) by_name[c.name] = &c;
-  std::set<std::string> in_cycle;
-  for (const RawCohort& c : cohorts) {
-    std::set<std::string> path;
-    const RawCohort* walk = &c;
-    while (walk != nullptr && !walk->parent.empty()) {
-      if (!path.insert(walk->name).second || in_cycle.count(walk->name) != 0) {
-        in_cycle.insert(c.name);
+  // Each cohort is walked once: a walk up from a cohort stops at a root (no
+  // cohort on it is under a cycle), at a cohort already settled (all take
+  // its answer) or at one on the walk itself (a cycle: all are in or under
+  // it). Walking to the root from every cohort was quadratic in a chain.
+  std::map<std::string, size_t> by_name;
+  for (size_t i = 0; i < cohorts.size(); ++i) by_name[cohorts[i].name] = i;
+  enum : uint8_t { kNew, kOnWalk, kFree, kCyclic };
+  std::vector<uint8_t> mark(cohorts.size(), kNew);
+  std::vector<size_t> walk;
+  for (size_t start = 0; start < cohorts.size(); ++start) {
+    walk.clear();
+    uint8_t answer = kFree;
+    size_t at = by_name.at(cohorts[start].name);
+    while (true) {
+      if (mark[at] == kFree || mark[at] == kCyclic) {
+        answer = mark[at];
         break;
       }
-      auto it = by_name.find(walk->parent);
-      walk = it == by_name.end() ? nullptr : it->second;
+      if (mark[at] == kOnWalk) {
+        answer = kCyclic;
+        break;
+      }
+      mark[at] = kOnWalk;
+      walk.push_back(at);
+      auto it = cohorts[at].parent.empty() ? by_name.end() : by_name.find(cohorts[at].parent);
+      if (it == by_name.end()) break;
+      at = it->second;
     }
+    for (size_t w : walk) mark[w] = answer;
+  }
+  std::set<std::string> in_cycle;
+  for (size_t i = 0; i < cohorts.size(); ++i) {
+    if (mark[by_name.at(cohorts[i].name)] == kCyclic) in_cycle.insert(cohorts[i].name);
   }
   for (const RawCohort& c : cohorts) {
     if (in_cycle.count(c.name) != 0) {

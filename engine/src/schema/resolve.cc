@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "charter/schema.h"
 #include "common/strings.h"
 #include "common/diagnostic_codes.h"
 #include "schema/schema_model.h"
@@ -259,8 +260,8 @@ bool IsReservedTypeName(std::string_view n) {
 
 class Resolver {
  public:
-  Resolver(const SchemaAst& ast, SchemaModel* model, Diagnostics* diags)
-      : ast_(ast), model_(model), diags_(diags) {}
+  Resolver(const SchemaAst& ast, const SchemaOptions& options, SchemaModel* model, Diagnostics* diags)
+      : ast_(ast), options_(options), model_(model), diags_(diags) {}
 
   bool Run() {
     Collect();
@@ -288,6 +289,7 @@ class Resolver {
     const CommonTypeDecl* decl;
     std::string ns;
     TypeRef resolved;
+    int depth = 0;  // of `resolved`: its set and record levels
     bool in_progress = false;
   };
 
@@ -307,7 +309,7 @@ class Resolver {
           Error(codes::CH0403, d.span, Cat("common type `", name, "` is declared twice"));
           continue;
         }
-        commons_[name] = CommonEntry{&d, ns.name, nullptr, false};
+        commons_[name] = CommonEntry{&d, ns.name, nullptr, 0, false};
       }
       for (const EntityDecl& d : ns.entities) {
         for (size_t i = 0; i < d.names.size(); ++i) {
@@ -369,19 +371,52 @@ class Resolver {
     return found;
   }
 
+  // A resolved type and how many set and record levels it nests once its
+  // common types are inlined (more than max_nesting: refused, reported once).
+  struct Resolved {
+    TypeRef type;
+    int depth = 0;
+  };
+
+  // One step of the walk below: a type expression being resolved (`t`), or
+  // a common type whose expression is being resolved (`common`).
+  struct Frame {
+    const TypeExpr* t = nullptr;
+    const std::string* ns = nullptr;
+    CommonEntry* common = nullptr;
+    size_t next = 0;  // a set: 1 once its element is pushed; a record: the next attribute
+    int depth = 0;    // a record: its deepest attribute so far
+    std::map<std::string, AttrType> attrs;
+  };
+
   TypeRef ResolveCommon(const std::string& qualified) {
+    CommonEntry* pending = nullptr;
+    Resolved r = Common(qualified, &pending);
+    if (pending == nullptr) return r.type;
+    Frame f;
+    f.common = pending;
+    return Walk(std::move(f));
+  }
+
+  TypeRef ResolveType(const std::string& ns, const TypeExpr& t) {
+    Frame f;
+    f.t = &t;
+    f.ns = &ns;
+    return Walk(std::move(f));
+  }
+
+  // A common type already resolved (or found on a cycle: CH0407, Never), or
+  // in *pending the one to resolve first.
+  Resolved Common(const std::string& qualified, CommonEntry** pending) {
     CommonEntry& e = commons_.at(qualified);
-    if (e.resolved != nullptr) return e.resolved;
+    if (e.resolved != nullptr) return {e.resolved, e.depth};
     if (e.in_progress) {
       Error(codes::CH0407, e.decl->span, Cat("common type `", qualified, "` refers to itself"));
       e.resolved = SchemaType::Of(SchemaType::Kind::kNever);
-      return e.resolved;
+      return {e.resolved, 0};
     }
-    e.in_progress = true;
-    TypeRef t = ResolveType(e.ns, e.decl->type, 0);
-    e.in_progress = false;
-    if (e.resolved == nullptr) e.resolved = t;
-    return e.resolved;
+    *pending = &e;
+    return {};
   }
 
   TypeRef Primitive(std::string_view n) {
@@ -392,69 +427,157 @@ class Resolver {
     return nullptr;
   }
 
-  TypeRef ResolveType(const std::string& ns, const TypeExpr& t, int depth) {
-    switch (t.kind) {
-      case TypeExpr::Kind::kSet:
-        return SchemaType::SetOf(t.elem != nullptr ? ResolveType(ns, *t.elem, depth + 1)
-                                             : SchemaType::Of(SchemaType::Kind::kNever));
-      case TypeExpr::Kind::kRecord: {
-        std::map<std::string, AttrType> attrs;
-        for (const schema::AttrDecl& a : t.attrs) {
-          if (attrs.count(a.name) != 0) {
-            Error(codes::CH0403, a.span, Cat("attribute `", a.name, "` is declared twice"));
+  // Resolves the type of `first` with an explicit stack: a chain of common
+  // types, each naming the next, is as long as the schema makes it, and
+  // each link would be a native frame. The order of the work, and so of the
+  // diagnostics, is that of a recursive descent.
+  TypeRef Walk(Frame first) {
+    std::vector<Frame> frames;
+    std::vector<Resolved> results;
+    frames.push_back(std::move(first));
+    while (!frames.empty()) {
+      Frame& f = frames.back();
+      if (f.t == nullptr) {  // a common type's frame
+        CommonEntry& e = *f.common;
+        if (!e.in_progress) {
+          e.in_progress = true;
+          Frame body;
+          body.t = &e.decl->type;
+          body.ns = &e.ns;
+          frames.push_back(std::move(body));
+          continue;
+        }
+        Resolved r = results.back();
+        results.pop_back();
+        e.in_progress = false;
+        if (e.resolved == nullptr) {
+          e.resolved = r.type;
+          e.depth = r.depth;
+        }
+        results.push_back({e.resolved, e.depth});
+        frames.pop_back();
+        continue;
+      }
+      const TypeExpr& t = *f.t;
+      switch (t.kind) {
+        case TypeExpr::Kind::kSet: {
+          if (t.elem != nullptr && f.next == 0) {
+            f.next = 1;
+            Frame elem;
+            elem.t = t.elem.get();
+            elem.ns = f.ns;
+            frames.push_back(std::move(elem));
             continue;
           }
-          attrs[a.name] = AttrType{ResolveType(ns, a.type, depth + 1), a.required};
+          Resolved elem{SchemaType::Of(SchemaType::Kind::kNever), 0};
+          if (t.elem != nullptr) {
+            elem = results.back();
+            results.pop_back();
+          }
+          results.push_back(Nest(SchemaType::SetOf(std::move(elem.type)), elem.depth, t.span));
+          frames.pop_back();
+          continue;
         }
-        return SchemaType::Record(std::move(attrs), t.additional_attributes);
+        case TypeExpr::Kind::kRecord: {
+          if (f.next > 0) {
+            Resolved a = results.back();
+            results.pop_back();
+            f.depth = std::max(f.depth, a.depth);
+            f.attrs[t.attrs[f.next - 1].name] = AttrType{std::move(a.type), t.attrs[f.next - 1].required};
+          }
+          while (f.next < t.attrs.size() && f.attrs.count(t.attrs[f.next].name) != 0) {
+            const schema::AttrDecl& a = t.attrs[f.next++];
+            Error(codes::CH0403, a.span, Cat("attribute `", a.name, "` is declared twice"));
+          }
+          if (f.next < t.attrs.size()) {
+            Frame attr;
+            attr.t = &t.attrs[f.next++].type;
+            attr.ns = f.ns;
+            frames.push_back(std::move(attr));
+            continue;
+          }
+          results.push_back(Nest(SchemaType::Record(std::move(f.attrs), t.additional_attributes), f.depth, t.span));
+          frames.pop_back();
+          continue;
+        }
+        case TypeExpr::Kind::kName: {
+          CommonEntry* pending = nullptr;
+          Resolved r = ResolveName(*f.ns, t, &pending);
+          frames.pop_back();
+          if (pending != nullptr) {
+            Frame common;
+            common.common = pending;
+            frames.push_back(std::move(common));
+          } else {
+            results.push_back(std::move(r));
+          }
+          continue;
+        }
       }
-      case TypeExpr::Kind::kName: break;
     }
+    return results.back().type;
+  }
+
+  // A set or record over a part `inner` levels deep: refused (once, where
+  // the limit is passed) when it nests deeper than max_nesting.
+  Resolved Nest(TypeRef t, int inner, Span span) {
+    const int limit = options_.max_nesting;
+    if (inner < limit) return {std::move(t), inner + 1};
+    if (inner == limit) {
+      Error(codes::CH0412, span,
+            Cat("type nested deeper than ", limit, " levels once its common types are inlined"),
+            "each common type used inside a set or record adds its own levels");
+    }
+    return {SchemaType::Of(SchemaType::Kind::kNever), limit + 1};
+  }
+
+  // A name: its type, or in *pending a common type to resolve first.
+  Resolved ResolveName(const std::string& ns, const TypeExpr& t, CommonEntry** pending) {
     const std::string& n = t.name;
     switch (t.hint) {
-      case TypeExpr::Hint::kPrimitive: return Primitive(n);
+      case TypeExpr::Hint::kPrimitive: return {Primitive(n)};
       case TypeExpr::Hint::kExtension:
         if (!IsExtension(n)) {
           Error(codes::CH0404, t.span, Cat("unknown extension type `", n, "`"),
                 "the extension types are `ipaddr`, `decimal`, `datetime` and `duration`");
-          return SchemaType::Of(SchemaType::Kind::kNever);
+          return {SchemaType::Of(SchemaType::Kind::kNever)};
         }
-        return SchemaType::Extension(n);
+        return {SchemaType::Extension(n)};
       case TypeExpr::Hint::kEntity: {
         std::string e = FindEntity(ns, n);
         if (e.empty()) {
           Error(codes::CH0404, t.span, Cat("undeclared entity type `", n, "`"));
-          return SchemaType::Of(SchemaType::Kind::kNever);
+          return {SchemaType::Of(SchemaType::Kind::kNever)};
         }
-        return SchemaType::Entity(e);
+        return {SchemaType::Entity(e)};
       }
       case TypeExpr::Hint::kAny: break;
     }
     if (n.rfind("__cedar::", 0) == 0) {
       TypeRef p = Primitive(std::string_view(n).substr(9));
-      if (p != nullptr) return p;
+      if (p != nullptr) return {p};
       Error(codes::CH0404, t.span, Cat("unknown type `", n, "`"));
-      return SchemaType::Of(SchemaType::Kind::kNever);
+      return {SchemaType::Of(SchemaType::Kind::kNever)};
     }
     // Common type, then entity type, in this namespace and then in the empty
     // one; then the primitives and extension types.
     std::vector<std::string> candidates = {Qualify(ns, n)};
     if (!ns.empty() && n.find("::") == std::string::npos) candidates.push_back(n);
     for (const std::string& c : candidates) {
-      if (commons_.count(c) != 0) return ResolveCommon(c);
-      if (model_->entity_types.count(c) != 0) return SchemaType::Entity(c);
+      if (commons_.count(c) != 0) return Common(c, pending);
+      if (model_->entity_types.count(c) != 0) return {SchemaType::Entity(c)};
     }
     if (n.find("::") == std::string::npos) {
       TypeRef p = Primitive(n);
-      if (p != nullptr) return p;
+      if (p != nullptr) return {p};
     } else if (commons_.count(n) != 0) {
-      return ResolveCommon(n);
+      return Common(n, pending);
     } else if (model_->entity_types.count(n) != 0) {
-      return SchemaType::Entity(n);
+      return {SchemaType::Entity(n)};
     }
     Error(codes::CH0404, t.span, Cat("undeclared type `", n, "`"),
           "declare it as an entity type or with `type NAME = ...;`");
-    return SchemaType::Of(SchemaType::Kind::kNever);
+    return {SchemaType::Of(SchemaType::Kind::kNever)};
   }
 
   void ResolveEntity(const Namespace& ns, const EntityDecl& d) {
@@ -466,7 +589,7 @@ class Resolver {
     std::map<std::string, AttrType> attrs;
     bool open = false;
     if (d.shape.has_value()) {
-      TypeRef shape = ResolveType(ns.name, *d.shape, 0);
+      TypeRef shape = ResolveType(ns.name, *d.shape);
       if (shape->kind != SchemaType::Kind::kRecord) {
         if (shape->kind != SchemaType::Kind::kNever) {
           Error(codes::CH0409, d.shape->span, Cat("the shape of an entity type must be a record, not `",
@@ -478,7 +601,7 @@ class Resolver {
       }
     }
     TypeRef tags;
-    if (d.tags.has_value()) tags = ResolveType(ns.name, *d.tags, 0);
+    if (d.tags.has_value()) tags = ResolveType(ns.name, *d.tags);
     for (const std::string& name : d.names) {
       auto it = model_->entity_types.find(Qualify(ns.name, name));
       if (it == model_->entity_types.end()) continue;
@@ -518,7 +641,7 @@ class Resolver {
     }
     TypeRef context = SchemaType::Record({});
     if (d.context.has_value()) {
-      TypeRef c = ResolveType(ns.name, *d.context, 0);
+      TypeRef c = ResolveType(ns.name, *d.context);
       if (c->kind != SchemaType::Kind::kRecord) {
         if (c->kind != SchemaType::Kind::kNever) {
           Error(codes::CH0409, d.context->span,
@@ -617,6 +740,7 @@ class Resolver {
   }
 
   const SchemaAst& ast_;
+  const SchemaOptions& options_;
   SchemaModel* model_;
   Diagnostics* diags_;
   std::map<std::string, CommonEntry> commons_;
@@ -627,8 +751,8 @@ class Resolver {
 
 }  // namespace
 
-bool Resolve(const SchemaAst& ast, SchemaModel* model, Diagnostics* diagnostics) {
-  Resolver r(ast, model, diagnostics);
+bool Resolve(const SchemaAst& ast, const SchemaOptions& options, SchemaModel* model, Diagnostics* diagnostics) {
+  Resolver r(ast, options, model, diagnostics);
   return r.Run();
 }
 

@@ -18,6 +18,10 @@
 #include "charter/diagnostics.h"
 #include "schema/schema_ast.h"
 
+namespace charter {
+struct SchemaOptions;  // charter/schema.h
+}  // namespace charter
+
 namespace charter::internal {
 
 struct SchemaType;
@@ -239,8 +243,10 @@ bool IsActionType(std::string_view type);
 
 // Resolves names, inlines common types, checks for duplicates, undefined
 // names, cycles and reserved names (CH0403 to CH0409), and closes the entity
-// and action hierarchies.
-bool Resolve(const schema::SchemaAst& ast, SchemaModel* model, Diagnostics* diagnostics);
+// and action hierarchies. A type nested deeper than options.max_nesting once
+// its common types are inlined is refused (CH0412).
+bool Resolve(const schema::SchemaAst& ast, const SchemaOptions& options, SchemaModel* model,
+             Diagnostics* diagnostics);
 
 struct SchemaData {
   std::string source_name;

@@ -852,12 +852,14 @@ class AstBuilder {
 //   or `-` is refused here, underlined whole, before its tokens cost
 //   anything; shorter runs that are still too long (more than four unary
 //   operators) are reported by the AST builder with their operand;
-// - tokens in one policy (CH0005): those between two `;` outside every
-//   bracket (a declaration's block counts with what follows it);
+// - tokens in one policy or declaration (CH0005): those between two `;`
+//   outside every bracket, or in .charter text from the start of a
+//   declaration (a unit that does not start with `@`, `permit` or `forbid`)
+//   to the `}` that closes its block;
 // - tokens in the whole text (CH0006).
 //
 // The scan also cuts the text into groups of whole policies, each ending
-// after a `;` outside every bracket, that ANTLR parses one at a time, so
+// after a `;` outside every bracket or a declaration's closing `}`, that ANTLR parses one at a time, so
 // that its memory is bounded by the group, not the set. Small texts are one
 // group, parsed exactly as before.
 //
@@ -882,6 +884,8 @@ bool ScanText(std::string_view text, const CompileOptions& options, bool blocks,
   int depth = 0;
   size_t brackets = 0;  // never reset by `;`: where a group may end
   size_t policy_tokens = 0, total_tokens = 0, group_tokens = 0;
+  bool unit_start = true;    // the next token starts a policy or a declaration
+  bool declaration = false;  // the current unit is a declaration (.charter text)
   Kind run_kind = Kind::kOther;
   size_t run_length = 0;
   uint32_t run_begin = 0, run_end = 0;
@@ -931,6 +935,11 @@ bool ScanText(std::string_view text, const CompileOptions& options, bool blocks,
       }
     }
     const uint32_t at = static_cast<uint32_t>(begin);
+    if (unit_start) {
+      const std::string_view word = text.substr(begin, i - begin);
+      declaration = blocks && c != '@' && word != "permit" && word != "forbid";
+      unit_start = false;
+    }
     ++total_tokens;
     ++policy_tokens;
     ++group_tokens;
@@ -942,8 +951,10 @@ bool ScanText(std::string_view text, const CompileOptions& options, bool blocks,
     }
     if (policy_tokens > options.max_policy_tokens) {
       diagnostics->Error(codes::CH0005, {at, static_cast<uint32_t>(i)},
-                         Cat("policy has more than ", options.max_policy_tokens, " tokens"),
-                         "split it into several policies, or raise the limit");
+                         Cat(declaration ? "declaration" : "policy", " has more than ", options.max_policy_tokens,
+                             " tokens"),
+                         declaration ? "split it into several declarations, or raise the limit"
+                                     : "split it into several policies, or raise the limit");
       return false;
     }
     // Runs of `!` or of `-`.
@@ -989,6 +1000,15 @@ bool ScanText(std::string_view text, const CompileOptions& options, bool blocks,
         ifs_at_level.pop_back();
       }
       if (brackets > 0) --brackets;
+      if (declaration && brackets == 0 && c == '}') {
+        // The end of a declaration's block.
+        policy_tokens = 0;
+        unit_start = true;
+        if (group_tokens >= kGroupTokens && i < n) {
+          out->group_starts.push_back(static_cast<uint32_t>(i));
+          group_tokens = 0;
+        }
+      }
     } else if (kind == Kind::kSemi) {
       if (!blocks || ifs_at_level.size() == 1) {
         ifs_at_level.assign(1, 0);
@@ -996,6 +1016,7 @@ bool ScanText(std::string_view text, const CompileOptions& options, bool blocks,
       }
       if (brackets == 0) {
         policy_tokens = 0;
+        unit_start = true;
         if (group_tokens >= kGroupTokens && i < n) {
           out->group_starts.push_back(static_cast<uint32_t>(i));
           group_tokens = 0;
