@@ -91,6 +91,39 @@ TEST(FormatSchema, Layout) {
   EXPECT_EQ(Json(out), Json(text));
 }
 
+// Cedar's grammar takes a comma after the last entry of a record or of
+// `appliesTo`, but not after the last item of a list (`in [...]`, `enum
+// [...]`, `principal: [...]`): Cedar refused the stdlib's schema when a
+// broken enum ended `"notebook",`.
+TEST(FormatSchema, BrokenListsHaveNoTrailingComma) {
+  std::string error;
+  std::string out = FormatText(
+      "entity WorkloadType enum [\"training\", \"fine-tuning\", \"evaluation\", \"inference\", \"notebook\"];\n"
+      "action a appliesTo { principal: [Aaaaaaaaaaaa, Bbbbbbbbbbbbbb, Cccccccccccccc, Dddddddddddd, Eeeeeeeeeeee], "
+      "resource: [R] };\n",
+      &error);
+  ASSERT_EQ(error, "");
+  EXPECT_EQ(out,
+            "entity WorkloadType enum [\n"
+            "  \"training\",\n"
+            "  \"fine-tuning\",\n"
+            "  \"evaluation\",\n"
+            "  \"inference\",\n"
+            "  \"notebook\"\n"
+            "];\n"
+            "action a\n"
+            "  appliesTo {\n"
+            "    principal: [\n"
+            "      Aaaaaaaaaaaa,\n"
+            "      Bbbbbbbbbbbbbb,\n"
+            "      Cccccccccccccc,\n"
+            "      Dddddddddddd,\n"
+            "      Eeeeeeeeeeee\n"
+            "    ],\n"
+            "    resource: [R],\n"
+            "  };\n");
+}
+
 TEST(FormatSchema, RefusesJsonAndWhatDoesNotParse) {
   std::string error;
   EXPECT_EQ(FormatText("{\"\": {\"entityTypes\": {}, \"actions\": {}}}", &error), "");

@@ -77,8 +77,9 @@ CHARTER_API absl::StatusOr<std::string> FormatPolicies(const SourceFile& source,
 // a line of its own; a record (an entity's shape, a common type, a context)
 // and `appliesTo` on one line when they fit and otherwise one entry a line,
 // each entry followed by a comma, the last one too. `appliesTo` that does not
-// fit on the action's line goes on the next one, indented. Lists of types are
-// always bracketed (`in [Team]`); an entity's record is written without `=`;
+// fit on the action's line goes on the next one, indented. A list broken
+// over lines has no comma after its last item (Cedar's grammar allows none
+// there). Lists of types are always bracketed (`in [Team]`); an entity's record is written without `=`;
 // names, attribute keys and action names are bare or quoted as the source
 // writes them; type names are kept as written (qualified or not); entries
 // of `appliesTo` keep their order. Comments stay where they were, as for

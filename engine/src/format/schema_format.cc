@@ -282,7 +282,8 @@ class SchemaPrinter {
       inner.push_back(i == 0 ? doc_->SoftLine() : doc_->Line());
       inner.push_back(T(item(i)));
     }
-    if (count > 0) inner.push_back(doc_->IfBreak(","));
+    // No comma after the last item: Cedar's grammar has none in a list
+    // (records and `appliesTo` take one).
     inner.push_back(Flush(close_pos));
     return doc_->Group({T("["), doc_->Indent(std::move(inner)), doc_->SoftLine(), T("]")});
   }
