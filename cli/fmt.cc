@@ -1,5 +1,6 @@
 // `charter fmt`: rewrite policy files (.cedar, and .charter with their
-// scheduling declarations) in canonical layout, keeping comments.
+// scheduling declarations) and schema files (.cedarschema) in canonical
+// layout, keeping comments. A file is taken as a schema by its extension.
 //
 //   charter fmt FILE...            # formatted text on stdout
 //   charter fmt --check FILE...    # list files that would change; exit 1 if any
@@ -9,10 +10,11 @@
 // parse is reported (one line a fault) and the others are still listed
 // (--check) or rewritten (-w); the exit status is then 1. Without either
 // flag the texts are printed only when every file was formatted. A file the
-// formatter cannot print whole (CH0900), or a schema file, is refused in the
-// same way and never rewritten.
+// formatter cannot print whole (CH0900), or one in Cedar's JSON policy or
+// schema format, is refused in the same way and never rewritten.
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,20 +45,18 @@ int RunFmt(const FmtFlags& flags) {
   std::vector<Formatted> results;
   std::string errors;
   for (const std::string& path : flags.files) {
-    if (path.size() >= 12 && path.compare(path.size() - 12, 12, ".cedarschema") == 0) {
-      CatAppend(&errors, errors.empty() ? "" : "\n",
-                WithPath(path, "schema files are not formatted: `charter fmt` formats policy files "
-                               "(.cedar, .charter); the file is left as it is"));
-      continue;
-    }
-    absl::StatusOr<std::string> text = ReadFile(path, options.parse.max_source_bytes);
+    std::string_view name = path;
+    bool schema = name.ends_with(".cedarschema") || name.ends_with(".cedarschema.json");
+    absl::StatusOr<std::string> text =
+        ReadFile(path, schema ? options.schema.max_source_bytes : options.parse.max_source_bytes);
     if (!text.ok()) {
       CatAppend(&errors, errors.empty() ? "" : "\n", text.status().message());
       continue;
     }
     SourceFile source(path, *text);
     Diagnostics diagnostics;
-    absl::StatusOr<std::string> formatted = FormatPolicies(source, options, &diagnostics);
+    absl::StatusOr<std::string> formatted = schema ? FormatSchema(source, options, &diagnostics)
+                                                   : FormatPolicies(source, options, &diagnostics);
     if (!formatted.ok()) {
       bool any = false;
       for (const Diagnostic& d : diagnostics.items()) {
@@ -117,8 +117,8 @@ int RunFmt(const FmtFlags& flags) {
 Command AddFmtCommand(CLI::App& root) {
   auto flags = std::make_shared<FmtFlags>();
   CLI::App* app = root.add_subcommand(
-      "fmt", "Format policy files in canonical layout, keeping comments");
-  app->add_option("FILE", flags->files, "Policy files (.cedar, .charter)")
+      "fmt", "Format policy and schema files in canonical layout, keeping comments");
+  app->add_option("FILE", flags->files, "Policy and schema files (.cedar, .charter, .cedarschema)")
       ->type_name("FILE...")
       ->required();
   CLI::Option* check =

@@ -192,8 +192,7 @@ case_fmt_check_and_write() {
 # A .charter file keeps its declarations and comments through `fmt -w`: the
 # rewritten copy of the governance example's scheduling.charter builds a
 # bundle that disassembles and schedules as the original's (the formatter
-# once kept only its comments: 152 lines became 9, exit 0). A schema file is
-# refused, never rewritten.
+# once kept only its comments: 152 lines became 9, exit 0).
 case_fmt_charter() {
   cp $ex/scheduling.charter "$work/scheduling.charter"
   run fmt -w "$work/scheduling.charter"
@@ -222,14 +221,37 @@ case_fmt_charter() {
   [[ -s "$tmp/original.schedule" ]] || fail "nothing scheduled"
   # Every shipped policy and declaration file is in canonical layout.
   local shipped
-  mapfile -t shipped < <(find examples stdlib \( -name '*.cedar' -o -name '*.charter' \) | sort)
-  [[ ${#shipped[@]} -ge 6 ]] || fail "only ${#shipped[@]} shipped files found"
+  mapfile -t shipped < <(find examples stdlib \( -name '*.cedar' -o -name '*.charter' \
+    -o -name '*.cedarschema' \) | sort)
+  [[ ${#shipped[@]} -ge 9 ]] || fail "only ${#shipped[@]} shipped files found"
+  [[ $(printf '%s\n' "${shipped[@]}" | grep -c '\.cedarschema$') -ge 3 ]] || fail "no shipped schema found"
   capture fmt --check "${shipped[@]}"
   [[ $status -eq 0 ]] || fail "not in canonical layout (charter fmt -w): $(cat "$stdout_file" "$stderr_file")"
-  cp stdlib/scheduling.cedarschema "$work/s.cedarschema"
+}
+
+# A schema file is formatted as a schema, by its extension: -w rewrites an
+# untidy one keeping its comments, and --check then passes; Cedar's JSON
+# schema format is refused and left as it is.
+case_fmt_schema() {
+  printf '%s\n' 'namespace Org { // the model' '// A person.' \
+    'entity User in Team {email:String, // work address' '  manager?:User};' \
+    'action view appliesTo {principal:User,resource:Doc};}' > "$work/s.cedarschema"
   run fmt -w "$work/s.cedarschema"
+  expect_status 0
+  expect_no_stderr
+  local want
+  want=$(printf '%s\n' 'namespace Org { // the model' '  // A person.' '  entity User in [Team] {' \
+    '    email: String, // work address' '    manager?: User,' '  };' \
+    '  action view appliesTo { principal: [User], resource: [Doc] };' '}')
+  [[ $(cat "$work/s.cedarschema") == "$want" ]] || fail "schema formatted as: $(cat "$work/s.cedarschema")"
+  run fmt --check "$work/s.cedarschema"
+  expect_status 0
+  printf '%s\n' '{"": {"entityTypes": {}, "actions": {}}}' > "$work/j.cedarschema"
+  cp "$work/j.cedarschema" "$work/j.orig"
+  run fmt -w "$work/j.cedarschema"
   expect_errors
-  cmp -s stdlib/scheduling.cedarschema "$work/s.cedarschema" || fail "a schema file was changed"
+  grep -q "JSON schema format is not formatted" "$stderr_file" || fail "no clear refusal: $(cat "$stderr_file")"
+  cmp -s "$work/j.orig" "$work/j.cedarschema" || fail "a JSON schema file was changed"
 }
 
 case_fmt_bad_input() {

@@ -40,6 +40,7 @@
 #include "charter/compiler.h"
 #include "charter/diagnostics.h"
 #include "charter/export.h"
+#include "charter/schema.h"
 
 namespace charter {
 
@@ -48,15 +49,45 @@ struct FormatOptions {
   int indent_width = 2;
   // Limits of the parse, as for Compile().
   CompileOptions parse;
+  // Limits of the parse of a schema, as for Schema::Parse().
+  SchemaOptions schema;
 };
 
 // Formats Cedar policy text or Charter text (not Cedar's JSON policy format,
-// nor schemas). Text that does not parse, or that the formatter cannot keep
+// nor schemas: see FormatSchema() below). Text that does not parse, or that the formatter cannot keep
 // whole (CH0900), is not formatted: its faults go to `diagnostics` (which may
 // be null) and the result is InvalidArgument, as for Compile().
 CHARTER_API absl::StatusOr<std::string> FormatPolicies(const SourceFile& source,
                                                        const FormatOptions& options,
                                                        Diagnostics* diagnostics);
+
+// Formats Cedar's schema text (a `.cedarschema` file; not Cedar's JSON
+// schema format, which is refused):
+//
+//   namespace Org {
+//     // A person.
+//     entity User in [Team] {
+//       email: String,
+//       manager?: User,  // absent for the head of the organization
+//     };
+//     action view appliesTo { principal: [User], resource: [Doc] };
+//   }
+//
+// A namespace's body is indented; one declaration a line, each annotation on
+// a line of its own; a record (an entity's shape, a common type, a context)
+// and `appliesTo` on one line when they fit and otherwise one entry a line,
+// each entry followed by a comma, the last one too. `appliesTo` that does not
+// fit on the action's line goes on the next one, indented. A list broken
+// over lines has no comma after its last item (Cedar's grammar allows none
+// there). Lists of types are always bracketed (`in [Team]`); an entity's record is written without `=`;
+// names, attribute keys and action names are bare or quoted as the source
+// writes them; type names are kept as written (qualified or not); entries
+// of `appliesTo` keep their order. Comments stay where they were, as for
+// policies, and an empty line between declarations is kept. The output is
+// read again and checked as FormatPolicies() checks its own (CH0900).
+CHARTER_API absl::StatusOr<std::string> FormatSchema(const SourceFile& source,
+                                                     const FormatOptions& options,
+                                                     Diagnostics* diagnostics);
 
 }  // namespace charter
 

@@ -19,6 +19,7 @@ struct Annotation {
   std::string key;
   std::string value;
   bool has_value = false;
+  Span span;  // from `@` to the end of the annotation (text format only)
 };
 
 struct AttrDecl;

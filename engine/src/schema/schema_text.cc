@@ -312,6 +312,7 @@ class Parser {
   std::vector<Annotation> Annotations() {
     std::vector<Annotation> out;
     while (ok_ && tok_.kind == Tok::kAt) {
+      uint32_t begin = tok_.span.begin;
       Advance();
       if (tok_.kind != Tok::kIdent) {
         Unexpected("an annotation name");
@@ -331,6 +332,7 @@ class Parser {
         Advance();
         Expect(Tok::kRParen);
       }
+      a.span = {begin, prev_end_};
       out.push_back(std::move(a));
     }
     return out;
