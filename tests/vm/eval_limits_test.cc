@@ -210,5 +210,117 @@ TEST(PendingRecords, InPlaceAndMergedRecordsAgree) {
   }
 }
 
+
+// Sets that share their elements: S(k+1) = {S(k), {S(k)}} is two
+// instructions a level, and a walk visits S(40) as a tree of about 2^41
+// values. Hashing S(30) took 49 s a decision (charter authorize); S(40)
+// would take a day. Each walk now takes its steps from the decision's
+// max_decision_work.
+TEST(DecisionWork, SharedSetsAreAnEvaluationErrorNotExponential) {
+  Decision d = Load(testing::SharedSets(40)).Authorize(AnyRequest(), Entities());
+  EXPECT_FALSE(d.allowed);
+  EXPECT_EQ(OnlyError(d),
+            "shared: comparing and hashing the values of this request took more than 67108864 steps (the "
+            "limit, max_decision_work)");
+  // A small budget stops it sooner, with its own number.
+  VerifyOptions options;
+  options.max_decision_work = 1000;
+  d = Load(testing::SharedSets(40), options).Authorize(AnyRequest(), Entities());
+  EXPECT_EQ(OnlyError(d),
+            "shared: comparing and hashing the values of this request took more than 1000 steps (the limit, "
+            "max_decision_work)");
+}
+
+// R0 nested n deep compared with itself: Equal visits n sets and the
+// `false` inside, n + 1 steps (building each one-element set compares
+// nothing).
+TEST(DecisionWork, TheLimitItselfIsAllowed) {
+  VerifyOptions options;
+  options.max_decision_work = 41;
+  Decision at = Load(testing::NestedSets(40), options).Authorize(AnyRequest(), Entities());
+  EXPECT_TRUE(at.allowed);
+  EXPECT_TRUE(at.errors.empty());
+  options.max_decision_work = 40;
+  Decision past = Load(testing::NestedSets(40), options).Authorize(AnyRequest(), Entities());
+  EXPECT_FALSE(past.allowed);
+  EXPECT_EQ(OnlyError(past),
+            "nested: comparing and hashing the values of this request took more than 40 steps (the limit, "
+            "max_decision_work)");
+}
+
+// The budget is the decision's: two policies of 41 steps each need 82, and
+// each decision starts afresh.
+TEST(DecisionWork, PoliciesShareTheLimit) {
+  HandMadeBundle b = testing::NestedSets(40);
+  b.policies.push_back(b.policies[0]);
+  b.policies[0].id = "first";
+  b.policies[1].id = "second";
+  VerifyOptions options;
+  options.max_decision_work = 82;
+  Engine engine = Load(b, options);
+  EvalContext context;
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_TRUE(engine.Authorize(AnyRequest(), Entities(), &context));
+    EXPECT_TRUE(context.ToDecision().errors.empty());
+  }
+  options.max_decision_work = 81;
+  Decision d = Load(b, options).Authorize(AnyRequest(), Entities());
+  EXPECT_EQ(d.reasons, std::vector<std::string>{"first"});
+  EXPECT_EQ(OnlyError(d),
+            "second: comparing and hashing the values of this request took more than 81 steps (the limit, "
+            "max_decision_work)");
+}
+
+// A set the code built once and compared k times is walked k times, each
+// walk charged: the cost of a decision stays within its budget however
+// often the code looks at a large value.
+Decision DecideRepeatedComparison(uint32_t compares, uint64_t max_work) {
+  HandMadePolicy p{"repeat", {}, 3};
+  p.code.push_back(I(Op::kMakeSet, 0, 1, 2));  // R0 = {false}
+  p.code.push_back(I(Op::kMakeSet, 0, 1, 0));  // R0 = {R0}: 2 sets and `false`
+  for (uint32_t i = 0; i < compares; ++i) p.code.push_back(I(Op::kEq, 1, 0, 0));
+  p.code.push_back(I(Op::kRet, 1, 0, 0));
+  VerifyOptions options;
+  options.max_decision_work = max_work;
+  return Load(HandMadeBundle{{}, {}, {}, {p}}, options).Authorize(AnyRequest(), Entities());
+}
+
+TEST(DecisionWork, EveryComparisonIsCharged) {
+  // Each R0 == R0 visits three values.
+  EXPECT_TRUE(DecideRepeatedComparison(1000, 3000).allowed);
+  Decision d = DecideRepeatedComparison(1000, 2999);
+  EXPECT_FALSE(d.allowed);
+  EXPECT_EQ(OnlyError(d),
+            "repeat: comparing and hashing the values of this request took more than 2999 steps (the limit, "
+            "max_decision_work)");
+}
+
+// The set methods take their steps from the same budget, values of the
+// request included: context.s.contains(4) compares 4 with each of three.
+TEST(DecisionWork, SetMethodsAreCharged) {
+  absl::StatusOr<Bundle> bundle =
+      Compile(SourceFile("c.cedar", "permit(principal, action, resource) when { !context.s.contains(4) };"), {},
+              nullptr);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  absl::StatusOr<Request> request =
+      Request::Create({"User", "alice"}, {"Action", "view"}, {"Doc", "d"}, R"({"s": [1, 2, 3]})");
+  ASSERT_TRUE(request.ok()) << request.status();
+  VerifyOptions options;
+  options.max_decision_work = 3;
+  absl::StatusOr<Engine> engine = Engine::Create(*bundle, options);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  Decision at = engine->Authorize(*request, Entities());
+  EXPECT_TRUE(at.allowed);
+  EXPECT_TRUE(at.errors.empty());
+  options.max_decision_work = 2;
+  engine = Engine::Create(*bundle, options);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  Decision past = engine->Authorize(*request, Entities());
+  EXPECT_FALSE(past.allowed);
+  EXPECT_EQ(OnlyError(past),
+            "policy0: comparing and hashing the values of this request took more than 2 steps (the limit, "
+            "max_decision_work)");
+}
+
 }  // namespace
 }  // namespace charter::internal
