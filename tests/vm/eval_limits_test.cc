@@ -231,43 +231,44 @@ TEST(DecisionWork, SharedSetsAreAnEvaluationErrorNotExponential) {
             "max_decision_work)");
 }
 
-// R0 nested n deep compared with itself: Equal visits n sets and the
-// `false` inside, n + 1 steps (building each one-element set compares
-// nothing).
+// R0 nested 40 deep compared with itself, 160 steps: building each
+// one-element set takes 1 (its element), and Equal takes 3 a level (the
+// set, then its element in each of the two sets; the `false` inside is a
+// scalar, which costs nothing).
 TEST(DecisionWork, TheLimitItselfIsAllowed) {
   VerifyOptions options;
-  options.max_decision_work = 41;
+  options.max_decision_work = 160;
   Decision at = Load(testing::NestedSets(40), options).Authorize(AnyRequest(), Entities());
   EXPECT_TRUE(at.allowed);
   EXPECT_TRUE(at.errors.empty());
-  options.max_decision_work = 40;
+  options.max_decision_work = 159;
   Decision past = Load(testing::NestedSets(40), options).Authorize(AnyRequest(), Entities());
   EXPECT_FALSE(past.allowed);
   EXPECT_EQ(OnlyError(past),
-            "nested: comparing and hashing the values of this request took more than 40 steps (the limit, "
+            "nested: comparing and hashing the values of this request took more than 159 steps (the limit, "
             "max_decision_work)");
 }
 
-// The budget is the decision's: two policies of 41 steps each need 82, and
-// each decision starts afresh.
+// The budget is the decision's: two policies of 160 steps each need 320,
+// and each decision starts afresh.
 TEST(DecisionWork, PoliciesShareTheLimit) {
   HandMadeBundle b = testing::NestedSets(40);
   b.policies.push_back(b.policies[0]);
   b.policies[0].id = "first";
   b.policies[1].id = "second";
   VerifyOptions options;
-  options.max_decision_work = 82;
+  options.max_decision_work = 320;
   Engine engine = Load(b, options);
   EvalContext context;
   for (int round = 0; round < 2; ++round) {
     EXPECT_TRUE(engine.Authorize(AnyRequest(), Entities(), &context));
     EXPECT_TRUE(context.ToDecision().errors.empty());
   }
-  options.max_decision_work = 81;
+  options.max_decision_work = 319;
   Decision d = Load(b, options).Authorize(AnyRequest(), Entities());
   EXPECT_EQ(d.reasons, std::vector<std::string>{"first"});
   EXPECT_EQ(OnlyError(d),
-            "second: comparing and hashing the values of this request took more than 81 steps (the limit, "
+            "second: comparing and hashing the values of this request took more than 319 steps (the limit, "
             "max_decision_work)");
 }
 
@@ -286,17 +287,17 @@ Decision DecideRepeatedComparison(uint32_t compares, uint64_t max_work) {
 }
 
 TEST(DecisionWork, EveryComparisonIsCharged) {
-  // Each R0 == R0 visits three values.
-  EXPECT_TRUE(DecideRepeatedComparison(1000, 3000).allowed);
-  Decision d = DecideRepeatedComparison(1000, 2999);
+  // Building takes 2 steps, and each R0 == R0 takes 6 (3 a level).
+  EXPECT_TRUE(DecideRepeatedComparison(1000, 6002).allowed);
+  Decision d = DecideRepeatedComparison(1000, 6001);
   EXPECT_FALSE(d.allowed);
   EXPECT_EQ(OnlyError(d),
-            "repeat: comparing and hashing the values of this request took more than 2999 steps (the limit, "
+            "repeat: comparing and hashing the values of this request took more than 6001 steps (the limit, "
             "max_decision_work)");
 }
 
 // The set methods take their steps from the same budget, values of the
-// request included: context.s.contains(4) compares 4 with each of three.
+// request included: context.s.contains(4) looks at each of three elements.
 TEST(DecisionWork, SetMethodsAreCharged) {
   absl::StatusOr<Bundle> bundle =
       Compile(SourceFile("c.cedar", "permit(principal, action, resource) when { !context.s.contains(4) };"), {},

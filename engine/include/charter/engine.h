@@ -49,8 +49,9 @@ struct VerifyOptions {
   // Steps the code of one decision may take comparing, hashing and looking
   // up values (`==`, `in` a set, building sets, `contains`, `containsAll`,
   // `containsAny`), all its policies together: one step a value visited, a
-  // set or record and each of its elements. Sets the code builds may share
-  // their elements, and a walk visits what they share again each time.
+  // set or record and each of its elements (two scalars compare for free).
+  // Sets the code builds may share their elements, and a walk visits what
+  // they share again each time.
   uint64_t max_decision_work = uint64_t{1} << 26;
 };
 

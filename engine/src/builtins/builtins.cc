@@ -21,6 +21,7 @@ void TypeError(std::string* error, std::string_view expected, const Value& got) 
 bool Expect(const Value& v, Type t, std::string* error) { return ExpectArgType(v, t, error); }
 
 bool SetHas(const Value& set, const Value& v, WalkBudget* work) {
+  if (work != nullptr && !work->Take(set.size)) return false;
   for (uint32_t i = 0; i < set.size; ++i) {
     if (work == nullptr ? Equal(set.elements[i], v) : Equal(set.elements[i], v, work)) return true;
   }

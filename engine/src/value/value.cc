@@ -21,38 +21,54 @@ const Value* FindField(const Value& record, std::string_view key) {
   return &it->value;
 }
 
-bool Equal(const Value& a, const Value& b, WalkBudget* budget) {
-  if (!budget->Take() || a.type != b.type) return false;
+namespace {
+
+bool IsScalar(Type t) { return t != Type::kSet && t != Type::kRecord; }
+
+// Two scalars of the same type.
+bool ScalarEqual(const Value& a, const Value& b) {
   switch (a.type) {
     case Type::kBool:
       return a.b == b.b;
     case Type::kLong:
+    case Type::kDecimal:
+    case Type::kDatetime:
+    case Type::kDuration:
       return a.i == b.i;
     case Type::kString:
       return a.string() == b.string();
     case Type::kEntity:
       if (a.entity->uid != kNoUid && a.entity->uid == b.entity->uid) return true;
       return a.entity->id == b.entity->id && a.entity->type == b.entity->type;
+    case Type::kIp:
+      return ext::IpEqual(*a.ip, *b.ip);
+    case Type::kSet:
     case Type::kRecord:
-      if (a.size != b.size) return false;
+      break;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Equal(const Value& a, const Value& b, WalkBudget* budget) {
+  if (a.type != b.type) return false;
+  switch (a.type) {
+    case Type::kRecord:
+      if (a.size != b.size || !budget->Take(uint64_t{1} + a.size)) return false;
       for (uint32_t i = 0; i < a.size; ++i) {
         if (a.fields[i].key != b.fields[i].key || !Equal(a.fields[i].value, b.fields[i].value, budget)) {
           return false;
         }
       }
       return true;
-    case Type::kDecimal:
-    case Type::kDatetime:
-    case Type::kDuration:
-      return a.i == b.i;
-    case Type::kIp:
-      return ext::IpEqual(*a.ip, *b.ip);
     case Type::kSet:
       // INVARIANT: set elements are unique, so equal sizes and inclusion
       // one way mean equality.
-      return a.size == b.size && SetHasEach(b, a.elements, a.size, /*all=*/true, budget);
+      return a.size == b.size && budget->Take(1) && SetHasEach(b, a.elements, a.size, /*all=*/true, budget);
+    default:
+      return ScalarEqual(a, b);
   }
-  return false;
 }
 
 namespace {
@@ -69,7 +85,6 @@ uint64_t HashBytes(std::string_view s) { return Mix(std::hash<std::string_view>{
 }  // namespace
 
 uint64_t HashValue(const Value& v, WalkBudget* budget) {
-  if (!budget->Take()) return 0;
   uint64_t h = Mix(static_cast<uint64_t>(v.type) + 1);
   switch (v.type) {
     case Type::kBool:
@@ -86,12 +101,14 @@ uint64_t HashValue(const Value& v, WalkBudget* budget) {
       // entity each), so hashing the strings agrees with both.
       return h ^ HashBytes(v.entity->type) ^ Mix(HashBytes(v.entity->id));
     case Type::kRecord:
+      if (!budget->Take(uint64_t{1} + v.size)) return 0;
       for (uint32_t i = 0; i < v.size && !budget->exhausted(); ++i) {
         h = Mix(h ^ HashBytes(v.fields[i].key)) ^ HashValue(v.fields[i].value, budget);
       }
       return h;
     case Type::kSet: {
       uint64_t sum = 0;  // order-independent
+      if (!budget->Take(uint64_t{1} + v.size)) return 0;
       for (uint32_t i = 0; i < v.size && !budget->exhausted(); ++i) sum += HashValue(v.elements[i], budget);
       return h ^ Mix(sum);
     }
@@ -104,6 +121,7 @@ uint64_t HashValue(const Value& v, WalkBudget* budget) {
 }
 
 uint32_t AppendUnique(Value* elems, uint32_t unique, const Value* src, uint32_t n, WalkBudget* budget) {
+  if (!budget->Take(uint64_t{unique} + n)) return unique;
   // Pairwise while that costs little: the sets of most policies are small,
   // and this path allocates nothing.
   if ((uint64_t{unique} + n) * n <= 4096) {
@@ -147,6 +165,7 @@ uint32_t AppendUnique(Value* elems, uint32_t unique, const Value* src, uint32_t 
 }
 
 bool SetHasEach(const Value& set, const Value* vs, uint32_t n, bool all, WalkBudget* budget) {
+  if (!budget->Take(uint64_t{set.size} + n)) return false;
   auto has_pairwise = [&](const Value& v) {
     for (uint32_t k = 0; k < set.size && !budget->exhausted(); ++k) {
       if (Equal(set.elements[k], v, budget)) return true;
@@ -186,6 +205,8 @@ bool SetHasEach(const Value& set, const Value* vs, uint32_t n, bool all, WalkBud
 
 // value.h's forms, unbounded.
 bool Equal(const Value& a, const Value& b) {
+  if (a.type != b.type) return false;
+  if (IsScalar(a.type)) return ScalarEqual(a, b);
   WalkBudget unbounded;
   return Equal(a, b, &unbounded);
 }

@@ -13,28 +13,28 @@
 
 namespace charter::internal {
 
-// The steps a walk may still take: one for each value it visits, a set or
-// record and then each of its elements or fields. Once spent, a walk stops
-// (after at most a loop over the elements of each value it is inside),
-// answers anything, and exhausted() says to discard the answer.
+// The steps a walk may still take: one for each value it visits, taken
+// where a set or record is reached (the set or record, and each element or
+// field it will look at), so that comparing two scalars, the common case,
+// costs nothing. Once spent, a walk stops (after at most a loop over the
+// elements of each value it is inside), answers anything, and exhausted()
+// says to discard the answer.
 class WalkBudget {
  public:
-  explicit WalkBudget(uint64_t steps = UINT64_MAX) : left_(steps) {}
-  // One step, or false (and exhausted from then on) when none is left.
-  bool Take() {
-    if (left_ == 0) {
-      exhausted_ = true;
-      return false;
-    }
-    --left_;
-    return true;
+  explicit WalkBudget(uint64_t steps = UINT64_MAX)
+      : left_(steps > uint64_t{INT64_MAX} ? INT64_MAX : static_cast<int64_t>(steps)) {}
+  // n steps, or false (and exhausted from then on) when fewer are left.
+  // INVARIANT: a walk takes a bounded number of times once exhausted, n
+  // < 2^33 each, so left_ never wraps.
+  bool Take(uint64_t n) {
+    left_ -= static_cast<int64_t>(n);
+    return left_ >= 0;
   }
-  bool exhausted() const { return exhausted_; }
-  uint64_t left() const { return left_; }
+  bool exhausted() const { return left_ < 0; }
+  uint64_t left() const { return left_ < 0 ? 0 : static_cast<uint64_t>(left_); }
 
  private:
-  uint64_t left_;
-  bool exhausted_ = false;
+  int64_t left_;
 };
 
 // Equal, HashValue, AppendUnique and SetHasEach (value.h), each step taken

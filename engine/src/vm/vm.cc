@@ -177,7 +177,10 @@ class SetBuilders {
   bool Extend(uint32_t a, const Value& base, const Value* src, uint32_t n, Arena* scratch, size_t room,
               WalkBudget* work, Value* out) {
     Builder& b = builders_[a];
+    // A step for each element hashed (value/walk.h).
+    work->Take(n);
     if (b.elems == nullptr || b.elems != base.elements || b.size != base.size) {
+      work->Take(base.size);
       size_t capacity = std::max<size_t>(64, 2 * (size_t{base.size} + n));
       if (capacity > UINT32_MAX || capacity * (sizeof(Value) + kTableBytesPerElement) > room) return false;
       b.capacity = static_cast<uint32_t>(capacity);
@@ -574,8 +577,15 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
     NEXT();
   }
   CASE(Eq) {
-    regs[insn.a()] = Value::Bool(Equal(regs[insn.b()], regs[insn.c()], work));
+    const Value& l = regs[insn.b()];
+    const Value& r = regs[insn.c()];
+    if (l.type != Type::kSet && l.type != Type::kRecord) {
+      regs[insn.a()] = Value::Bool(Equal(l, r));  // scalars: no walk
+      NEXT();
+    }
+    bool equal = Equal(l, r, work);
     if (work->exhausted()) goto work_error;
+    regs[insn.a()] = Value::Bool(equal);
     NEXT();
   }
   OP_NOT(Not, true)
@@ -592,8 +602,8 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
     } else if (rhs.type == Type::kSet) {
       // Every element is type-checked before the answer, as in Cedar; each
       // is a step of the decision's walks.
+      if (!work->Take(rhs.size)) goto work_error;
       for (uint32_t i = 0; i < rhs.size; ++i) {
-        if (!work->Take()) goto work_error;
         if (rhs.elements[i].type != Type::kEntity) {
           TypeError(error, "set of entities", rhs.elements[i]);
           goto error;
