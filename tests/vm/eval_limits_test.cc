@@ -210,5 +210,118 @@ TEST(PendingRecords, InPlaceAndMergedRecordsAgree) {
   }
 }
 
+
+// Sets that share their elements: S(k+1) = {S(k), {S(k)}} is two
+// instructions a level, and a walk visits S(40) as a tree of about 2^41
+// values. Hashing S(30) took 49 s a decision (charter authorize); S(40)
+// would take a day. Each walk now takes its steps from the decision's
+// max_decision_work.
+TEST(DecisionWork, SharedSetsAreAnEvaluationErrorNotExponential) {
+  Decision d = Load(testing::SharedSets(40)).Authorize(AnyRequest(), Entities());
+  EXPECT_FALSE(d.allowed);
+  EXPECT_EQ(OnlyError(d),
+            "shared: comparing and hashing the values of this request took more than 67108864 steps (the "
+            "limit, max_decision_work)");
+  // A small budget stops it sooner, with its own number.
+  VerifyOptions options;
+  options.max_decision_work = 1000;
+  d = Load(testing::SharedSets(40), options).Authorize(AnyRequest(), Entities());
+  EXPECT_EQ(OnlyError(d),
+            "shared: comparing and hashing the values of this request took more than 1000 steps (the limit, "
+            "max_decision_work)");
+}
+
+// R0 nested 40 deep compared with itself, 160 steps: building each
+// one-element set takes 1 (its element), and Equal takes 3 a level (the
+// set, then its element in each of the two sets; the `false` inside is a
+// scalar, which costs nothing).
+TEST(DecisionWork, TheLimitItselfIsAllowed) {
+  VerifyOptions options;
+  options.max_decision_work = 160;
+  Decision at = Load(testing::NestedSets(40), options).Authorize(AnyRequest(), Entities());
+  EXPECT_TRUE(at.allowed);
+  EXPECT_TRUE(at.errors.empty());
+  options.max_decision_work = 159;
+  Decision past = Load(testing::NestedSets(40), options).Authorize(AnyRequest(), Entities());
+  EXPECT_FALSE(past.allowed);
+  EXPECT_EQ(OnlyError(past),
+            "nested: comparing and hashing the values of this request took more than 159 steps (the limit, "
+            "max_decision_work)");
+}
+
+// The budget is the decision's: two policies of 160 steps each need 320,
+// and each decision starts afresh.
+TEST(DecisionWork, PoliciesShareTheLimit) {
+  HandMadeBundle b = testing::NestedSets(40);
+  b.policies.push_back(b.policies[0]);
+  b.policies[0].id = "first";
+  b.policies[1].id = "second";
+  VerifyOptions options;
+  options.max_decision_work = 320;
+  Engine engine = Load(b, options);
+  EvalContext context;
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_TRUE(engine.Authorize(AnyRequest(), Entities(), &context));
+    EXPECT_TRUE(context.ToDecision().errors.empty());
+  }
+  options.max_decision_work = 319;
+  Decision d = Load(b, options).Authorize(AnyRequest(), Entities());
+  EXPECT_EQ(d.reasons, std::vector<std::string>{"first"});
+  EXPECT_EQ(OnlyError(d),
+            "second: comparing and hashing the values of this request took more than 319 steps (the limit, "
+            "max_decision_work)");
+}
+
+// A set the code built once and compared k times is walked k times, each
+// walk charged: the cost of a decision stays within its budget however
+// often the code looks at a large value.
+Decision DecideRepeatedComparison(uint32_t compares, uint64_t max_work) {
+  HandMadePolicy p{"repeat", {}, 3};
+  p.code.push_back(I(Op::kMakeSet, 0, 1, 2));  // R0 = {false}
+  p.code.push_back(I(Op::kMakeSet, 0, 1, 0));  // R0 = {R0}: 2 sets and `false`
+  for (uint32_t i = 0; i < compares; ++i) p.code.push_back(I(Op::kEq, 1, 0, 0));
+  p.code.push_back(I(Op::kRet, 1, 0, 0));
+  VerifyOptions options;
+  options.max_decision_work = max_work;
+  return Load(HandMadeBundle{{}, {}, {}, {p}}, options).Authorize(AnyRequest(), Entities());
+}
+
+TEST(DecisionWork, EveryComparisonIsCharged) {
+  // Building takes 2 steps, and each R0 == R0 takes 6 (3 a level).
+  EXPECT_TRUE(DecideRepeatedComparison(1000, 6002).allowed);
+  Decision d = DecideRepeatedComparison(1000, 6001);
+  EXPECT_FALSE(d.allowed);
+  EXPECT_EQ(OnlyError(d),
+            "repeat: comparing and hashing the values of this request took more than 6001 steps (the limit, "
+            "max_decision_work)");
+}
+
+// The set methods take their steps from the same budget, values of the
+// request included: context.s.contains(4) looks at each of three elements.
+TEST(DecisionWork, SetMethodsAreCharged) {
+  absl::StatusOr<Bundle> bundle =
+      Compile(SourceFile("c.cedar", "permit(principal, action, resource) when { !context.s.contains(4) };"), {},
+              nullptr);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  absl::StatusOr<Request> request =
+      Request::Create({"User", "alice"}, {"Action", "view"}, {"Doc", "d"}, R"({"s": [1, 2, 3]})");
+  ASSERT_TRUE(request.ok()) << request.status();
+  VerifyOptions options;
+  options.max_decision_work = 3;
+  absl::StatusOr<Engine> engine = Engine::Create(*bundle, options);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  Decision at = engine->Authorize(*request, Entities());
+  EXPECT_TRUE(at.allowed);
+  EXPECT_TRUE(at.errors.empty());
+  options.max_decision_work = 2;
+  engine = Engine::Create(*bundle, options);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  Decision past = engine->Authorize(*request, Entities());
+  EXPECT_FALSE(past.allowed);
+  EXPECT_EQ(OnlyError(past),
+            "policy0: comparing and hashing the values of this request took more than 2 steps (the limit, "
+            "max_decision_work)");
+}
+
 }  // namespace
 }  // namespace charter::internal

@@ -92,6 +92,19 @@ case_record_literal() {
   done
 }
 
+# Sets that share their elements, S(k+1) = {S(k), {S(k)}} for 30 levels (a
+# 624-byte bundle), then hashed: the walk visited the 2^31-node tree the 60
+# instructions stand for, 49 s a decision. Walks now take their steps from
+# the decision's max_decision_work (2^26 by default): the policy errs within
+# seconds, under a 20 s time cap and 200 MB (unsanitized builds).
+case_shared_sets() {
+  "$generator" shared-sets 30 "$tmp/shared.chb" || exit 1
+  if [[ "$cap_on" == 1 ]]; then time_cap=20; fi  # sanitized builds run slower
+  run 200000 2 authorize --bundle "$tmp/shared.chb" --entities "$tmp/e.json" --request-json "$tmp/req.json"
+  expect "$tmp/out" DENY
+  expect "$tmp/err" 'policy `shared` was skipped: comparing and hashing the values of this request took more than 67108864 steps (the limit, max_decision_work)'
+}
+
 # The bundle fuzz target (fuzz/bundle_fuzz.cc, replayed) on both bundles
 # above under a 1 GB cap: std::bad_alloc escaped Engine::Authorize on the
 # flood (abort, 134) and the nested sets overflowed the stack (139).

@@ -8,6 +8,7 @@
 #define CHARTER_ENGINE_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -45,6 +46,13 @@ struct VerifyOptions {
   // Bytes of sets and records the code of one decision may build, all its
   // policies together.
   size_t max_decision_bytes = size_t{128} << 20;
+  // Steps the code of one decision may take comparing, hashing and looking
+  // up values (`==`, `in` a set, building sets, `contains`, `containsAll`,
+  // `containsAny`), all its policies together: one step a value visited, a
+  // set or record and each of its elements (two scalars compare for free).
+  // Sets the code builds may share their elements, and a walk visits what
+  // they share again each time.
+  uint64_t max_decision_work = uint64_t{1} << 26;
 };
 
 class CHARTER_API Engine {

@@ -25,6 +25,7 @@ absl::StatusOr<Engine> Engine::Create(Bundle bundle, const VerifyOptions& option
   // Value::depth is 16 bits.
   limits.max_value_depth = static_cast<uint16_t>(std::min<size_t>(options.max_value_depth, UINT16_MAX));
   limits.max_decision_bytes = options.max_decision_bytes;
+  limits.max_decision_work = options.max_decision_work;
   return Engine(
       std::make_shared<const internal::Program>(std::move(bundle), root, std::move(scheduling), limits));
 }

@@ -9,6 +9,7 @@
 
 #include "common/strings.h"
 #include "extensions/extensions.h"
+#include "value/walk.h"
 
 namespace charter::internal {
 namespace {
@@ -19,29 +20,31 @@ void TypeError(std::string* error, std::string_view expected, const Value& got) 
 
 bool Expect(const Value& v, Type t, std::string* error) { return ExpectArgType(v, t, error); }
 
-bool SetHas(const Value& set, const Value& v) {
+bool SetHas(const Value& set, const Value& v, WalkBudget* work) {
+  if (work != nullptr && !work->Take(set.size)) return false;
   for (uint32_t i = 0; i < set.size; ++i) {
-    if (Equal(set.elements[i], v)) return true;
+    if (work == nullptr ? Equal(set.elements[i], v) : Equal(set.elements[i], v, work)) return true;
   }
   return false;
 }
 
 // --- the implementations, one a row of builtins.def ---------------------------
 
-bool SetContains(const Value* args, const CallContext&, Value* out, std::string* error) {
+bool SetContains(const Value* args, const CallContext& ctx, Value* out, std::string* error) {
   if (!Expect(args[0], Type::kSet, error)) return false;
-  *out = Value::Bool(SetHas(args[0], args[1]));
+  *out = Value::Bool(SetHas(args[0], args[1], ctx.work));
   return true;
 }
 
 // containsAll (all) and containsAny (!all).
 template <bool kAll>
-bool SetContainsEvery(const Value* args, const CallContext&, Value* out, std::string* error) {
+bool SetContainsEvery(const Value* args, const CallContext& ctx, Value* out, std::string* error) {
   const Value& self = args[0];
   const Value& other = args[1];
   if (!Expect(self, Type::kSet, error) || !Expect(other, Type::kSet, error)) return false;
   // Linear in the sizes of the two sets, however large (value.h).
-  *out = Value::Bool(SetHasEach(self, other.elements, other.size, kAll));
+  *out = Value::Bool(ctx.work == nullptr ? SetHasEach(self, other.elements, other.size, kAll)
+                                          : SetHasEach(self, other.elements, other.size, kAll, ctx.work));
   return true;
 }
 constexpr BuiltinFn SetContainsAll = SetContainsEvery<true>;

@@ -16,6 +16,7 @@
 namespace charter::internal {
 
 class EntityStore;
+class WalkBudget;
 
 enum class Builtin : uint16_t {
 #define BUILTIN(id, ...) k##id,
@@ -46,6 +47,9 @@ enum class ParamType : uint8_t {
 struct CallContext {
   const EntityStore* store;
   Arena* scratch;  // for values made during this evaluation
+  // The steps the set methods' walks may take (value/walk.h), or nullptr
+  // for no bound; the caller checks it for exhaustion after the call.
+  WalkBudget* work = nullptr;
 };
 
 // A builtin's implementation: on args[0..arity) (the receiver of a method

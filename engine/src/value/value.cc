@@ -1,6 +1,8 @@
 // Value equality, lookup and printing.
 #include "value/value.h"
 
+#include "value/walk.h"
+
 #include <algorithm>
 #include <functional>
 #include <vector>
@@ -19,38 +21,54 @@ const Value* FindField(const Value& record, std::string_view key) {
   return &it->value;
 }
 
-bool Equal(const Value& a, const Value& b) {
-  if (a.type != b.type) return false;
+namespace {
+
+bool IsScalar(Type t) { return t != Type::kSet && t != Type::kRecord; }
+
+// Two scalars of the same type.
+bool ScalarEqual(const Value& a, const Value& b) {
   switch (a.type) {
     case Type::kBool:
       return a.b == b.b;
     case Type::kLong:
+    case Type::kDecimal:
+    case Type::kDatetime:
+    case Type::kDuration:
       return a.i == b.i;
     case Type::kString:
       return a.string() == b.string();
     case Type::kEntity:
       if (a.entity->uid != kNoUid && a.entity->uid == b.entity->uid) return true;
       return a.entity->id == b.entity->id && a.entity->type == b.entity->type;
+    case Type::kIp:
+      return ext::IpEqual(*a.ip, *b.ip);
+    case Type::kSet:
     case Type::kRecord:
-      if (a.size != b.size) return false;
+      break;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Equal(const Value& a, const Value& b, WalkBudget* budget) {
+  if (a.type != b.type) return false;
+  switch (a.type) {
+    case Type::kRecord:
+      if (a.size != b.size || !budget->Take(uint64_t{1} + a.size)) return false;
       for (uint32_t i = 0; i < a.size; ++i) {
-        if (a.fields[i].key != b.fields[i].key || !Equal(a.fields[i].value, b.fields[i].value)) {
+        if (a.fields[i].key != b.fields[i].key || !Equal(a.fields[i].value, b.fields[i].value, budget)) {
           return false;
         }
       }
       return true;
-    case Type::kDecimal:
-    case Type::kDatetime:
-    case Type::kDuration:
-      return a.i == b.i;
-    case Type::kIp:
-      return ext::IpEqual(*a.ip, *b.ip);
     case Type::kSet:
       // INVARIANT: set elements are unique, so equal sizes and inclusion
       // one way mean equality.
-      return a.size == b.size && SetHasEach(b, a.elements, a.size, /*all=*/true);
+      return a.size == b.size && budget->Take(1) && SetHasEach(b, a.elements, a.size, /*all=*/true, budget);
+    default:
+      return ScalarEqual(a, b);
   }
-  return false;
 }
 
 namespace {
@@ -66,7 +84,7 @@ uint64_t HashBytes(std::string_view s) { return Mix(std::hash<std::string_view>{
 
 }  // namespace
 
-uint64_t HashValue(const Value& v) {
+uint64_t HashValue(const Value& v, WalkBudget* budget) {
   uint64_t h = Mix(static_cast<uint64_t>(v.type) + 1);
   switch (v.type) {
     case Type::kBool:
@@ -83,13 +101,15 @@ uint64_t HashValue(const Value& v) {
       // entity each), so hashing the strings agrees with both.
       return h ^ HashBytes(v.entity->type) ^ Mix(HashBytes(v.entity->id));
     case Type::kRecord:
-      for (uint32_t i = 0; i < v.size; ++i) {
-        h = Mix(h ^ HashBytes(v.fields[i].key)) ^ HashValue(v.fields[i].value);
+      if (!budget->Take(uint64_t{1} + v.size)) return 0;
+      for (uint32_t i = 0; i < v.size && !budget->exhausted(); ++i) {
+        h = Mix(h ^ HashBytes(v.fields[i].key)) ^ HashValue(v.fields[i].value, budget);
       }
       return h;
     case Type::kSet: {
       uint64_t sum = 0;  // order-independent
-      for (uint32_t i = 0; i < v.size; ++i) sum += HashValue(v.elements[i]);
+      if (!budget->Take(uint64_t{1} + v.size)) return 0;
+      for (uint32_t i = 0; i < v.size && !budget->exhausted(); ++i) sum += HashValue(v.elements[i], budget);
       return h ^ Mix(sum);
     }
     case Type::kIp:
@@ -100,13 +120,14 @@ uint64_t HashValue(const Value& v) {
   return h;
 }
 
-uint32_t AppendUnique(Value* elems, uint32_t unique, const Value* src, uint32_t n) {
+uint32_t AppendUnique(Value* elems, uint32_t unique, const Value* src, uint32_t n, WalkBudget* budget) {
+  if (!budget->Take(uint64_t{unique} + n)) return unique;
   // Pairwise while that costs little: the sets of most policies are small,
   // and this path allocates nothing.
   if ((uint64_t{unique} + n) * n <= 4096) {
-    for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t i = 0; i < n && !budget->exhausted(); ++i) {
       bool dup = false;
-      for (uint32_t k = 0; k < unique && !dup; ++k) dup = Equal(elems[k], src[i]);
+      for (uint32_t k = 0; k < unique && !dup; ++k) dup = Equal(elems[k], src[i], budget);
       if (!dup) elems[unique++] = src[i];
     }
     return unique;
@@ -119,18 +140,18 @@ uint32_t AppendUnique(Value* elems, uint32_t unique, const Value* src, uint32_t 
   std::vector<uint64_t> hashes(size_t{unique} + n);
   auto slot_of = [&](uint64_t hash) { return static_cast<size_t>(hash) & (capacity - 1); };
   for (uint32_t k = 0; k < unique; ++k) {
-    hashes[k] = HashValue(elems[k]);
+    hashes[k] = HashValue(elems[k], budget);
     size_t s = slot_of(hashes[k]);
     while (table[s] != kEmpty) s = (s + 1) & (capacity - 1);
     table[s] = k;
   }
-  for (uint32_t i = 0; i < n; ++i) {
+  for (uint32_t i = 0; i < n && !budget->exhausted(); ++i) {
     const Value v = src[i];
-    uint64_t hash = HashValue(v);
+    uint64_t hash = HashValue(v, budget);
     size_t s = slot_of(hash);
     bool dup = false;
     for (; table[s] != kEmpty; s = (s + 1) & (capacity - 1)) {
-      if (hashes[table[s]] == hash && Equal(elems[table[s]], v)) {
+      if (hashes[table[s]] == hash && Equal(elems[table[s]], v, budget)) {
         dup = true;
         break;
       }
@@ -143,15 +164,16 @@ uint32_t AppendUnique(Value* elems, uint32_t unique, const Value* src, uint32_t 
   return unique;
 }
 
-bool SetHasEach(const Value& set, const Value* vs, uint32_t n, bool all) {
+bool SetHasEach(const Value& set, const Value* vs, uint32_t n, bool all, WalkBudget* budget) {
+  if (!budget->Take(uint64_t{set.size} + n)) return false;
   auto has_pairwise = [&](const Value& v) {
-    for (uint32_t k = 0; k < set.size; ++k) {
-      if (Equal(set.elements[k], v)) return true;
+    for (uint32_t k = 0; k < set.size && !budget->exhausted(); ++k) {
+      if (Equal(set.elements[k], v, budget)) return true;
     }
     return false;
   };
   if (uint64_t{set.size} * n <= 4096) {
-    for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t i = 0; i < n && !budget->exhausted(); ++i) {
       if (has_pairwise(vs[i]) != all) return !all;
     }
     return all;
@@ -164,21 +186,44 @@ bool SetHasEach(const Value& set, const Value* vs, uint32_t n, bool all) {
   std::vector<uint32_t> table(capacity, kEmpty);
   std::vector<uint64_t> hashes(set.size);
   auto slot_of = [&](uint64_t hash) { return static_cast<size_t>(hash) & (capacity - 1); };
-  for (uint32_t k = 0; k < set.size; ++k) {
-    hashes[k] = HashValue(set.elements[k]);
+  for (uint32_t k = 0; k < set.size && !budget->exhausted(); ++k) {
+    hashes[k] = HashValue(set.elements[k], budget);
     size_t s = slot_of(hashes[k]);
     while (table[s] != kEmpty) s = (s + 1) & (capacity - 1);
     table[s] = k;
   }
-  for (uint32_t i = 0; i < n; ++i) {
-    uint64_t hash = HashValue(vs[i]);
+  for (uint32_t i = 0; i < n && !budget->exhausted(); ++i) {
+    uint64_t hash = HashValue(vs[i], budget);
     bool has = false;
     for (size_t s = slot_of(hash); table[s] != kEmpty && !has; s = (s + 1) & (capacity - 1)) {
-      has = hashes[table[s]] == hash && Equal(set.elements[table[s]], vs[i]);
+      has = hashes[table[s]] == hash && Equal(set.elements[table[s]], vs[i], budget);
     }
     if (has != all) return !all;
   }
   return all;
+}
+
+// value.h's forms, unbounded.
+bool Equal(const Value& a, const Value& b) {
+  if (a.type != b.type) return false;
+  if (IsScalar(a.type)) return ScalarEqual(a, b);
+  WalkBudget unbounded;
+  return Equal(a, b, &unbounded);
+}
+
+uint64_t HashValue(const Value& v) {
+  WalkBudget unbounded;
+  return HashValue(v, &unbounded);
+}
+
+uint32_t AppendUnique(Value* elems, uint32_t unique, const Value* src, uint32_t n) {
+  WalkBudget unbounded;
+  return AppendUnique(elems, unique, src, n, &unbounded);
+}
+
+bool SetHasEach(const Value& set, const Value* vs, uint32_t n, bool all) {
+  WalkBudget unbounded;
+  return SetHasEach(set, vs, n, all, &unbounded);
 }
 
 std::string_view TypeName(Type t) {

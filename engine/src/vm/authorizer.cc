@@ -26,6 +26,9 @@ bool Authorize(const std::shared_ptr<const Program>& program, const RequestView&
   env.vars[3] = *request.context;
   env.store = &store;
   env.binding = s.binding.Prepare(program, shared_store);
+  // One budget for the walks of all the decision's policies.
+  WalkBudget work(program->limits().max_decision_work);
+  env.work = &work;
 
   program->scope_index().Candidates(keys, store, &s.index, &s.candidates);
   s.arena.Reset();

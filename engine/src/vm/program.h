@@ -36,6 +36,7 @@ struct PolicyCode {
 struct EvalLimits {
   uint16_t max_value_depth = 1000;               // Value::depth
   size_t max_decision_bytes = size_t{128} << 20;  // the scratch arena's bytes
+  uint64_t max_decision_work = uint64_t{1} << 26;  // WalkBudget steps a decision
 };
 
 // The MakeRecord and RecordExtend instructions of `code` (verified) whose

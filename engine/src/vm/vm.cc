@@ -133,8 +133,8 @@ bool Negate(const Value& a, Value* out, std::string* error) {
 
 // Appends to elems[0, unique) each of src[0, n) it does not hold yet, and
 // returns the new count (sets keep one copy of each value).
-uint32_t AddUnique(Value* elems, uint32_t unique, const Value* src, uint32_t n) {
-  return AppendUnique(elems, unique, src, n);
+uint32_t AddUnique(Value* elems, uint32_t unique, const Value* src, uint32_t n, WalkBudget* work) {
+  return AppendUnique(elems, unique, src, n, work);
 }
 
 // The deepest Value::depth of vs[0, n).
@@ -146,6 +146,11 @@ uint32_t MaxDepth(const Value* vs, uint32_t n) {
 
 void DepthError(std::string* error, uint32_t limit) {
   CatAppend(error, "sets and records nested more than ", limit, " deep (the limit, max_value_depth)");
+}
+
+void WorkError(std::string* error, uint64_t limit) {
+  CatAppend(error, "comparing and hashing the values of this request took more than ", limit,
+            " steps (the limit, max_decision_work)");
 }
 
 void MemoryError(std::string* error, size_t limit) {
@@ -170,9 +175,12 @@ class SetBuilders {
   // R[a] extended by src[0, n) into *out; R[a] must be a set. False when
   // that would allocate more than `room` bytes (arena and tables together).
   bool Extend(uint32_t a, const Value& base, const Value* src, uint32_t n, Arena* scratch, size_t room,
-              Value* out) {
+              WalkBudget* work, Value* out) {
     Builder& b = builders_[a];
+    // A step for each element hashed (value/walk.h).
+    work->Take(n);
     if (b.elems == nullptr || b.elems != base.elements || b.size != base.size) {
+      work->Take(base.size);
       size_t capacity = std::max<size_t>(64, 2 * (size_t{base.size} + n));
       if (capacity > UINT32_MAX || capacity * (sizeof(Value) + kTableBytesPerElement) > room) return false;
       b.capacity = static_cast<uint32_t>(capacity);
@@ -180,7 +188,7 @@ class SetBuilders {
       b.size = 0;
       b.table.clear();
       b.hashes.clear();
-      for (uint32_t i = 0; i < base.size; ++i) Insert(b, base.elements[i], /*known_unique=*/true);
+      for (uint32_t i = 0; i < base.size; ++i) Insert(b, base.elements[i], /*known_unique=*/true, work);
     } else if (size_t{b.size} + n > b.capacity) {
       size_t capacity = std::max<size_t>(2 * size_t{b.capacity}, size_t{b.size} + n);
       if (capacity > UINT32_MAX || capacity * (sizeof(Value) + kTableBytesPerElement) > room) return false;
@@ -190,7 +198,7 @@ class SetBuilders {
       b.capacity = static_cast<uint32_t>(capacity);
     }
     // src is in the registers, never in b.elems: read before written.
-    for (uint32_t i = 0; i < n; ++i) Insert(b, src[i], false);
+    for (uint32_t i = 0; i < n; ++i) Insert(b, src[i], false, work);
     *out = Value::Set(b.elems, b.size);
     return true;
   }
@@ -218,7 +226,7 @@ class SetBuilders {
     b.table[s] = index;
   }
 
-  void Insert(Builder& b, const Value& v, bool known_unique) {
+  void Insert(Builder& b, const Value& v, bool known_unique, WalkBudget* work) {
     if (2 * (size_t{b.size} + 1) > b.table.size()) {
       size_t cap = 64;
       while (cap < 4 * (size_t{b.size} + 1)) cap *= 2;
@@ -226,13 +234,13 @@ class SetBuilders {
       b.table.assign(cap, kEmpty);
       for (uint32_t k = 0; k < b.size; ++k) Place(b, k);
     }
-    uint64_t hash = HashValue(v);
+    uint64_t hash = HashValue(v, work);
     size_t mask = b.table.size() - 1;
     size_t s = static_cast<size_t>(hash) & mask;
     for (; b.table[s] != kEmpty; s = (s + 1) & mask) {
       if (known_unique) continue;
       uint32_t k = b.table[s];
-      if (b.hashes[k] == hash && Equal(b.elems[k], v)) return;
+      if (b.hashes[k] == hash && Equal(b.elems[k], v, work)) return;
     }
     b.table[s] = b.size;
     size_t before = b.hashes.capacity();
@@ -396,6 +404,8 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
   std::unique_ptr<SetBuilders> set_builders;  // made by the first large SetExtend
   std::unique_ptr<RecordBuilders> record_builders;  // made by the first pending record
   const EvalLimits& limits = program.limits();
+  WalkBudget own_work(limits.max_decision_work);
+  WalkBudget* const work = env.work != nullptr ? env.work : &own_work;
   // The bytes this decision may still allocate for values: the scratch
   // arena is the decision's (reset before its first policy), and the set
   // builders' tables count too.
@@ -567,7 +577,15 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
     NEXT();
   }
   CASE(Eq) {
-    regs[insn.a()] = Value::Bool(Equal(regs[insn.b()], regs[insn.c()]));
+    const Value& l = regs[insn.b()];
+    const Value& r = regs[insn.c()];
+    if (l.type != Type::kSet && l.type != Type::kRecord) {
+      regs[insn.a()] = Value::Bool(Equal(l, r));  // scalars: no walk
+      NEXT();
+    }
+    bool equal = Equal(l, r, work);
+    if (work->exhausted()) goto work_error;
+    regs[insn.a()] = Value::Bool(equal);
     NEXT();
   }
   OP_NOT(Not, true)
@@ -582,7 +600,9 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
     if (rhs.type == Type::kEntity) {
       in = EntityIn(lhs.entity, rhs.entity, program, env);
     } else if (rhs.type == Type::kSet) {
-      // Every element is type-checked before the answer, as in Cedar.
+      // Every element is type-checked before the answer, as in Cedar; each
+      // is a step of the decision's walks.
+      if (!work->Take(rhs.size)) goto work_error;
       for (uint32_t i = 0; i < rhs.size; ++i) {
         if (rhs.elements[i].type != Type::kEntity) {
           TypeError(error, "set of entities", rhs.elements[i]);
@@ -659,7 +679,8 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
       goto error;
     }
     Value* elems = scratch->AllocateArray<Value>(n);
-    Value set = Value::Set(elems, AddUnique(elems, 0, src, n));
+    Value set = Value::Set(elems, AddUnique(elems, 0, src, n, work));
+    if (work->exhausted()) goto work_error;
     set.depth = static_cast<uint16_t>(depth);
     regs[insn.a()] = set;
     NEXT();
@@ -699,11 +720,14 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
     NEXT();
   }
   CASE(Call) {
-    CallContext ctx{store, scratch};
+    CallContext ctx{store, scratch, work};
     Value out;
-    if (!CallBuiltin(static_cast<Builtin>(insn.b()), &regs[insn.c()], ctx, &out, error)) {
-      goto error;
+    bool called = CallBuiltin(static_cast<Builtin>(insn.b()), &regs[insn.c()], ctx, &out, error);
+    if (work->exhausted()) {
+      error->clear();
+      goto work_error;
     }
+    if (!called) goto error;
     regs[insn.a()] = out;
     NEXT();
   }
@@ -735,14 +759,15 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
       }
       Value* elems = scratch->AllocateArray<Value>(size_t{base.size} + n);
       for (uint32_t i = 0; i < base.size; ++i) elems[i] = base.elements[i];
-      set = Value::Set(elems, AddUnique(elems, base.size, src, n));
+      set = Value::Set(elems, AddUnique(elems, base.size, src, n, work));
     } else {
       if (set_builders == nullptr) set_builders = std::make_unique<SetBuilders>();
-      if (!set_builders->Extend(insn.a(), base, src, n, scratch, room(), &set)) {
+      if (!set_builders->Extend(insn.a(), base, src, n, scratch, room(), work, &set)) {
         MemoryError(error, limits.max_decision_bytes);
         goto error;
       }
     }
+    if (work->exhausted()) goto work_error;
     set.depth = static_cast<uint16_t>(depth);
     regs[insn.a()] = set;
     NEXT();
@@ -835,6 +860,8 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
 #undef CASE
 #undef NEXT
 
+work_error:
+  WorkError(error, limits.max_decision_work);
 error:
   // Every instruction is fetched with pc++ before it runs (and a jump sets
   // pc only once it cannot fail), so the one that failed is at pc - 1.

@@ -13,6 +13,7 @@
 #include "entities/entity_store.h"
 #include "vm/program.h"
 #include "value/value.h"
+#include "value/walk.h"
 
 namespace charter::internal {
 
@@ -53,6 +54,9 @@ struct Environment {
   Value vars[4];  // principal, action, resource, context
   const EntityStore* store = nullptr;
   const StoreBinding* binding = nullptr;  // for `store`, or nullptr
+  // The steps left for the decision's walks over values, shared by its
+  // policies; nullptr: each Run has EvalLimits::max_decision_work.
+  WalkBudget* work = nullptr;
 };
 
 enum class Outcome : uint8_t { kFalse, kTrue, kError };
