@@ -34,6 +34,13 @@ absl::Status Invalid(std::string_view path, std::string_view what) {
   return absl::InvalidArgumentError(Cat(S(path), ": ", S(what)));
 }
 
+// A well-formed object that asks for more than can be counted: OutOfRange,
+// which the server answers as a denial (not as a malformed review), so that
+// a webhook with `failurePolicy: Ignore` does not let it through either.
+absl::Status TooMuch(std::string_view path, std::string_view what) {
+  return absl::OutOfRangeError(Cat(S(path), ": ", S(what)));
+}
+
 // The largest count or quantity a review may give, and the largest `gpus`.
 constexpr int64_t kMaxCount = int64_t{1} << 31;
 
@@ -82,6 +89,10 @@ class Reader {
     if (!Text(v, &digits)) return Invalid(path, "expected a whole number");
     int64_t value = 0;
     auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    bool all_digits = !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
+    if (all_digits && (ec == std::errc::result_out_of_range || (ec == std::errc() && value > kMaxCount))) {
+      return TooMuch(path, Cat("`", S(digits), "` is not a whole number from 0 to ", kMaxCount));
+    }
     if (ec != std::errc() || end != digits.data() + digits.size() || value < 0 || value > kMaxCount) {
       return Invalid(path, Cat("`", S(digits), "` is not a whole number from 0 to ", kMaxCount));
     }
@@ -102,7 +113,7 @@ class Reader {
         if (milli / 1000 <= kMaxCount) return milli / 1000;
         [[fallthrough]];
       case support::QuantityError::kTooLarge:
-        return Invalid(path, Cat("`", S(text), "` is more than ", kMaxCount));
+        return TooMuch(path, Cat("`", S(text), "` is more than ", kMaxCount));
       case support::QuantityError::kNegative:
         return Invalid(path, Cat("`", S(text), "` is negative"));
       case support::QuantityError::kMalformed:
@@ -135,7 +146,7 @@ class Reader {
 absl::StatusOr<int64_t> Total(int64_t a, int64_t b, bool product, std::string_view path) {
   std::optional<int64_t> r = product ? support::CheckedMul(a, b) : support::CheckedAdd(a, b);
   if (!r.has_value() || *r > kMaxCount) {
-    return Invalid(path, Cat("the accelerators requested come to more than ", kMaxCount, " (", a,
+    return TooMuch(path, Cat("the accelerators requested come to more than ", kMaxCount, " (", a,
                              product ? " × " : " + ", b, ")"));
   }
   return *r;
@@ -517,6 +528,39 @@ absl::StatusOr<MappedReview> MapAdmissionReview(std::string_view body, const Map
   return m;
 }
 
+absl::StatusOr<MappedReview> AdmissionEnvelope(std::string_view body, const MappingOptions& options) {
+  CHARTER_ASSIGN(doc, ParseBody(body));
+  Reader r(body);
+  JsonValue root = doc.root();
+  if (absl::Status s = CheckKind(r, root, "admission.k8s.io/v1", "AdmissionReview"); !s.ok()) return s;
+  CHARTER_ASSIGN(request, r.Object(root, "request", "review"));
+  if (!request.has_value()) return Invalid("request", "missing: an AdmissionReview to decide has a request");
+  MappedReview m;
+  CHARTER_ASSIGN(uid, r.String(*request, "uid", "request"));
+  if (uid.empty()) return Invalid("request.uid", "missing");
+  m.uid = uid;
+  CHARTER_ASSIGN(operation, r.String(*request, "operation", "request"));
+  m.operation = operation;
+  CHARTER_ASSIGN(kind, r.Object(*request, "kind", "request"));
+  if (kind.has_value()) {
+    CHARTER_ASSIGN(kind_name, r.String(*kind, "kind", "request.kind"));
+    m.kind = kind_name;
+  }
+  CHARTER_ASSIGN(name, r.String(*request, "name", "request"));
+  CHARTER_ASSIGN(ns, r.String(*request, "namespace", "request"));
+  m.name = name;
+  m.namespace_name = ns;
+  CHARTER_ASSIGN(dry_run, r.Bool(*request, "dryRun", "request"));
+  m.dry_run = dry_run;
+  CHARTER_ASSIGN(user_info, r.Object(*request, "userInfo", "request"));
+  if (user_info.has_value()) {
+    absl::StatusOr<Principal> principal = MapPrincipal(r, *user_info, "username", "request.userInfo", options);
+    if (principal.ok()) m.principal = principal->uid;
+  }
+  m.action = {"Kubernetes::Action", operation};
+  return m;
+}
+
 absl::StatusOr<MappedReview> MapSubjectAccessReview(std::string_view body, const MappingOptions& options) {
   CHARTER_ASSIGN(doc, ParseBody(body));
   Reader r(body);
@@ -638,6 +682,13 @@ std::string AdmissionAnswer(const MappedReview& m, const Decision& d, const Answ
   CatAppend(&out, ",\"auditAnnotations\":{\"decision\":", d.allowed ? "\"allow\"" : "\"deny\"",
                   ",\"policies\":", Quoted(Ids(d.reasons)), ",\"bundle\":", Quoted(options.bundle_hash), "}}}");
   return out;
+}
+
+std::string AdmissionRefusal(const MappedReview& m, std::string_view why, const AnswerOptions& options) {
+  return Cat("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":",
+             Quoted(m.uid), ",\"allowed\":false,\"status\":{\"code\":403,\"reason\":\"Forbidden\",\"message\":",
+             Quoted(Cat("charter: denied: ", S(why))), "},\"auditAnnotations\":{\"decision\":\"deny\",",
+             "\"policies\":\"\",\"bundle\":", Quoted(options.bundle_hash), "}}}");
 }
 
 std::string AuthorizationAnswer(const MappedReview& m, const Decision& d, const AnswerOptions& options) {

@@ -314,3 +314,50 @@ TEST(ReviewTest, UserInfoExtraIsTheTagsOfAnExtraEntity) {
 
 }  // namespace
 }  // namespace charter::server
+
+namespace charter::server {
+namespace {
+
+// An object that asks for more than can be counted is a denial, not a
+// malformed review: MapAdmissionReview says OutOfRange (a malformed field
+// stays InvalidArgument), and the answer built from the review's envelope
+// denies it with the mapping's words, so that a webhook registered with
+// `failurePolicy: Ignore` does not let the wrapped Job through either.
+TEST(ReviewTest, OverflowIsADenialNotAMalformedReview) {
+  std::string big = R"({"resources":{"requests":{"nvidia.com/gpu":"2147483648"}}})";
+  std::string job = Admission("CREATE", "batch", "Job",
+                              absl::StrCat(R"({"spec":{"parallelism":2147483647,"template":{"spec":{"containers":[)",
+                                           big, ",", big, ",", big, ",", big, "]}}}}"));
+  absl::StatusOr<MappedReview> m = MapAdmissionReview(job, MappingOptions{});
+  ASSERT_FALSE(m.ok());
+  EXPECT_TRUE(absl::IsOutOfRange(m.status())) << m.status();
+  for (const char* count : {R"("parallelism":2147483649)", R"("parallelism":99999999999999999999999)"}) {
+    absl::StatusOr<MappedReview> c = MapAdmissionReview(
+        Admission("CREATE", "batch", "Job",
+                  absl::StrCat(R"({"spec":{)", count, R"(,"template":{"spec":{"containers":[)", Gpu(1), "]}}}}")),
+        MappingOptions{});
+    ASSERT_FALSE(c.ok()) << count;
+    EXPECT_TRUE(absl::IsOutOfRange(c.status())) << c.status();
+  }
+  absl::StatusOr<MappedReview> negative = MapAdmissionReview(
+      Admission("CREATE", "", "Pod", R"({"spec":{"containers":[{"resources":{"requests":{"nvidia.com/gpu":"-1"}}}]}})"),
+      MappingOptions{});
+  ASSERT_FALSE(negative.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(negative.status())) << negative.status();
+
+  absl::StatusOr<MappedReview> envelope = AdmissionEnvelope(job, MappingOptions{});
+  ASSERT_TRUE(envelope.ok()) << envelope.status();
+  EXPECT_EQ(envelope->uid, "u1");
+  EXPECT_EQ(envelope->principal.ToString(), R"(Kubernetes::User::"alice")");
+  AnswerOptions answers;
+  answers.bundle_hash = "sha256:x";
+  std::string answer = AdmissionRefusal(*envelope, std::string(m.status().message()), answers);
+  EXPECT_EQ(answer,
+            R"x({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u1","allowed":false,)x"
+            R"x("status":{"code":403,"reason":"Forbidden","message":"charter: denied: request.object.spec.template.spec.)x"
+            R"x(containers[1]: the accelerators requested come to more than 2147483648 (2147483648 + 2147483648)"},)x"
+            R"x("auditAnnotations":{"decision":"deny","policies":"","bundle":"sha256:x"}}})x");
+}
+
+}  // namespace
+}  // namespace charter::server

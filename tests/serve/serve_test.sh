@@ -141,15 +141,35 @@ expect_error "a form-encoded body over 8 KiB" 413 "application/x-www-form-urlenc
 expect_error "an unknown path" 404 "no endpoint POST /v1/nothing" --data-binary '{}' "$base/v1/nothing"
 check "the server still answers after the errors" test "$(curl_tls "$base/healthz")" = ok
 
+# A Job whose GPUs add up past 2^31 (issue 32: the sum wrapped to a negative
+# count and the Job was allowed) is denied with the mapping's words, as a
+# 200 answer, so that no failure policy lets it through.
+jq -n '{apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request: {uid: "overflow-1",
+    kind: {group: "batch", version: "v1", kind: "Job"}, resource: {group: "batch", version: "v1", resource: "jobs"},
+    name: "wrap", namespace: "hyperpod-ns-team-a", operation: "CREATE",
+    userInfo: {username: "alice", groups: ["system:authenticated"]},
+    object: {apiVersion: "batch/v1", kind: "Job", metadata: {name: "wrap", namespace: "hyperpod-ns-team-a"},
+      spec: {parallelism: 2147483647, template: {spec: {containers: [range(4) | {name: "c", image: "i",
+        resources: {requests: {"nvidia.com/gpu": "2147483648"}}}]}}}}}}' >"$work/overflow.json"
+status="$(code_of -H 'Content-Type: application/json' --data-binary "@$work/overflow.json" "$base/v1/admission")"
+check "an overflowing GPU total: answered 200" test "$status" = 200
+check "an overflowing GPU total: denied, uid echoed, 403" \
+  test "$(jq -r '[.response.uid, (.response.allowed | tostring), (.response.status.code | tostring)] | join(" ")' "$work/body")" \
+  = "overflow-1 false 403"
+check "an overflowing GPU total: the message says why" \
+  grep -qF 'the accelerators requested come to more than 2147483648' "$work/body"
+decisions=$((decisions + 1))
+denies=$((denies + 1))
+
 # Metrics.
 curl_tls "$base/metrics" >"$work/metrics"
 metric() { awk -v k="$1" '$1 == k { print $2 }' "$work/metrics"; }
 admission_deny="$(metric 'charter_requests_total{endpoint="admission",decision="deny"}')"
-check "metrics: admission denials counted (6 reviews + 1 repeat)" test "$admission_deny" = 7
+check "metrics: admission denials counted (6 reviews + 1 repeat + the overflow)" test "$admission_deny" = 8
 check "metrics: authorization allows counted" test "$(metric 'charter_requests_total{endpoint="authorization",decision="allow"}')" = 3
 check "metrics: 400s on /v1/admission counted" test "$(metric 'charter_request_errors_total{endpoint="admission",code="400"}')" = 5
 check "metrics: the 413s counted" test "$(metric 'charter_request_errors_total{endpoint="admission",code="413"}')" = 2
-check "metrics: latency histogram count" test "$(metric 'charter_request_duration_seconds_count{endpoint="admission"}')" = 11
+check "metrics: latency histogram count" test "$(metric 'charter_request_duration_seconds_count{endpoint="admission"}')" = 12
 hash="sha256:$(sha256sum "$work/bundle" | cut -d' ' -f1)"
 check "metrics: the bundle's hash" grep -q "charter_bundle_info{hash=\"$hash\",policies=\"14\"} 1" "$work/metrics"
 check "metrics: no reloads yet" test "$(metric charter_reloads_total)" = 0
