@@ -461,11 +461,16 @@ case_like_long_pattern() {
       print "\"}}" }' >"$tmp/req.json"
     measured 0 explain --policies "$tmp/p.cedar" --entities "$tmp/e.json" --request-json "$tmp/req.json"
     expect "$tmp/out" "^ALLOW: permitted by \`policy0\`"
+    # The VM (authorize) matches with the same linear matcher.
+    run 0 authorize --policies "$tmp/p.cedar" --entities "$tmp/e.json" --request-json "$tmp/req.json"
+    expect "$tmp/out" "^ALLOW"
   done
   linear_peaks
   # Neither holds once the string ends in `c`.
   sed -i 's/a"}}$/c"}}/' "$tmp/req.json"
   run 2 explain --policies "$tmp/p.cedar" --entities "$tmp/e.json" --request-json "$tmp/req.json"
+  expect "$tmp/out" "^DENY"
+  run 2 authorize --policies "$tmp/p.cedar" --entities "$tmp/e.json" --request-json "$tmp/req.json"
   expect "$tmp/out" "^DENY"
 }
 

@@ -10,6 +10,7 @@
 #include <new>
 #include <type_traits>
 
+#include "common/like.h"
 #include "common/strings.h"
 #include "builtins/builtins.h"
 #include "bytecode/opcodes.h"
@@ -361,28 +362,10 @@ const StoreBinding* StoreBinding::Prepare(const std::shared_ptr<const Program>& 
 }
 
 bool MatchPattern(std::string_view s, const std::vector<PatternPart>& parts) {
-  // Bytewise matching is exact for UTF-8: a literal (valid UTF-8) can only
-  // match where a character starts.
-  size_t n = parts.size();
-  if (n == 0) return s.empty();
-  size_t i = 0;
-  size_t pos = 0;
-  if (!parts[0].wildcard) {
-    if (s.substr(0, parts[0].literal.size()) != parts[0].literal) return false;
-    pos = parts[0].literal.size();
-    i = 1;
-    if (n == 1) return pos == s.size();
-  }
-  size_t end = parts[n - 1].wildcard ? n : n - 1;
-  for (; i < end; ++i) {
-    if (parts[i].wildcard) continue;
-    size_t at = s.find(parts[i].literal, pos);
-    if (at == std::string_view::npos) return false;
-    pos = at + parts[i].literal.size();
-  }
-  if (end == n) return true;
-  std::string_view last = parts[n - 1].literal;
-  return s.size() - pos >= last.size() && s.substr(s.size() - last.size()) == last;
+  // The one matcher of `like` (common/like.h), linear in the text and the
+  // pattern whatever they hold; the VM's own `find` loop was O(text x
+  // literal) on text such as "aaa...a" against "a...ab".
+  return MatchLike(s, parts);
 }
 
 Outcome Run(const Program& program, const PolicyCode& policy, const Environment& env,
