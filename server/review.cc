@@ -428,19 +428,26 @@ absl::Status CheckKind(const Reader& r, const JsonValue& root, std::string_view 
 
 std::string Ns(std::string_view ns) { return EntityValueJson("Kubernetes::Namespace", ns); }
 
+// The `request` of an AdmissionReview of admission.k8s.io/v1, its uid read
+// into `m`.
+absl::StatusOr<JsonValue> AdmissionRequest(const Reader& r, const JsonValue& root, MappedReview* m) {
+  if (absl::Status s = CheckKind(r, root, "admission.k8s.io/v1", "AdmissionReview"); !s.ok()) return s;
+  CHARTER_ASSIGN(request, r.Object(root, "request", "review"));
+  if (!request.has_value()) return Invalid("request", "missing: an AdmissionReview to decide has a request");
+  CHARTER_ASSIGN(uid, r.String(*request, "uid", "request"));
+  if (uid.empty()) return Invalid("request.uid", "missing");
+  m->uid = uid;
+  return *request;
+}
+
 }  // namespace
 
 absl::StatusOr<MappedReview> MapAdmissionReview(std::string_view body, const MappingOptions& options) {
   CHARTER_ASSIGN(doc, ParseBody(body));
   Reader r(body);
-  JsonValue root = doc.root();
-  if (absl::Status s = CheckKind(r, root, "admission.k8s.io/v1", "AdmissionReview"); !s.ok()) return s;
-  CHARTER_ASSIGN(request, r.Object(root, "request", "review"));
-  if (!request.has_value()) return Invalid("request", "missing: an AdmissionReview to decide has a request");
   MappedReview m;
-  CHARTER_ASSIGN(uid, r.String(*request, "uid", "request"));
-  if (uid.empty()) return Invalid("request.uid", "missing");
-  m.uid = uid;
+  CHARTER_ASSIGN(request_value, AdmissionRequest(r, doc.root(), &m));
+  const std::optional<JsonValue> request = request_value;
   CHARTER_ASSIGN(operation, r.String(*request, "operation", "request"));
   if (operation != "CREATE" && operation != "UPDATE" && operation != "DELETE" && operation != "CONNECT") {
     return Invalid("request.operation", Cat("`", operation, "` is not CREATE, UPDATE, DELETE or CONNECT"));
@@ -531,14 +538,9 @@ absl::StatusOr<MappedReview> MapAdmissionReview(std::string_view body, const Map
 absl::StatusOr<MappedReview> AdmissionEnvelope(std::string_view body, const MappingOptions& options) {
   CHARTER_ASSIGN(doc, ParseBody(body));
   Reader r(body);
-  JsonValue root = doc.root();
-  if (absl::Status s = CheckKind(r, root, "admission.k8s.io/v1", "AdmissionReview"); !s.ok()) return s;
-  CHARTER_ASSIGN(request, r.Object(root, "request", "review"));
-  if (!request.has_value()) return Invalid("request", "missing: an AdmissionReview to decide has a request");
   MappedReview m;
-  CHARTER_ASSIGN(uid, r.String(*request, "uid", "request"));
-  if (uid.empty()) return Invalid("request.uid", "missing");
-  m.uid = uid;
+  CHARTER_ASSIGN(request_value, AdmissionRequest(r, doc.root(), &m));
+  const std::optional<JsonValue> request = request_value;
   CHARTER_ASSIGN(operation, r.String(*request, "operation", "request"));
   m.operation = operation;
   CHARTER_ASSIGN(kind, r.Object(*request, "kind", "request"));

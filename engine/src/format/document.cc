@@ -132,4 +132,16 @@ std::string TrimmedComment(std::string_view text, const SourceComment& c) {
   return std::string(t);
 }
 
+std::pair<Span, std::string> CommentDifference(std::string_view input, std::string_view formatted) {
+  std::vector<SourceComment> before = FindComments(input);
+  std::vector<SourceComment> after = FindComments(formatted);
+  for (size_t i = 0; i < before.size(); ++i) {
+    if (i >= after.size() || TrimmedComment(input, before[i]) != TrimmedComment(formatted, after[i])) {
+      return {Span{before[i].begin, before[i].end}, "the formatted text would not keep this comment"};
+    }
+  }
+  if (after.size() != before.size()) return {Span{}, "the formatted text would hold more comments than the input"};
+  return {Span{}, ""};
+}
+
 }  // namespace charter::internal

@@ -11,8 +11,10 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "charter/diagnostics.h"
 #include "common/utf8.h"
 
 namespace charter::internal {
@@ -103,6 +105,11 @@ std::vector<SourceComment> FindComments(std::string_view text);
 
 // A comment's text without the blanks at its end.
 std::string TrimmedComment(std::string_view text, const SourceComment& c);
+
+// Where the comments of `formatted` differ from those of `input` (the same
+// texts, in the same order): a span of the input and a message, or an empty
+// message when they agree. Each formatter checks its output with it.
+std::pair<Span, std::string> CommentDifference(std::string_view input, std::string_view formatted);
 
 }  // namespace charter::internal
 

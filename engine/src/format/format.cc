@@ -823,15 +823,7 @@ std::pair<Span, std::string> Difference(std::string_view input, const ast::Polic
   if (again.declarations.size() != set.declarations.size()) {
     return {Span{}, "the formatted text would hold more declarations than the input"};
   }
-  std::vector<SourceComment> before = FindComments(input);
-  std::vector<SourceComment> after = FindComments(formatted);
-  for (size_t i = 0; i < before.size(); ++i) {
-    if (i >= after.size() || TrimmedComment(input, before[i]) != TrimmedComment(formatted, after[i])) {
-      return {Span{before[i].begin, before[i].end}, "the formatted text would not keep this comment"};
-    }
-  }
-  if (after.size() != before.size()) return {Span{}, "the formatted text would hold more comments than the input"};
-  return {Span{}, ""};
+  return CommentDifference(input, formatted);
 }
 
 }  // namespace
