@@ -1307,8 +1307,12 @@ class PolicyValidator {
       // INVARIANT: SlotLinks gives at least one slot type (nullopt: no slot).
       if (!by_principal) principals.resize(1), principals[0].slots.resize(1);
       if (!by_resource) resources.resize(1), resources[0].slots.resize(1);
+      // Named copies of the bindings: clang 14 does not capture structured
+      // bindings in a lambda.
+      const auto& action_key = key;
+      const auto& action_context = action.context;
       auto env_of = [&](const Side& pr, size_t ps, const Side& rs, size_t rr) {
-        return Env{*pr.type, key, *rs.type, action.context, pr.slots[ps], rs.slots[rr]};
+        return Env{*pr.type, action_key, *rs.type, action_context, pr.slots[ps], rs.slots[rr]};
       };
       for (Side& pr : principals) {
         for (size_t i = 0; i < pr.slots.size(); ++i) pr.verdicts.push_back(Verdict(env_of(pr, i, resources[0], 0), *principal_scope));
