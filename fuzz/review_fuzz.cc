@@ -57,7 +57,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     o.join.namespaces["hyperpod-ns-team-a"] = {{"Governance::Namespace", "team-a"}, "fuzz"};
     return o;
   }();
-  if (auto m = charter::server::MapAdmissionReview(text, options); m.ok()) CheckMapped(*m, true);
+  if (auto m = charter::server::MapAdmissionReview(text, options); m.ok()) {
+    if (m->refused.empty()) {
+      CheckMapped(*m, true);
+    } else {
+      std::string answer = charter::server::AdmissionRefusal(*m, {});
+      Check(charter::JsonDocument::Parse(answer).ok(), "the refusal is not JSON", answer);
+    }
+  }
   if (auto m = charter::server::MapSubjectAccessReview(text, options); m.ok()) CheckMapped(*m, false);
   absl::StatusOr<charter::JsonDocument> doc = charter::JsonDocument::Parse(text);
   if (doc.ok()) {

@@ -446,29 +446,28 @@ absl::StatusOr<MappedReview> MapAdmissionReview(std::string_view body, const Map
   CHARTER_ASSIGN(doc, ParseBody(body));
   Reader r(body);
   MappedReview m;
-  CHARTER_ASSIGN(request_value, AdmissionRequest(r, doc.root(), &m));
-  const std::optional<JsonValue> request = request_value;
-  CHARTER_ASSIGN(operation, r.String(*request, "operation", "request"));
+  CHARTER_ASSIGN(request, AdmissionRequest(r, doc.root(), &m));
+  CHARTER_ASSIGN(operation, r.String(request, "operation", "request"));
   if (operation != "CREATE" && operation != "UPDATE" && operation != "DELETE" && operation != "CONNECT") {
     return Invalid("request.operation", Cat("`", operation, "` is not CREATE, UPDATE, DELETE or CONNECT"));
   }
   m.operation = operation;
-  CHARTER_ASSIGN(kind, r.Object(*request, "kind", "request"));
+  CHARTER_ASSIGN(kind, r.Object(request, "kind", "request"));
   if (!kind.has_value()) return Invalid("request.kind", "missing");
   CHARTER_ASSIGN(group, r.String(*kind, "group", "request.kind"));
   CHARTER_ASSIGN(kind_name, r.String(*kind, "kind", "request.kind"));
   if (kind_name.empty()) return Invalid("request.kind.kind", "missing");
   m.kind = kind_name;
-  CHARTER_ASSIGN(name, r.String(*request, "name", "request"));
-  CHARTER_ASSIGN(ns, r.String(*request, "namespace", "request"));
-  CHARTER_ASSIGN(sub, r.String(*request, "subResource", "request"));
-  CHARTER_ASSIGN(dry_run, r.Bool(*request, "dryRun", "request"));
+  CHARTER_ASSIGN(name, r.String(request, "name", "request"));
+  CHARTER_ASSIGN(ns, r.String(request, "namespace", "request"));
+  CHARTER_ASSIGN(sub, r.String(request, "subResource", "request"));
+  CHARTER_ASSIGN(dry_run, r.Bool(request, "dryRun", "request"));
   m.dry_run = dry_run;
-  CHARTER_ASSIGN(user_info, r.Object(*request, "userInfo", "request"));
+  CHARTER_ASSIGN(user_info, r.Object(request, "userInfo", "request"));
   if (!user_info.has_value()) return Invalid("request.userInfo", "missing");
   CHARTER_ASSIGN(principal, MapPrincipal(r, *user_info, "username", "request.userInfo", options));
-  CHARTER_ASSIGN(object, r.Object(*request, "object", "request"));
-  CHARTER_ASSIGN(old_object, r.Object(*request, "oldObject", "request"));
+  CHARTER_ASSIGN(object, r.Object(request, "object", "request"));
+  CHARTER_ASSIGN(old_object, r.Object(request, "oldObject", "request"));
 
   std::string_view type = EntityTypeFor(group, kind_name);
   // The object decided on: the new one, the old one for a DELETE; for
@@ -477,10 +476,24 @@ absl::StatusOr<MappedReview> MapAdmissionReview(std::string_view body, const Map
   ObjectFacts facts;
   std::optional<JsonValue> subject = operation == "DELETE" ? old_object : object;
   if (operation == "CONNECT" || (!sub.empty() && sub != "status")) subject.reset();
+  // An object that asks for more than can be counted (OutOfRange) is
+  // denied, never wrapped: the review is mapped as far as its name, with
+  // the reason in `refused`.
+  auto refused = [&](const absl::Status& s) -> absl::StatusOr<MappedReview> {
+    if (!absl::IsOutOfRange(s)) return s;
+    m.refused = std::string(s.message());
+    m.name = name;
+    m.namespace_name = ns;
+    m.principal = principal.uid;
+    m.action = {"Kubernetes::Action", operation};
+    m.resource = {S(type), ns.empty() ? name : Cat(ns, "/", name)};
+    return m;
+  };
   if (subject.has_value()) {
-    CHARTER_ASSIGN(f, ReadObject(r, *subject, operation == "DELETE" ? "request.oldObject" : "request.object",
-                                 type, options));
-    facts = std::move(f);
+    absl::StatusOr<ObjectFacts> f = ReadObject(
+        r, *subject, operation == "DELETE" ? "request.oldObject" : "request.object", type, options);
+    if (!f.ok()) return refused(f.status());
+    facts = *std::move(f);
     if (name.empty()) {
       // A CREATE with generateName has no name yet.
       if (std::optional<JsonValue> md = Reader::Get(*subject, "metadata"); md && md->is_object()) {
@@ -515,7 +528,9 @@ absl::StatusOr<MappedReview> MapAdmissionReview(std::string_view body, const Map
 
   std::string context = Cat("{\"dryRun\":", dry_run ? "true" : "false", ",\"subResource\":", Quoted(sub));
   if (operation == "UPDATE" && old_object.has_value()) {
-    CHARTER_ASSIGN(old, ReadObject(r, *old_object, "request.oldObject", type, options));
+    absl::StatusOr<ObjectFacts> old_or = ReadObject(r, *old_object, "request.oldObject", type, options);
+    if (!old_or.ok()) return refused(old_or.status());
+    const ObjectFacts& old = *old_or;
     CatAppend(&context, ",\"old\":{\"gpus\":", old.gpus);
     if (old.queue) CatAppend(&context, ",\"queueName\":", Quoted(*old.queue));
     if (old.priority) CatAppend(&context, ",\"priorityClass\":", Quoted(*old.priority));
@@ -532,34 +547,6 @@ absl::StatusOr<MappedReview> MapAdmissionReview(std::string_view body, const Map
                                 ",\"action\":", UidJson(m.action.type, m.action.id),
                                 ",\"resource\":", UidJson(m.resource.type, m.resource.id),
                                 ",\"context\":", context, "}");
-  return m;
-}
-
-absl::StatusOr<MappedReview> AdmissionEnvelope(std::string_view body, const MappingOptions& options) {
-  CHARTER_ASSIGN(doc, ParseBody(body));
-  Reader r(body);
-  MappedReview m;
-  CHARTER_ASSIGN(request_value, AdmissionRequest(r, doc.root(), &m));
-  const std::optional<JsonValue> request = request_value;
-  CHARTER_ASSIGN(operation, r.String(*request, "operation", "request"));
-  m.operation = operation;
-  CHARTER_ASSIGN(kind, r.Object(*request, "kind", "request"));
-  if (kind.has_value()) {
-    CHARTER_ASSIGN(kind_name, r.String(*kind, "kind", "request.kind"));
-    m.kind = kind_name;
-  }
-  CHARTER_ASSIGN(name, r.String(*request, "name", "request"));
-  CHARTER_ASSIGN(ns, r.String(*request, "namespace", "request"));
-  m.name = name;
-  m.namespace_name = ns;
-  CHARTER_ASSIGN(dry_run, r.Bool(*request, "dryRun", "request"));
-  m.dry_run = dry_run;
-  CHARTER_ASSIGN(user_info, r.Object(*request, "userInfo", "request"));
-  if (user_info.has_value()) {
-    absl::StatusOr<Principal> principal = MapPrincipal(r, *user_info, "username", "request.userInfo", options);
-    if (principal.ok()) m.principal = principal->uid;
-  }
-  m.action = {"Kubernetes::Action", operation};
   return m;
 }
 
@@ -686,10 +673,10 @@ std::string AdmissionAnswer(const MappedReview& m, const Decision& d, const Answ
   return out;
 }
 
-std::string AdmissionRefusal(const MappedReview& m, std::string_view why, const AnswerOptions& options) {
+std::string AdmissionRefusal(const MappedReview& m, const AnswerOptions& options) {
   return Cat("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":",
              Quoted(m.uid), ",\"allowed\":false,\"status\":{\"code\":403,\"reason\":\"Forbidden\",\"message\":",
-             Quoted(Cat("charter: denied: ", S(why))), "},\"auditAnnotations\":{\"decision\":\"deny\",",
+             Quoted(Cat("charter: denied: ", m.refused)), "},\"auditAnnotations\":{\"decision\":\"deny\",",
              "\"policies\":\"\",\"bundle\":", Quoted(options.bundle_hash), "}}}");
 }
 

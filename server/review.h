@@ -75,17 +75,17 @@ struct MappedReview {
   std::string kind;           // the object's kind ("Pod"); the resource for a SAR
   std::string namespace_name, name;
   bool dry_run = false;
+  // Why the object is denied before any policy is asked (it asks for more
+  // than can be counted); empty for a review to decide.
+  std::string refused;
 };
 
 // Fails with InvalidArgument, in words a cluster operator can act on, for
-// anything but a well-formed review of the right kind and version; with
-// OutOfRange for a well-formed object that asks for more than can be counted
-// (a count, a quantity or their total over 2^31), which is to be denied
-// (AdmissionRefusal), never wrapped.
+// anything but a well-formed review of the right kind and version. A
+// well-formed object that asks for more than can be counted (a count, a
+// quantity or their total over 2^31) maps as far as its name, with the
+// reason in `refused`: it is to be denied (AdmissionRefusal), never wrapped.
 absl::StatusOr<MappedReview> MapAdmissionReview(std::string_view body, const MappingOptions& options);
-// The envelope of an AdmissionReview alone (uid, operation, kind, namespace,
-// name, dryRun), to answer one whose object cannot be mapped.
-absl::StatusOr<MappedReview> AdmissionEnvelope(std::string_view body, const MappingOptions& options);
 absl::StatusOr<MappedReview> MapSubjectAccessReview(std::string_view body, const MappingOptions& options);
 
 // Messages for the answers: why a policy decided, by policy id (from the
@@ -99,9 +99,9 @@ struct AnswerOptions {
 // the request's).
 std::string AdmissionAnswer(const MappedReview& review, const Decision& decision,
                             const AnswerOptions& options);
-// A denial of the review whose object asks for more than can be counted
-// (MapAdmissionReview's OutOfRange), with `why` in its message.
-std::string AdmissionRefusal(const MappedReview& review, std::string_view why, const AnswerOptions& options);
+// The denial of a review whose object was refused (MappedReview::refused),
+// with the reason in its message.
+std::string AdmissionRefusal(const MappedReview& review, const AnswerOptions& options);
 // The SubjectAccessReview answer: allowed when permitted; denied only when
 // a forbid matched (no permit and no forbid is "no opinion").
 std::string AuthorizationAnswer(const MappedReview& review, const Decision& decision,

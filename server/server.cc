@@ -608,23 +608,18 @@ class Server {
                                                           : MapSubjectAccessReview(q.body, options_.mapping);
     AnswerOptions answers = answers_base_;
     answers.bundle_hash = state->bundle_hash();
-    if (!review.ok() && e == kAdmission && absl::IsOutOfRange(review.status())) {
+    if (!review.ok()) return Refuse(e, r, 400, review.status().message());
+    if (!review->refused.empty()) {
       // A well-formed object asking for more than can be counted: denied,
       // so that no failure policy lets it through.
-      absl::StatusOr<MappedReview> envelope = AdmissionEnvelope(q.body, options_.mapping);
-      if (envelope.ok()) {
-        std::string why(review.status().message());
-        Decision decision;
-        decision.errors.push_back(PolicyError{"(mapping)", OneLine(why), {}});
-        double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        metrics_.Decided(e, false, seconds);
-        Log(e, envelope->uid, envelope->principal, envelope->action, envelope->resource, decision, *state, seconds,
-            "");
-        r.set_content(AdmissionRefusal(*envelope, why, answers) + "\n", "application/json");
-        return;
-      }
+      Decision decision;
+      decision.errors.push_back(PolicyError{"(mapping)", OneLine(review->refused), {}});
+      double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      metrics_.Decided(e, false, seconds);
+      Log(e, review->uid, review->principal, review->action, review->resource, decision, *state, seconds, "");
+      r.set_content(AdmissionRefusal(*review, answers) + "\n", "application/json");
+      return;
     }
-    if (!review.ok()) return Refuse(e, r, 400, review.status().message());
     absl::StatusOr<Entities> entities = state->EntitiesFor(*review);
     absl::StatusOr<Request> request =
         entities.ok() ? state->RequestFor(*review) : absl::StatusOr<Request>(entities.status());

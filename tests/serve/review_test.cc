@@ -161,6 +161,15 @@ void ExpectError(const std::string& body, const std::string& message, bool admis
   EXPECT_EQ(std::string(m.status().message()), message);
 }
 
+// An object that asks for more than can be counted maps, refused: the
+// server denies it (AdmissionRefusal) instead of answering 400.
+void ExpectRefused(const std::string& body, const std::string& message) {
+  absl::StatusOr<MappedReview> m = MapAdmissionReview(body, MappingOptions{});
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->refused, message);
+  EXPECT_TRUE(m->request_json.empty()) << "a refused review is not decided";
+}
+
 TEST(ReviewTest, Errors) {
   ExpectError("[]", "expected a JSON object");
   ExpectError(R"({"apiVersion":"v1","kind":"Pod"})",
@@ -193,11 +202,18 @@ TEST(ReviewTest, GpuQuantitiesAreReadInTheQuantityGrammar) {
   EXPECT_NE(gpus(R"("8000m")").find(R"("gpus":8,)"), std::string::npos);
   EXPECT_NE(gpus("1e3").find(R"("gpus":1000,)"), std::string::npos) << "a JSON number in exponent form";
   EXPECT_NE(gpus(R"("2147483648")").find(R"("gpus":2147483648,)"), std::string::npos);
+  // Malformed quantities are errors; too large ones are refused (denied).
   auto refused = [](const std::string& quantity, const std::string& why) {
-    ExpectError(Admission("CREATE", "", "Pod",
-                          absl::StrCat(R"({"spec":{"containers":[{"resources":{"requests":{"nvidia.com/gpu":)",
-                                       quantity, "}}}]}}")),
-                absl::StrCat("request.object.spec.containers[0].resources.requests[\"nvidia.com/gpu\"]: ", why));
+    std::string body = Admission("CREATE", "", "Pod",
+                                 absl::StrCat(R"({"spec":{"containers":[{"resources":{"requests":{"nvidia.com/gpu":)",
+                                              quantity, "}}}]}}"));
+    std::string message =
+        absl::StrCat("request.object.spec.containers[0].resources.requests[\"nvidia.com/gpu\"]: ", why);
+    if (why.find("is more than") != std::string::npos) {
+      ExpectRefused(body, message);
+    } else {
+      ExpectError(body, message);
+    }
   };
   refused(R"("500m")", "`500m` is not a whole number of the resource");
   refused(R"("1.5")", "`1.5` is not a whole number of the resource");
@@ -215,14 +231,14 @@ TEST(ReviewTest, GpuQuantitiesAreReadInTheQuantityGrammar) {
 TEST(ReviewTest, GpuTotalsOver2To31AreRefusedNeverWrapped) {
   std::string big = R"({"resources":{"requests":{"nvidia.com/gpu":"2147483648"}}})";
   std::string four = absl::StrCat(big, ",", big, ",", big, ",", big);
-  ExpectError(Admission("CREATE", "batch", "Job",
+  ExpectRefused(Admission("CREATE", "batch", "Job",
                         absl::StrCat(R"({"spec":{"parallelism":2147483647,"template":{"spec":{"containers":[)", four,
                                      "]}}}}")),
               "request.object.spec.template.spec.containers[1]: the accelerators requested come to more than "
               "2147483648 (2147483648 + 2147483648)");
   // One container of 2^31 GPUs is allowed; two pods of it are not.
   std::string one = absl::StrCat(R"({"spec":{"parallelism":2,"template":{"spec":{"containers":[)", big, "]}}}}");
-  ExpectError(Admission("CREATE", "batch", "Job", one),
+  ExpectRefused(Admission("CREATE", "batch", "Job", one),
               "request.object.spec: the accelerators requested come to more than 2147483648 (2147483648 × 2)");
   // The same Job asking 8 GPUs in all counts 8.
   MappedReview m = Map(Admission(
@@ -236,32 +252,32 @@ TEST(ReviewTest, GpuTotalsOver2To31AreRefusedNeverWrapped) {
       Admission("CREATE", "", "Pod",
                 R"({"spec":{"containers":[{"resources":{"requests":{"nvidia.com/gpu":"2147483648","amd.com/gpu":"1"}}}]}})"),
       two);
-  ASSERT_FALSE(both.ok());
-  EXPECT_EQ(std::string(both.status().message()),
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_EQ(both->refused,
             "request.object.spec.containers[0].resources.requests[\"amd.com/gpu\"]: the accelerators requested come "
             "to more than 2147483648 (2147483648 + 1)");
   // PyTorchJob replicas, Workload pod sets, every `replicas` kind.
   std::string tmpl = absl::StrCat(R"("template":{"spec":{"containers":[)", Gpu(8), "]}}");
-  ExpectError(Admission("CREATE", "kubeflow.org", "PyTorchJob",
+  ExpectRefused(Admission("CREATE", "kubeflow.org", "PyTorchJob",
                         absl::StrCat(R"({"spec":{"pytorchReplicaSpecs":{"Worker":{"replicas":2147483647,)", tmpl,
                                      "}}}}")),
               "request.object.spec.pytorchReplicaSpecs.Worker: the accelerators requested come to more than "
               "2147483648 (8 × 2147483647)");
-  ExpectError(Admission("CREATE", "kubeflow.org", "PyTorchJob",
+  ExpectRefused(Admission("CREATE", "kubeflow.org", "PyTorchJob",
                         absl::StrCat(R"({"spec":{"pytorchReplicaSpecs":{"Master":{"replicas":268435456,)", tmpl,
                                      R"(},"Worker":{"replicas":1,)", tmpl, "}}}}")),
               "request.object.spec.pytorchReplicaSpecs.Worker: the accelerators requested come to more than "
               "2147483648 (2147483648 + 8)");
-  ExpectError(Admission("CREATE", "kueue.x-k8s.io", "Workload",
+  ExpectRefused(Admission("CREATE", "kueue.x-k8s.io", "Workload",
                         absl::StrCat(R"({"spec":{"podSets":[{"count":268435456,)", tmpl, R"(},{"count":1,)", tmpl,
                                      "}]}}")),
               "request.object.spec.podSets[1]: the accelerators requested come to more than 2147483648 "
               "(2147483648 + 8)");
-  ExpectError(Admission("CREATE", "apps", "Deployment",
+  ExpectRefused(Admission("CREATE", "apps", "Deployment",
                         absl::StrCat(R"({"spec":{"replicas":2147483647,)", tmpl, "}}")),
               "request.object.spec: the accelerators requested come to more than 2147483648 (8 × 2147483647)");
   // The old object of an UPDATE is read the same way.
-  ExpectError(Admission("UPDATE", "apps", "Deployment", "{}",
+  ExpectRefused(Admission("UPDATE", "apps", "Deployment", "{}",
                         absl::StrCat(R"(,"oldObject":{"spec":{"replicas":2147483647,)", tmpl, "}}")),
               "request.oldObject.spec: the accelerators requested come to more than 2147483648 (8 × 2147483647)");
 }
@@ -319,9 +335,9 @@ namespace charter::server {
 namespace {
 
 // An object that asks for more than can be counted is a denial, not a
-// malformed review: MapAdmissionReview says OutOfRange (a malformed field
-// stays InvalidArgument), and the answer built from the review's envelope
-// denies it with the mapping's words, so that a webhook registered with
+// malformed review: it maps as far as its name with the reason in
+// `refused` (a malformed field stays an error), and the answer denies it
+// with the mapping's words, so that a webhook registered with
 // `failurePolicy: Ignore` does not let the wrapped Job through either.
 TEST(ReviewTest, OverflowIsADenialNotAMalformedReview) {
   std::string big = R"({"resources":{"requests":{"nvidia.com/gpu":"2147483648"}}})";
@@ -329,30 +345,25 @@ TEST(ReviewTest, OverflowIsADenialNotAMalformedReview) {
                               absl::StrCat(R"({"spec":{"parallelism":2147483647,"template":{"spec":{"containers":[)",
                                            big, ",", big, ",", big, ",", big, "]}}}}"));
   absl::StatusOr<MappedReview> m = MapAdmissionReview(job, MappingOptions{});
-  ASSERT_FALSE(m.ok());
-  EXPECT_TRUE(absl::IsOutOfRange(m.status())) << m.status();
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->uid, "u1");
+  EXPECT_EQ(m->principal.ToString(), R"(Kubernetes::User::"alice")");
+  EXPECT_EQ(m->resource.ToString(), R"(Kubernetes::Job::"hyperpod-ns-team-a/n")");
   for (const char* count : {R"("parallelism":2147483649)", R"("parallelism":99999999999999999999999)"}) {
     absl::StatusOr<MappedReview> c = MapAdmissionReview(
         Admission("CREATE", "batch", "Job",
                   absl::StrCat(R"({"spec":{)", count, R"(,"template":{"spec":{"containers":[)", Gpu(1), "]}}}}")),
         MappingOptions{});
-    ASSERT_FALSE(c.ok()) << count;
-    EXPECT_TRUE(absl::IsOutOfRange(c.status())) << c.status();
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->refused.rfind("request.object.spec.parallelism: ", 0), 0u) << c->refused;
   }
   absl::StatusOr<MappedReview> negative = MapAdmissionReview(
       Admission("CREATE", "", "Pod", R"({"spec":{"containers":[{"resources":{"requests":{"nvidia.com/gpu":"-1"}}}]}})"),
       MappingOptions{});
   ASSERT_FALSE(negative.ok());
-  EXPECT_TRUE(absl::IsInvalidArgument(negative.status())) << negative.status();
-
-  absl::StatusOr<MappedReview> envelope = AdmissionEnvelope(job, MappingOptions{});
-  ASSERT_TRUE(envelope.ok()) << envelope.status();
-  EXPECT_EQ(envelope->uid, "u1");
-  EXPECT_EQ(envelope->principal.ToString(), R"(Kubernetes::User::"alice")");
   AnswerOptions answers;
   answers.bundle_hash = "sha256:x";
-  std::string answer = AdmissionRefusal(*envelope, std::string(m.status().message()), answers);
-  EXPECT_EQ(answer,
+  EXPECT_EQ(AdmissionRefusal(*m, answers),
             R"x({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u1","allowed":false,)x"
             R"x("status":{"code":403,"reason":"Forbidden","message":"charter: denied: request.object.spec.template.spec.)x"
             R"x(containers[1]: the accelerators requested come to more than 2147483648 (2147483648 + 2147483648)"},)x"
