@@ -414,6 +414,25 @@ TEST(Format, DeclarationsPrinterOutputIsAFixedPoint) {
   std::string printed = schedule::PrintDeclarations(*engine->scheduling());
   std::string error;
   EXPECT_EQ(FormatCharter(printed, &error), printed) << error;
+  // Names that are identifiers and names that are keywords, in every place
+  // the printer writes a name (local queues out of their queues' order
+  // are written after them): the same rule in both (common/names.h).
+  absl::StatusOr<Bundle> names = Compile(SourceFile("names.charter", R"(flavor plain;
+flavor "if";
+queue b { resources cpu { flavor plain { cpu: 1; } } }
+queue "is" { resources cpu { flavor "if" { cpu: 1; } } }
+local_queue "ns/one": "is";
+local_queue three: b;
+local_queue "when": "is";
+)"),
+                                         CompileOptions{}, nullptr);
+  ASSERT_TRUE(names.ok()) << names.status();
+  absl::StatusOr<Engine> named = Engine::Create(*names);
+  ASSERT_TRUE(named.ok()) << named.status();
+  printed = schedule::PrintDeclarations(*named->scheduling());
+  EXPECT_NE(printed.find("local_queue three: b;"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("local_queue \"when\": \"is\";"), std::string::npos) << printed;
+  EXPECT_EQ(FormatCharter(printed, &error), printed) << error;
 }
 
 // The generated corpus, and every .cedar and .charter file of the

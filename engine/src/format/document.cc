@@ -126,6 +126,35 @@ std::vector<SourceComment> FindComments(std::string_view text) {
   }
   return comments;
 }
+bool BlankBefore(std::string_view text, uint32_t pos) {
+  int newlines = 0;
+  for (size_t i = std::min<size_t>(pos, text.size()); i-- > 0;) {
+    char c = text[i];
+    if (c == '\n') {
+      if (++newlines >= 2) return true;
+    } else if (c != ' ' && c != '\t' && c != '\r' && c != '\f') {
+      return false;
+    }
+  }
+  return false;
+}
+
+uint32_t NextCode(std::string_view text, uint32_t pos, bool closers) {
+  size_t i = pos;
+  while (i < text.size()) {
+    char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || (closers && c == ')')) {
+      ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      size_t end = text.find('\n', i);
+      i = end == std::string_view::npos ? text.size() : end;
+    } else {
+      break;
+    }
+  }
+  return static_cast<uint32_t>(i);
+}
+
 std::string TrimmedComment(std::string_view text, const SourceComment& c) {
   std::string_view t = text.substr(c.begin, c.end - c.begin);
   while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\f')) t.remove_suffix(1);

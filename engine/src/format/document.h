@@ -103,6 +103,13 @@ struct SourceComment {
 // The `//` comments of text that parsed, in order (the lexer skips them).
 std::vector<SourceComment> FindComments(std::string_view text);
 
+// Whether an empty line precedes the code at `pos` of `text`.
+bool BlankBefore(std::string_view text, uint32_t pos);
+
+// The offset of the first character at or after `pos` of `text` that is
+// neither white space nor in a `//` comment (nor, with `closers`, a `)`).
+uint32_t NextCode(std::string_view text, uint32_t pos, bool closers = false);
+
 // A comment's text without the blanks at its end.
 std::string TrimmedComment(std::string_view text, const SourceComment& c);
 

@@ -18,6 +18,7 @@
 
 #include "ast/ast.h"
 #include "common/diagnostic_codes.h"
+#include "common/names.h"
 #include "common/strings.h"
 #include "common/utf8.h"
 #include "format/document.h"
@@ -128,7 +129,7 @@ class Printer {
       // A policy stands apart from what precedes it; declarations in a run
       // keep the source's spacing.
       Separate(&out, previous == Item::kPolicy || (policy && previous == Item::kDeclaration) ||
-                         BlankBefore(begin));
+                         BlankBefore(text_, begin));
       uint32_t end = 0;
       if (policy) {
         const ast::Policy& p = set.policies[pi++];
@@ -162,20 +163,6 @@ class Printer {
   static void Separate(std::string* out, bool blank) {
     if (out->empty()) return;
     out->append(blank ? "\n\n" : "\n");
-  }
-
-  // Whether an empty line precedes the code at `pos` in the source.
-  bool BlankBefore(uint32_t pos) const {
-    int newlines = 0;
-    for (size_t i = pos; i-- > 0;) {
-      char c = text_[i];
-      if (c == '\n') {
-        if (++newlines >= 2) return true;
-      } else if (c != ' ' && c != '\t' && c != '\r' && c != '\f') {
-        return false;
-      }
-    }
-    return false;
   }
 
   enum class Item : uint8_t { kNone, kComment, kPolicy, kDeclaration };
@@ -223,24 +210,6 @@ class Printer {
     return false;
   }
 
-  // The offset of the first character at or after `pos` that is neither
-  // white space nor in a comment (nor, with `closers`, a `)`).
-  uint32_t NextCode(uint32_t pos, bool closers = false) const {
-    size_t i = pos;
-    while (i < text_.size()) {
-      char c = text_[i];
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || (closers && c == ')')) {
-        ++i;
-      } else if (c == '/' && i + 1 < text_.size() && text_[i + 1] == '/') {
-        size_t end = text_.find('\n', i);
-        i = end == std::string_view::npos ? text_.size() : end;
-      } else {
-        break;
-      }
-    }
-    return static_cast<uint32_t>(i);
-  }
-
   // ---- declarations ----------------------------------------------------------
   //
   // The layout of engine/src/schedule/print.cc (docs/scheduling.md, "The
@@ -263,24 +232,7 @@ class Printer {
     refusal_span_ = span;
   }
 
-  // Words the lexer reads as keywords: a name spelt like one is a string.
-  static bool IsDeclKeyword(std::string_view s) {
-    for (std::string_view k : {"permit", "forbid", "when", "unless", "principal", "action", "resource",
-                               "context", "true", "false", "if", "then", "else", "in", "has", "like", "is"}) {
-      if (s == k) return true;
-    }
-    return false;
-  }
-
-  static std::string DeclName(std::string_view s) {
-    if (IsDeclKeyword(s)) return Quote(s);
-    auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-    if (s.empty() || !alpha(s[0])) return Quote(s);
-    for (char c : s) {
-      if (!alpha(c) && !(c >= '0' && c <= '9')) return Quote(s);
-    }
-    return std::string(s);
-  }
+  static std::string DeclName(std::string_view s) { return IsBareCharterName(s) ? std::string(s) : Quote(s); }
 
   // `head names...`, as one line.
   std::string DeclHead(const ast::DeclEntry& e) {
@@ -348,7 +300,7 @@ class Printer {
   // The offset of a block's `{`.
   uint32_t BlockOpen(const ast::DeclEntry& e) const {
     uint32_t after = e.names.empty() ? e.head.span.end : e.names.back().span.end;
-    return NextCode(after);
+    return NextCode(text_, after);
   }
 
   // Comments before `pos`, each on a line of its own at `indent`; an empty
@@ -411,7 +363,7 @@ class Printer {
     bool block_start = true;
     for (const ast::DeclEntry& x : e.entries) {
       CommentLines(x.span.begin, inner, &block_start, out);
-      out->append(!block_start && BlankBefore(x.span.begin) ? "\n\n" : "\n");
+      out->append(!block_start && BlankBefore(text_, x.span.begin) ? "\n\n" : "\n");
       *out += inner;
       Declaration(x, depth + 1, out);
       TrailingComments(x.span.end, out);
@@ -440,8 +392,8 @@ class Printer {
     parts.push_back(Flush(p.effect_span.begin));
     parts.push_back(T(p.effect == ast::Effect::kPermit ? "permit (" : "forbid ("));
     // The `)` closing the scope: after the resource and an optional comma.
-    uint32_t close = NextCode(p.resource.span.end);
-    if (close < text_.size() && text_[close] == ',') close = NextCode(close + 1);
+    uint32_t close = NextCode(text_, p.resource.span.end);
+    if (close < text_.size() && text_[close] == ',') close = NextCode(text_, close + 1);
     bool plain = p.principal.kind == ast::ScopeConstraint::Kind::kAny &&
                  p.action.kind == ast::ActionConstraint::Kind::kAny &&
                  p.resource.kind == ast::ScopeConstraint::Kind::kAny &&
@@ -470,7 +422,7 @@ class Printer {
       const ast::Condition& c = p.conditions[i];
       parts.push_back(doc_->Line());
       parts.push_back(Flush(c.span.begin));
-      uint32_t open = NextCode(c.span.begin + (c.when ? 4 : 6));
+      uint32_t open = NextCode(text_, c.span.begin + (c.when ? 4 : 6));
       std::vector<int> kids;
       kids.push_back(T(c.when ? "when" : "unless"));
       kids.push_back(Flush(open));
@@ -625,7 +577,7 @@ class Printer {
     for (size_t i = chain.size(); i-- > 0;) {
       const ast::Expr* node = chain[i];
       // Before the `.` or `[` of the suffix, past the receiver's parentheses.
-      kids.push_back(Flush(NextCode(receiver->span.end, true)));
+      kids.push_back(Flush(NextCode(text_, receiver->span.end, true)));
       if (node->kind == ast::Expr::Kind::kAttr) {
         kids.push_back(T(IsPlainName(node->str) ? Cat(".", node->str) : Cat("[", Quote(node->str), "]")));
       } else {

@@ -124,44 +124,12 @@ class SchemaPrinter {
     CatAppend(&out_, " ", TrimmedComment(text_, comments_[next_++]));
   }
 
-  // Whether an empty line precedes the code at `pos` in the source.
-  bool BlankBefore(uint32_t pos) const {
-    int newlines = 0;
-    for (size_t i = std::min<size_t>(pos, text_.size()); i-- > 0;) {
-      char c = text_[i];
-      if (c == '\n') {
-        if (++newlines >= 2) return true;
-      } else if (c != ' ' && c != '\t' && c != '\r' && c != '\f') {
-        return false;
-      }
-    }
-    return false;
-  }
-
-  // The offset of the first character at or after `pos` that is neither
-  // white space nor in a comment.
-  uint32_t NextCode(uint32_t pos) const {
-    size_t i = pos;
-    while (i < text_.size()) {
-      char c = text_[i];
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f') {
-        ++i;
-      } else if (c == '/' && i + 1 < text_.size() && text_[i + 1] == '/') {
-        size_t end = text_.find('\n', i);
-        i = end == std::string_view::npos ? text_.size() : end;
-      } else {
-        break;
-      }
-    }
-    return static_cast<uint32_t>(i);
-  }
-
   // The offset of the first `want` at or after `pos` outside comments and
   // strings; the text's size if there is none.
   uint32_t FindCode(uint32_t pos, char want) const {
     size_t i = pos;
     while (i < text_.size()) {
-      i = NextCode(static_cast<uint32_t>(i));
+      i = NextCode(text_, static_cast<uint32_t>(i));
       if (i >= text_.size() || text_[i] == want) break;
       if (text_[i] == '"') {
         ++i;
@@ -175,8 +143,8 @@ class SchemaPrinter {
   // Where the `]` closing a list whose last item ends at `end` is (past a
   // trailing comma); `end` itself when the list has no brackets.
   uint32_t CloseOf(uint32_t end) const {
-    uint32_t p = NextCode(end);
-    if (p < text_.size() && text_[p] == ',') p = NextCode(p + 1);
+    uint32_t p = NextCode(text_, end);
+    if (p < text_.size() && text_[p] == ',') p = NextCode(text_, p + 1);
     return p < text_.size() && text_[p] == ']' ? p : end;
   }
 
@@ -193,7 +161,7 @@ class SchemaPrinter {
   void Head(const std::vector<Annotation>& annotations, uint32_t begin, uint32_t keyword,
             size_t indent) {
     Comments(begin, indent);
-    bool blank = BlankBefore(begin);
+    bool blank = BlankBefore(text_, begin);
     for (const Annotation& a : annotations) {
       Comments(a.span.begin, indent);
       Line(indent, blank, AnnotationText(a));
@@ -252,7 +220,7 @@ class SchemaPrinter {
   }
 
   uint32_t AfterSemicolon(uint32_t end) const {
-    uint32_t p = NextCode(end);
+    uint32_t p = NextCode(text_, end);
     return p < text_.size() && text_[p] == ';' ? p + 1 : end;
   }
 

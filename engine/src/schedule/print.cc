@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "charter/schedule.h"
+#include "common/names.h"
 #include "common/strings.h"
 #include "schedule/names.h"
 #include "schedule/quantity.h"
@@ -20,25 +21,6 @@ namespace {
 using internal::Cat;
 using internal::CatAppend;
 
-// Words the lexer reads as keywords: a name spelt like one is quoted.
-bool IsKeyword(std::string_view s) {
-  for (std::string_view k : {"permit", "forbid", "when", "unless", "principal", "action", "resource", "context",
-                             "true", "false", "if", "then", "else", "in", "has", "like", "is"}) {
-    if (s == k) return true;
-  }
-  return false;
-}
-
-bool IsIdentifier(std::string_view s) {
-  if (s.empty() || IsKeyword(s)) return false;
-  auto start = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  if (!start(s[0])) return false;
-  for (char c : s) {
-    if (!start(c) && !(c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
-
 void AppendQuoted(std::string* out, std::string_view s) {
   out->push_back('"');
   internal::AppendCedarEscaped(out, s);
@@ -47,7 +29,7 @@ void AppendQuoted(std::string* out, std::string_view s) {
 
 // A name: bare when it is an identifier, else a string.
 void AppendName(std::string* out, std::string_view s) {
-  if (IsIdentifier(s)) {
+  if (internal::IsBareCharterName(s)) {
     out->append(s);
   } else {
     AppendQuoted(out, s);
@@ -206,7 +188,7 @@ std::string PrintDeclarations(const State& s) {
       for (const LocalQueue& l : s.local_queues) {
         if (l.cluster_queue != static_cast<int>(qi)) continue;
         out.append("  local_queue ");
-        AppendQuoted(&out, l.namespace_name.empty() ? l.name : Cat(l.namespace_name, "/", l.name));
+        AppendName(&out, l.namespace_name.empty() ? l.name : Cat(l.namespace_name, "/", l.name));
         out.append(";\n");
       }
     }
@@ -216,7 +198,7 @@ std::string PrintDeclarations(const State& s) {
     section();
     for (const LocalQueue& l : s.local_queues) {
       out.append("local_queue ");
-      AppendQuoted(&out, l.namespace_name.empty() ? l.name : Cat(l.namespace_name, "/", l.name));
+      AppendName(&out, l.namespace_name.empty() ? l.name : Cat(l.namespace_name, "/", l.name));
       CatAppend(&out, ": ", Name(s.cluster_queues[l.cluster_queue].name), ";\n");
     }
   }

@@ -1,0 +1,29 @@
+// How a name is written in .charter text, shared by the declarations
+// printer (schedule/print.cc) and the formatter (format/format.cc), so that
+// what one writes the other leaves as it is.
+#ifndef CHARTER_COMMON_NAMES_H_
+#define CHARTER_COMMON_NAMES_H_
+
+#include <string_view>
+
+namespace charter::internal {
+
+// Whether `s` may stand bare as a name in .charter text (a scheduling
+// declaration's name): an identifier that the lexer does not read as one of
+// its keywords. Any other name is written as a string.
+inline bool IsBareCharterName(std::string_view s) {
+  for (std::string_view k : {"permit", "forbid", "when", "unless", "principal", "action", "resource", "context",
+                             "true", "false", "if", "then", "else", "in", "has", "like", "is"}) {
+    if (s == k) return false;
+  }
+  auto start = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (s.empty() || !start(s[0])) return false;
+  for (char c : s) {
+    if (!start(c) && !(c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+}  // namespace charter::internal
+
+#endif  // CHARTER_COMMON_NAMES_H_
