@@ -138,6 +138,8 @@ TEST(ScopeIndex, NeverDropsAPolicyThatCouldApply) {
         for (int i = 0; i < 3; ++i) env.vars[i] = Value::Entity(&refs[i]);
         env.vars[3] = Value::Record(nullptr, 0);
         env.store = &store;
+        WalkBudget work;
+        env.work = &work;
         Arena arena;
         EvalError error;
         for (uint32_t i = 0; i < w.program->policies().size(); ++i) {

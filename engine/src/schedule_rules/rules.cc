@@ -345,6 +345,9 @@ bool Cycle::Ask(uint32_t principal, ActionIndex action, uint32_t resource, const
   }
   env.vars[3] = context;
   env.store = &store;
+  // One budget for the walks of all the rules asked about this admission.
+  WalkBudget work(programs_.empty() ? 0 : programs_.front().program->limits().max_decision_work);
+  env.work = &work;
   for (ProgramScratch& p : programs_) {
     env.binding = p.binding.Prepare(p.program, store_view_);
     p.program->scope_index().Candidates(keys, store, &p.scope, &p.candidates);

@@ -387,8 +387,8 @@ Outcome Run(const Program& program, const PolicyCode& policy, const Environment&
   std::unique_ptr<SetBuilders> set_builders;  // made by the first large SetExtend
   std::unique_ptr<RecordBuilders> record_builders;  // made by the first pending record
   const EvalLimits& limits = program.limits();
-  WalkBudget own_work(limits.max_decision_work);
-  WalkBudget* const work = env.work != nullptr ? env.work : &own_work;
+  // INVARIANT: every caller gives the decision's budget (Environment::work).
+  WalkBudget* const work = env.work;
   // The bytes this decision may still allocate for values: the scratch
   // arena is the decision's (reset before its first policy), and the set
   // builders' tables count too.

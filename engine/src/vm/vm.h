@@ -55,7 +55,7 @@ struct Environment {
   const EntityStore* store = nullptr;
   const StoreBinding* binding = nullptr;  // for `store`, or nullptr
   // The steps left for the decision's walks over values, shared by its
-  // policies; nullptr: each Run has EvalLimits::max_decision_work.
+  // policies (EvalLimits::max_decision_work for a decision). Required.
   WalkBudget* work = nullptr;
 };
 
