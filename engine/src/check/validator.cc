@@ -149,18 +149,25 @@ void KeyOf(const Expr& e, std::string* out) {
   out->append(")");
 }
 
+// The receivers of a has-path's tests: [i] is `on.k0...k(i-1)`, [0] `on`.
+std::vector<const Expr*> HasPathBases(const Expr& e) {
+  const size_t k = e.keys.size();
+  std::vector<const Expr*> base(k);
+  const Expr* at = e.args[0].get();
+  for (size_t i = k; i-- > 0;) {
+    base[i] = at;
+    if (i > 0) at = at->args[0].get();
+  }
+  return base;
+}
+
 // The key of a has-path that Desugar kept whole (args[0] is the chain of
 // attribute reads `on.k0...` of all but its last key): that of the chain of
 // tests it stands for, `on has k0 && on.k0 has k1 && ...`, so that
 // capabilities compare as they did when the chain was built.
 void KeyOfHasPath(const Expr& e, std::string* out) {
   const size_t k = e.keys.size();
-  std::vector<const Expr*> base(k);  // base[i]: on.k0...k(i-1)
-  const Expr* at = e.args[0].get();
-  for (size_t i = k; i-- > 0;) {
-    base[i] = at;
-    if (i > 0) at = at->args[0].get();
-  }
+  const std::vector<const Expr*> base = HasPathBases(e);
   const std::string and_open = Cat("(", static_cast<int>(Expr::Kind::kBinary), " ", static_cast<int>(BinaryOp::kAnd));
   for (size_t i = 1; i < k; ++i) out->append(and_open);
   for (size_t i = 0; i < k; ++i) {
@@ -923,12 +930,7 @@ class Checker {
   // only repeat diagnostics, which Cedar reports once.
   Answer CheckHasPath(const Caps& prior, const Expr& e) {
     const size_t k = e.keys.size();
-    std::vector<const Expr*> base(k);  // base[i]: on.k0...k(i-1)
-    const Expr* at = e.args[0].get();
-    for (size_t i = k; i-- > 0;) {
-      base[i] = at;
-      if (i > 0) at = at->args[0].get();
-    }
+    const std::vector<const Expr*> base = HasPathBases(e);
     const int top = depth_;  // this node's depth, L_(k-1)'s
     const int n = static_cast<int>(k);
     // Checks `x` as if it lay at depth d.
