@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "charter/schedule.h"
 #include "charter/schema.h"
 #include "charter_support/schema_files.h"
 #include "files.h"
@@ -17,6 +18,13 @@
 
 namespace charter::cli {
 namespace {
+
+// The options with the scheduling library's declarations compiler, unless
+// they name one: every command compiles `.charter` declarations.
+CompileOptions WithDeclarations(CompileOptions options) {
+  if (options.declarations == nullptr) options.declarations = &schedule::Declarations();
+  return options;
+}
 
 // The same status with its message made one line that names `path`.
 absl::Status Named(const std::string& path, const absl::Status& status) {
@@ -76,7 +84,7 @@ absl::StatusOr<Bundle> CompilePolicySource(const SourceFile& source,
                                            const CompileOptions& options) {
   InputStage stage(std::string(source.name()), "compiling the policies");
   Diagnostics diagnostics;
-  absl::StatusOr<Bundle> bundle = Compile(source, links, options, &diagnostics);
+  absl::StatusOr<Bundle> bundle = Compile(source, links, WithDeclarations(options), &diagnostics);
 
   // One diagnostic, one line: render each on its own so that its severity
   // decides whether it is an error or a warning.
@@ -126,7 +134,7 @@ absl::StatusOr<Bundle> CompilePolicyFiles(const std::vector<std::string>& paths,
     sources.emplace_back(path, *std::move(read));
   }
   std::vector<Diagnostics> diagnostics;
-  absl::StatusOr<Bundle> bundle = Compile(sources, *links, options, &diagnostics);
+  absl::StatusOr<Bundle> bundle = Compile(sources, *links, WithDeclarations(options), &diagnostics);
   std::string errors;
   for (size_t i = 0; i < sources.size() && i < diagnostics.size(); ++i) {
     for (const Diagnostic& d : diagnostics[i].items()) {
@@ -173,6 +181,10 @@ absl::StatusOr<Engine> LoadEngine(const PolicySource& source, std::optional<Sour
     if (!bundle.ok()) return Named(path, bundle.status());
     absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle), options);
     if (!engine.ok()) return Named(path, engine.status());
+    // The scheduling section is the scheduling library's to verify: it is
+    // checked here, as the bundle's other tables are, before any command
+    // uses the engine.
+    if (absl::Status config = schedule::ReadConfiguration(*engine).status(); !config.ok()) return Named(path, config);
     return engine;
   }
   const std::string& path = source.policies;

@@ -168,7 +168,9 @@ absl::StatusOr<Input> LoadInput(const ScheduleFlags& flags) {
 
 absl::StatusOr<schedule::State> LoadCompiledState(const ScheduleFlags& flags, const Engine& engine) {
   const std::string what = flags.bundle.empty() ? std::string("the policy files") : flags.bundle;
-  const schedule::State* config = engine.scheduling();
+  absl::StatusOr<std::optional<schedule::State>> read = schedule::ReadConfiguration(engine);
+  if (!read.ok()) return read.status();
+  const schedule::State* config = read->has_value() ? &**read : nullptr;
   if (!flags.state.empty()) {
     if (config != nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(

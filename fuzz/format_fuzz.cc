@@ -19,16 +19,18 @@ namespace {
 
 // What a bundle holds apart from source positions.
 std::string BundleContents(const charter::SourceFile& source, bool* compiled) {
-  absl::StatusOr<charter::Bundle> bundle = charter::Compile(source, charter::CompileOptions{}, nullptr);
+  charter::CompileOptions options;
+  options.declarations = &charter::schedule::Declarations();
+  absl::StatusOr<charter::Bundle> bundle = charter::Compile(source, options, nullptr);
   *compiled = bundle.ok();
   if (!bundle.ok()) return "";
   absl::StatusOr<charter::Disassembly> code = charter::Disassemble(*bundle);
   absl::StatusOr<charter::Engine> engine = charter::Engine::Create(*bundle);
   if (!code.ok() || !engine.ok()) std::abort();  // the compiler wrote a bundle the verifier refuses
   std::string out = code->ToText();
-  if (const charter::schedule::State* config = engine->scheduling()) {
-    out += charter::schedule::PrintDeclarations(*config);
-  }
+  absl::StatusOr<std::optional<charter::schedule::State>> config = charter::schedule::ReadConfiguration(*engine);
+  if (!config.ok()) std::abort();  // the compiler wrote a section its reader refuses
+  if (config->has_value()) out += charter::schedule::PrintDeclarations(**config);
   return out;
 }
 

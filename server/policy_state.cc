@@ -20,6 +20,7 @@
 #include "charter_support/strings.h"
 #include "charter/diagnostics.h"
 #include "charter/json.h"
+#include "charter/schedule.h"
 #include "json_write.h"
 
 namespace charter::server {
@@ -184,6 +185,11 @@ absl::StatusOr<std::shared_ptr<const PolicyState>> PolicyState::Load(const Polic
   absl::StatusOr<Bundle> bundle = Bundle::FromBytes(*std::move(bytes));
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle), verify);
   if (!engine.ok()) return absl::Status(engine.status().code(), Cat(files.bundle, ": ", S(engine.status().message())));
+  // The scheduling section, the scheduling library's to verify, is checked
+  // before the engine serves, as the bundle's other tables are.
+  if (absl::Status config = schedule::ReadConfiguration(*engine).status(); !config.ok()) {
+    return absl::Status(config.code(), Cat(files.bundle, ": ", S(config.message())));
+  }
   if (!engine->schema_fingerprint().empty()) {
     if (!schema.has_value()) {
       return absl::InvalidArgumentError(Cat(

@@ -1047,6 +1047,7 @@ Bundle CompileBundle(py::handle policies, py::handle schema, py::handle links, s
   SourceFile source{std::string(source_name), std::string(text)};
   CompileOptions options;
   options.schema = typed->has_value() ? &**typed : nullptr;
+  options.declarations = &schedule::Declarations();
   Diagnostics diagnostics;
   absl::StatusOr<Bundle> bundle = [&] {
     py::gil_scoped_release release;

@@ -1,7 +1,7 @@
 // Scheduling declarations (.charter text): what they compile to, every
 // CH08xx diagnostic with its code, message and underline, the canonical
 // text (PrintDeclarations) and its round trip, several sources, and the
-// configuration in a bundle (Engine::scheduling).
+// configuration in a bundle (its `scheduling` section, ReadConfiguration).
 #include <string>
 #include <vector>
 
@@ -11,6 +11,21 @@
 
 namespace charter::schedule {
 namespace {
+
+// Options that compile declarations (this library's compiler).
+CompileOptions WithDeclarations() {
+  CompileOptions options;
+  options.declarations = &Declarations();
+  return options;
+}
+
+// The configuration an engine's bundle declares; a section that does not
+// read is a test failure.
+std::optional<State> Configuration(const Engine& engine) {
+  absl::StatusOr<std::optional<State>> config = ReadConfiguration(engine);
+  EXPECT_TRUE(config.ok()) << config.status();
+  return config.ok() ? *std::move(config) : std::nullopt;
+}
 
 absl::StatusOr<State> Declare(const std::string& text, std::vector<Diagnostics>* diagnostics = nullptr) {
   std::vector<SourceFile> sources{SourceFile("cluster.charter", text)};
@@ -380,7 +395,7 @@ TEST(Declare, CedarTextHoldsNoDeclarations) {
   EXPECT_EQ(text.substr(d.items()[0].span.begin, d.items()[0].span.end - d.items()[0].span.begin), "queue \"team-a\"");
   // The same text named .charter compiles; so does Cedar text with
   // CompileOptions::language.
-  CompileOptions charter;
+  CompileOptions charter = WithDeclarations();
   charter.language = SourceLanguage::kCharter;
   Diagnostics d2;
   EXPECT_FALSE(Compile(source, charter, &d2).ok());  // `ml` is unknown
@@ -400,13 +415,14 @@ TEST(Declare, WordsAreNotReserved) {
       "queue a {}\n";
   std::vector<SourceFile> sources{SourceFile("x.charter", text)};
   std::vector<Diagnostics> d;
-  absl::StatusOr<Bundle> b = Compile(sources, {}, {}, &d);
+  absl::StatusOr<Bundle> b = Compile(sources, {}, WithDeclarations(), &d);
   ASSERT_TRUE(b.ok()) << b.status();
   absl::StatusOr<Engine> e = Engine::Create(*b);
   ASSERT_TRUE(e.ok()) << e.status();
   EXPECT_EQ(e->policy_count(), 1u);
-  ASSERT_NE(e->scheduling(), nullptr);
-  EXPECT_EQ(e->scheduling()->cluster_queues[0].name, "a");
+  std::optional<State> config = Configuration(*e);
+  ASSERT_TRUE(config.has_value());
+  EXPECT_EQ(config->cluster_queues[0].name, "a");
 }
 
 // Several sources: declarations refer to each other across files, faults
@@ -418,7 +434,7 @@ TEST(Declare, SeveralSources) {
                                    "permit (principal, action, resource);\n"),
       SourceFile("rules.cedar", "@id(\"policy0\") forbid (principal, action, resource);\n")};
   std::vector<Diagnostics> d;
-  absl::StatusOr<Bundle> b = Compile(sources, {}, {}, &d);
+  absl::StatusOr<Bundle> b = Compile(sources, {}, WithDeclarations(), &d);
   ASSERT_FALSE(b.ok());
   ASSERT_EQ(d.size(), 3u);
   EXPECT_TRUE(d[0].empty());
@@ -428,17 +444,18 @@ TEST(Declare, SeveralSources) {
   EXPECT_EQ(b.status().message(), "rules.cedar:1:1: duplicate policy id `policy0`");
   sources.pop_back();
   d.clear();
-  b = Compile(sources, {}, {}, &d);
+  b = Compile(sources, {}, WithDeclarations(), &d);
   ASSERT_TRUE(b.ok()) << b.status();
   absl::StatusOr<Engine> e = Engine::Create(*b);
   ASSERT_TRUE(e.ok()) << e.status();
   EXPECT_EQ(e->policy_ids(), (std::vector<std::string>{"policy0", "policy1"}));
-  ASSERT_NE(e->scheduling(), nullptr);
-  EXPECT_EQ(e->scheduling()->cluster_queues[0].cohort, 0);
+  std::optional<State> config = Configuration(*e);
+  ASSERT_TRUE(config.has_value());
+  EXPECT_EQ(config->cluster_queues[0].cohort, 0);
   // A fault in the second file is reported there.
   sources[1] = SourceFile("queues.charter", "queue a { cohort: nope; }\n");
   d.clear();
-  b = Compile(sources, {}, {}, &d);
+  b = Compile(sources, {}, WithDeclarations(), &d);
   ASSERT_FALSE(b.ok());
   EXPECT_TRUE(d[0].empty());
   ASSERT_EQ(d[1].size(), 1u);
@@ -446,31 +463,92 @@ TEST(Declare, SeveralSources) {
   // A duplicate across files says where the first one is.
   sources[1] = SourceFile("queues.charter", "\n\ncohort ml;\n");
   d.clear();
-  b = Compile(sources, {}, {}, &d);
+  b = Compile(sources, {}, WithDeclarations(), &d);
   ASSERT_FALSE(b.ok());
   ASSERT_EQ(d[1].size(), 1u);
   EXPECT_EQ(d[1].items()[0].help, "it is first declared on flavors.charter:2:1");
 }
 
+// The core compiles policies only: without a declarations compiler, a
+// source that declares is CH0809 at its first declaration, and says which
+// library compiles them.
+TEST(Declare, CoreAloneRefusesDeclarations) {
+  const std::string text = "permit (principal, action, resource);\nflavor default;\nqueue a {}\n";
+  std::vector<SourceFile> sources{SourceFile("p.cedar", "permit (principal, action, resource);\n"),
+                                  SourceFile("cluster.charter", text)};
+  std::vector<Diagnostics> d;
+  absl::StatusOr<Bundle> b = Compile(sources, {}, CompileOptions{}, &d);
+  ASSERT_FALSE(b.ok());
+  EXPECT_TRUE(d[0].empty());
+  ASSERT_EQ(d[1].size(), 1u);
+  EXPECT_EQ(d[1].items()[0].code, "CH0809");
+  EXPECT_EQ(b.status().message(),
+            "cluster.charter:2:1: `flavor` declares, and nothing compiles declarations here");
+  EXPECT_NE(d[1].items()[0].help.find("charter::schedule::Declarations()"), std::string::npos);
+  // With it, the same sources compile, and the configuration is in the
+  // bundle's `scheduling` section.
+  b = Compile(sources, {}, WithDeclarations(), &d);
+  ASSERT_TRUE(b.ok()) << b.status();
+  absl::StatusOr<Engine> e = Engine::Create(*b);
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_TRUE(e->section("scheduling").has_value());
+  EXPECT_FALSE(e->section("schedulin").has_value());
+  EXPECT_FALSE(e->section("").has_value());
+}
+
+// The scheduling section is verified by its reader: bytes that are not a
+// configuration load into an engine (the core keeps them unread) and are
+// refused by ReadConfiguration, saying why.
+TEST(Declare, ReadConfigurationVerifiesTheSection) {
+  std::vector<SourceFile> sources{SourceFile("cluster.charter", kCluster)};
+  absl::StatusOr<Bundle> b = Compile(sources, {}, WithDeclarations(), nullptr);
+  ASSERT_TRUE(b.ok()) << b.status();
+  absl::StatusOr<Engine> e = Engine::Create(*b);
+  ASSERT_TRUE(e.ok()) << e.status();
+  std::optional<std::string_view> section = e->section("scheduling");
+  ASSERT_TRUE(section.has_value());
+  // Find the section's bytes in the bundle and damage them: its file
+  // identifier (bytes 4..7 of a FlatBuffer), then a byte of its tables.
+  std::string bytes(b->bytes());
+  const size_t at = bytes.find(std::string(*section));
+  ASSERT_NE(at, std::string::npos);
+  for (size_t offset : {size_t{4}, section->size() / 2}) {
+    std::string damaged = bytes;
+    damaged[at + offset] = static_cast<char>(damaged[at + offset] ^ 0x5a);
+    absl::StatusOr<Bundle> db = Bundle::FromBytes(damaged);
+    ASSERT_TRUE(db.ok());
+    absl::StatusOr<Engine> de = Engine::Create(*db);
+    if (!de.ok()) continue;  // the damage reached a table the core checks
+    absl::StatusOr<std::optional<State>> config = ReadConfiguration(*de);
+    if (offset == 4) {
+      ASSERT_FALSE(config.ok());
+      EXPECT_EQ(config.status().message(), "invalid bundle: scheduling: not a scheduling section (wrong file identifier)");
+    } else if (!config.ok()) {
+      EXPECT_EQ(config.status().message().substr(0, 28), "invalid bundle: scheduling: ");
+    }
+  }
+}
+
 TEST(Declare, BundleWithoutDeclarationsHasNoScheduling) {
-  absl::StatusOr<Bundle> b = Compile(SourceFile("p.cedar", "permit (principal, action, resource);"), {}, nullptr);
+  absl::StatusOr<Bundle> b = Compile(SourceFile("p.cedar", "permit (principal, action, resource);"), WithDeclarations(), nullptr);
   ASSERT_TRUE(b.ok());
   absl::StatusOr<Engine> e = Engine::Create(*b);
   ASSERT_TRUE(e.ok());
-  EXPECT_EQ(e->scheduling(), nullptr);
+  EXPECT_FALSE(Configuration(*e).has_value());
 }
 
 TEST(Declare, EngineKeepsTheConfiguration) {
   std::vector<SourceFile> sources{SourceFile("cluster.charter", kCluster)};
-  absl::StatusOr<Bundle> b = Compile(sources, {}, {}, nullptr);
+  absl::StatusOr<Bundle> b = Compile(sources, {}, WithDeclarations(), nullptr);
   ASSERT_TRUE(b.ok()) << b.status();
   absl::StatusOr<Engine> e = Engine::Create(*b);
   ASSERT_TRUE(e.ok()) << e.status();
-  ASSERT_NE(e->scheduling(), nullptr);
+  std::optional<State> config = Configuration(*e);
+  ASSERT_TRUE(config.has_value());
   absl::StatusOr<State> direct = Declare(kCluster);
   ASSERT_TRUE(direct.ok());
-  ExpectSameConfig(*direct, *e->scheduling());
-  EXPECT_EQ(PrintDeclarations(*e->scheduling()), PrintDeclarations(*direct));
+  ExpectSameConfig(*direct, *config);
+  EXPECT_EQ(PrintDeclarations(*config), PrintDeclarations(*direct));
 }
 
 TEST(Declare, WorkloadsOntoTheConfiguration) {

@@ -152,6 +152,7 @@ std::vector<const Block*> BlocksOf(std::string_view lang) {
 // `// options: k=v ...` on any of the block's leading comment lines.
 CompileOptions OptionsOf(const Block& b) {
   CompileOptions options;
+  options.declarations = &schedule::Declarations();
   for (const std::string& line : Split(b.text, '\n')) {
     if (line.substr(0, 2) != "//") break;
     std::string rest;

@@ -27,6 +27,13 @@ namespace {
 
 namespace ast = internal::ast;
 
+// Options that compile `.charter` declarations (the scheduling library's).
+CompileOptions WithDeclarations() {
+  CompileOptions options;
+  options.declarations = &schedule::Declarations();
+  return options;
+}
+
 std::string Entity(const ast::EntityRef& e) { return internal::Cat(e.type, "::", e.id.size(), ":", e.id); }
 
 void DumpExpr(const ast::Expr& e, std::string* out) {
@@ -368,15 +375,16 @@ TEST(Format, RefusesWhatItCannotKeep) {
 // configuration as the declarations printer writes it (every table).
 std::string BundleContents(const std::string& name, const std::string& text) {
   SourceFile source(name, text);
-  absl::StatusOr<Bundle> bundle = Compile(source, CompileOptions{}, nullptr);
+  absl::StatusOr<Bundle> bundle = Compile(source, WithDeclarations(), nullptr);
   if (!bundle.ok()) return internal::Cat("compile: ", bundle.status().message());
   absl::StatusOr<Disassembly> code = Disassemble(*bundle);
   if (!code.ok()) return internal::Cat("disassemble: ", code.status().message());
   absl::StatusOr<Engine> engine = Engine::Create(*bundle);
   if (!engine.ok()) return internal::Cat("engine: ", engine.status().message());
   std::string out = code->ToText();
-  const schedule::State* config = engine->scheduling();
-  out += config == nullptr ? "no scheduling declarations\n" : schedule::PrintDeclarations(*config);
+  absl::StatusOr<std::optional<schedule::State>> config = schedule::ReadConfiguration(*engine);
+  if (!config.ok()) return internal::Cat("scheduling section: ", config.status().message());
+  out += !config->has_value() ? "no scheduling declarations\n" : schedule::PrintDeclarations(**config);
   return out;
 }
 
@@ -406,12 +414,13 @@ TEST(Format, DeclarationsPrinterOutputIsAFixedPoint) {
   std::ifstream in(std::string(CHARTER_SOURCE_DIR) + "/examples/governance/scheduling.charter", std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
-  absl::StatusOr<Bundle> bundle = Compile(SourceFile("scheduling.charter", ss.str()), CompileOptions{}, nullptr);
+  absl::StatusOr<Bundle> bundle = Compile(SourceFile("scheduling.charter", ss.str()), WithDeclarations(), nullptr);
   ASSERT_TRUE(bundle.ok()) << bundle.status();
   absl::StatusOr<Engine> engine = Engine::Create(*bundle);
   ASSERT_TRUE(engine.ok()) << engine.status();
-  ASSERT_NE(engine->scheduling(), nullptr);
-  std::string printed = schedule::PrintDeclarations(*engine->scheduling());
+  absl::StatusOr<std::optional<schedule::State>> config = schedule::ReadConfiguration(*engine);
+  ASSERT_TRUE(config.ok() && config->has_value()) << config.status();
+  std::string printed = schedule::PrintDeclarations(**config);
   std::string error;
   EXPECT_EQ(FormatCharter(printed, &error), printed) << error;
   // Names that are identifiers and names that are keywords, in every place
@@ -425,11 +434,13 @@ local_queue "ns/one": "is";
 local_queue three: b;
 local_queue "when": "is";
 )"),
-                                         CompileOptions{}, nullptr);
+                                         WithDeclarations(), nullptr);
   ASSERT_TRUE(names.ok()) << names.status();
   absl::StatusOr<Engine> named = Engine::Create(*names);
   ASSERT_TRUE(named.ok()) << named.status();
-  printed = schedule::PrintDeclarations(*named->scheduling());
+  config = schedule::ReadConfiguration(*named);
+  ASSERT_TRUE(config.ok() && config->has_value()) << config.status();
+  printed = schedule::PrintDeclarations(**config);
   EXPECT_NE(printed.find("local_queue three: b;"), std::string::npos) << printed;
   EXPECT_NE(printed.find("local_queue \"when\": \"is\";"), std::string::npos) << printed;
   EXPECT_EQ(FormatCharter(printed, &error), printed) << error;

@@ -220,12 +220,15 @@ TEST(ScheduleScenarios, SameOutcomeFromDeclarationsInABundle) {
       const std::string declarations = PrintDeclarations(*from_json);
       std::vector<SourceFile> sources{SourceFile(id + ".charter", declarations)};
       std::vector<Diagnostics> diagnostics;
-      absl::StatusOr<Bundle> bundle = Compile(sources, {}, {}, &diagnostics);
+      CompileOptions compile;
+      compile.declarations = &Declarations();
+      absl::StatusOr<Bundle> bundle = Compile(sources, {}, compile, &diagnostics);
       ASSERT_TRUE(bundle.ok()) << bundle.status() << "\n" << declarations;
       absl::StatusOr<Engine> engine = Engine::Create(*bundle);
       ASSERT_TRUE(engine.ok()) << engine.status();
-      ASSERT_NE(engine->scheduling(), nullptr);
-      absl::StatusOr<State> from_bundle = LoadWorkloads(*engine->scheduling(), WorkloadsJson(text, scenario));
+      absl::StatusOr<std::optional<State>> config = ReadConfiguration(*engine);
+      ASSERT_TRUE(config.ok() && config->has_value()) << config.status();
+      absl::StatusOr<State> from_bundle = LoadWorkloads(**config, WorkloadsJson(text, scenario));
       ASSERT_TRUE(from_bundle.ok()) << from_bundle.status();
       EXPECT_EQ(from_bundle->resources, from_json->resources);
       EXPECT_EQ(PrintDeclarations(*from_bundle), declarations);

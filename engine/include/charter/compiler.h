@@ -24,6 +24,28 @@
 namespace charter {
 
 class Schema;
+namespace internal {
+struct DeclarationFile;  // ast/declarations.h
+}  // namespace internal
+
+// What compiles the declarations of `.charter` sources into a section of the
+// bundle. The core compiles policies and keeps declarations as the parser
+// read them (their shape only); a library above it gives their meaning. The
+// scheduling library's is charter::schedule::Declarations() (charter/schedule.h),
+// which compiles flavors, cohorts, queues and the rest into the bundle's
+// `scheduling` section. Without one, a source that declares anything fails
+// to compile (CH0809).
+class DeclarationCompiler {
+ public:
+  virtual ~DeclarationCompiler() = default;
+  // The name of the section it writes.
+  virtual std::string_view section() const = 0;
+  // Compiles the declarations of every source (each fault to that source's
+  // diagnostics). Returns the section's bytes, or nullopt when the sources
+  // declare nothing. Called only by Compile, with its own view of the
+  // sources' declarations.
+  virtual std::optional<std::string> Compile(const std::vector<internal::DeclarationFile>& files) const = 0;
+};
 
 // What a source is written in. Cedar text holds Cedar policies only, so
 // that Cedar's own tools accept it; Charter text (`.charter` files) may also
@@ -67,6 +89,9 @@ struct CompileOptions {
   size_t max_policies = 1'000'000;            // policies and template links (CH0203)
   size_t max_bundle_bytes = size_t{1} << 30;  // the bundle's size (CH0205)
   size_t max_bundle_tables = 10'000'000;      // FlatBuffers tables in the bundle (CH0205)
+  // What compiles declarations (see DeclarationCompiler; it must outlive the
+  // call). Null: a source that declares anything is CH0809.
+  const DeclarationCompiler* declarations = nullptr;
 };
 
 // A template-linked policy: the template `template_id` with its slots bound,
@@ -108,9 +133,10 @@ CHARTER_API absl::StatusOr<Bundle> Compile(const SourceFile& source,
 // Compiles several sources into one bundle: Cedar text, Cedar's JSON policy
 // format, or Charter text (`.charter`, see SourceLanguage), whose policies
 // form one policy set (ids unique across the sources; a policy without an
-// `@id` is `policyN`, N counting across them) and whose scheduling
-// declarations form one scheduling configuration (docs/scheduling.md),
-// stored in the bundle (Engine::scheduling). `diagnostics` (may be null) is
+// `@id` is `policyN`, N counting across them) and whose declarations
+// go to CompileOptions::declarations (the scheduling library's makes them
+// one scheduling configuration, docs/scheduling.md, stored in the bundle's
+// `scheduling` section: charter::schedule::ReadConfiguration). `diagnostics` (may be null) is
 // resized to one Diagnostics a source, and the faults of sources[i] are
 // added to (*diagnostics)[i]. With any error the result is InvalidArgument
 // whose message is the first one as "file:line:col: message".

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,7 +22,6 @@
 #include "charter/eval_context.h"
 #include "charter/export.h"
 #include "charter/request.h"
-#include "charter/schedule.h"
 
 namespace charter {
 
@@ -77,16 +77,12 @@ class CHARTER_API Engine {
   // Policy ids in policy-set order.
   std::vector<std::string> policy_ids() const;
 
-  // The scheduling configuration the bundle's sources declare (.charter
-  // declarations): the State's tables without workloads, verified as
-  // LoadState verifies a state. Null when they declare none. Add the
-  // workloads of the moment with schedule::LoadWorkloads and run a cycle:
-  //
-  //   if (const charter::schedule::State* config = engine->scheduling()) {
-  //     absl::StatusOr<charter::schedule::State> state = charter::schedule::LoadWorkloads(*config, json);
-  //     absl::StatusOr<charter::schedule::CycleResult> r = charter::schedule::RunCycle(*state);
-  //   }
-  const schedule::State* scheduling() const;
+  // The bytes of the bundle's section `name`, or nullopt when it has none:
+  // what a library above the core compiled from the sources' declarations
+  // (CompileOptions::declarations) and reads back itself, verifying them as
+  // it reads. The scheduling library's is charter::schedule::ReadConfiguration's
+  // (charter/schedule.h). The bytes live as long as the engine's program.
+  std::optional<std::string_view> section(std::string_view name) const;
 
  private:
   // The library reaches the program through internal::ApiAccess.

@@ -38,6 +38,7 @@
 #include "absl/status/statusor.h"
 #include "charter/compiler.h"
 #include "charter/diagnostics.h"
+#include "charter/engine.h"
 #include "charter/export.h"
 
 namespace charter {
@@ -238,7 +239,7 @@ struct LoadOptions {
 CHARTER_API absl::StatusOr<State> LoadState(std::string_view json, const LoadOptions& options = {});
 
 // Reads workloads into a copy of a configuration (a State whose workloads
-// are ignored: the one Engine::scheduling gives, or CompileDeclarations).
+// are ignored: the one ReadConfiguration gives, or CompileDeclarations).
 // The JSON is {"admitted": [...], "pending": [...]} with workloads in
 // LoadState's form, checked as LoadState checks them against the
 // configuration's queues, priority classes and flavors; resources they
@@ -269,11 +270,33 @@ CHARTER_API absl::StatusOr<State> LoadHyperPodState(std::string_view json,
 // together (their Cedar policies are read and not compiled). Faults go to
 // (*diagnostics)[i] for sources[i] (resized to the sources; may be null);
 // with any error the result is InvalidArgument whose message is the first
-// one as "file:line:col: message". Compile() stores the same configuration
-// in a bundle.
+// one as "file:line:col: message". Compile() with Declarations() stores the
+// same configuration in a bundle.
 CHARTER_API absl::StatusOr<State> CompileDeclarations(const std::vector<SourceFile>& sources,
                                                       const CompileOptions& options,
                                                       std::vector<Diagnostics>* diagnostics);
+
+// The compiler of scheduling declarations, for CompileOptions::declarations:
+// with it, charter::Compile stores the configuration the sources declare in
+// the bundle's `scheduling` section.
+//
+//   charter::CompileOptions options;
+//   options.declarations = &charter::schedule::Declarations();
+//   absl::StatusOr<charter::Bundle> bundle = charter::Compile(sources, {}, options, &diagnostics);
+CHARTER_API const DeclarationCompiler& Declarations();
+
+// The scheduling configuration the engine's bundle declares (its `scheduling`
+// section): the State's tables without workloads, verified as LoadState
+// verifies a state; nullopt when the bundle declares none. A section that is
+// not a valid configuration is InvalidArgument "invalid bundle: scheduling: ...".
+// Add the workloads of the moment with LoadWorkloads and run a cycle:
+//
+//   absl::StatusOr<std::optional<charter::schedule::State>> config = charter::schedule::ReadConfiguration(*engine);
+//   if (config.ok() && config->has_value()) {
+//     absl::StatusOr<charter::schedule::State> state = charter::schedule::LoadWorkloads(**config, json);
+//     absl::StatusOr<charter::schedule::CycleResult> r = charter::schedule::RunCycle(*state);
+//   }
+CHARTER_API absl::StatusOr<std::optional<State>> ReadConfiguration(const Engine& engine);
 
 // The configuration of `state` (its tables, not its workloads) as canonical
 // .charter text: declarations in the order of the State's tables, default

@@ -2,9 +2,10 @@
 //
 // Sources are read one by one (each its own AST and diagnostics), validated
 // one by one (Cedar validates a policy alone), then their policies form one
-// policy set, linked once, and their scheduling declarations one
-// configuration (declare/). A fault goes to the diagnostics of the source it
-// is in.
+// policy set, linked once, and their declarations go to the declarations
+// compiler the options name (the scheduling library's makes them one
+// configuration, in a section of the bundle). A fault goes to the
+// diagnostics of the source it is in.
 #include "charter/compiler.h"
 
 #include <memory>
@@ -13,13 +14,12 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "access/access.h"
-#include "charter/schedule.h"
+#include "ast/declarations.h"
 #include "charter/schema.h"
 #include "check/validator.h"
 #include "common/diagnostic_codes.h"
 #include "common/strings.h"
 #include "compile/lower.h"
-#include "declare/declare.h"
 #include "policy_set/policy_set.h"
 #include "schema/schema_model.h"
 
@@ -125,12 +125,25 @@ absl::StatusOr<Bundle> Compile(const std::vector<SourceFile>& sources, const std
   std::vector<Diagnostics>& diags = diagnostics != nullptr ? *diagnostics : local;
   if (diags.size() < sources.size()) diags.resize(sources.size());
   ReadSources read = Read(sources, links, options, diags);
-  // The scheduling declarations of every source, as one configuration.
-  schedule::State scheduling;
-  std::vector<internal::DeclarationFile> files;
-  for (size_t i = 0; i < sources.size(); ++i) files.push_back({&sources[i], &read.asts[i].declarations, &diags[i]});
-  const bool declares = internal::Declare(files, {}, &scheduling);
   internal::LowerOptions lower;
+  // The declarations of every source, compiled by the library the options
+  // name into its section.
+  if (options.declarations != nullptr) {
+    std::vector<internal::DeclarationFile> files;
+    for (size_t i = 0; i < sources.size(); ++i) files.push_back({&sources[i], &read.asts[i].declarations, &diags[i]});
+    if (std::optional<std::string> section = options.declarations->Compile(files)) {
+      lower.sections.emplace_back(options.declarations->section(), *std::move(section));
+    }
+  } else {
+    for (size_t i = 0; i < sources.size(); ++i) {
+      if (read.asts[i].declarations.empty()) continue;
+      const internal::ast::DeclEntry& first = read.asts[i].declarations.front();
+      diags[i].Error(internal::codes::CH0809, first.span,
+                     internal::Cat("`", first.head.text, "` declares, and nothing compiles declarations here"),
+                     "the scheduling library compiles them: set CompileOptions::declarations to "
+                     "&charter::schedule::Declarations() (charter/schedule.h)");
+    }
+  }
   lower.max_code_words = options.max_code_words;
   lower.max_policies = options.max_policies;
   lower.max_bundle_bytes = options.max_bundle_bytes;
@@ -139,7 +152,6 @@ absl::StatusOr<Bundle> Compile(const std::vector<SourceFile>& sources, const std
     lower.typed = true;
     lower.schema_fingerprint = options.schema->Fingerprint();
   }
-  if (declares) lower.scheduling = &scheduling;
   bool failed = false;
   for (size_t i = 0; i < sources.size(); ++i) failed = failed || ErrorsSince(diags[i], read.before[i]) > 0;
   std::string bytes;
@@ -160,28 +172,3 @@ absl::StatusOr<Bundle> Compile(const std::vector<SourceFile>& sources, const std
 }
 
 }  // namespace charter
-
-namespace charter::schedule {
-
-absl::StatusOr<State> CompileDeclarations(const std::vector<SourceFile>& sources, const CompileOptions& options,
-                                          std::vector<Diagnostics>* diagnostics) {
-  std::vector<Diagnostics> local;
-  std::vector<Diagnostics>& diags = diagnostics != nullptr ? *diagnostics : local;
-  if (diags.size() < sources.size()) diags.resize(sources.size());
-  std::vector<internal::ast::PolicySet> asts(sources.size());
-  std::vector<size_t> before;
-  std::vector<TemplateLink> links;
-  std::vector<internal::DeclarationFile> files;
-  for (size_t i = 0; i < sources.size(); ++i) {
-    before.push_back(diags[i].size());
-    asts[i] = internal::ReadPolicySource(sources[i], options, &diags[i], 0, &links);
-    files.push_back({&sources[i], &asts[i].declarations, &diags[i]});
-  }
-  State state;
-  internal::Declare(files, {}, &state);
-  for (size_t i = 0; i < sources.size(); ++i) diags[i].Truncate(before[i] + options.max_errors);
-  if (absl::Status first = FirstError(sources, diags, before); !first.ok()) return first;
-  return state;
-}
-
-}  // namespace charter::schedule

@@ -18,19 +18,25 @@ namespace charter {
 Engine::Engine(std::shared_ptr<const internal::Program> program) : program_(std::move(program)) {}
 
 absl::StatusOr<Engine> Engine::Create(Bundle bundle, const VerifyOptions& options) {
-  std::optional<schedule::State> scheduling;
-  ASSIGN_OR_RETURN(const internal::fb::Bundle* root,
-                   internal::VerifyBundle(bundle.bytes(), options, &scheduling));
+  ASSIGN_OR_RETURN(const internal::fb::Bundle* root, internal::VerifyBundle(bundle.bytes(), options));
   internal::EvalLimits limits;
   // Value::depth is 16 bits.
   limits.max_value_depth = static_cast<uint16_t>(std::min<size_t>(options.max_value_depth, UINT16_MAX));
   limits.max_decision_bytes = options.max_decision_bytes;
   limits.max_decision_work = options.max_decision_work;
   return Engine(
-      std::make_shared<const internal::Program>(std::move(bundle), root, std::move(scheduling), limits));
+      std::make_shared<const internal::Program>(std::move(bundle), root, limits));
 }
 
-const schedule::State* Engine::scheduling() const { return program_->scheduling(); }
+std::optional<std::string_view> Engine::section(std::string_view name) const {
+  const auto* sections = program_->root()->sections();
+  if (sections == nullptr) return std::nullopt;
+  // Sorted by name (the verifier checked): a binary search.
+  auto it = std::lower_bound(sections->begin(), sections->end(), name,
+                             [](const internal::fb::Section* s, std::string_view n) { return s->name()->string_view() < n; });
+  if (it == sections->end() || it->name()->string_view() != name) return std::nullopt;
+  return std::string_view(reinterpret_cast<const char*>(it->data()->data()), it->data()->size());
+}
 
 size_t Engine::policy_count() const { return program_->policies().size(); }
 

@@ -57,7 +57,7 @@ inline constexpr uint32_t kMaxOperandB = 0xFFFF;
 // The format version a compiler writes. Version 2 bundles (before the
 // scheduling configuration and the source names) read the same way: their
 // tables lack the fields added since, which are optional.
-inline constexpr uint32_t kFormatVersion = 3;
+inline constexpr uint32_t kFormatVersion = 4;
 inline constexpr uint32_t kOldestFormatVersion = 2;
 
 }  // namespace charter::internal

@@ -19,7 +19,6 @@
 #include "charter/bundle_generated.h"
 #include "charter/version.h"
 #include "flatbuffers/flatbuffers.h"
-#include "schedule/bundle_table.h"
 
 namespace charter::internal {
 namespace {
@@ -626,17 +625,20 @@ absl::StatusOr<std::string> LowerToBundle(const PolicySet& set, const std::vecto
       options.schema_fingerprint.empty() ? 0 : fbb.CreateString(options.schema_fingerprint);
   std::vector<flatbuffers::Offset<flatbuffers::String>> names;
   for (const SourceFile* source : sources) names.push_back(fbb.CreateString(source->name()));
-  auto scheduling =
-      options.scheduling == nullptr ? 0 : schedule::WriteSchedulingTable(fbb, *options.scheduling);
+  std::vector<flatbuffers::Offset<fb::Section>> sections;
+  for (const auto& [name, data] : options.sections) {
+    sections.push_back(fb::CreateSection(fbb, fbb.CreateString(name),
+                                         fbb.CreateVector(reinterpret_cast<const uint8_t*>(data.data()), data.size())));
+  }
   auto root = fb::CreateBundle(fbb, kFormatVersion, fbb.CreateString(CHARTER_VERSION),
                                fbb.CreateString(sources.empty() ? std::string_view() : sources[0]->name()),
                                fbb.CreateVector(strings), fbb.CreateVector(pools.longs()), fbb.CreateVector(entities),
                                fbb.CreateVector(policies), fingerprint, fbb.CreateVector(patterns),
                                fbb.CreateVector(shapes), fbb.CreateVector(const_sets), fbb.CreateVector(names),
-                               scheduling);
+                               sections.empty() ? 0 : fbb.CreateVectorOfSortedTables(&sections));
   fb::FinishBundleBuffer(fbb, root);
   if (fbb.GetSize() > options.max_bundle_bytes) {
-    // (The scheduling configuration is not estimated: its declarations are
+    // (The sections are not estimated: the declarations they come from are
     // few.)
     diagnostics[last != nullptr ? last->source < diagnostics.size() ? last->source : 0 : 0]->Error(
         codes::CH0205, last != nullptr ? last->span : Span{},

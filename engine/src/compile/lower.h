@@ -3,11 +3,11 @@
 #define CHARTER_COMPILE_LOWER_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "charter/diagnostics.h"
-#include "charter/schedule.h"
 #include "policy_set/policy_set.h"
 
 namespace charter::internal {
@@ -17,9 +17,9 @@ struct LowerOptions {
   // the types the validator proved) and record the schema's fingerprint.
   bool typed = false;
   std::string schema_fingerprint;
-  // The scheduling configuration the sources declare, if any, for the
-  // bundle's `scheduling` table.
-  const ::charter::schedule::State* scheduling = nullptr;
+  // The bundle's sections (name, bytes): what the libraries above the core
+  // compiled from the sources' declarations (CompileOptions::declarations).
+  std::vector<std::pair<std::string, std::string>> sections;
   // The bundle's limits (CompileOptions'): each is a diagnostic at the
   // clause or policy that crosses it (CH0202, CH0203, CH0205); CH0204 is
   // the bytecode's own limit on record shapes.

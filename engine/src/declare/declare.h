@@ -14,17 +14,11 @@
 #include <vector>
 
 #include "ast/ast.h"
+#include "ast/declarations.h"
 #include "charter/diagnostics.h"
 #include "charter/schedule.h"
 
 namespace charter::internal {
-
-// One file's declarations.
-struct DeclarationFile {
-  const SourceFile* source = nullptr;  // names the place of a first declaration in help lines
-  const std::vector<ast::DeclEntry>* declarations = nullptr;
-  Diagnostics* diagnostics = nullptr;  // where the faults in this file go
-};
 
 struct DeclareOptions {
   uint64_t max_quota_cells = ::charter::schedule::kDefaultMaxQuotaCells;

@@ -1,6 +1,8 @@
 // The scheduling configuration in a bundle (bundle_table.h).
 #include "schedule/bundle_table.h"
 
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -10,7 +12,9 @@
 #include "common/status_macros.h"
 #include "common/strings.h"
 #include "common/utf8.h"
+#include "flatbuffers/flatbuffers.h"
 #include "schedule/config_check.h"
+#include "schedule_fb/scheduling_generated.h"
 
 namespace charter::internal::schedule {
 namespace {
@@ -117,8 +121,6 @@ absl::StatusOr<std::vector<std::string>> Names(const flatbuffers::Vector<Offset<
   }
   return out;
 }
-
-}  // namespace
 
 Offset<fb::Scheduling> WriteSchedulingTable(FlatBufferBuilder& fbb, const sched::State& s) {
   std::vector<uint8_t> strategies;
@@ -248,6 +250,29 @@ absl::StatusOr<sched::State> ReadSchedulingTable(const fb::Scheduling& t) {
     return Bad(fault->fault.message);
   }
   return s;
+}
+
+}  // namespace
+
+std::string WriteSchedulingSection(const sched::State& state) {
+  FlatBufferBuilder fbb;
+  fb::FinishSchedulingBuffer(fbb, WriteSchedulingTable(fbb, state));
+  return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+}
+
+absl::StatusOr<sched::State> ReadSchedulingSection(std::string_view bytes) {
+  if (bytes.size() < 8 || bytes.size() >= FLATBUFFERS_MAX_BUFFER_SIZE) return Bad("section too small or too large");
+  // A section's bytes sit in the bundle at 4-byte alignment; its tables
+  // hold 8-byte fields, so they are read from a copy aligned for them.
+  auto words = std::make_unique<uint64_t[]>((bytes.size() + 7) / 8);
+  std::memcpy(words.get(), bytes.data(), bytes.size());
+  const auto* data = reinterpret_cast<const uint8_t*>(words.get());
+  if (!fb::SchedulingBufferHasIdentifier(data)) return Bad("not a scheduling section (wrong file identifier)");
+  flatbuffers::Verifier::Options vo;
+  vo.check_alignment = true;
+  flatbuffers::Verifier verifier(data, bytes.size(), vo);
+  if (!fb::VerifySchedulingBuffer(verifier)) return Bad("corrupt structure");
+  return ReadSchedulingTable(*fb::GetScheduling(data));
 }
 
 }  // namespace charter::internal::schedule

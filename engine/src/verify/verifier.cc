@@ -22,7 +22,6 @@
 #include "bytecode/operands.h"
 #include "common/utf8.h"
 #include "flatbuffers/flatbuffers.h"
-#include "schedule/bundle_table.h"
 
 namespace charter::internal {
 namespace {
@@ -176,8 +175,12 @@ absl::Status VerifyPolicy(const fb::Policy* p, size_t index, const fb::Bundle* b
 
 }  // namespace
 
-absl::StatusOr<const fb::Bundle*> VerifyBundle(std::string_view bytes, const VerifyOptions& options,
-                                               std::optional<::charter::schedule::State>* scheduling) {
+// Where version 3 kept its scheduling table (field 12 of Bundle, deprecated
+// since version 4 moved it to a section).
+constexpr flatbuffers::voffset_t kVersion3Scheduling = 4 + 2 * 12;
+static_assert(fb::Bundle::VT_SECTIONS == kVersion3Scheduling + 2);
+
+absl::StatusOr<const fb::Bundle*> VerifyBundle(std::string_view bytes, const VerifyOptions& options) {
   if (bytes.size() > options.max_bundle_bytes) return Bad("larger than the size limit");
   if (bytes.size() < 8 || bytes.size() >= FLATBUFFERS_MAX_BUFFER_SIZE) {
     return Bad("too small to be a bundle");
@@ -274,10 +277,23 @@ absl::StatusOr<const fb::Bundle*> VerifyBundle(std::string_view bytes, const Ver
       }
     }
   }
-  if (b->scheduling() != nullptr) {
-    absl::StatusOr<::charter::schedule::State> config = schedule::ReadSchedulingTable(*b->scheduling());
-    if (!config.ok()) return Bad(ToStd(config.status().message()));
-    if (scheduling != nullptr) *scheduling = *std::move(config);
+  if (b->format_version() < 4 && b->CheckField(kVersion3Scheduling)) {
+    return Bad(Cat("format version ", b->format_version(),
+                   " with a scheduling configuration, which this engine reads from a section "
+                   "(rebuild it from its sources)"));
+  }
+  if (b->sections() != nullptr) {
+    const flatbuffers::String* previous = nullptr;
+    for (const fb::Section* section : *b->sections()) {
+      if (section->name() == nullptr || !ValidString(section->name()) || section->name()->size() == 0) {
+        return Bad("section without a name, or its name is not valid UTF-8");
+      }
+      // Sorted and unique: an owner finds its section by binary search.
+      if (previous != nullptr && !(previous->string_view() < section->name()->string_view())) {
+        return Bad(Cat("sections are not sorted and unique (`", section->name()->string_view(), "`)"));
+      }
+      previous = section->name();
+    }
   }
   return b;
 }

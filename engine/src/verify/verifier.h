@@ -4,21 +4,18 @@
 #ifndef CHARTER_VERIFY_VERIFIER_H_
 #define CHARTER_VERIFY_VERIFIER_H_
 
-#include <optional>
 #include <string_view>
 
 #include "absl/status/statusor.h"
 #include "charter/bundle_generated.h"
 #include "charter/engine.h"
-#include "charter/schedule.h"
 
 namespace charter::internal {
 
-// Verifies the bundle. Its scheduling configuration, if it has one, is
-// read and checked too, and put in *scheduling (when not null): the model
-// the verifier checked is the one the engine keeps.
-absl::StatusOr<const fb::Bundle*> VerifyBundle(std::string_view bytes, const VerifyOptions& options,
-                                               std::optional<::charter::schedule::State>* scheduling = nullptr);
+// Verifies the bundle. Its sections (the libraries' above the core) are
+// checked for their names only: each owner verifies its section's bytes
+// when it reads them.
+absl::StatusOr<const fb::Bundle*> VerifyBundle(std::string_view bytes, const VerifyOptions& options);
 
 }  // namespace charter::internal
 

@@ -66,9 +66,8 @@ std::vector<uint64_t> FindPendingRecords(const fb::Bundle* root, const uint64_t*
   return pending;
 }
 
-Program::Program(Bundle bundle, const fb::Bundle* root, std::optional<::charter::schedule::State> scheduling,
-                 const EvalLimits& limits)
-    : bundle_(std::move(bundle)), root_(root), limits_(limits), scheduling_(std::move(scheduling)) {
+Program::Program(Bundle bundle, const fb::Bundle* root, const EvalLimits& limits)
+    : bundle_(std::move(bundle)), root_(root), limits_(limits) {
   if (root_->strings() != nullptr) {
     for (const flatbuffers::String* s : *root_->strings()) {
       strings_.push_back(Value::String(s->string_view()));

@@ -10,7 +10,6 @@
 
 #include "charter/bundle.h"
 #include "charter/bundle_generated.h"
-#include "charter/schedule.h"
 #include "value/value.h"
 #include "vm/scope_index.h"
 
@@ -58,10 +57,8 @@ struct RecordShapeView {
 
 class Program {
  public:
-  // INVARIANT: `root` points into `bundle` and has passed VerifyBundle,
-  // which read `scheduling` from it.
-  Program(Bundle bundle, const fb::Bundle* root, std::optional<::charter::schedule::State> scheduling = std::nullopt,
-          const EvalLimits& limits = {});
+  // INVARIANT: `root` points into `bundle` and has passed VerifyBundle.
+  Program(Bundle bundle, const fb::Bundle* root, const EvalLimits& limits = {});
 
   const fb::Bundle* root() const { return root_; }
   const std::vector<PolicyCode>& policies() const { return policies_; }
@@ -83,8 +80,6 @@ class Program {
   std::string_view schema_fingerprint() const { return schema_fingerprint_; }
   const ScopeIndex& scope_index() const { return scope_index_; }
   const EvalLimits& limits() const { return limits_; }
-  // The bundle's scheduling configuration, or null.
-  const ::charter::schedule::State* scheduling() const { return scheduling_ ? &*scheduling_ : nullptr; }
 
  private:
   Bundle bundle_;
@@ -101,7 +96,6 @@ class Program {
   std::vector<Value> const_sets_;  // each points into const_set_elements_
   std::string_view schema_fingerprint_;
   ScopeIndex scope_index_;  // built last, from the tables above
-  std::optional<::charter::schedule::State> scheduling_;
 };
 
 }  // namespace charter::internal

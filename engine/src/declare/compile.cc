@@ -1,0 +1,82 @@
+// The scheduling library's side of compiling and loading a bundle: the
+// declarations compiler that charter::Compile calls (CompileOptions::
+// declarations), the configuration read back from an engine's section, and
+// CompileDeclarations, which reads the configuration without a bundle.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ast/declarations.h"
+#include "charter/compiler.h"
+#include "charter/engine.h"
+#include "charter/schedule.h"
+#include "common/strings.h"
+#include "declare/declare.h"
+#include "policy_set/policy_set.h"
+#include "schedule/bundle_table.h"
+
+namespace charter::schedule {
+namespace {
+
+class SchedulingDeclarations final : public DeclarationCompiler {
+ public:
+  std::string_view section() const override { return internal::schedule::kSchedulingSection; }
+  std::optional<std::string> Compile(const std::vector<internal::DeclarationFile>& files) const override {
+    State config;
+    if (!internal::Declare(files, {}, &config)) return std::nullopt;
+    return internal::schedule::WriteSchedulingSection(config);
+  }
+};
+
+size_t ErrorsSince(const Diagnostics& diags, size_t before) {
+  size_t n = 0;
+  for (size_t i = before; i < diags.size(); ++i) n += diags.items()[i].severity == Severity::kError;
+  return n;
+}
+
+}  // namespace
+
+const DeclarationCompiler& Declarations() {
+  // Stateless and immutable: one for every caller.
+  static const SchedulingDeclarations kDeclarations;
+  return kDeclarations;
+}
+
+absl::StatusOr<std::optional<State>> ReadConfiguration(const Engine& engine) {
+  std::optional<std::string_view> bytes = engine.section(internal::schedule::kSchedulingSection);
+  if (!bytes.has_value()) return std::nullopt;
+  absl::StatusOr<State> config = internal::schedule::ReadSchedulingSection(*bytes);
+  if (!config.ok()) {
+    return absl::InvalidArgumentError(internal::Cat("invalid bundle: ", config.status().message()));
+  }
+  return std::optional<State>(*std::move(config));
+}
+
+absl::StatusOr<State> CompileDeclarations(const std::vector<SourceFile>& sources, const CompileOptions& options,
+                                          std::vector<Diagnostics>* diagnostics) {
+  std::vector<Diagnostics> local;
+  std::vector<Diagnostics>& diags = diagnostics != nullptr ? *diagnostics : local;
+  if (diags.size() < sources.size()) diags.resize(sources.size());
+  std::vector<internal::ast::PolicySet> asts(sources.size());
+  std::vector<size_t> before;
+  std::vector<TemplateLink> links;
+  std::vector<internal::DeclarationFile> files;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    before.push_back(diags[i].size());
+    asts[i] = internal::ReadPolicySource(sources[i], options, &diags[i], 0, &links);
+    files.push_back({&sources[i], &asts[i].declarations, &diags[i]});
+  }
+  State state;
+  internal::Declare(files, {}, &state);
+  for (size_t i = 0; i < sources.size(); ++i) diags[i].Truncate(before[i] + options.max_errors);
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (ErrorsSince(diags[i], before[i]) > 0) {
+      return absl::InvalidArgumentError(diags[i].FirstErrorLine(sources[i], before[i]));
+    }
+  }
+  return state;
+}
+
+}  // namespace charter::schedule
