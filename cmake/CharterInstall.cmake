@@ -17,8 +17,10 @@ set(CHARTER_INSTALL_GEN_DIR ${PROJECT_BINARY_DIR}/engine/gen)
 
 # The export name makes the installed target charter::charter, like the alias
 # that in-tree users link.
+# The engine's three libraries install as charter::core, charter::schedule and
+# charter::tools (their EXPORT_NAMEs).
 set_target_properties(charter PROPERTIES EXPORT_NAME charter)
-install(TARGETS charter EXPORT charterTargets
+install(TARGETS charter charter_core charter_scheduling charter_tools EXPORT charterTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT charter_development
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT charter_runtime
           NAMELINK_COMPONENT charter_development
@@ -45,9 +47,11 @@ configure_file(${PROJECT_SOURCE_DIR}/bindings/c/charter.pc.in ${PROJECT_BINARY_D
 install(FILES ${PROJECT_BINARY_DIR}/charter.pc
   DESTINATION ${CHARTER_INSTALL_PKGCONFIGDIR} COMPONENT charter_development)
 
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/engine/include/charter
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT charter_development
-  FILES_MATCHING PATTERN "*.h")
+foreach(library IN ITEMS core schedule tools)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/engine/${library}/include/charter
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT charter_development
+    FILES_MATCHING PATTERN "*.h")
+endforeach()
 install(FILES ${CHARTER_INSTALL_GEN_DIR}/charter/version.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/charter COMPONENT charter_development)
 

@@ -1,4 +1,4 @@
-// libFuzzer target for Kueue's objects (engine/src/kueue/): any input, as
+// libFuzzer target for Kueue's objects (engine/schedule/src/kueue/): any input, as
 // declarations (ImportKueue) and as Workloads (ReadKueueWorkloads), loads or
 // fails with "SOURCE:LINE:COL: message" (or "SOURCE: message" for the limits);
 // what imports exports, and the export imports again to the same model; the

@@ -1,6 +1,6 @@
 // Charter's policy grammar. The authorization part is Cedar's policy language
 // (version 4.5): every Cedar policy set parses here with the same structure.
-// The parse tree is turned into Charter's AST by engine/src/syntax/; checks
+// The parse tree is turned into Charter's AST by engine/core/src/syntax/; checks
 // that Cedar makes after parsing (one relational operator per level, scope
 // shapes, literal ranges, escapes) live there, so that they report precise
 // diagnostics instead of generic syntax errors.
@@ -90,7 +90,7 @@ entityRef : path '::' STRING ;
 // Every one has the shape `WORD NAME... ;`, `WORD NAME... : VALUE ... ;` or
 // `WORD NAME... { ... }`, and so has every line inside a block. The words
 // are identifiers, not reserved words, so that Cedar text may keep using
-// them as names; engine/src/declare/ gives each form its meaning and reports
+// them as names; engine/schedule/src/declare/ gives each form its meaning and reports
 // the words it does not know.
 //
 //   queue "team-a" {

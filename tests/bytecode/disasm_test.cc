@@ -1,6 +1,6 @@
 // The disassembler keeps one line an instruction, whatever the policy's
 // strings and entity ids hold.
-#include "bytecode/disasm.h"
+#include "disassemble/disasm.h"
 
 #include <cstdlib>
 #include <filesystem>

@@ -223,13 +223,16 @@ TEST(DocsExamples, ArchitectureShowsTheStageTable) {
     for (const std::string& word : Split(line, ' ', true)) row += (row.empty() ? "" : " ") + word;
     documented.push_back(row);
   }
-  // charter_stage(STAGE DEP...) rows, which may continue on the next lines.
+  // charter_library(LIBRARY USES...) rows, written `library LIBRARY
+  // USES...`, and charter_stage(STAGE DEP...) rows, which may continue on
+  // the next lines.
   std::string cmake = ReadText("engine/CMakeLists.txt");
   std::vector<std::string> declared;
   re2::StringPiece input(cmake);
+  std::string function;
   std::string args;
-  while (RE2::FindAndConsume(&input, R"((?m)^charter_stage\(([^)]*)\))", &args)) {
-    std::string row;
+  while (RE2::FindAndConsume(&input, R"((?m)^charter_(library|stage)\(([^)]*)\))", &function, &args)) {
+    std::string row = function == "library" ? "library" : "";
     for (const std::string& line : Split(args, '\n')) {
       for (const std::string& word : Split(line, ' ', true)) row += (row.empty() ? "" : " ") + word;
     }
@@ -239,11 +242,14 @@ TEST(DocsExamples, ArchitectureShowsTheStageTable) {
   EXPECT_EQ(documented, declared) << tables[0]->where()
                                   << ": the stage table differs from engine/CMakeLists.txt's";
   std::string architecture = ReadText("docs/architecture.md");
-  for (const fs::directory_entry& e : fs::directory_iterator("engine/src")) {
-    if (!e.is_directory()) continue;
-    std::string dir = e.path().filename().string();
-    EXPECT_NE(architecture.find("| `engine/src/" + dir + "/` |"), std::string::npos)
-        << "docs/architecture.md's table of stages has no row for engine/src/" << dir << "/";
+  for (const char* library : {"core", "schedule", "tools"}) {
+    const std::string src = std::string("engine/") + library + "/src/";
+    for (const fs::directory_entry& e : fs::directory_iterator(src)) {
+      if (!e.is_directory()) continue;
+      std::string dir = e.path().filename().string();
+      EXPECT_NE(architecture.find("| `" + src + dir + "/` |"), std::string::npos)
+          << "docs/architecture.md's table of stages has no row for " << src << dir << "/";
+    }
   }
 }
 
@@ -369,10 +375,10 @@ TEST(DocsExamples, DiagnosticRenderings) {
 
 // The stages that compile policy text (and schema text, for validation):
 // each code they emit has an example in docs/diagnostics.md. (That every
-// code of engine/src/common/diagnostics.def has a section, and no other,
+// code of engine/core/src/common/diagnostics.def has a section, and no other,
 // tests/schema/diagnostic_coverage_test.cc checks.)
-constexpr const char* kDiagnosticSources[] = {"engine/src/syntax", "engine/src/compile",
-                                              "engine/src/schema", "engine/src/check"};
+constexpr const char* kDiagnosticSources[] = {"engine/core/src/syntax", "engine/core/src/compile",
+                                              "engine/core/src/schema", "engine/core/src/check"};
 
 // Every code those stages emit has a section in docs/diagnostics.md with an
 // example, unless no policy text in a document can show it (those are

@@ -100,12 +100,12 @@ function ask(list, kind, args, expr) {
 }
 
 // Extension calls with the wrong number of arguments, from the registry's
-// extension rows (engine/src/builtins/builtins.def): each with one argument
+// extension rows (engine/core/src/builtins/builtins.def): each with one argument
 // fewer and one more than it takes (a function also with none), every
 // argument a well-typed value. Cedar parses each and fails it when it is
 // evaluated.
 function arityCalls() {
-  const def = require('fs').readFileSync(require('path').join(__dirname, '../../engine/src/builtins/builtins.def'), 'utf8');
+  const def = require('fs').readFileSync(require('path').join(__dirname, '../../engine/core/src/builtins/builtins.def'), 'utf8');
   const sample = {
     String: '"1.0"', ipaddr: 'ip("10.0.0.1")', decimal: 'decimal("1.5")',
     datetime: 'datetime("2024-01-01")', duration: 'duration("1h")',

@@ -3,7 +3,7 @@
 // without a schema (CH01xx, CH02xx), checked against both engines.
 //
 //   node refusals.js --charter build/cli/charter [--table refusals.txt]
-//        [--codes engine/src/common/diagnostics.def] [--doc docs/conformance.md]
+//        [--codes engine/core/src/common/diagnostics.def] [--doc docs/conformance.md]
 //
 // For each row of the table (refusals.txt, whose header says its format):
 // `charter check` must report the row's code for the text (or accept it,

@@ -1,6 +1,6 @@
-// Keeps the table of diagnostic codes (engine/src/common/diagnostics.def),
+// Keeps the table of diagnostic codes (engine/core/src/common/diagnostics.def),
 // the code, the tests and docs/diagnostics.md in step:
-//   - engine/src spells no code as a string: each is named through the
+//   - the engine's code (engine/{core,schedule,tools}/src) spells no code as a string: each is named through the
 //     table (`codes::CH0101`), and every code of the table is named there,
 //     no retired one;
 //   - docs/diagnostics.md has a `### CODE` section for every code of the
@@ -21,6 +21,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "common/diagnostic_codes.h"
 #include "gtest/gtest.h"
@@ -63,17 +64,27 @@ std::set<std::string> Retired() {
 
 bool IsSource(const fs::path& path) { return path.extension() == ".cc" || path.extension() == ".h"; }
 
-// The codes engine/src names as `codes::CHxxxx`.
-std::set<std::string> Named() {
-  std::set<std::string> out;
-  for (const fs::directory_entry& e : fs::recursive_directory_iterator("engine/src")) {
-    if (!IsSource(e.path())) continue;
-    for (const std::string& c : Matches(ReadText(e.path()), R"(codes::(CH\d{4}))")) out.insert(c);
+// Every source file of the engine's three libraries.
+std::vector<fs::path> EngineSources() {
+  std::vector<fs::path> out;
+  for (const char* src : {"engine/core/src", "engine/schedule/src", "engine/tools/src"}) {
+    for (const fs::directory_entry& e : fs::recursive_directory_iterator(src)) {
+      if (IsSource(e.path())) out.push_back(e.path());
+    }
   }
   return out;
 }
 
-// The codes of `family` ("4" or "5") that engine/src names.
+// The codes the engine names as `codes::CHxxxx`.
+std::set<std::string> Named() {
+  std::set<std::string> out;
+  for (const fs::path& path : EngineSources()) {
+    for (const std::string& c : Matches(ReadText(path), R"(codes::(CH\d{4}))")) out.insert(c);
+  }
+  return out;
+}
+
+// The codes of `family` ("4" or "5") that the engine names.
 std::set<std::string> Emitted(const std::string& family) {
   std::set<std::string> out;
   for (const std::string& c : Named()) {
@@ -132,21 +143,20 @@ std::set<std::string> Produced() {
 TEST(DiagnosticCoverage, EngineNamesEveryCodeThroughTheTable) {
   std::set<std::string> table = Table();
   ASSERT_GT(table.size(), 50u);
-  for (const fs::directory_entry& e : fs::recursive_directory_iterator("engine/src")) {
-    if (!IsSource(e.path())) continue;
-    for (const std::string& c : Matches(ReadText(e.path()), R"re("(CH\d{4})")re")) {
-      ADD_FAILURE() << e.path() << " spells the code " << c
+  for (const fs::path& path : EngineSources()) {
+    for (const std::string& c : Matches(ReadText(path), R"re("(CH\d{4})")re")) {
+      ADD_FAILURE() << path << " spells the code " << c
                     << " as a string: name it as codes::" << c << " (common/diagnostic_codes.h)";
     }
   }
   std::set<std::string> named = Named();
   for (const std::string& c : table) {
-    EXPECT_TRUE(named.count(c) != 0) << c << " has a row in engine/src/common/diagnostics.def but "
-                                     << "engine/src never emits it: retire it there";
+    EXPECT_TRUE(named.count(c) != 0) << c << " has a row in engine/core/src/common/diagnostics.def but "
+                                     << "the engine never emits it: retire it there";
   }
   for (const std::string& c : Retired()) {
     EXPECT_FALSE(table.count(c)) << c << " is both live and retired in diagnostics.def";
-    EXPECT_FALSE(named.count(c)) << c << " is retired but engine/src names it";
+    EXPECT_FALSE(named.count(c)) << c << " is retired but the engine names it";
   }
 }
 
@@ -157,12 +167,12 @@ TEST(DiagnosticCoverage, DocsListExactlyTheTable) {
   std::set<std::string> documented = Matches(doc, R"((?m)^### (CH\d{4})$)");
   for (const std::string& c : table) {
     EXPECT_TRUE(documented.count(c) != 0)
-        << c << " has a row in engine/src/common/diagnostics.def but no `### " << c
+        << c << " has a row in engine/core/src/common/diagnostics.def but no `### " << c
         << "` section in docs/diagnostics.md";
   }
   for (const std::string& c : documented) {
     EXPECT_TRUE(table.count(c) != 0) << "docs/diagnostics.md documents " << c
-                                     << ", which engine/src/common/diagnostics.def does not have";
+                                     << ", which engine/core/src/common/diagnostics.def does not have";
   }
   size_t at = doc.find("\n## Retired codes\n");
   ASSERT_NE(at, std::string::npos) << "docs/diagnostics.md has no `## Retired codes` section";
@@ -176,7 +186,7 @@ TEST(DiagnosticCoverage, EveryCodeIsProducedByATest) {
   std::set<std::string> produced = Produced();
   for (const std::string& c : Table()) {
     EXPECT_TRUE(produced.count(c) != 0)
-        << c << " has a row in engine/src/common/diagnostics.def but no test produces it: expect it "
+        << c << " has a row in engine/core/src/common/diagnostics.def but no test produces it: expect it "
         << "in a test under tests/ or show it in docs/diagnostics.md";
   }
 }
@@ -189,7 +199,7 @@ TEST(DiagnosticCoverage, EverySchemaAndValidationCodeIsTested) {
   std::set<std::string> docs = Rendered();
   for (const std::string& c : emitted) {
     EXPECT_TRUE(unit.count(c) != 0 || docs.count(c) != 0)
-        << c << " is emitted in engine/src but no test checks its message and underline: add an entry "
+        << c << " is emitted by the engine but no test checks its message and underline: add an entry "
         << "`\"" << c << "\", \"message\", \"underline\"` to a test in tests/schema/, or a ```diagnostic "
         << "rendering under its section of docs/diagnostics.md";
   }

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# includes_test.sh CXX WORK CORE_INCLUDES SCHEDULE_INCLUDES TOOLS_INCLUDES
+# Compiles (syntax only) one-line files with the include path of a stage of
+# each library (charter_vm, charter_kueue, charter_query; ';'-separated lists):
+# what the library may include compiles, and a header of a library it does not
+# use is not found.
+set -euo pipefail
+cxx="$1" work="$2"
+declare -A roots=([core]="$3" [schedule]="$4" [tools]="$5")
+mkdir -p "$work"
+failures=0
+
+flags() {
+  local out=() dir
+  IFS=';' read -ra dirs <<<"${roots[$1]}"
+  for dir in "${dirs[@]}"; do [[ -n "$dir" ]] && out+=("-I$dir"); done
+  printf '%s\n' "${out[@]}"
+}
+
+# try LIBRARY HEADER ok|refused
+try() {
+  local library="$1" header="$2" want="$3" file out
+  file="$work/$library-$(echo "$header" | tr '/.' '__').cc"
+  echo "#include \"$header\"" >"$file"
+  mapfile -t inc < <(flags "$library")
+  if out="$("$cxx" -std=c++20 -fsyntax-only "${inc[@]}" "$file" 2>&1)"; then
+    if [[ "$want" == ok ]]; then echo "ok: $library includes $header"; else
+      echo "FAIL: $library includes $header, which its library does not use" >&2; failures=$((failures + 1)); fi
+  else
+    if [[ "$want" == refused && "$out" == *"$header: No such file or directory"* ]]; then
+      echo "ok: $library cannot include $header"
+    else
+      echo "FAIL: $library including $header: want $want, got:" >&2; echo "$out" | head -5 >&2
+      failures=$((failures + 1))
+    fi
+  fi
+}
+
+for library in core schedule tools; do [[ -n "${roots[$library]}" ]] || { echo "no include path for $library" >&2; exit 2; }; done
+
+try core charter/engine.h ok
+try core vm/vm.h ok
+try core charter/schedule.h refused
+try core charter/kueue.h refused
+try core charter/query.h refused
+try core schedule/bundle_table.h refused
+try core query/query_access.h refused
+try schedule charter/schedule.h ok
+try schedule charter/engine.h ok
+try schedule schedule/bundle_table.h ok
+try schedule charter/query.h refused
+try schedule charter/explain.h refused
+try tools charter/query.h ok
+try tools query/query_access.h ok
+try tools charter/schedule.h refused
+try tools kueue/objects.h refused
+
+if ((failures > 0)); then echo "$failures layering checks failed" >&2; exit 1; fi
+echo "all layering checks passed"
