@@ -13,8 +13,10 @@
 //   EveryNotYetIsChecked     a sentence that says "not yet", "planned", ...
 //                            is one of kStillTrue below, each with the
 //                            reason it still holds
-//   ScenarioCountsAreTrue    "N scenarios" is the count of
-//                            tests/schedule/scenarios/rules.json
+//   ScenarioCountIsTrue      "N scenarios" is the count of
+//                            tests/schedule/scenarios/rules.json, and
+//   RecordedExtensionCaseCountIsTrue  "N cases recorded from Cedar" that of
+//                            tests/extensions/extension_cases.inc
 //
 // Run from the repository root (charter_test's working directory).
 #include <algorithm>
@@ -506,27 +508,48 @@ TEST(DocsMaps, EveryNotYetIsChecked) {
 
 // --- counts ------------------------------------------------------------------
 
-TEST(DocsMaps, ScenarioCountsAreTrue) {
+// Every "N WORDS" on the pages (N with or without thousands commas) equals
+// `count`; at least one page says it.
+void ExpectFigure(const std::string& words, size_t count, const std::string& source) {
+  const RE2 figure("\\b(\\d[\\d,]*) " + words + "\\b");
+  ASSERT_TRUE(figure.ok()) << figure.error();
+  int stated = 0;
+  for (const std::string& file : Documents()) {
+    std::vector<std::string> lines = ProseLines(ReadText(file));
+    for (size_t i = 0; i < lines.size(); ++i) {
+      re2::StringPiece input(lines[i]);
+      std::string n;
+      while (RE2::FindAndConsume(&input, figure, &n)) {
+        ++stated;
+        n.erase(std::remove(n.begin(), n.end(), ','), n.end());
+        EXPECT_EQ(n, std::to_string(count)) << file << ":" << i + 1 << " says " << n << " " << words
+                                             << "; " << source << " has " << count;
+      }
+    }
+  }
+  EXPECT_GE(stated, 1) << "no page says how many " << words << " " << source << " has";
+}
+
+// The scheduling scenarios: the entries of rules.json's "scenarios".
+TEST(DocsMaps, ScenarioCountIsTrue) {
   std::string text = ReadText("tests/schedule/scenarios/rules.json");
   absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(text);
   ASSERT_TRUE(doc.ok()) << doc.status();
   std::optional<JsonValue> scenarios = doc->root().Find("scenarios");
   ASSERT_TRUE(scenarios.has_value() && scenarios->is_array());
-  int counted = 0;
-  for (const std::string& file : Documents()) {
-    std::vector<std::string> lines = ProseLines(ReadText(file));
-    for (size_t i = 0; i < lines.size(); ++i) {
-      re2::StringPiece input(lines[i]);
-      int n = 0;
-      while (RE2::FindAndConsume(&input, R"(\b(\d+) scenarios\b)", &n)) {
-        ++counted;
-        EXPECT_EQ(static_cast<size_t>(n), scenarios->size())
-            << file << ":" << i + 1 << " says " << n << " scenarios; tests/schedule/scenarios/rules.json has "
-            << scenarios->size();
-      }
-    }
+  ExpectFigure("scenarios", scenarios->size(), "tests/schedule/scenarios/rules.json");
+}
+
+// The extension cases recorded from Cedar: one `KIND_CASE(...)` line each in
+// the file oracle_check.js writes.
+TEST(DocsMaps, RecordedExtensionCaseCountIsTrue) {
+  const char* path = "tests/extensions/extension_cases.inc";
+  size_t cases = 0;
+  for (const std::string& line : Lines(ReadText(path))) {
+    if (RE2::PartialMatch(line, R"(^[A-Z][A-Z_]*_CASE\()")) ++cases;
   }
-  EXPECT_GE(counted, 1) << "no page states the number of scheduling scenarios";
+  ASSERT_GE(cases, 1000u) << path;
+  ExpectFigure("cases recorded from Cedar", cases, path);
 }
 
 }  // namespace
