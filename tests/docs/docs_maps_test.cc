@@ -128,9 +128,7 @@ std::vector<bool> InCode(std::string_view text) {
       i = run;
       continue;
     }
-    size_t end = close + n;
-    std::fill(code.begin() + static_cast<std::ptrdiff_t>(i), code.begin() + static_cast<std::ptrdiff_t>(end), true);
-    i = end;
+    for (size_t end = close + n; i < end; ++i) code[i] = true;
   }
   return code;
 }
