@@ -14,7 +14,8 @@
 //                         the `charter` tool first on PATH; the lines up to
 //                         the next `$ ` are the command's exact output
 //                         (stdout and stderr together). The repository's
-//                         stdlib/ is reachable there as `stdlib/`
+//                         stdlib/ and examples/ are reachable there as
+//                         `stdlib/` and `examples/`
 //   ```bytecode           the disassembly of the nearest cedar block above it
 //   ```diagnostic         Diagnostics::Render() of the nearest cedar-error
 //                         block above it, compiled as `policy.cedar`
@@ -654,9 +655,10 @@ TEST(DocsExamples, ConsoleSessions) {
     fs::path dir = fs::path(CHARTER_BINARY_DIR) / "tests/docs/sessions" / name;
     fs::remove_all(dir);
     fs::create_directories(dir);
-    // The standard library (stdlib/*.cedar, *.cedarschema), as a user of a
-    // checkout reaches it.
+    // The standard library (stdlib/*.cedar, *.cedarschema) and the
+    // examples, as a user of a checkout reaches them.
     fs::create_directory_symlink(fs::absolute("stdlib"), dir / "stdlib");
+    fs::create_directory_symlink(fs::absolute("examples"), dir / "examples");
     for (const Block& b : blocks) {
       auto it = b.attrs.find("file");
       if (it == b.attrs.end()) continue;
