@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "charter/charter.h"
+#include "charter/schedule.h"
 #include "charter/schema.h"
 #include "command.h"
 #include "files.h"
@@ -115,6 +116,7 @@ bool OnlyLimits(const Diagnostics& diagnostics) {
 absl::StatusOr<FileReport> CheckFile(const std::string& path, const std::vector<TemplateLink>& links,
                                      const Schema* schema, bool color) {
   CompileOptions options;
+  options.declarations = &schedule::Declarations();
   absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
   if (!text.ok()) return text.status();
   SourceFile source(path, *std::move(text));
