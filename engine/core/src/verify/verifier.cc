@@ -3,10 +3,15 @@
 // boundaries, a terminator at the end, unique policy ids, valid UTF-8).
 //
 // The FlatBuffers Verifier tracks the furthest byte it verified, so that a
-// buffer with bytes after the bundle's end is refused. INVARIANT: this file
-// is the only user of flatbuffers::Verifier in the engine (its inline
-// members differ with the macro; the class's layout does not).
-#define FLATBUFFERS_TRACK_VERIFIER_BUFFER_SIZE 1
+// buffer with bytes after the bundle's end is refused. The macro that turns
+// that on (FLATBUFFERS_TRACK_VERIFIER_BUFFER_SIZE) is defined for every file
+// of the engine and of what links it internally (engine/CMakeLists.txt):
+// the Verifier's inline members differ with it, and the scheduling
+// library's section reader uses a Verifier too, so one file without it
+// could give the linker a copy that does not track.
+#ifndef FLATBUFFERS_TRACK_VERIFIER_BUFFER_SIZE
+#error "FLATBUFFERS_TRACK_VERIFIER_BUFFER_SIZE must be defined for every file of the engine"
+#endif
 #include "verify/verifier.h"
 
 #include <cstdint>
