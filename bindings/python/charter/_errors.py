@@ -53,6 +53,9 @@ class Error(Exception):
         code: Charter's diagnostic code (``CH0101``) when the fault has one.
         diagnostics: every fault found, for policy and schema text (a tuple
             of Diagnostic; empty for other errors).
+        detail: the fault in full, for people: for policy and schema text,
+            every diagnostic with its source line and underline; otherwise
+            the text itself.
     """
 
     message: str
@@ -61,10 +64,14 @@ class Error(Exception):
     column: Optional[int]
     code: Optional[str]
     diagnostics: Tuple[Diagnostic, ...]
+    detail: str
 
     def __init__(self, text: str, *, code: Optional[str] = None,
-                 diagnostics: Sequence[Diagnostic] = ()) -> None:
+                 diagnostics: Sequence[Diagnostic] = (), detail: Optional[str] = None,
+                 source: Optional[str] = None, line: Optional[int] = None,
+                 column: Optional[int] = None) -> None:
         super().__init__(text)
+        self.detail = text if detail is None else detail
         first = text.split("\n", 1)[0]
         rest = text[len(first):]
         match = _POSITION.match(first)
@@ -82,16 +89,20 @@ class Error(Exception):
             if code is None:
                 code = severity.group(2)
             first = first[severity.end():]
+        if source is not None and line:
+            # Where the library says the fault is (the input's name may
+            # itself look like "NAME:LINE:COL").
+            self.source, self.line, self.column = source, line, column
         self.message = first + rest
         self.code = code
         self.diagnostics = tuple(diagnostics)
 
     def __reduce__(self):
-        return (_rebuild, (type(self), str(self), self.code, self.diagnostics))
+        return (_rebuild, (type(self), str(self), self.code, self.diagnostics, self.detail))
 
 
-def _rebuild(cls, text, code, diagnostics):
-    return cls(text, code=code, diagnostics=diagnostics)
+def _rebuild(cls, text, code, diagnostics, detail=None):
+    return cls(text, code=code, diagnostics=diagnostics, detail=detail)
 
 
 class PolicyError(Error):
