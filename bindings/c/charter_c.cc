@@ -399,7 +399,7 @@ charter_status Compile(std::string_view policies, const char* schema_text, size_
   charter::CompileOptions options;
   if (schema) options.schema = &*schema;
   absl::StatusOr<charter::Bundle> bundle = charter::Compile(source, options, &diagnostics);
-  if (!bundle.ok()) return FailStatus(error, bundle.status(), "policies.cedar", diagnostics.Render(source));
+  if (!bundle.ok()) return FailDiagnostics(error, bundle.status(), diagnostics, source);
   out->emplace(*std::move(bundle));
   if (kept != nullptr) *kept = std::move(schema);
   return CHARTER_OK;
