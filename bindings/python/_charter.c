@@ -39,6 +39,8 @@ static PyObject* str_type = NULL;        /* interned "type" */
 static PyObject* str_id = NULL;          /* interned "id" */
 static PyObject* str_allow = NULL;
 static PyObject* str_deny = NULL;
+/* Interned "principal", "action", "resource", "context", "description". */
+static PyObject* request_keys[5] = {NULL, NULL, NULL, NULL, NULL};
 
 /* ---- errors ------------------------------------------------------------------------ */
 
@@ -1018,17 +1020,22 @@ static charter_request* make_request(PyObject* principal, PyObject* action, PyOb
   size_t n = 0;
   int from_dict = 0;
   if (context_text(context, &w, &json, &text, &n, &from_dict) != 0) goto done;
-  PyObject* source = index < 0 ? PyUnicode_FromString("context") : where_str(&w);
-  if (source == NULL) goto done;
-  size_t sn = 0;
-  const char* s = utf8(source, &sn);
+  /* The context's name in messages; a Python str only for a message. */
+  char name[48] = "context";
+  size_t sn = 7;
+  if (index >= 0) sn = (size_t)snprintf(name, sizeof(name), "requests[%zd].context", index);
   charter_error* error = NULL;
-  if (s != NULL && charter_request_new_with(&refs[0].uid, &refs[1].uid, &refs[2].uid, text, n, schema, s, sn,
-                                            &request, &error) != CHARTER_OK) {
-    context_error(error, from_dict, source);
+  if (charter_request_new_with(&refs[0].uid, &refs[1].uid, &refs[2].uid, text, n, schema, name, sn, &request,
+                               &error) != CHARTER_OK) {
     request = NULL;
+    PyObject* source = PyUnicode_FromStringAndSize(name, (Py_ssize_t)sn);
+    if (source == NULL) {
+      charter_error_free(error);
+    } else {
+      context_error(error, from_dict, source);
+      Py_DECREF(source);
+    }
   }
-  Py_DECREF(source);
 done:
   for (int i = 0; i < made; ++i) ref_free(&refs[i]);
   buffer_free(&json);
@@ -1374,23 +1381,34 @@ static const charter_request* batch_item(EngineObject* e, PyObject* o, Py_ssize_
   if (PyDict_Check(o)) {
     static const char* const keys[4] = {"principal", "action", "resource", "context"};
     PyObject* parts[4] = {NULL, NULL, NULL, NULL};
-    Py_ssize_t pos = 0;
-    PyObject *key = NULL, *value = NULL;
-    while (PyDict_Next(o, &pos, &key, &value)) {
-      if (!PyUnicode_Check(key)) {
-        PyErr_Format(PyExc_TypeError, "requests[%zd] (a key): expected str, got %s", index, Py_TYPE(key)->tp_name);
+    /* Looked up by the interned keys (their hashes are kept); the keys are
+     * walked only when there is one more than these and "description". */
+    Py_ssize_t found = 0;
+    for (int i = 0; i < 4; ++i) {
+      parts[i] = PyDict_GetItemWithError(o, request_keys[i]);
+      if (parts[i] != NULL) {
+        ++found;
+      } else if (PyErr_Occurred()) {
         return NULL;
       }
-      int known = PyUnicode_CompareWithASCIIString(key, "description") == 0;
-      for (int i = 0; i < 4; ++i) {
-        if (PyUnicode_CompareWithASCIIString(key, keys[i]) == 0) {
-          parts[i] = value;
-          known = 1;
+    }
+    PyObject* description = PyDict_GetItemWithError(o, request_keys[4]);
+    if (description == NULL && PyErr_Occurred()) return NULL;
+    if (description != NULL) ++found;
+    if (PyDict_Size(o) != found) {
+      Py_ssize_t pos = 0;
+      PyObject *key = NULL, *value = NULL;
+      while (PyDict_Next(o, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key)) {
+          PyErr_Format(PyExc_TypeError, "requests[%zd] (a key): expected str, got %s", index, Py_TYPE(key)->tp_name);
+          return NULL;
         }
-      }
-      if (!known) {
-        raise_fmt("RequestError", "requests[%zd]: unknown key \"%U\"", index, key);
-        return NULL;
+        int known = 0;
+        for (int i = 0; i < 5 && !known; ++i) known = PyUnicode_Compare(key, request_keys[i]) == 0;
+        if (!known) {
+          raise_fmt("RequestError", "requests[%zd]: unknown key \"%U\"", index, key);
+          return NULL;
+        }
       }
     }
     for (int i = 0; i < 3; ++i) {
@@ -1446,18 +1464,23 @@ typedef struct {
   size_t capacity;
 } Vec;
 
-static int vec_push(Vec* v, const void* item, size_t item_size) {
-  if (v->size == v->capacity) {
+/* Appends `count` items of `item_size` bytes (PyMem_Raw: callable without
+ * the GIL). */
+static int vec_append(Vec* v, const void* items, size_t count, size_t item_size) {
+  if (v->size + count > v->capacity) {
     size_t capacity = v->capacity == 0 ? 64 : v->capacity * 2;
+    while (capacity < v->size + count) capacity *= 2;
     void* data = PyMem_RawRealloc(v->data, capacity * item_size);
     if (data == NULL) return -1;
     v->data = data;
     v->capacity = capacity;
   }
-  memcpy((char*)v->data + v->size * item_size, item, item_size);
-  ++v->size;
+  if (count > 0) memcpy((char*)v->data + v->size * item_size, items, count * item_size);
+  v->size += count;
   return 0;
 }
+
+static int vec_push(Vec* v, const void* item, size_t item_size) { return vec_append(v, item, 1, item_size); }
 
 /* Decides a chunk of requests with the GIL released; appends Decisions to
  * `out`. */
@@ -1488,8 +1511,7 @@ static int decide_chunk(EngineObject* e, const charter_entities* store, const ch
       const char* policy = charter_eval_context_error_policy(context, k, &pl);
       const char* message = charter_eval_context_error_message(context, k, &ml);
       ErrorAnswer a = {charter_engine_policy_index(engine, policy, pl), text.size, ml};
-      failed = vec_push(&errors, &a, sizeof(a)) != 0;
-      for (size_t c = 0; c < ml && !failed; ++c) failed = vec_push(&text, &message[c], 1) != 0;
+      failed = vec_push(&errors, &a, sizeof(a)) != 0 || vec_append(&text, message, ml, 1) != 0;
     }
     Answer a = {charter_eval_context_allowed(context), reasons.size, errors.size};
     if (!failed) failed = vec_push(&answers, &a, sizeof(a)) != 0;
@@ -1914,10 +1936,7 @@ typedef struct {
 
 static int push_bytes(Vec* v, const char* p, size_t n, size_t* offset) {
   *offset = v->size;
-  for (size_t i = 0; i < n; ++i) {
-    if (vec_push(v, &p[i], 1) != 0) return -1;
-  }
-  return 0;
+  return vec_append(v, p, n, 1);
 }
 
 static int copy_match(const charter_match* m, void* user_data) {
@@ -2249,6 +2268,11 @@ PyMODINIT_FUNC PyInit__charter(void) {
   str_allow = PyUnicode_InternFromString("allow");
   str_deny = PyUnicode_InternFromString("deny");
   if (str_type == NULL || str_id == NULL || str_allow == NULL || str_deny == NULL) goto fail;
+  static const char* const request_key_names[5] = {"principal", "action", "resource", "context", "description"};
+  for (int i = 0; i < 5; ++i) {
+    request_keys[i] = PyUnicode_InternFromString(request_key_names[i]);
+    if (request_keys[i] == NULL) goto fail;
+  }
   unsigned int final_flags = Py_TPFLAGS_DEFAULT;
 #ifdef Py_TPFLAGS_DISALLOW_INSTANTIATION
   final_flags |= Py_TPFLAGS_DISALLOW_INSTANTIATION;
