@@ -1,5 +1,5 @@
 /* charter.h: Charter's C API, for programs and language bindings that cannot
- * link C++ (Go through cgo, Lua, Python's ctypes, Rust's FFI, plain C).
+ * link C++ (Go through cgo, Lua, Python's extension, Rust's FFI, plain C).
  *
  *   charter_engine* engine = NULL;
  *   charter_error* error = NULL;
@@ -476,9 +476,10 @@ typedef struct charter_compile_options {
   /* The policy text's name in diagnostics (NULL or empty: "policies.cedar"). */
   const char* source_name;
   size_t source_name_length;
-  /* A schema to validate and compile against (NULL: untyped); the engine
-   * keeps it (the handle may be freed after), reads requests, queries and
-   * its NULL entity store with it. */
+  /* A schema to validate and compile against (NULL: untyped). The engine
+   * keeps it (the handle may be freed after): queries are read with it and
+   * NULL entities stand for its actions. Requests for the engine are made
+   * with charter_request_new_with and the same schema. */
   const charter_schema* schema;
   /* Template links as JSON, in the Cedar CLI's --template-linked form
    * (NULL and 0: none). */
