@@ -156,10 +156,11 @@ static PyObject* raise_error(const char* kind, charter_error* error, PyObject* p
   const char* source = charter_error_source(error, &n);
   uint32_t line = charter_error_line(error), column = charter_error_column(error);
   PyObject* source_obj = n == 0 || prefix != NULL ? NULL : str_n(source, n);
+  PyObject* status_obj = PyUnicode_FromString(charter_status_name(charter_error_status(error)));
   PyObject* line_obj = PyLong_FromUnsignedLong(line);
   PyObject* column_obj = PyLong_FromUnsignedLong(column);
-  if (extra == NULL || detail_obj == NULL || line_obj == NULL || column_obj == NULL ||
-      PyDict_SetItemString(extra, "detail", detail_obj) != 0 ||
+  if (extra == NULL || detail_obj == NULL || status_obj == NULL || line_obj == NULL || column_obj == NULL ||
+      PyDict_SetItemString(extra, "detail", detail_obj) != 0 || PyDict_SetItemString(extra, "status", status_obj) != 0 ||
       (source_obj != NULL &&
        (PyDict_SetItemString(extra, "source", source_obj) != 0 || PyDict_SetItemString(extra, "line", line_obj) != 0 ||
         PyDict_SetItemString(extra, "column", column_obj) != 0))) {
@@ -167,6 +168,7 @@ static PyObject* raise_error(const char* kind, charter_error* error, PyObject* p
   }
   Py_XDECREF(detail_obj);
   Py_XDECREF(source_obj);
+  Py_XDECREF(status_obj);
   Py_XDECREF(line_obj);
   Py_XDECREF(column_obj);
   charter_error_free(error);
@@ -2155,13 +2157,6 @@ static PyObject* m_c_api_version(PyObject* module, PyObject* unused) {
   return PyLong_FromLong(charter_c_api_version());
 }
 
-static PyObject* m_status_name(PyObject* module, PyObject* arg) {
-  (void)module;
-  long status = PyLong_AsLong(arg);
-  if (status == -1 && PyErr_Occurred()) return NULL;
-  return PyUnicode_FromString(charter_status_name((charter_status)status));
-}
-
 /* _register(EntityUid, Request): the package's uid class, which contexts
  * and entity references accept, and its Request class, which prepare()
  * makes. */
@@ -2236,7 +2231,6 @@ static PyMethodDef module_methods[] = {
     {"version", m_version, METH_NOARGS, "version() -> str\n\nThe library's version, 'MAJOR.MINOR.PATCH'."},
     {"c_api_version", m_c_api_version, METH_NOARGS,
      "c_api_version() -> int\n\nThe C API's version (CHARTER_C_API_VERSION) of the library loaded."},
-    {"_status_name", m_status_name, METH_O, NULL},
     {NULL, NULL, 0, NULL},
 };
 

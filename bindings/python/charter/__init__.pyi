@@ -41,10 +41,11 @@ class Error(Exception):
     code: Optional[str]
     diagnostics: Tuple[Diagnostic, ...]
     detail: str
+    status: Optional[str]
     def __init__(self, text: str, *, code: Optional[str] = ...,
                  diagnostics: Sequence[Diagnostic] = ..., detail: Optional[str] = ...,
                  source: Optional[str] = ..., line: Optional[int] = ...,
-                 column: Optional[int] = ...) -> None: ...
+                 column: Optional[int] = ..., status: Optional[str] = ...) -> None: ...
 
 
 class PolicyError(Error): ...

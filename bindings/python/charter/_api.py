@@ -623,7 +623,7 @@ def load_bundle(bundle: Any, schema: Any = None) -> Engine:
     except BundleError as e:
         text = str(e)
         if name not in text:
-            raise BundleError(f"{name}: {text}", code=e.code) from None
+            raise BundleError(f"{name}: {text}", code=e.code, status=e.status) from None
         raise
     if fingerprint and typed is None:
         raise BundleError(f"{name}: the bundle was compiled with a schema ({fingerprint}): pass it as schema=, "

@@ -56,6 +56,9 @@ class Error(Exception):
         detail: the fault in full, for people: for policy and schema text,
             every diagnostic with its source line and underline; otherwise
             the text itself.
+        status: the C API's name of the failure ("invalid_argument",
+            "not_found", "limit_exceeded", ...; charter_status_name), or None
+            for a fault the binding found itself.
     """
 
     message: str
@@ -65,13 +68,15 @@ class Error(Exception):
     code: Optional[str]
     diagnostics: Tuple[Diagnostic, ...]
     detail: str
+    status: Optional[str]
 
     def __init__(self, text: str, *, code: Optional[str] = None,
                  diagnostics: Sequence[Diagnostic] = (), detail: Optional[str] = None,
                  source: Optional[str] = None, line: Optional[int] = None,
-                 column: Optional[int] = None) -> None:
+                 column: Optional[int] = None, status: Optional[str] = None) -> None:
         super().__init__(text)
         self.detail = text if detail is None else detail
+        self.status = status
         first = text.split("\n", 1)[0]
         rest = text[len(first):]
         match = _POSITION.match(first)
@@ -98,11 +103,11 @@ class Error(Exception):
         self.diagnostics = tuple(diagnostics)
 
     def __reduce__(self):
-        return (_rebuild, (type(self), str(self), self.code, self.diagnostics, self.detail))
+        return (_rebuild, (type(self), str(self), self.code, self.diagnostics, self.detail, self.status))
 
 
-def _rebuild(cls, text, code, diagnostics, detail=None):
-    return cls(text, code=code, diagnostics=diagnostics, detail=detail)
+def _rebuild(cls, text, code, diagnostics, detail=None, status=None):
+    return cls(text, code=code, diagnostics=diagnostics, detail=detail, status=status)
 
 
 class PolicyError(Error):

@@ -93,6 +93,10 @@ def test_error_detail_renders_the_fault():
     with pytest.raises(charter.EntitiesError) as info:
         charter.Entities.from_json("[")
     assert info.value.detail.startswith("entities.json:1:")
+    assert info.value.status == "invalid_argument"  # charter_status_name
+    with pytest.raises(charter.BundleError) as info:
+        charter.load_bundle("/nonexistent/charter.bundle")
+    assert info.value.status == "not_found"
 
 
 def test_decision_json_is_charter_authorizes(tmp_path):
