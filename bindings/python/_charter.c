@@ -1333,6 +1333,7 @@ static PyObject* engine_authorize(PyObject* self, PyObject* const* args, Py_ssiz
 
 static int prepared_request(EngineObject* e, PyObject* r, const char* what) {
   PyObject* schema = ((RequestObject*)r)->schema;
+  if (schema == e->schema || e->fingerprint_length == 0) return 0; /* prepared by this engine, or untyped */
   size_t n = 0;
   const char* fingerprint = fingerprint_of(schema, &n);
   if (same_schema(e, fingerprint, n)) return 0;
