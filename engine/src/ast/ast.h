@@ -4,10 +4,12 @@
 #ifndef CHARTER_AST_AST_H_
 #define CHARTER_AST_AST_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "charter/diagnostics.h"
@@ -114,6 +116,41 @@ inline Expr::~Expr() {
     for (auto& child : e->args) pending.push_back(std::move(child));
     e->args.clear();
   }
+}
+
+// The node without its operands: every field but `args`.
+inline std::unique_ptr<Expr> CopyNode(const Expr& e) {
+  auto c = std::make_unique<Expr>();
+  c->kind = e.kind;
+  c->span = e.span;
+  c->b = e.b;
+  c->i = e.i;
+  c->str = e.str;
+  c->entity = e.entity;
+  c->var = e.var;
+  c->bop = e.bop;
+  c->uop = e.uop;
+  c->keys = e.keys;
+  c->pattern = e.pattern;
+  return c;
+}
+
+// A deep copy, made with an explicit stack (trees may be long chains). When
+// `count` is given, the number of nodes copied is added to it.
+inline std::unique_ptr<Expr> Clone(const Expr& root, size_t* count = nullptr) {
+  std::unique_ptr<Expr> out = CopyNode(root);
+  std::vector<std::pair<const Expr*, Expr*>> stack{{&root, out.get()}};
+  while (!stack.empty()) {
+    auto [from, to] = stack.back();
+    stack.pop_back();
+    if (count != nullptr) ++*count;
+    to->args.reserve(from->args.size());
+    for (const std::unique_ptr<Expr>& a : from->args) {
+      to->args.push_back(CopyNode(*a));
+      stack.push_back({a.get(), to->args.back().get()});
+    }
+  }
+  return out;
 }
 
 // Left-leaning chains that the compiler walks in a loop, so that their

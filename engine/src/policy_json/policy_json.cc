@@ -264,36 +264,6 @@ ExprPtr Node(K kind, Span span) {
   return e;
 }
 
-// A deep copy without recursion (trees may be long chains).
-ExprPtr Clone(const ast::Expr& root, size_t* count) {
-  auto copy_fields = [](const ast::Expr& from, ast::Expr* to) {
-    to->kind = from.kind;
-    to->span = from.span;
-    to->b = from.b;
-    to->i = from.i;
-    to->str = from.str;
-    to->entity = from.entity;
-    to->var = from.var;
-    to->bop = from.bop;
-    to->uop = from.uop;
-    to->keys = from.keys;
-    to->pattern = from.pattern;
-  };
-  auto out = std::make_unique<ast::Expr>();
-  std::vector<std::pair<const ast::Expr*, ast::Expr*>> stack{{&root, out.get()}};
-  while (!stack.empty()) {
-    auto [from, to] = stack.back();
-    stack.pop_back();
-    ++*count;
-    copy_fields(*from, to);
-    for (const ExprPtr& a : from->args) {
-      to->args.push_back(std::make_unique<ast::Expr>());
-      stack.push_back({a.get(), to->args.back().get()});
-    }
-  }
-  return out;
-}
-
 // The JSON nesting an expression of `max_expression_depth` operators may
 // need: three levels an operator at most ({"Set": [...]}), and the policy
 // set around it.
@@ -1205,7 +1175,7 @@ class Reader {
       ast::Condition copy;
       copy.when = cond.when;
       copy.span = cond.span;
-      copy.body = Clone(*cond.body, &copied_);
+      copy.body = ast::Clone(*cond.body, &copied_);
       c.conditions.push_back(std::move(copy));
     }
     return c;

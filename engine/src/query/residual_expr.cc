@@ -22,22 +22,6 @@ ExprPtr Node(K kind) {
   return e;
 }
 
-// `e`'s fields but its operands.
-ExprPtr Shallow(const ast::Expr& e) {
-  ExprPtr d = Node(e.kind);
-  d->span = e.span;
-  d->b = e.b;
-  d->i = e.i;
-  d->str = e.str;
-  d->entity = e.entity;
-  d->var = e.var;
-  d->bop = e.bop;
-  d->uop = e.uop;
-  d->keys = e.keys;
-  d->pattern = e.pattern;
-  return d;
-}
-
 ExprPtr StringLiteral(std::string_view s) {
   ExprPtr e = Node(K::kString);
   e->str = std::string(s);
@@ -698,7 +682,7 @@ ExprPtr Binary(ast::BinaryOp op, ExprPtr left, ExprPtr right) {
 }
 
 ExprPtr WithArgs(const ast::Expr& e, std::vector<ExprPtr> args) {
-  ExprPtr d = Shallow(e);
+  ExprPtr d = ast::CopyNode(e);
   d->args = std::move(args);
   return d;
 }
@@ -707,21 +691,6 @@ ExprPtr TakeOperand(ExprPtr e, size_t i) {
   ExprPtr operand = std::move(e->args[i]);
   e->args.erase(e->args.begin() + static_cast<std::ptrdiff_t>(i));
   return operand;
-}
-
-ExprPtr Clone(const ast::Expr& root) {
-  ExprPtr out = Shallow(root);
-  std::vector<std::pair<const ast::Expr*, ast::Expr*>> stack{{&root, out.get()}};
-  while (!stack.empty()) {
-    auto [src, dst] = stack.back();
-    stack.pop_back();
-    dst->args.reserve(src->args.size());
-    for (const ExprPtr& a : src->args) {
-      dst->args.push_back(Shallow(*a));
-      stack.push_back({a.get(), dst->args.back().get()});
-    }
-  }
-  return out;
 }
 
 ExprPtr FromValue(const Value& v) {
