@@ -184,12 +184,13 @@ absl::StatusOr<std::shared_ptr<const PolicyState>> PolicyState::Load(const Polic
   absl::StatusOr<Bundle> bundle = Bundle::FromBytes(*std::move(bytes));
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle), verify);
   if (!engine.ok()) return absl::Status(engine.status().code(), Cat(files.bundle, ": ", S(engine.status().message())));
-  if (!engine->schema_fingerprint().empty()) {
-    if (!schema.has_value()) {
+  switch (engine->FitSchema(schema.has_value() ? &*schema : nullptr)) {
+    case Engine::SchemaFit::kUntyped:
+    case Engine::SchemaFit::kSame: break;
+    case Engine::SchemaFit::kMissing:
       return absl::InvalidArgumentError(Cat(
           files.bundle, ": the bundle was compiled with a schema: pass it with --schema"));
-    }
-    if (engine->schema_fingerprint() != schema->Fingerprint()) {
+    case Engine::SchemaFit::kOther: {
       std::string names;
       for (const std::string& path : files.schemas) CatAppend(&names, names.empty() ? "`" : "` + `", path);
       return absl::InvalidArgumentError(

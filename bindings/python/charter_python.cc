@@ -1111,16 +1111,22 @@ PyEngine LoadBundle(py::handle bundle_or_path, py::handle schema) {
   }();
   if (!engine.ok()) Raise("BundleError", Cat(name, ": ", engine.status().message()));
   const std::string_view fingerprint = engine->schema_fingerprint();
-  if (!fingerprint.empty() && !typed.has_value()) {
-    Raise("BundleError", Cat(name, ": the bundle was compiled with a schema (", fingerprint,
-                                      "): pass it as schema=, so that requests and entities are read with it"));
-  }
-  if (typed.has_value() && fingerprint != typed->Fingerprint()) {
-    Raise("BundleError",
-          fingerprint.empty()
-              ? Cat(name, ": the bundle was compiled without a schema; compile it with one to use schema=")
-              : Cat(name, ": the bundle was compiled with another schema (", fingerprint,
-                             "); the schema given is ", typed->Fingerprint()));
+  switch (engine->FitSchema(typed.has_value() ? &*typed : nullptr)) {
+    case Engine::SchemaFit::kUntyped:
+      if (typed.has_value()) {
+        Raise("BundleError",
+              Cat(name, ": the bundle was compiled without a schema; compile it with one to use schema="));
+      }
+      break;
+    case Engine::SchemaFit::kSame: break;
+    case Engine::SchemaFit::kMissing:
+      Raise("BundleError", Cat(name, ": the bundle was compiled with a schema (", fingerprint,
+                                        "): pass it as schema=, so that requests and entities are read with it"));
+      break;
+    case Engine::SchemaFit::kOther:
+      Raise("BundleError", Cat(name, ": the bundle was compiled with another schema (", fingerprint,
+                                        "); the schema given is ", typed->Fingerprint()));
+      break;
   }
   return PyEngine{MakeState(*std::move(engine), std::move(typed), {})};
 }
