@@ -153,6 +153,42 @@ inline std::unique_ptr<Expr> Clone(const Expr& root, size_t* count = nullptr) {
   return out;
 }
 
+// Cedar's precedence, loosest first: where an operand's position needs a
+// level above its node's, the text brackets it. The formatter and the
+// residual printer write Cedar text by this one table, and the JSON policy
+// reader counts the brackets the text would need by it.
+enum Level : int {
+  kIfLevel = 0,
+  kOrLevel = 1,
+  kAndLevel = 2,
+  kRelationLevel = 3,  // == != < <= > >= in, has, like, is
+  kAddLevel = 4,       // + -
+  kMulLevel = 5,       // *
+  kUnaryLevel = 6,     // ! -, and negative literals
+  kMemberLevel = 7,    // .a ["a"] .m(), and every primary
+};
+
+inline int LevelOf(const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::kIf: return kIfLevel;
+    case Expr::Kind::kHas:
+    case Expr::Kind::kLike:
+    case Expr::Kind::kIs: return kRelationLevel;
+    case Expr::Kind::kUnary: return kUnaryLevel;
+    case Expr::Kind::kLong: return e.i < 0 ? kUnaryLevel : kMemberLevel;
+    case Expr::Kind::kBinary:
+      switch (e.bop) {
+        case BinaryOp::kOr: return kOrLevel;
+        case BinaryOp::kAnd: return kAndLevel;
+        case BinaryOp::kAdd:
+        case BinaryOp::kSub: return kAddLevel;
+        case BinaryOp::kMul: return kMulLevel;
+        default: return kRelationLevel;
+      }
+    default: return kMemberLevel;
+  }
+}
+
 // Left-leaning chains that the compiler walks in a loop, so that their
 // length costs no stack: 1 `&&`, 2 `||`, 3 arithmetic, 4 attribute access;
 // 0 for anything else.
