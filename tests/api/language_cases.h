@@ -5,7 +5,9 @@
 #ifndef CHARTER_TESTS_API_LANGUAGE_CASES_H_
 #define CHARTER_TESTS_API_LANGUAGE_CASES_H_
 
-#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace charter::cases {
 
@@ -174,6 +176,28 @@ inline constexpr LanguageCase kLanguageCases[] = {
     {"principal.limit.greaterThan(decimal(\"12.4999\"))", "true"},
     {"principal.since.offset(duration(\"1d\")).toDate() == datetime(\"2024-05-02\")", "true"},
 };
+
+// Flat chains far longer than any stack could recurse over (`false || false
+// || ...`, `0 + 1 + 1 ...`, `true && true && ...`), as condition and outcome.
+inline std::vector<std::pair<std::string, std::string>> LongChainCases() {
+  constexpr int kLinks = 50000;
+  std::string ors = "false";
+  std::string sum = "0";
+  std::string ands = "true";
+  for (int i = 0; i < kLinks; ++i) {
+    ors += " || false";
+    sum += " + 1";
+    ands += " && true";
+  }
+  return {
+      {ors + " || principal.level == 3", "true"},
+      {ors + " || true", "true"},
+      {ors, "false"},
+      {ors + " || 1", "error: type error: expected bool, got long"},
+      {sum + " == " + std::to_string(kLinks), "true"},
+      {ands + " && principal.nope", "error: `User::\"alice\"` does not have the attribute `nope`"},
+  };
+}
 
 }  // namespace charter::cases
 

@@ -88,6 +88,7 @@
 
 #include "builtins/builtins.h"
 #include "common/diagnostic_codes.h"
+#include "common/names.h"
 #include "common/strings.h"
 #include "json/json.h"
 #include "json/json_diagnostics.h"
@@ -109,16 +110,6 @@ bool OneOf(const std::string_view (&names)[N], std::string_view name) {
   return std::find(std::begin(names), std::end(names), name) != std::end(names);
 }
 
-bool IsIdentifier(std::string_view s) {
-  if (s.empty()) return false;
-  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  if (!alpha(s[0])) return false;
-  for (char c : s) {
-    if (!alpha(c) && !(c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
-
 // A Cedar `Name` in normalized form: `A::B::C`, each part an unreserved
 // identifier and none of them `__cedar`.
 bool IsTypeName(std::string_view s) {
@@ -127,7 +118,7 @@ bool IsTypeName(std::string_view s) {
     size_t end = s.find("::", start);
     std::string_view part = s.substr(start, end == std::string_view::npos ? std::string_view::npos
                                                                           : end - start);
-    if (!IsIdentifier(part) || OneOf(kReserved, part) || part == "__cedar") return false;
+    if (!IsIdentifierShaped(part) || OneOf(kReserved, part) || part == "__cedar") return false;
     if (end == std::string_view::npos) return true;
     start = end + 2;
   }
@@ -402,7 +393,7 @@ class Reader {
       std::string_view key = v.key(i);
       const Value& value = v.member(i);
       Span key_span = extents_.Key(v.key_offset(i));
-      if (!IsIdentifier(key)) {
+      if (!IsIdentifierShaped(key)) {
         return Fail(codes::CH0316, key_span, Cat("`", key, "` is not a valid annotation key"),
                     "annotation keys are identifiers");
       }
