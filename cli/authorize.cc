@@ -140,22 +140,20 @@ int RunAuthorize(const AuthorizeFlags& flags) {
     }
   }
   if (failed) return kError;
-  if (!engine->schema_fingerprint().empty()) {
-    // A typed bundle decides as Cedar does only for inputs that conform to
-    // its schema: the schema must be given, and be the same one.
-    if (!schema.has_value()) {
+  switch (engine->FitSchema(schema.has_value() ? &*schema : nullptr)) {
+    case Engine::SchemaFit::kUntyped:
+    case Engine::SchemaFit::kSame: break;
+    case Engine::SchemaFit::kMissing:
       PrintError(WithPath(flags.source.bundle,
                           "the bundle was compiled with a schema: pass it with --schema, so that "
                           "the entities and requests are validated against it"));
       return kError;
-    }
-    if (engine->schema_fingerprint() != schema->Fingerprint()) {
+    case Engine::SchemaFit::kOther:
       PrintError(WithPath(flags.source.bundle,
                           absl::StrCat("the bundle was compiled with another schema (",
                                        std::string(engine->schema_fingerprint()), "); `",
                                        absl::StrJoin(flags.schemas, "` + `"), "` is ", schema->Fingerprint())));
       return kError;
-    }
   }
   const SourceFile* source = text.has_value() ? &*text : nullptr;
   if (request.has_value()) return RunSingle(flags, *engine, source, *entities, **request);

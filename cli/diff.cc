@@ -65,14 +65,16 @@ PolicySource SourceOf(const std::string& path) {
 absl::StatusOr<Engine> LoadSide(const std::string& path, const Schema* schema) {
   PolicySource source = SourceOf(path);
   absl::StatusOr<Engine> engine = LoadEngine(source);
-  if (!engine.ok() || engine->schema_fingerprint().empty()) return engine;
-  if (schema == nullptr) {
-    return absl::InvalidArgumentError(WithPath(path, "the bundle was compiled with a schema: pass it with --schema"));
-  }
-  if (engine->schema_fingerprint() != schema->Fingerprint()) {
-    return absl::InvalidArgumentError(WithPath(
-        path, absl::StrCat("the bundle was compiled with another schema (", std::string(engine->schema_fingerprint()),
-                           "); the --schema file is ", schema->Fingerprint())));
+  if (!engine.ok()) return engine;
+  switch (engine->FitSchema(schema)) {
+    case Engine::SchemaFit::kUntyped:
+    case Engine::SchemaFit::kSame: return engine;
+    case Engine::SchemaFit::kMissing:
+      return absl::InvalidArgumentError(WithPath(path, "the bundle was compiled with a schema: pass it with --schema"));
+    case Engine::SchemaFit::kOther:
+      return absl::InvalidArgumentError(WithPath(
+          path, absl::StrCat("the bundle was compiled with another schema (", std::string(engine->schema_fingerprint()),
+                             "); the --schema file is ", schema->Fingerprint())));
   }
   return engine;
 }

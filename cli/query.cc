@@ -146,20 +146,20 @@ int RunQuery(const QueryFlags& flags) {
   check(known.status());
   check(action.status());
   if (failed) return kError;
-  if (!engine->schema_fingerprint().empty()) {
-    if (!schema.has_value()) {
+  switch (engine->FitSchema(schema.has_value() ? &*schema : nullptr)) {
+    case Engine::SchemaFit::kUntyped:
+    case Engine::SchemaFit::kSame: break;
+    case Engine::SchemaFit::kMissing:
       PrintError(WithPath(flags.source.bundle,
                           "the bundle was compiled with a schema: pass it with --schema, so that "
                           "the entities and the query are validated against it"));
       return kError;
-    }
-    if (engine->schema_fingerprint() != schema->Fingerprint()) {
+    case Engine::SchemaFit::kOther:
       PrintError(WithPath(flags.source.bundle,
                           absl::StrCat("the bundle was compiled with another schema (",
                                        std::string(engine->schema_fingerprint()), "); `", flags.schema, "` is ",
                                        schema->Fingerprint())));
       return kError;
-    }
   }
   absl::StatusOr<QueryRequest> query =
       resource_unknown

@@ -190,12 +190,13 @@ absl::StatusOr<std::shared_ptr<const PolicyState>> PolicyState::Load(const Polic
   if (absl::Status config = schedule::ReadConfiguration(*engine).status(); !config.ok()) {
     return absl::Status(config.code(), Cat(files.bundle, ": ", S(config.message())));
   }
-  if (!engine->schema_fingerprint().empty()) {
-    if (!schema.has_value()) {
+  switch (engine->FitSchema(schema.has_value() ? &*schema : nullptr)) {
+    case Engine::SchemaFit::kUntyped:
+    case Engine::SchemaFit::kSame: break;
+    case Engine::SchemaFit::kMissing:
       return absl::InvalidArgumentError(Cat(
           files.bundle, ": the bundle was compiled with a schema: pass it with --schema"));
-    }
-    if (engine->schema_fingerprint() != schema->Fingerprint()) {
+    case Engine::SchemaFit::kOther: {
       std::string names;
       for (const std::string& path : files.schemas) CatAppend(&names, names.empty() ? "`" : "` + `", path);
       return absl::InvalidArgumentError(

@@ -12,6 +12,8 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <unordered_map>
+#include <vector>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -45,6 +47,7 @@ constexpr uint64_t kQueryTag = 0x4348'5155'5931'0007;
 constexpr uint64_t kMatchTag = 0x4348'4d41'5431'0008;
 constexpr uint64_t kPageTag = 0x4348'5047'4531'0009;
 constexpr uint64_t kResidualTag = 0x4348'5253'4431'000a;
+constexpr uint64_t kSchemaTag = 0x4348'5343'4831'000b;
 constexpr uint64_t kFreed = 0xdead'f7ee'dead'f7ee;
 
 template <uint64_t kTag, typename T>
@@ -72,6 +75,23 @@ struct EntitiesData {
   charter::Entities store;
   std::string json;                           // for charter_entities_extend
   std::optional<charter::Schema> schema;      // the schema it was read with
+  std::string fingerprint;                    // its Fingerprint(), or empty
+  std::string source_name = "entities.json";  // for charter_entities_extend
+};
+
+// A diagnostic with its position, owned (charter_diagnostic views it).
+struct DiagnosticData {
+  charter_severity severity = CHARTER_SEVERITY_ERROR;
+  std::string code, message, source, help;
+  uint32_t line = 0, column = 0;
+};
+
+// A schema with its renderings, made once at parse.
+struct SchemaData {
+  explicit SchemaData(charter::Schema s) : schema(std::move(s)) {}
+  charter::Schema schema;
+  std::string json, cedar, fingerprint;
+  std::vector<std::string> entity_types, actions;
 };
 
 // What an engine compiled from text keeps for queries: its schema (queries
@@ -79,6 +99,8 @@ struct EntitiesData {
 // the first residual (made once, under `once`; immutable after).
 struct PolicyText {
   std::string text;
+  std::string source_name = "policies.cedar";
+  std::vector<charter::TemplateLink> links;
   std::optional<charter::Schema> schema;
   std::once_flag once;
   absl::StatusOr<charter::PartialEvaluator> evaluator = absl::UnknownError("not made");
@@ -87,8 +109,20 @@ struct PolicyText {
 struct charter_engine : Shell<kEngineTag, charter::Engine> {
   using Shell::Shell;
   std::shared_ptr<PolicyText> text;  // null for an engine from a bundle
+  // The schema requests and queries are read with (a typed engine's), and
+  // the store NULL entities stand for (the schema's actions when typed).
+  std::shared_ptr<const charter::Schema> schema;
+  std::shared_ptr<const charter::Entities> empty;
+  std::vector<DiagnosticData> warnings;
+  std::vector<std::string> ids;                          // policy ids, in order
+  std::unordered_map<std::string_view, size_t> index;  // into ids
 };
 struct charter_entities : Shell<kEntitiesTag, EntitiesData> {
+  using Shell::Shell;
+  std::once_flag uids_once;  // charter_entities_uid makes `uids` on first use
+  std::vector<charter::EntityUid> uids;
+};
+struct charter_schema : Shell<kSchemaTag, SchemaData> {
   using Shell::Shell;
 };
 struct charter_request : Shell<kRequestTag, charter::Request> {
@@ -133,6 +167,8 @@ struct ErrorData {
   std::string source;
   uint32_t line = 0;
   uint32_t column = 0;
+  std::string code;                         // charter_error_code
+  std::vector<DiagnosticData> diagnostics;  // of policy or schema text
 };
 struct charter_error : Shell<kErrorTag, ErrorData> {
   using Shell::Shell;
@@ -207,7 +243,56 @@ charter_status Fail(charter_error** error, charter_status status, std::string_vi
 
 charter_status FailStatus(charter_error** error, const absl::Status& s, std::string_view source = {},
                           std::string_view detail = {}) {
-  return Fail(error, FromCode(s.code()), std::string_view(s.message().data(), s.message().size()), source, detail);
+  charter_status status =
+      Fail(error, FromCode(s.code()), std::string_view(s.message().data(), s.message().size()), source, detail);
+  if (error != nullptr && *error != nullptr) {
+    if (std::optional<charter::Diagnostic> d = charter::DiagnosticOf(s)) (*error)->value.code = d->code;
+  }
+  return status;
+}
+
+std::vector<DiagnosticData> DiagnosticList(const charter::Diagnostics& diagnostics,
+                                           const charter::SourceFile& source) {
+  std::vector<DiagnosticData> out;
+  for (const charter::Diagnostic& d : diagnostics.items()) {
+    charter::SourceFile::Position p = source.PositionOf(d.span.begin);
+    out.push_back(DiagnosticData{d.severity == charter::Severity::kError ? CHARTER_SEVERITY_ERROR
+                                                                          : CHARTER_SEVERITY_WARNING,
+                                 d.code, d.message, source.name(), d.help, p.line, p.column});
+  }
+  return out;
+}
+
+// A failed status of a compile or a schema's parse, with every diagnostic,
+// and the first error's code.
+charter_status FailDiagnostics(charter_error** error, const absl::Status& s, const charter::Diagnostics& diagnostics,
+                               const charter::SourceFile& source) {
+  charter_status status = FailStatus(error, s, source.name(), diagnostics.Render(source));
+  if (error != nullptr && *error != nullptr && (*error)->value.status == status) {
+    ErrorData& e = (*error)->value;
+    e.diagnostics = DiagnosticList(diagnostics, source);
+    for (const DiagnosticData& d : e.diagnostics) {
+      if (d.severity == CHARTER_SEVERITY_ERROR) {
+        e.code = d.code;
+        break;
+      }
+    }
+  }
+  return status;
+}
+
+void FillDiagnostic(const DiagnosticData& d, charter_diagnostic* out) {
+  out->severity = d.severity;
+  out->code = d.code.c_str();
+  out->code_length = d.code.size();
+  out->message = d.message.c_str();
+  out->message_length = d.message.size();
+  out->source = d.source.c_str();
+  out->source_length = d.source.size();
+  out->line = d.line;
+  out->column = d.column;
+  out->help = d.help.c_str();
+  out->help_length = d.help.size();
 }
 
 // Runs `body` (which returns a charter_status), turning any exception into
@@ -314,7 +399,7 @@ charter_status Compile(std::string_view policies, const char* schema_text, size_
   charter::CompileOptions options;
   if (schema) options.schema = &*schema;
   absl::StatusOr<charter::Bundle> bundle = charter::Compile(source, options, &diagnostics);
-  if (!bundle.ok()) return FailStatus(error, bundle.status(), "policies.cedar", diagnostics.Render(source));
+  if (!bundle.ok()) return FailDiagnostics(error, bundle.status(), diagnostics, source);
   out->emplace(*std::move(bundle));
   if (kept != nullptr) *kept = std::move(schema);
   return CHARTER_OK;
@@ -325,7 +410,10 @@ charter_status MakeEngine(absl::StatusOr<charter::Bundle> bundle, std::string_vi
   if (!bundle.ok()) return FailStatus(error, bundle.status(), source);
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
   if (!engine.ok()) return FailStatus(error, engine.status(), source);
-  *out = new charter_engine(*std::move(engine));
+  auto made = std::make_unique<charter_engine>(*std::move(engine));
+  made->ids = made->value.policy_ids();
+  for (size_t i = 0; i < made->ids.size(); ++i) made->index.emplace(made->ids[i], i);
+  *out = made.release();
   return CHARTER_OK;
 }
 
@@ -337,6 +425,7 @@ charter_status ReadEntities(std::string json, std::optional<charter::Schema> sch
   auto* e = new charter_entities();
   e->value.store = *std::move(store);
   e->value.json = std::move(json);
+  e->value.fingerprint = schema ? schema->Fingerprint() : std::string();
   e->value.schema = std::move(schema);
   *out = e;
   return CHARTER_OK;
@@ -360,6 +449,13 @@ const charter::Entities& EmptyEntities() {
   // Immutable after construction (a function-local static, thread-safe).
   static const charter::Entities* empty = new charter::Entities();
   return *empty;
+}
+
+// The store a call with `entities` decides against: NULL is the engine's
+// empty store (its schema's actions, for a typed engine from a _with call).
+const charter::Entities& StoreOf(const charter_engine* engine, const charter_entities* entities) {
+  if (entities != nullptr) return entities->value.store;
+  return engine->empty != nullptr ? *engine->empty : EmptyEntities();
 }
 
 }  // namespace
@@ -430,6 +526,7 @@ charter_status charter_engine_compile(const char* policies, size_t policies_leng
     charter_engine* engine = nullptr;
     s = MakeEngine(*std::move(bundle), "policies.cedar", &engine, error);
     if (s != CHARTER_OK) return s;
+    if (kept->schema.has_value()) engine->schema = std::make_shared<const charter::Schema>(*kept->schema);
     engine->text = std::move(kept);
     *out = engine;
     return CHARTER_OK;
@@ -648,7 +745,10 @@ charter_status charter_authorize(const charter_engine* engine, const charter_ent
   if (Live(engine, kEngineTag) && Live(request, kRequestTag) && Live(context, kContextTag) &&
       (entities == nullptr || Live(entities, kEntitiesTag))) [[likely]] {
     return Guard(error, [&]() -> charter_status {
-      engine->value.Authorize(request->value, entities != nullptr ? entities->value.store : EmptyEntities(),
+      engine->value.Authorize(request->value,
+                              entities != nullptr ? entities->value.store
+                              : engine->empty != nullptr ? *engine->empty
+                                                         : EmptyEntities(),
                               &context->value);
       return CHARTER_OK;
     });
@@ -782,6 +882,20 @@ charter_status QueryUid(std::string_view text, const char* role, EntityUid* out,
   return CHARTER_OK;
 }
 
+charter_status QueryFromUids(const charter_engine* engine, bool resource_unknown, EntityUid known_uid,
+                             EntityUid action_uid, std::string_view type, std::string_view context,
+                             std::string_view source, charter_query** out, charter_error** error) {
+  const charter::Schema* schema = engine->schema.get();
+  absl::StatusOr<charter::QueryRequest> query =
+      resource_unknown ? charter::QueryRequest::ForResources(std::move(known_uid), std::move(action_uid),
+                                                             std::string(type), context, schema, source)
+                       : charter::QueryRequest::ForPrincipals(std::string(type), std::move(action_uid),
+                                                              std::move(known_uid), context, schema, source);
+  if (!query.ok()) return FailStatus(error, query.status(), source);
+  *out = new charter_query(*std::move(query));
+  return CHARTER_OK;
+}
+
 charter_status MakeQuery(const charter_engine* engine, bool resource_unknown, std::string_view known,
                          std::string_view action, std::string_view type, std::string_view context,
                          charter_query** out, charter_error** error) {
@@ -790,16 +904,8 @@ charter_status MakeQuery(const charter_engine* engine, bool resource_unknown, st
   if (s != CHARTER_OK) return s;
   s = QueryUid(action, "action", &action_uid, error);
   if (s != CHARTER_OK) return s;
-  const charter::Schema* schema =
-      engine->text != nullptr && engine->text->schema.has_value() ? &*engine->text->schema : nullptr;
-  absl::StatusOr<charter::QueryRequest> query =
-      resource_unknown ? charter::QueryRequest::ForResources(std::move(known_uid), std::move(action_uid),
-                                                             std::string(type), context, schema, "context.json")
-                       : charter::QueryRequest::ForPrincipals(std::string(type), std::move(action_uid),
-                                                              std::move(known_uid), context, schema, "context.json");
-  if (!query.ok()) return FailStatus(error, query.status(), "context.json");
-  *out = new charter_query(*std::move(query));
-  return CHARTER_OK;
+  return QueryFromUids(engine, resource_unknown, std::move(known_uid), std::move(action_uid), type, context,
+                       "context.json", out, error);
 }
 
 // A match's reasons and errors, from whichever it views.
@@ -898,7 +1004,7 @@ charter_status charter_list_allowed(const charter_engine* engine, const charter_
     if (callback == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`callback` is NULL");
     charter_match match;
     absl::Status s = charter::ForEachAllowed(
-        engine->value, query->value, entities != nullptr ? entities->value.store : EmptyEntities(),
+        engine->value, query->value, StoreOf(engine, entities),
         [&](const charter::QueryMatchView& m) {
           match.value.view = &m;
           return callback(&match, user_data) == 0;
@@ -923,7 +1029,7 @@ charter_status charter_list_allowed_page(const charter_engine* engine, const cha
     options.start = start;
     options.limit = limit;
     absl::StatusOr<charter::ListPage> page = charter::ListAllowed(
-        engine->value, query->value, entities != nullptr ? entities->value.store : EmptyEntities(), options);
+        engine->value, query->value, StoreOf(engine, entities), options);
     if (!page.ok()) return FailStatus(error, page.status());
     auto result = std::make_unique<charter_match_page>();
     result->value.page = *std::move(page);
@@ -972,11 +1078,12 @@ charter_status charter_residual_new(const charter_engine* engine, const charter_
     // As `charter query --residual` does, without the schema: the engine's
     // compile has validated the text already.
     std::call_once(text->once, [text] {
-      text->evaluator = charter::PartialEvaluator::Create(charter::SourceFile("policies.cedar", text->text), {});
+      text->evaluator =
+          charter::PartialEvaluator::Create(charter::SourceFile(text->source_name, text->text), text->links);
     });
-    if (!text->evaluator.ok()) return FailStatus(error, text->evaluator.status(), "policies.cedar");
+    if (!text->evaluator.ok()) return FailStatus(error, text->evaluator.status(), text->source_name);
     absl::StatusOr<charter::Residual> residual = text->evaluator->Evaluate(
-        query->value, entities != nullptr ? entities->value.store : EmptyEntities());
+        query->value, StoreOf(engine, entities));
     if (!residual.ok()) return FailStatus(error, residual.status());
     auto result = std::make_unique<charter_residual>(*std::move(residual));
     result->text = result->value.ToText();
@@ -1030,6 +1137,445 @@ charter_status charter_schedule_cycle(const char* state_json, size_t state_lengt
     CHARTER_TEXT(text, state_json, state_length, "the state's JSON");
     charter::schedule::LoadOptions options;
     options.source_name = "state.json";
+    absl::StatusOr<charter::schedule::State> state =
+        hyperpod ? charter::schedule::LoadHyperPodState(text, options) : charter::schedule::LoadState(text, options);
+    if (!state.ok()) return FailStatus(error, state.status(), "state.json");
+    absl::StatusOr<charter::schedule::CycleResult> cycle = charter::schedule::RunCycle(*state);
+    if (!cycle.ok()) return FailStatus(error, cycle.status(), "state.json");
+    std::string out = cycle->ToJson();
+    *result = CopyOut(out);
+    if (result_length != nullptr) *result_length = out.size();
+    return CHARTER_OK;
+  });
+}
+
+// --- version 3 ---------------------------------------------------------------------
+
+const char* charter_error_code(const charter_error* e, size_t* length) {
+  if (!Live(e, kErrorTag)) return View("", length);
+  return View(e->value.code, length);
+}
+
+size_t charter_error_diagnostic_count(const charter_error* e) {
+  return Live(e, kErrorTag) ? e->value.diagnostics.size() : 0;
+}
+
+int charter_error_diagnostic(const charter_error* e, size_t index, charter_diagnostic* out) {
+  if (!Live(e, kErrorTag) || out == nullptr || index >= e->value.diagnostics.size()) return 0;
+  FillDiagnostic(e->value.diagnostics[index], out);
+  return 1;
+}
+
+namespace {
+
+// An optional name argument: NULL or empty gives `fallback`.
+std::string_view NameOr(const char* p, size_t n, std::string_view fallback) {
+  return p == nullptr || n == 0 ? fallback : std::string_view(p, n);
+}
+
+bool LiveSchema(const charter_schema* s) { return Live(s, kSchemaTag); }
+
+std::string SchemaFingerprint(const charter_schema* s) { return s == nullptr ? std::string() : s->value.fingerprint; }
+
+// The store of a typed engine's NULL entities: its schema's actions.
+charter_status TypedEngine(charter_engine* engine, const charter_schema* schema, charter_error** error) {
+  if (schema == nullptr) return CHARTER_OK;
+  engine->schema = std::make_shared<const charter::Schema>(schema->value.schema);
+  absl::StatusOr<charter::Entities> actions = charter::Entities::FromJson("[]", *engine->schema, "entities.json");
+  if (!actions.ok()) return FailStatus(error, actions.status(), "schema");
+  engine->empty = std::make_shared<const charter::Entities>(*std::move(actions));
+  return CHARTER_OK;
+}
+
+struct CompiledText {
+  std::optional<charter::Bundle> bundle;
+  std::shared_ptr<PolicyText> text = std::make_shared<PolicyText>();
+  std::vector<DiagnosticData> warnings;
+};
+
+charter_status CompileWith(std::string_view policies, const charter_compile_options* options, CompiledText* out,
+                           charter_error** error) {
+  charter_compile_options none{};
+  if (options == nullptr) options = &none;
+  if (options->schema != nullptr && !LiveSchema(options->schema)) {
+    return CheckHandle(options->schema, kSchemaTag, "charter_schema", error);
+  }
+  CHARTER_TEXT(links_text, options->links_json, options->links_json_length, "the template links");
+  CHARTER_TEXT(name, options->source_name, options->source_name_length, "the source name");
+  if (name.empty()) name = "policies.cedar";
+  std::vector<charter::TemplateLink> links;
+  if (options->links_json != nullptr) {
+    absl::StatusOr<std::vector<charter::TemplateLink>> parsed = charter::ParseTemplateLinks(links_text, "links.json");
+    if (!parsed.ok()) return FailStatus(error, parsed.status(), "links.json");
+    links = *std::move(parsed);
+  }
+  charter::SourceFile source{std::string(name), std::string(policies)};
+  charter::CompileOptions compile;
+  if (options->schema != nullptr) compile.schema = &options->schema->value.schema;
+  charter::Diagnostics diagnostics;
+  absl::StatusOr<charter::Bundle> bundle = charter::Compile(source, links, compile, &diagnostics);
+  if (!bundle.ok()) return FailDiagnostics(error, bundle.status(), diagnostics, source);
+  for (DiagnosticData& d : DiagnosticList(diagnostics, source)) {
+    if (d.severity == CHARTER_SEVERITY_WARNING) out->warnings.push_back(std::move(d));
+  }
+  out->bundle.emplace(*std::move(bundle));
+  out->text->text = std::string(policies);
+  out->text->source_name = std::string(name);
+  out->text->links = std::move(links);
+  if (options->schema != nullptr) out->text->schema = options->schema->value.schema;
+  return CHARTER_OK;
+}
+
+// An engine from a bundle, which must have been compiled with `schema`.
+charter_status BundleEngine(absl::StatusOr<charter::Bundle> bundle, std::string_view name,
+                            const charter_schema* schema, charter_engine** out, charter_error** error) {
+  if (schema != nullptr) CHARTER_CHECK_HANDLE(schema, kSchemaTag, "charter_schema");
+  charter_engine* made = nullptr;
+  charter_status s = MakeEngine(std::move(bundle), name, &made, error);
+  if (s != CHARTER_OK) return s;
+  std::unique_ptr<charter_engine> engine(made);
+  const std::string_view fingerprint = engine->value.schema_fingerprint();
+  const std::string want = SchemaFingerprint(schema);
+  if (fingerprint != want) {
+    return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT,
+                absl::StrCat(std::string(name), ": the bundle was compiled ",
+                             fingerprint.empty() ? std::string("without a schema")
+                                                 : absl::StrCat("with the schema ", std::string(fingerprint)),
+                             want.empty() ? std::string(", and no schema was given")
+                                          : absl::StrCat(", not with the one given (", want, ")")));
+  }
+  s = TypedEngine(engine.get(), schema, error);
+  if (s != CHARTER_OK) return s;
+  *out = engine.release();
+  return CHARTER_OK;
+}
+
+const charter::EntityUid& RequestPart(const charter::Request& r, int part) {
+  return part == 0 ? r.principal() : part == 1 ? r.action() : r.resource();
+}
+
+charter_status UidsOf(const charter_uid* const in[3], EntityUid uids[3], charter_error** error) {
+  static const char* const names[3] = {"principal", "action", "resource"};
+  for (int i = 0; i < 3; ++i) {
+    if (in[i] == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, std::string("the ") + names[i] + " is NULL");
+    std::string_view type, id;
+    if (!Text(in[i]->type, in[i]->type_length, &type) || !Text(in[i]->id, in[i]->id_length, &id)) {
+      return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT,
+                  std::string("the ") + names[i] + "'s type or id is NULL with a nonzero length");
+    }
+    if (type.empty()) {
+      return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, std::string("the ") + names[i] + "'s type is empty");
+    }
+    uids[i] = EntityUid{std::string(type), std::string(id)};
+  }
+  return CHARTER_OK;
+}
+
+}  // namespace
+
+charter_status charter_schema_parse(const char* text, size_t text_length, const char* source_name,
+                                    size_t source_name_length, charter_schema** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    CHARTER_TEXT(t, text, text_length, "the schema");
+    const size_t first = t.find_first_not_of(" \t\r\n");
+    const bool json = first != std::string_view::npos && t[first] == '{';
+    std::string_view name =
+        NameOr(source_name, source_name_length, json ? "schema.json" : "schema.cedarschema");
+    charter::SourceFile source{std::string(name), std::string(t)};
+    charter::Diagnostics diagnostics;
+    absl::StatusOr<charter::Schema> schema = charter::Schema::Parse(source, {}, &diagnostics);
+    if (!schema.ok()) return FailDiagnostics(error, schema.status(), diagnostics, source);
+    auto made = std::make_unique<charter_schema>(*std::move(schema));
+    SchemaData& d = made->value;
+    d.json = d.schema.ToJson();
+    d.cedar = d.schema.ToCedar();
+    d.fingerprint = d.schema.Fingerprint();
+    d.entity_types = d.schema.EntityTypes();
+    for (const EntityUid& a : d.schema.Actions()) d.actions.push_back(a.ToString());
+    *out = made.release();
+    return CHARTER_OK;
+  });
+}
+
+const char* charter_schema_json(const charter_schema* s, size_t* length) {
+  return LiveSchema(s) ? View(s->value.json, length) : Missing(length);
+}
+const char* charter_schema_cedar(const charter_schema* s, size_t* length) {
+  return LiveSchema(s) ? View(s->value.cedar, length) : Missing(length);
+}
+const char* charter_schema_fingerprint(const charter_schema* s, size_t* length) {
+  return LiveSchema(s) ? View(s->value.fingerprint, length) : Missing(length);
+}
+size_t charter_schema_entity_type_count(const charter_schema* s) {
+  return LiveSchema(s) ? s->value.entity_types.size() : 0;
+}
+const char* charter_schema_entity_type(const charter_schema* s, size_t index, size_t* length) {
+  if (!LiveSchema(s) || index >= s->value.entity_types.size()) return Missing(length);
+  return View(s->value.entity_types[index], length);
+}
+size_t charter_schema_action_count(const charter_schema* s) { return LiveSchema(s) ? s->value.actions.size() : 0; }
+const char* charter_schema_action(const charter_schema* s, size_t index, size_t* length) {
+  if (!LiveSchema(s) || index >= s->value.actions.size()) return Missing(length);
+  return View(s->value.actions[index], length);
+}
+void charter_schema_free(charter_schema* s) { Free(s, kSchemaTag); }
+
+charter_status charter_engine_compile_with(const char* policies, size_t policies_length,
+                                           const charter_compile_options* options, charter_engine** out,
+                                           charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    CHARTER_TEXT(text, policies, policies_length, "the policy text");
+    CompiledText compiled;
+    charter_status s = CompileWith(text, options, &compiled, error);
+    if (s != CHARTER_OK) return s;
+    charter_engine* made = nullptr;
+    s = MakeEngine(*std::move(compiled.bundle), compiled.text->source_name, &made, error);
+    if (s != CHARTER_OK) return s;
+    std::unique_ptr<charter_engine> engine(made);
+    s = TypedEngine(engine.get(), options != nullptr ? options->schema : nullptr, error);
+    if (s != CHARTER_OK) return s;
+    engine->warnings = std::move(compiled.warnings);
+    engine->text = std::move(compiled.text);
+    *out = engine.release();
+    return CHARTER_OK;
+  });
+}
+
+charter_status charter_compile_bundle_with(const char* policies, size_t policies_length,
+                                           const charter_compile_options* options, void** bytes, size_t* length,
+                                           charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (bytes == nullptr || length == nullptr) {
+      return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`bytes` or `length` is NULL");
+    }
+    CHARTER_TEXT(text, policies, policies_length, "the policy text");
+    CompiledText compiled;
+    charter_status s = CompileWith(text, options, &compiled, error);
+    if (s != CHARTER_OK) return s;
+    std::string_view b = compiled.bundle->bytes();
+    void* p = std::malloc(b.empty() ? 1 : b.size());
+    if (p == nullptr) throw std::bad_alloc();
+    if (!b.empty()) std::memcpy(p, b.data(), b.size());
+    *bytes = p;
+    *length = b.size();
+    return CHARTER_OK;
+  });
+}
+
+charter_status charter_engine_from_bundle_with(const void* bytes, size_t length, const charter_schema* schema,
+                                               charter_engine** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    CHARTER_TEXT(b, static_cast<const char*>(bytes), length, "the bundle");
+    return BundleEngine(charter::Bundle::FromBytes(std::string(b)), "bundle", schema, out, error);
+  });
+}
+
+charter_status charter_engine_load_bundle_with(const char* path, size_t path_length, const charter_schema* schema,
+                                               charter_engine** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    CHARTER_PATH(p, path, path_length);
+    std::string file(p);
+    return BundleEngine(charter::Bundle::FromFile(file), file, schema, out, error);
+  });
+}
+
+const char* charter_engine_policy_id(const charter_engine* engine, size_t index, size_t* length) {
+  if (!Live(engine, kEngineTag) || index >= engine->ids.size()) return Missing(length);
+  return View(engine->ids[index], length);
+}
+
+size_t charter_engine_policy_index(const charter_engine* engine, const char* id, size_t id_length) {
+  if (!Live(engine, kEngineTag) || (id == nullptr && id_length != 0)) return SIZE_MAX;
+  auto it = engine->index.find(std::string_view(id == nullptr ? "" : id, id_length));
+  return it == engine->index.end() ? SIZE_MAX : it->second;
+}
+
+const char* charter_engine_schema_fingerprint(const charter_engine* engine, size_t* length) {
+  if (!Live(engine, kEngineTag)) return View("", length);
+  return View(engine->value.schema_fingerprint(), length);
+}
+
+size_t charter_engine_warning_count(const charter_engine* engine) {
+  return Live(engine, kEngineTag) ? engine->warnings.size() : 0;
+}
+
+int charter_engine_warning(const charter_engine* engine, size_t index, charter_diagnostic* out) {
+  if (!Live(engine, kEngineTag) || out == nullptr || index >= engine->warnings.size()) return 0;
+  FillDiagnostic(engine->warnings[index], out);
+  return 1;
+}
+
+charter_status charter_entities_from_json_with(const char* json, size_t json_length, const charter_schema* schema,
+                                               const char* source_name, size_t source_name_length,
+                                               charter_entities** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    if (schema != nullptr) CHARTER_CHECK_HANDLE(schema, kSchemaTag, "charter_schema");
+    CHARTER_TEXT(text, json, json_length, "the entities' JSON");
+    std::string_view name = NameOr(source_name, source_name_length, "entities.json");
+    absl::StatusOr<charter::Entities> store =
+        schema != nullptr ? charter::Entities::FromJson(text, schema->value.schema, name)
+                          : charter::Entities::FromJson(text, name);
+    if (!store.ok()) return FailStatus(error, store.status(), name);
+    auto e = std::make_unique<charter_entities>();
+    e->value.store = *std::move(store);
+    e->value.json = std::string(text);
+    if (schema != nullptr) e->value.schema = schema->value.schema;
+    e->value.fingerprint = SchemaFingerprint(schema);
+    e->value.source_name = std::string(name);
+    *out = e.release();
+    return CHARTER_OK;
+  });
+}
+
+int charter_entities_uid(const charter_entities* entities, size_t index, charter_uid* out) {
+  if (!Live(entities, kEntitiesTag) || out == nullptr) return 0;
+  auto* e = const_cast<charter_entities*>(entities);  // the uids are made once, under uids_once
+  try {
+    std::call_once(e->uids_once, [e] { e->uids = e->value.store.Uids(); });
+  } catch (...) {
+    return 0;
+  }
+  if (index >= e->uids.size()) return 0;
+  const EntityUid& u = e->uids[index];
+  *out = charter_uid{u.type.data(), u.type.size(), u.id.data(), u.id.size()};
+  return 1;
+}
+
+int charter_entities_contains(const charter_entities* entities, const charter_uid* uid) {
+  if (!Live(entities, kEntitiesTag) || uid == nullptr) return 0;
+  std::string_view type, id;
+  if (!Text(uid->type, uid->type_length, &type) || !Text(uid->id, uid->id_length, &id)) return 0;
+  try {
+    return entities->value.store.Find(EntityUid{std::string(type), std::string(id)}).has_value() ? 1 : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
+const char* charter_entities_schema_fingerprint(const charter_entities* entities, size_t* length) {
+  if (!Live(entities, kEntitiesTag)) return View("", length);
+  return View(entities->value.fingerprint, length);
+}
+
+charter_status charter_uid_parse(const char* text, size_t text_length, char* buffer, size_t capacity,
+                                 charter_uid* out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    CHARTER_TEXT(t, text, text_length, "the entity reference");
+    absl::StatusOr<EntityUid> uid = EntityUid::Parse(t);
+    if (!uid.ok()) return FailStatus(error, uid.status());
+    const size_t need = uid->type.size() + uid->id.size();
+    if (need > capacity || (buffer == nullptr && need != 0)) {
+      return Fail(error, CHARTER_ERROR_LIMIT_EXCEEDED,
+                  absl::StrCat("the buffer holds ", capacity, " bytes; the uid needs ", need));
+    }
+    if (!uid->type.empty()) std::memcpy(buffer, uid->type.data(), uid->type.size());
+    if (!uid->id.empty()) std::memcpy(buffer + uid->type.size(), uid->id.data(), uid->id.size());
+    *out = charter_uid{buffer, uid->type.size(), buffer + uid->type.size(), uid->id.size()};
+    return CHARTER_OK;
+  });
+}
+
+charter_status charter_uid_format(const charter_uid* uid, char** text, size_t* length, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (uid == nullptr || text == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`uid` or `text` is NULL");
+    std::string_view type, id;
+    if (!Text(uid->type, uid->type_length, &type) || !Text(uid->id, uid->id_length, &id)) {
+      return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "the uid's type or id is NULL with a nonzero length");
+    }
+    std::string out = EntityUid{std::string(type), std::string(id)}.ToString();
+    // The type must read back as the parser reads one.
+    absl::StatusOr<EntityUid> back = EntityUid::Parse(out);
+    if (!back.ok()) return FailStatus(error, back.status());
+    *text = CopyOut(out);
+    if (length != nullptr) *length = out.size();
+    return CHARTER_OK;
+  });
+}
+
+charter_status charter_request_new_with(const charter_uid* principal, const charter_uid* action,
+                                        const charter_uid* resource, const char* context_json, size_t context_length,
+                                        const charter_schema* schema, const char* source_name,
+                                        size_t source_name_length, charter_request** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    if (schema != nullptr) CHARTER_CHECK_HANDLE(schema, kSchemaTag, "charter_schema");
+    const charter_uid* in[3] = {principal, action, resource};
+    EntityUid uids[3];
+    charter_status s = UidsOf(in, uids, error);
+    if (s != CHARTER_OK) return s;
+    CHARTER_TEXT(c, context_json, context_length, "the context");
+    if (schema == nullptr && c.empty()) {
+      *out = new charter_request(charter::Request::Create(std::move(uids[0]), std::move(uids[1]), std::move(uids[2])));
+      return CHARTER_OK;
+    }
+    std::string_view name = NameOr(source_name, source_name_length, "context.json");
+    absl::StatusOr<charter::Request> request =
+        charter::Request::Create(std::move(uids[0]), std::move(uids[1]), std::move(uids[2]), c.empty() ? "{}" : c,
+                                 schema != nullptr ? &schema->value.schema : nullptr, name);
+    if (!request.ok()) return FailStatus(error, request.status(), name);
+    *out = new charter_request(*std::move(request));
+    return CHARTER_OK;
+  });
+}
+
+int charter_request_uid(const charter_request* request, int part, charter_uid* out) {
+  if (!Live(request, kRequestTag) || out == nullptr || part < 0 || part > 2) return 0;
+  const EntityUid& u = RequestPart(request->value, part);
+  *out = charter_uid{u.type.data(), u.type.size(), u.id.data(), u.id.size()};
+  return 1;
+}
+
+charter_status charter_request_context_cedar(const charter_request* request, char** text, size_t* length,
+                                             charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_CHECK_HANDLE(request, kRequestTag, "charter_request");
+    if (text == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`text` is NULL");
+    std::string out = request->value.ContextToCedar();
+    *text = CopyOut(out);
+    if (length != nullptr) *length = out.size();
+    return CHARTER_OK;
+  });
+}
+
+charter_status charter_query_new(const charter_engine* engine, charter_unknown unknown, const charter_uid* known,
+                                 const charter_uid* action, const char* type, size_t type_length,
+                                 const char* context_json, size_t context_length, const char* source_name,
+                                 size_t source_name_length, charter_query** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_CHECK_HANDLE(engine, kEngineTag, "charter_engine");
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    if (unknown != CHARTER_UNKNOWN_RESOURCE && unknown != CHARTER_UNKNOWN_PRINCIPAL) {
+      return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "`unknown` is neither CHARTER_UNKNOWN_RESOURCE nor "
+                                                         "CHARTER_UNKNOWN_PRINCIPAL");
+    }
+    const bool resource_unknown = unknown == CHARTER_UNKNOWN_RESOURCE;
+    const charter_uid* in[3] = {known, action, known};
+    EntityUid uids[3];
+    charter_status s = UidsOf(in, uids, error);
+    if (s != CHARTER_OK) return s;
+    CHARTER_TEXT(t, type, type_length, "the type");
+    CHARTER_TEXT(c, context_json, context_length, "the context");
+    return QueryFromUids(engine, resource_unknown, std::move(uids[0]), std::move(uids[1]), t, c,
+                         NameOr(source_name, source_name_length, "context.json"), out, error);
+  });
+}
+
+charter_status charter_schedule_cycle_with(const char* state_json, size_t state_length, int hyperpod,
+                                           const char* scenario, size_t scenario_length, char** result,
+                                           size_t* result_length, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (result == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`result` is NULL");
+    CHARTER_TEXT(text, state_json, state_length, "the state's JSON");
+    CHARTER_TEXT(id, scenario, scenario_length, "the scenario");
+    charter::schedule::LoadOptions options;
+    options.source_name = "state.json";
+    options.scenario = std::string(id);
     absl::StatusOr<charter::schedule::State> state =
         hyperpod ? charter::schedule::LoadHyperPodState(text, options) : charter::schedule::LoadState(text, options);
     if (!state.ok()) return FailStatus(error, state.status(), "state.json");

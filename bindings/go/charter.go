@@ -152,7 +152,9 @@ func (s Status) String() string { return C.GoString(C.charter_status_name(C.char
 // Error is a failure Charter reports: Message is one line,
 // "SOURCE:LINE:COL: what is wrong" when the fault is in an input; Source,
 // Line and Column give that place (Line 0: none); Detail is the full
-// rendering, with source lines and underlines, for policies and schemas.
+// rendering, with source lines and underlines, for policies and schemas;
+// Code is the fault's diagnostic code ("CH0101", docs/diagnostics.md), or
+// "" when it has none.
 type Error struct {
 	Status  Status
 	Message string
@@ -160,6 +162,7 @@ type Error struct {
 	Source  string
 	Line    int
 	Column  int
+	Code    string
 }
 
 func (e *Error) Error() string { return "charter: " + e.Message }
@@ -177,6 +180,7 @@ func takeError(s C.charter_status, e *C.charter_error) error {
 	out.Source = C.GoStringN(C.charter_error_source(e, &n), C.int(n))
 	out.Line = int(C.charter_error_line(e))
 	out.Column = int(C.charter_error_column(e))
+	out.Code = C.GoStringN(C.charter_error_code(e, &n), C.int(n))
 	return out
 }
 
@@ -249,6 +253,22 @@ func (e *Engine) PolicyCount() int {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return int(C.charter_engine_policy_count(e.p))
+}
+
+// PolicyIDs is the policies' ids in policy-set order (nil after Close).
+func (e *Engine) PolicyIDs() []string {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.p == nil {
+		return nil
+	}
+	count := int(C.charter_engine_policy_count(e.p))
+	ids := make([]string, count)
+	for i := range ids {
+		var n C.size_t
+		ids[i] = C.GoStringN(C.charter_engine_policy_id(e.p, C.size_t(i), &n), C.int(n))
+	}
+	return ids
 }
 
 // Close frees the engine's C memory; calls after it fail with

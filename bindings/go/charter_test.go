@@ -53,6 +53,9 @@ func TestAuthorize(t *testing.T) {
 	if engine.PolicyCount() != 3 || entities.Len() != 2 {
 		t.Fatalf("policies %d, entities %d", engine.PolicyCount(), entities.Len())
 	}
+	if ids := engine.PolicyIDs(); !reflect.DeepEqual(ids, []string{"ml-submit", "suspended", "errs"}) {
+		t.Fatalf("policy ids %q", ids)
+	}
 	cases := []struct {
 		r       Request
 		allowed bool
@@ -114,7 +117,8 @@ func TestErrorsHavePlaces(t *testing.T) {
 		t.Fatalf("not an *Error: %v", err)
 	}
 	if ce.Status != StatusInvalidArgument || ce.Source != "policies.cedar" || ce.Line != 2 || ce.Column == 0 ||
-		!strings.HasPrefix(ce.Message, "policies.cedar:2:") || !strings.Contains(ce.Detail, "^") {
+		!strings.HasPrefix(ce.Message, "policies.cedar:2:") || !strings.Contains(ce.Detail, "^") ||
+		!strings.HasPrefix(ce.Code, "CH") {
 		t.Errorf("%+v", ce)
 	}
 	_, err = ParseEntities("[\n {\"uid\": 3}]", "")

@@ -188,6 +188,20 @@ static int engine_policy_count(lua_State* L) {
   return 1;
 }
 
+/* engine:policy_ids(): the policies' ids, in policy-set order, as a list. */
+static int engine_policy_ids(lua_State* L) {
+  EngineBox* box = check_engine(L, 1);
+  size_t count = charter_engine_policy_count(box->engine);
+  lua_createtable(L, (int)count, 0);
+  for (size_t i = 0; i < count; ++i) {
+    size_t n = 0;
+    const char* id = charter_engine_policy_id(box->engine, i, &n);
+    lua_pushlstring(L, id == NULL ? "" : id, n);
+    lua_rawseti(L, -2, (int)i + 1);
+  }
+  return 1;
+}
+
 static EntitiesBox* check_entities_at(lua_State* L, int index, int arg, const char* field) {
   EntitiesBox* box = (EntitiesBox*)luaL_testudata_compat(L, index, ENTITIES_MT);
   if (box == NULL) {
@@ -863,6 +877,7 @@ static const luaL_Reg engine_methods[] = {
     {"list_allowed", engine_list_allowed},
     {"residual", engine_residual},
     {"policy_count", engine_policy_count},
+    {"policy_ids", engine_policy_ids},
     {"close", engine_gc},
     {"__gc", engine_gc},
     {"__tostring", engine_tostring},

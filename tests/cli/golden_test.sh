@@ -1142,6 +1142,48 @@ case_diff_governance_tightened() {
   expect_errors
 }
 
+# A typed bundle (built with --schema) decides only with the schema it was
+# built with: authorize, query and diff refuse it given none or another one.
+case_typed_bundle_schema() {
+  local w=$work
+  printf 'entity User;\nentity Doc;\naction view appliesTo { principal: User, resource: Doc };\n' >"$w/s.cedarschema"
+  printf 'entity Extra;\n' >"$w/extra.cedarschema"
+  cat "$w/s.cedarschema" "$w/extra.cedarschema" >"$w/other.cedarschema"
+  printf 'permit (principal, action == Action::"view", resource);\n' >"$w/p.cedar"
+  printf '[{"uid": {"type": "User", "id": "a"}, "attrs": {}, "parents": []}]\n' >"$w/e.json"
+  printf '[{"principal": "User::\\"a\\"", "action": "Action::\\"view\\"", "resource": "Doc::\\"d\\""}]\n' >"$w/r.json"
+  local query=(--principal 'User::"a"' --action 'Action::"view"' --resource-type Doc)
+  capture build --policies "$w/p.cedar" --schema "$w/s.cedarschema" -o "$w/typed.bundle"
+  expect_status 0
+  note "no schema"
+  run authorize --bundle "$w/typed.bundle" --entities "$w/e.json" --requests "$w/r.json"
+  expect_errors
+  run query --bundle "$w/typed.bundle" --entities "$w/e.json" "${query[@]}"
+  expect_errors
+  run diff --old "$w/typed.bundle" --new "$w/p.cedar" --entities "$w/e.json" --requests "$w/r.json"
+  expect_errors
+  note "another schema"
+  run authorize --bundle "$w/typed.bundle" --schema "$w/s.cedarschema" --schema "$w/extra.cedarschema" \
+    --entities "$w/e.json" --requests "$w/r.json"
+  expect_errors
+  run query --bundle "$w/typed.bundle" --schema "$w/other.cedarschema" --entities "$w/e.json" "${query[@]}"
+  expect_errors
+  run diff --old "$w/typed.bundle" --new "$w/p.cedar" --schema "$w/other.cedarschema" --entities "$w/e.json" \
+    --requests "$w/r.json"
+  expect_errors
+  note "its own schema"
+  run authorize --bundle "$w/typed.bundle" --schema "$w/s.cedarschema" --entities "$w/e.json" --requests "$w/r.json"
+  expect_status 0
+  expect_no_stderr
+  run query --bundle "$w/typed.bundle" --schema "$w/s.cedarschema" --entities "$w/e.json" "${query[@]}"
+  expect_status 0
+  expect_no_stderr
+  run diff --old "$w/typed.bundle" --new "$w/p.cedar" --schema "$w/s.cedarschema" --entities "$w/e.json" \
+    --requests "$w/r.json"
+  expect_status 0
+  expect_no_stderr
+}
+
 # Scheduling rules (docs/scheduling.md, "Scheduling rules"): the standard
 # rules, typed against stdlib's two schemas read as one, over the governance
 # example's entities; outcomes name the rules that changed them.

@@ -60,6 +60,15 @@ TEST(Typed, SameDecisionsAsUntypedOnConformingInputs) {
   ASSERT_TRUE(typed_engine.ok() && untyped_engine.ok());
   EXPECT_EQ(typed_engine->schema_fingerprint(), schema->Fingerprint());
   EXPECT_TRUE(untyped_engine->schema_fingerprint().empty());
+  // What a tool that loads the bundle makes of the schema it is given.
+  SourceFile other_source("other.cedarschema", "entity User;");
+  absl::StatusOr<Schema> other = Schema::Parse(other_source, {}, &diagnostics);
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(typed_engine->FitSchema(&*schema), Engine::SchemaFit::kSame);
+  EXPECT_EQ(typed_engine->FitSchema(nullptr), Engine::SchemaFit::kMissing);
+  EXPECT_EQ(typed_engine->FitSchema(&*other), Engine::SchemaFit::kOther);
+  EXPECT_EQ(untyped_engine->FitSchema(nullptr), Engine::SchemaFit::kUntyped);
+  EXPECT_EQ(untyped_engine->FitSchema(&*schema), Engine::SchemaFit::kUntyped);
 
   absl::StatusOr<Entities> entities = Entities::FromJson(kEntities);
   ASSERT_TRUE(entities.ok()) << entities.status();

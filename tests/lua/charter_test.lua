@@ -36,6 +36,9 @@ local entities
 entities, err = charter.entities(entities_json)
 check("entities", entities ~= nil, err)
 check("policy_count", engine:policy_count() == 4)
+local ids = engine:policy_ids()
+check("policy_ids", #ids == 4 and ids[1] == "ml-submit" and ids[2] == "suspended" and ids[3] == "errs" and
+  ids[4] == "tags", table.concat(ids, ","))
 check("size", entities:size() == 2)
 check("tostring", tostring(engine) == "charter.Engine (4 policies)", tostring(engine))
 

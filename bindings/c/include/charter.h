@@ -1,5 +1,5 @@
 /* charter.h: Charter's C API, for programs and language bindings that cannot
- * link C++ (Go through cgo, Lua, Python's ctypes, Rust's FFI, plain C).
+ * link C++ (Go through cgo, Lua, Python's extension, Rust's FFI, plain C).
  *
  *   charter_engine* engine = NULL;
  *   charter_error* error = NULL;
@@ -59,7 +59,9 @@ extern "C" {
 
 /* The C API's version: it grows when functions are added; a change that
  * breaks callers changes the SONAME as well. */
-#define CHARTER_C_API_VERSION 2  /* 2: queries and residuals (charter_query_*) */
+#define CHARTER_C_API_VERSION 3  /* 2: queries and residuals (charter_query_*);
+                                   3: schemas, diagnostics, compile options,
+                                   uids, and what the Python binding needs */
 
 /* The library's version, "MAJOR.MINOR.PATCH" (NUL-terminated, static). */
 CHARTER_C_EXPORT const char* charter_version(void);
@@ -402,6 +404,187 @@ CHARTER_C_EXPORT void charter_residual_free(charter_residual* residual);
  * it (NUL-terminated; free with charter_free). */
 CHARTER_C_EXPORT charter_status charter_schedule_cycle(const char* state_json, size_t state_length, int hyperpod,
                                                        char** result, size_t* result_length, charter_error** error);
+
+/* ---- version 3: schemas, diagnostics, options -------------------------------------
+ *
+ * What a binding needs to offer the whole API without C++ (the Python binding
+ * is built on these alone): a schema as a handle, every diagnostic of a fault
+ * with its code, compile options (a source name, template links, a schema
+ * handle), an engine's policy ids and warnings, the uids of a store, entity
+ * references parsed and printed, requests and queries read with a schema,
+ * and a scheduling scenario. */
+
+typedef enum charter_severity { CHARTER_SEVERITY_ERROR = 0, CHARTER_SEVERITY_WARNING = 1 } charter_severity;
+
+/* One diagnostic: a fault (or a warning) in policy or schema text, with its
+ * stable code ("CH0101", docs/diagnostics.md), a one-line message, the
+ * input's name, its 1-based line and column, and a help line or "". The
+ * strings are views into what gave it (an error, an engine). */
+typedef struct charter_diagnostic {
+  charter_severity severity;
+  const char* code;
+  size_t code_length;
+  const char* message;
+  size_t message_length;
+  const char* source;
+  size_t source_length;
+  uint32_t line;
+  uint32_t column;
+  const char* help;
+  size_t help_length;
+} charter_diagnostic;
+
+/* The code of the fault ("CH0101", "CH0402"...), or "" when it has none:
+ * the first error diagnostic of policy or schema text, or the code a JSON
+ * reader gave. */
+CHARTER_C_EXPORT const char* charter_error_code(const charter_error* error, size_t* length);
+/* Every diagnostic of a fault in policy or schema text (0 for other faults);
+ * charter_error_diagnostic fills *out and returns 1, or returns 0 for an
+ * index out of range. */
+CHARTER_C_EXPORT size_t charter_error_diagnostic_count(const charter_error* error);
+CHARTER_C_EXPORT int charter_error_diagnostic(const charter_error* error, size_t index, charter_diagnostic* out);
+
+/* -- schemas -- */
+
+/* A schema, read once and shared (immutable). */
+typedef struct charter_schema charter_schema;
+
+/* Reads Cedar's schema text, or its JSON schema format when the text starts
+ * with `{`. `source_name` names the text in errors (NULL or empty:
+ * "schema.json" or "schema.cedarschema"). A fault is
+ * CHARTER_ERROR_INVALID_ARGUMENT with every diagnostic. */
+CHARTER_C_EXPORT charter_status charter_schema_parse(const char* text, size_t text_length, const char* source_name,
+                                                     size_t source_name_length, charter_schema** out,
+                                                     charter_error** error);
+/* The schema in Cedar's JSON schema format, in its text, and its fingerprint
+ * ("sha256:" and the SHA-256 of the JSON: the same for the same schema). */
+CHARTER_C_EXPORT const char* charter_schema_json(const charter_schema* schema, size_t* length);
+CHARTER_C_EXPORT const char* charter_schema_cedar(const charter_schema* schema, size_t* length);
+CHARTER_C_EXPORT const char* charter_schema_fingerprint(const charter_schema* schema, size_t* length);
+/* Its entity types, sorted, and its actions as `Action::"name"` text, sorted
+ * (NULL and length 0 out of range). */
+CHARTER_C_EXPORT size_t charter_schema_entity_type_count(const charter_schema* schema);
+CHARTER_C_EXPORT const char* charter_schema_entity_type(const charter_schema* schema, size_t index, size_t* length);
+CHARTER_C_EXPORT size_t charter_schema_action_count(const charter_schema* schema);
+CHARTER_C_EXPORT const char* charter_schema_action(const charter_schema* schema, size_t index, size_t* length);
+CHARTER_C_EXPORT void charter_schema_free(charter_schema* schema);
+
+/* -- compiling with options -- */
+
+/* Zero-initialize, then set what you need. */
+typedef struct charter_compile_options {
+  /* The policy text's name in diagnostics (NULL or empty: "policies.cedar"). */
+  const char* source_name;
+  size_t source_name_length;
+  /* A schema to validate and compile against (NULL: untyped). The engine
+   * keeps it (the handle may be freed after): queries are read with it and
+   * NULL entities stand for its actions. Requests for the engine are made
+   * with charter_request_new_with and the same schema. */
+  const charter_schema* schema;
+  /* Template links as JSON, in the Cedar CLI's --template-linked form
+   * (NULL and 0: none). */
+  const char* links_json;
+  size_t links_json_length;
+} charter_compile_options;
+
+/* charter_engine_compile and charter_compile_bundle with options (NULL:
+ * the defaults). A fault in the text has every diagnostic. */
+CHARTER_C_EXPORT charter_status charter_engine_compile_with(const char* policies, size_t policies_length,
+                                                            const charter_compile_options* options,
+                                                            charter_engine** out, charter_error** error);
+CHARTER_C_EXPORT charter_status charter_compile_bundle_with(const char* policies, size_t policies_length,
+                                                            const charter_compile_options* options, void** bytes,
+                                                            size_t* length, charter_error** error);
+/* charter_engine_from_bundle and charter_engine_load_bundle for a bundle
+ * compiled with `schema` (NULL: one compiled without): a bundle whose
+ * schema's fingerprint is not `schema`'s is CHARTER_ERROR_INVALID_ARGUMENT.
+ * The engine keeps the schema, as one compiled with it does. */
+CHARTER_C_EXPORT charter_status charter_engine_from_bundle_with(const void* bytes, size_t length,
+                                                                const charter_schema* schema, charter_engine** out,
+                                                                charter_error** error);
+CHARTER_C_EXPORT charter_status charter_engine_load_bundle_with(const char* path, size_t path_length,
+                                                                const charter_schema* schema, charter_engine** out,
+                                                                charter_error** error);
+/* The index-th policy's id, in policy-set order (NULL and 0 out of range;
+ * NOT NUL-terminated), and the index of the policy `id` (SIZE_MAX if none),
+ * so that a binding can keep one string a policy. */
+CHARTER_C_EXPORT const char* charter_engine_policy_id(const charter_engine* engine, size_t index, size_t* length);
+CHARTER_C_EXPORT size_t charter_engine_policy_index(const charter_engine* engine, const char* id, size_t id_length);
+/* The fingerprint of the schema the bundle was compiled with, or "". */
+CHARTER_C_EXPORT const char* charter_engine_schema_fingerprint(const charter_engine* engine, size_t* length);
+/* The compiler's warnings (an engine from a bundle has none). */
+CHARTER_C_EXPORT size_t charter_engine_warning_count(const charter_engine* engine);
+CHARTER_C_EXPORT int charter_engine_warning(const charter_engine* engine, size_t index, charter_diagnostic* out);
+
+/* -- entity stores -- */
+
+/* charter_entities_from_json with a schema handle (NULL: none) and the
+ * text's name in errors (NULL or empty: "entities.json"). */
+CHARTER_C_EXPORT charter_status charter_entities_from_json_with(const char* json, size_t json_length,
+                                                                const charter_schema* schema,
+                                                                const char* source_name, size_t source_name_length,
+                                                                charter_entities** out, charter_error** error);
+/* The index-th entity with data, in the store's order: fills *out with views
+ * that live as long as the store and returns 1, or 0 out of range. */
+CHARTER_C_EXPORT int charter_entities_uid(const charter_entities* entities, size_t index, charter_uid* out);
+/* 1 if the store holds data for `uid`, else 0. */
+CHARTER_C_EXPORT int charter_entities_contains(const charter_entities* entities, const charter_uid* uid);
+/* The fingerprint of the schema the store was read with, or "". */
+CHARTER_C_EXPORT const char* charter_entities_schema_fingerprint(const charter_entities* entities, size_t* length);
+
+/* -- entity references -- */
+
+/* Reads Cedar's text form `Type::"id"` (namespaces, escapes): the unescaped
+ * type and id are written into `buffer` (`capacity` bytes; `text_length`
+ * always suffice) and *out points into it. */
+CHARTER_C_EXPORT charter_status charter_uid_parse(const char* text, size_t text_length, char* buffer,
+                                                  size_t capacity, charter_uid* out, charter_error** error);
+/* Writes `uid` in the text form (free *text with charter_free). A type that
+ * is not a name as charter_uid_parse reads one (a reserved word such as
+ * `if`, an empty segment) is CHARTER_ERROR_INVALID_ARGUMENT with the message
+ * charter_uid_parse gives for the text. */
+CHARTER_C_EXPORT charter_status charter_uid_format(const charter_uid* uid, char** text, size_t* length,
+                                                   charter_error** error);
+
+/* -- requests and queries read with a schema -- */
+
+/* charter_request_new_uids with the request read with `schema` (NULL: none),
+ * as a typed engine reads it: the action must be declared and apply to the
+ * principal's and the resource's types, and the context must conform.
+ * `source_name` names the context in errors (NULL or empty:
+ * "context.json"). The uids are taken as they are (charter_uid_format
+ * checks a type). */
+CHARTER_C_EXPORT charter_status charter_request_new_with(const charter_uid* principal, const charter_uid* action,
+                                                         const charter_uid* resource, const char* context_json,
+                                                         size_t context_length, const charter_schema* schema,
+                                                         const char* source_name, size_t source_name_length,
+                                                         charter_request** out, charter_error** error);
+/* A request's principal (part 0), action (1) or resource (2), as views that
+ * live as long as the request; 0 for another part. */
+CHARTER_C_EXPORT int charter_request_uid(const charter_request* request, int part, charter_uid* out);
+/* The context as a Cedar record literal (free *text with charter_free). */
+CHARTER_C_EXPORT charter_status charter_request_context_cedar(const charter_request* request, char** text,
+                                                              size_t* length, charter_error** error);
+
+typedef enum charter_unknown { CHARTER_UNKNOWN_RESOURCE = 0, CHARTER_UNKNOWN_PRINCIPAL = 1 } charter_unknown;
+
+/* charter_query_resources (CHARTER_UNKNOWN_RESOURCE: `known` is the
+ * principal) or charter_query_principals (`known` is the resource) with the
+ * entities as uids, and `source_name` naming the context (NULL or empty:
+ * "context.json"). Read with the engine's schema, if it has one. */
+CHARTER_C_EXPORT charter_status charter_query_new(const charter_engine* engine, charter_unknown unknown,
+                                                  const charter_uid* known, const charter_uid* action,
+                                                  const char* type, size_t type_length, const char* context_json,
+                                                  size_t context_length, const char* source_name,
+                                                  size_t source_name_length, charter_query** out,
+                                                  charter_error** error);
+
+/* charter_schedule_cycle for one scenario of a file of scenarios ({"scenarios":
+ * [...]}, `scenario` its id; NULL or empty: the only one). */
+CHARTER_C_EXPORT charter_status charter_schedule_cycle_with(const char* state_json, size_t state_length,
+                                                            int hyperpod, const char* scenario,
+                                                            size_t scenario_length, char** result,
+                                                            size_t* result_length, charter_error** error);
 
 #ifdef __cplusplus
 }  /* extern "C" */

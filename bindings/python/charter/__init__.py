@@ -6,8 +6,11 @@
     decision = engine.authorize('User::"alice"', 'Action::"view"', 'Doc::"d1"', entities=entities)
     decision.allowed, decision.decision, decision.reasons, decision.errors
 
-The package wraps Charter's C++ library (libcharter.so); docs/embedding.md,
-"Python", documents it. Every error Charter raises is a charter.Error.
+The package is built on Charter's C API (libcharter.so), as the Go and Lua
+bindings are: the extension charter._charter, in C, calls the C API alone,
+and the classes here (charter/_api.py) give it its Python shape.
+docs/embedding.md, "Python", documents it. Every error Charter raises is a
+charter.Error.
 """
 
 from ._errors import (
@@ -20,7 +23,7 @@ from ._errors import (
     ScheduleError,
     SchemaError,
 )
-from ._charter import (
+from ._api import (
     Decision,
     Engine,
     EngineHandle,
@@ -31,6 +34,7 @@ from ._charter import (
     Request,
     Schema,
     build,
+    c_api_version,
     compile,
     load_bundle,
     schedule,
@@ -58,17 +62,18 @@ __all__ = [
     "Schema",
     "SchemaError",
     "build",
+    "c_api_version",
     "compile",
     "load_bundle",
     "schedule",
     "version",
 ]
 
-# The extension's classes and functions name this package as their module,
-# where users find them (repr, help(), pickling of the errors).
+# The classes and functions name this package as their module, where users
+# find them (repr, help(), pickling of the errors).
 for _name in __all__:
     _obj = globals()[_name]
-    if getattr(_obj, "__module__", None) in ("charter._charter", "charter._errors"):
+    if getattr(_obj, "__module__", None) in ("charter._charter", "charter._errors", "charter._api"):
         try:
             _obj.__module__ = __name__
         except (AttributeError, TypeError):

@@ -53,6 +53,12 @@ class Error(Exception):
         code: Charter's diagnostic code (``CH0101``) when the fault has one.
         diagnostics: every fault found, for policy and schema text (a tuple
             of Diagnostic; empty for other errors).
+        detail: the fault in full, for people: for policy and schema text,
+            every diagnostic with its source line and underline; otherwise
+            the text itself.
+        status: the C API's name of the failure ("invalid_argument",
+            "not_found", "limit_exceeded", ...; charter_status_name), or None
+            for a fault the binding found itself.
     """
 
     message: str
@@ -61,10 +67,16 @@ class Error(Exception):
     column: Optional[int]
     code: Optional[str]
     diagnostics: Tuple[Diagnostic, ...]
+    detail: str
+    status: Optional[str]
 
     def __init__(self, text: str, *, code: Optional[str] = None,
-                 diagnostics: Sequence[Diagnostic] = ()) -> None:
+                 diagnostics: Sequence[Diagnostic] = (), detail: Optional[str] = None,
+                 source: Optional[str] = None, line: Optional[int] = None,
+                 column: Optional[int] = None, status: Optional[str] = None) -> None:
         super().__init__(text)
+        self.detail = text if detail is None else detail
+        self.status = status
         first = text.split("\n", 1)[0]
         rest = text[len(first):]
         match = _POSITION.match(first)
@@ -82,16 +94,20 @@ class Error(Exception):
             if code is None:
                 code = severity.group(2)
             first = first[severity.end():]
+        if source is not None and line:
+            # Where the library says the fault is (the input's name may
+            # itself look like "NAME:LINE:COL").
+            self.source, self.line, self.column = source, line, column
         self.message = first + rest
         self.code = code
         self.diagnostics = tuple(diagnostics)
 
     def __reduce__(self):
-        return (_rebuild, (type(self), str(self), self.code, self.diagnostics))
+        return (_rebuild, (type(self), str(self), self.code, self.diagnostics, self.detail, self.status))
 
 
-def _rebuild(cls, text, code, diagnostics):
-    return cls(text, code=code, diagnostics=diagnostics)
+def _rebuild(cls, text, code, diagnostics, detail=None, status=None):
+    return cls(text, code=code, diagnostics=diagnostics, detail=detail, status=status)
 
 
 class PolicyError(Error):

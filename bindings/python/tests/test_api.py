@@ -304,12 +304,22 @@ def test_typed_engine(tmp_path):
     path.write_bytes(charter.build(TYPED_POLICIES, schema))
     with pytest.raises(charter.BundleError) as e:
         charter.load_bundle(path)
-    assert "schema" in e.value.message
+    assert e.value.message.endswith(f": the bundle was compiled with a schema ({schema.fingerprint}): "
+                                    "pass it as schema=, so that requests and entities are read with it")
     loaded = charter.load_bundle(path, schema)
     assert loaded.authorize('User::"alice"', 'Action::"submitTask"', 'Task::"t"', {"gpus": 2},
                             entities).reasons == ["ml-submit"]
-    with pytest.raises(charter.BundleError):
-        charter.load_bundle(path, "entity Other;")
+    other = charter.Schema("entity Other;")
+    with pytest.raises(charter.BundleError) as e:
+        charter.load_bundle(path, other)
+    assert e.value.message.endswith(f": the bundle was compiled with another schema ({schema.fingerprint}); "
+                                    f"the schema given is {other.fingerprint}")
+    # An untyped bundle takes no schema.
+    untyped = tmp_path / "untyped.bundle"
+    untyped.write_bytes(charter.build(TYPED_POLICIES))
+    with pytest.raises(charter.BundleError) as e:
+        charter.load_bundle(untyped, schema)
+    assert e.value.message.endswith(": the bundle was compiled without a schema; compile it with one to use schema=")
 
 
 def test_warnings():

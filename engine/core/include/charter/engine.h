@@ -55,6 +55,8 @@ struct VerifyOptions {
   uint64_t max_decision_work = uint64_t{1} << 26;
 };
 
+class Schema;  // charter/schema.h
+
 class CHARTER_API Engine {
  public:
   // Verifies the bundle (the FlatBuffers Verifier, then Charter's bytecode
@@ -74,6 +76,17 @@ class CHARTER_API Engine {
   // decides as Cedar does for entities and requests that conform to that
   // schema: validate them with ValidateEntities and ValidateRequest.
   std::string_view schema_fingerprint() const;
+  // Whether entities and requests read with `schema` (null: none given)
+  // suit this engine: a typed bundle decides as Cedar does only for inputs
+  // read with the schema it was compiled with. Every tool that loads a
+  // bundle and a schema asks this, and refuses kMissing and kOther.
+  enum class SchemaFit : uint8_t {
+    kUntyped,  // compiled without a schema: any schema, or none, will do
+    kSame,     // typed, and `schema` is its schema
+    kMissing,  // typed, and no schema given
+    kOther,    // typed, and `schema` is another one
+  };
+  SchemaFit FitSchema(const Schema* schema) const;
   // Policy ids in policy-set order.
   std::vector<std::string> policy_ids() const;
 

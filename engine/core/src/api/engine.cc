@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "access/access.h"
+#include "charter/schema.h"
 #include "common/combine.h"
 #include "common/status_macros.h"
 #include "request/request_data.h"
@@ -41,6 +42,13 @@ std::optional<std::string_view> Engine::section(std::string_view name) const {
 size_t Engine::policy_count() const { return program_->policies().size(); }
 
 std::string_view Engine::schema_fingerprint() const { return program_->schema_fingerprint(); }
+
+Engine::SchemaFit Engine::FitSchema(const Schema* schema) const {
+  std::string_view fingerprint = program_->schema_fingerprint();
+  if (fingerprint.empty()) return SchemaFit::kUntyped;
+  if (schema == nullptr) return SchemaFit::kMissing;
+  return schema->Fingerprint() == fingerprint ? SchemaFit::kSame : SchemaFit::kOther;
+}
 
 std::vector<std::string> Engine::policy_ids() const {
   std::vector<std::string> ids;

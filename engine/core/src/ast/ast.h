@@ -4,10 +4,12 @@
 #ifndef CHARTER_AST_AST_H_
 #define CHARTER_AST_AST_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "charter/diagnostics.h"
@@ -113,6 +115,77 @@ inline Expr::~Expr() {
     pending.pop_back();
     for (auto& child : e->args) pending.push_back(std::move(child));
     e->args.clear();
+  }
+}
+
+// The node without its operands: every field but `args`.
+inline std::unique_ptr<Expr> CopyNode(const Expr& e) {
+  auto c = std::make_unique<Expr>();
+  c->kind = e.kind;
+  c->span = e.span;
+  c->b = e.b;
+  c->i = e.i;
+  c->str = e.str;
+  c->entity = e.entity;
+  c->var = e.var;
+  c->bop = e.bop;
+  c->uop = e.uop;
+  c->keys = e.keys;
+  c->pattern = e.pattern;
+  return c;
+}
+
+// A deep copy, made with an explicit stack (trees may be long chains). When
+// `count` is given, the number of nodes copied is added to it.
+inline std::unique_ptr<Expr> Clone(const Expr& root, size_t* count = nullptr) {
+  std::unique_ptr<Expr> out = CopyNode(root);
+  std::vector<std::pair<const Expr*, Expr*>> stack{{&root, out.get()}};
+  while (!stack.empty()) {
+    auto [from, to] = stack.back();
+    stack.pop_back();
+    if (count != nullptr) ++*count;
+    to->args.reserve(from->args.size());
+    for (const std::unique_ptr<Expr>& a : from->args) {
+      to->args.push_back(CopyNode(*a));
+      stack.push_back({a.get(), to->args.back().get()});
+    }
+  }
+  return out;
+}
+
+// Cedar's precedence, loosest first: where an operand's position needs a
+// level above its node's, the text brackets it. The formatter and the
+// residual printer write Cedar text by this one table, and the JSON policy
+// reader counts the brackets the text would need by it.
+enum Level : int {
+  kIfLevel = 0,
+  kOrLevel = 1,
+  kAndLevel = 2,
+  kRelationLevel = 3,  // == != < <= > >= in, has, like, is
+  kAddLevel = 4,       // + -
+  kMulLevel = 5,       // *
+  kUnaryLevel = 6,     // ! -, and negative literals
+  kMemberLevel = 7,    // .a ["a"] .m(), and every primary
+};
+
+inline int LevelOf(const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::kIf: return kIfLevel;
+    case Expr::Kind::kHas:
+    case Expr::Kind::kLike:
+    case Expr::Kind::kIs: return kRelationLevel;
+    case Expr::Kind::kUnary: return kUnaryLevel;
+    case Expr::Kind::kLong: return e.i < 0 ? kUnaryLevel : kMemberLevel;
+    case Expr::Kind::kBinary:
+      switch (e.bop) {
+        case BinaryOp::kOr: return kOrLevel;
+        case BinaryOp::kAnd: return kAndLevel;
+        case BinaryOp::kAdd:
+        case BinaryOp::kSub: return kAddLevel;
+        case BinaryOp::kMul: return kMulLevel;
+        default: return kRelationLevel;
+      }
+    default: return kMemberLevel;
   }
 }
 

@@ -222,21 +222,6 @@ std::unique_ptr<Expr> Binary(BinaryOp op, std::unique_ptr<Expr> a, std::unique_p
   return e;
 }
 
-std::unique_ptr<Expr> Clone(const Expr& e) {
-  auto c = NewNode(e.kind, e.span);
-  c->b = e.b;
-  c->i = e.i;
-  c->str = e.str;
-  c->entity = e.entity;
-  c->var = e.var;
-  c->bop = e.bop;
-  c->uop = e.uop;
-  c->keys = e.keys;
-  c->pattern = e.pattern;
-  for (const auto& a : e.args) c->args.push_back(Clone(*a));
-  return c;
-}
-
 // The form Cedar's checker sees: `e has a.b` is `e has a && e.a has b`;
 // `a != b` is `!(a == b)`; `e is T in x` is `e is T && e in x`. A has-path
 // stays one node whose args[0] is the chain `e.a...` of all but its last
@@ -262,16 +247,9 @@ std::unique_ptr<Expr> Desugar(const Expr& e, int depth, bool* too_deep) {
     path->args.push_back(std::move(base));
     return path;
   }
-  auto c = NewNode(e.kind, e.span);
-  c->b = e.b;
-  c->i = e.i;
-  c->str = e.kind == Expr::Kind::kHas && !e.keys.empty() ? e.keys[0] : e.str;
-  c->entity = e.entity;
-  c->var = e.var;
-  c->bop = e.bop;
-  c->uop = e.uop;
-  if (e.kind == Expr::Kind::kRecord) c->keys = e.keys;
-  c->pattern = e.pattern;
+  std::unique_ptr<Expr> c = ast::CopyNode(e);
+  if (e.kind == Expr::Kind::kHas && !e.keys.empty()) c->str = e.keys[0];
+  if (e.kind != Expr::Kind::kRecord) c->keys.clear();
   for (const auto& a : e.args) c->args.push_back(Desugar(*a, depth + 1, too_deep));
   if (c->kind == Expr::Kind::kBinary && c->bop == BinaryOp::kNe) {
     c->bop = BinaryOp::kEq;
@@ -283,7 +261,7 @@ std::unique_ptr<Expr> Desugar(const Expr& e, int depth, bool* too_deep) {
   if (c->kind == Expr::Kind::kIs && c->args.size() == 2) {
     std::unique_ptr<Expr> in_rhs = std::move(c->args[1]);
     c->args.pop_back();
-    std::unique_ptr<Expr> lhs = Clone(*c->args[0]);
+    std::unique_ptr<Expr> lhs = ast::Clone(*c->args[0]);
     return Binary(BinaryOp::kAnd, std::move(c), Binary(BinaryOp::kIn, std::move(lhs), std::move(in_rhs), e.span),
                   e.span);
   }

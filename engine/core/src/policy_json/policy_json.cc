@@ -88,6 +88,7 @@
 
 #include "builtins/builtins.h"
 #include "common/diagnostic_codes.h"
+#include "common/names.h"
 #include "common/strings.h"
 #include "json/json.h"
 #include "json/json_diagnostics.h"
@@ -109,16 +110,6 @@ bool OneOf(const std::string_view (&names)[N], std::string_view name) {
   return std::find(std::begin(names), std::end(names), name) != std::end(names);
 }
 
-bool IsIdentifier(std::string_view s) {
-  if (s.empty()) return false;
-  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  if (!alpha(s[0])) return false;
-  for (char c : s) {
-    if (!alpha(c) && !(c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
-
 // A Cedar `Name` in normalized form: `A::B::C`, each part an unreserved
 // identifier and none of them `__cedar`.
 bool IsTypeName(std::string_view s) {
@@ -127,7 +118,7 @@ bool IsTypeName(std::string_view s) {
     size_t end = s.find("::", start);
     std::string_view part = s.substr(start, end == std::string_view::npos ? std::string_view::npos
                                                                           : end - start);
-    if (!IsIdentifier(part) || OneOf(kReserved, part) || part == "__cedar") return false;
+    if (!IsIdentifierShaped(part) || OneOf(kReserved, part) || part == "__cedar") return false;
     if (end == std::string_view::npos) return true;
     start = end + 2;
   }
@@ -157,12 +148,14 @@ std::string KeyList(std::initializer_list<std::string_view> keys) {
 }
 
 // How the text would parse an operator: the precedence level of its node
-// (0 `if`, 1 `||`, 2 `&&`, 3 relations, 4 `+ -`, 5 `*`, 6 unary, 7 member
-// access and methods, 8 primaries) and the shape of its JSON body.
+// (ast::Level, and above it the primaries, which never need brackets) and
+// the shape of its JSON body.
 enum class Shape : uint8_t {
   kValue, kVar, kSlot, kUnary, kBinary, kMethod1, kMethod2, kGetAttr, kHas, kLike, kIs,
   kIf, kSet, kRecord, kFunction, kExtMethod,
 };
+
+constexpr int kPrimaryLevel = ast::kMemberLevel + 1;
 
 struct Op {
   std::string_view key;
@@ -173,39 +166,39 @@ struct Op {
 };
 
 constexpr Op kOps[] = {
-    {"Value", Shape::kValue, 8},
-    {"Var", Shape::kVar, 8},
-    {"Slot", Shape::kSlot, 8},
-    {"!", Shape::kUnary, 6, ast::BinaryOp::kEq, ast::UnaryOp::kNot},
-    {"neg", Shape::kUnary, 6, ast::BinaryOp::kEq, ast::UnaryOp::kNeg},
-    {"==", Shape::kBinary, 3, ast::BinaryOp::kEq},
-    {"!=", Shape::kBinary, 3, ast::BinaryOp::kNe},
-    {"in", Shape::kBinary, 3, ast::BinaryOp::kIn},
-    {"<", Shape::kBinary, 3, ast::BinaryOp::kLt},
-    {"<=", Shape::kBinary, 3, ast::BinaryOp::kLe},
-    {">", Shape::kBinary, 3, ast::BinaryOp::kGt},
-    {">=", Shape::kBinary, 3, ast::BinaryOp::kGe},
-    {"&&", Shape::kBinary, 2, ast::BinaryOp::kAnd},
-    {"||", Shape::kBinary, 1, ast::BinaryOp::kOr},
-    {"+", Shape::kBinary, 4, ast::BinaryOp::kAdd},
-    {"-", Shape::kBinary, 4, ast::BinaryOp::kSub},
-    {"*", Shape::kBinary, 5, ast::BinaryOp::kMul},
-    {"contains", Shape::kMethod2, 7},
-    {"containsAll", Shape::kMethod2, 7},
-    {"containsAny", Shape::kMethod2, 7},
-    {"getTag", Shape::kMethod2, 7},
-    {"hasTag", Shape::kMethod2, 7},
-    {"isEmpty", Shape::kMethod1, 7},
-    {".", Shape::kGetAttr, 7},
-    {"has", Shape::kHas, 3},
-    {"like", Shape::kLike, 3},
-    {"is", Shape::kIs, 3},
-    {"if-then-else", Shape::kIf, 0},
-    {"Set", Shape::kSet, 8},
-    {"Record", Shape::kRecord, 8},
+    {"Value", Shape::kValue, kPrimaryLevel},
+    {"Var", Shape::kVar, kPrimaryLevel},
+    {"Slot", Shape::kSlot, kPrimaryLevel},
+    {"!", Shape::kUnary, ast::kUnaryLevel, ast::BinaryOp::kEq, ast::UnaryOp::kNot},
+    {"neg", Shape::kUnary, ast::kUnaryLevel, ast::BinaryOp::kEq, ast::UnaryOp::kNeg},
+    {"==", Shape::kBinary, ast::kRelationLevel, ast::BinaryOp::kEq},
+    {"!=", Shape::kBinary, ast::kRelationLevel, ast::BinaryOp::kNe},
+    {"in", Shape::kBinary, ast::kRelationLevel, ast::BinaryOp::kIn},
+    {"<", Shape::kBinary, ast::kRelationLevel, ast::BinaryOp::kLt},
+    {"<=", Shape::kBinary, ast::kRelationLevel, ast::BinaryOp::kLe},
+    {">", Shape::kBinary, ast::kRelationLevel, ast::BinaryOp::kGt},
+    {">=", Shape::kBinary, ast::kRelationLevel, ast::BinaryOp::kGe},
+    {"&&", Shape::kBinary, ast::kAndLevel, ast::BinaryOp::kAnd},
+    {"||", Shape::kBinary, ast::kOrLevel, ast::BinaryOp::kOr},
+    {"+", Shape::kBinary, ast::kAddLevel, ast::BinaryOp::kAdd},
+    {"-", Shape::kBinary, ast::kAddLevel, ast::BinaryOp::kSub},
+    {"*", Shape::kBinary, ast::kMulLevel, ast::BinaryOp::kMul},
+    {"contains", Shape::kMethod2, ast::kMemberLevel},
+    {"containsAll", Shape::kMethod2, ast::kMemberLevel},
+    {"containsAny", Shape::kMethod2, ast::kMemberLevel},
+    {"getTag", Shape::kMethod2, ast::kMemberLevel},
+    {"hasTag", Shape::kMethod2, ast::kMemberLevel},
+    {"isEmpty", Shape::kMethod1, ast::kMemberLevel},
+    {".", Shape::kGetAttr, ast::kMemberLevel},
+    {"has", Shape::kHas, ast::kRelationLevel},
+    {"like", Shape::kLike, ast::kRelationLevel},
+    {"is", Shape::kIs, ast::kRelationLevel},
+    {"if-then-else", Shape::kIf, ast::kIfLevel},
+    {"Set", Shape::kSet, kPrimaryLevel},
+    {"Record", Shape::kRecord, kPrimaryLevel},
 };
-constexpr Op kFunctionOp = {"", Shape::kFunction, 8};
-constexpr Op kExtMethodOp = {"", Shape::kExtMethod, 7};
+constexpr Op kFunctionOp = {"", Shape::kFunction, kPrimaryLevel};
+constexpr Op kExtMethodOp = {"", Shape::kExtMethod, ast::kMemberLevel};
 
 // The registry entry of an extension function or method, or -1. (The EST
 // writes the set and tag methods as operators of their own, {"contains":
@@ -233,7 +226,7 @@ const Op* OpOf(const Value& v) {
 
 int LevelOf(const Value& v) {
   const Op* op = OpOf(v);
-  return op == nullptr ? 8 : op->level;
+  return op == nullptr ? kPrimaryLevel : op->level;
 }
 
 // The operand through which a chain continues at the same level without
@@ -242,7 +235,7 @@ int LevelOf(const Value& v) {
 const Value* ChainOperand(const Op& op, const Value& body) {
   switch (op.shape) {
     case Shape::kBinary:
-      if (op.level == 3) return nullptr;  // relations do not chain
+      if (op.level == ast::kRelationLevel) return nullptr;  // relations do not chain
       return body.Find("left");
     case Shape::kUnary:
     case Shape::kMethod1:
@@ -262,36 +255,6 @@ ExprPtr Node(K kind, Span span) {
   e->kind = kind;
   e->span = span;
   return e;
-}
-
-// A deep copy without recursion (trees may be long chains).
-ExprPtr Clone(const ast::Expr& root, size_t* count) {
-  auto copy_fields = [](const ast::Expr& from, ast::Expr* to) {
-    to->kind = from.kind;
-    to->span = from.span;
-    to->b = from.b;
-    to->i = from.i;
-    to->str = from.str;
-    to->entity = from.entity;
-    to->var = from.var;
-    to->bop = from.bop;
-    to->uop = from.uop;
-    to->keys = from.keys;
-    to->pattern = from.pattern;
-  };
-  auto out = std::make_unique<ast::Expr>();
-  std::vector<std::pair<const ast::Expr*, ast::Expr*>> stack{{&root, out.get()}};
-  while (!stack.empty()) {
-    auto [from, to] = stack.back();
-    stack.pop_back();
-    ++*count;
-    copy_fields(*from, to);
-    for (const ExprPtr& a : from->args) {
-      to->args.push_back(std::make_unique<ast::Expr>());
-      stack.push_back({a.get(), to->args.back().get()});
-    }
-  }
-  return out;
 }
 
 // The JSON nesting an expression of `max_expression_depth` operators may
@@ -430,7 +393,7 @@ class Reader {
       std::string_view key = v.key(i);
       const Value& value = v.member(i);
       Span key_span = extents_.Key(v.key_offset(i));
-      if (!IsIdentifier(key)) {
+      if (!IsIdentifierShaped(key)) {
         return Fail(codes::CH0316, key_span, Cat("`", key, "` is not a valid annotation key"),
                     "annotation keys are identifiers");
       }
@@ -776,12 +739,13 @@ class Reader {
         if (!Body(body, key, {"left", "right"})) return nullptr;
         // Left-associative: `a - b - c` is `(a - b) - c`; relations take
         // additions on both sides; methods take any argument in brackets.
-        int left_level = level == 3 ? 4 : level;
+        int left_level = level == ast::kRelationLevel ? ast::kAddLevel : level;
         ExprPtr left = operand(*body.Find("left"), left_level);
         if (left == nullptr) return nullptr;
         ExprPtr right = op->shape == Shape::kMethod2
-                            ? Child(*body.Find("right"), depth, 0, 1)
-                            : Child(*body.Find("right"), depth, level == 3 ? 4 : level + 1, 0);
+                            ? Child(*body.Find("right"), depth, ast::kIfLevel, 1)
+                            : Child(*body.Find("right"), depth,
+                                    level == ast::kRelationLevel ? ast::kAddLevel : level + 1, 0);
         if (right == nullptr) return nullptr;
         ExprPtr e;
         if (op->shape == Shape::kBinary) {
@@ -812,7 +776,7 @@ class Reader {
         if (!Body(body, key, {"left", "pattern"})) return nullptr;
         auto e = Node(K::kLike, span);
         if (!ReadPattern(*body.Find("pattern"), &e->pattern)) return nullptr;
-        ExprPtr left = Child(*body.Find("left"), depth, 4, 0);
+        ExprPtr left = Child(*body.Find("left"), depth, ast::kAddLevel, 0);
         if (left == nullptr) return nullptr;
         e->args.push_back(std::move(left));
         return e;
@@ -821,11 +785,11 @@ class Reader {
         if (!Body(body, key, {"left", "entity_type"}, {"in"})) return nullptr;
         auto e = Node(K::kIs, span);
         if (!TypeName(*body.Find("entity_type"), "`entity_type`", &e->str)) return nullptr;
-        ExprPtr left = Child(*body.Find("left"), depth, 4, 0);
+        ExprPtr left = Child(*body.Find("left"), depth, ast::kAddLevel, 0);
         if (left == nullptr) return nullptr;
         e->args.push_back(std::move(left));
         if (const Value* in = body.Find("in")) {
-          ExprPtr target = Child(*in, depth, 4, 0);
+          ExprPtr target = Child(*in, depth, ast::kAddLevel, 0);
           if (target == nullptr) return nullptr;
           e->args.push_back(std::move(target));
         }
@@ -835,7 +799,7 @@ class Reader {
         if (!Body(body, key, {"if", "then", "else"})) return nullptr;
         auto e = Node(K::kIf, span);
         for (std::string_view part : {"if", "then", "else"}) {
-          ExprPtr sub = Child(*body.Find(part), depth, 0, 1);
+          ExprPtr sub = Child(*body.Find(part), depth, ast::kIfLevel, 1);
           if (sub == nullptr) return nullptr;
           e->args.push_back(std::move(sub));
         }
@@ -845,7 +809,7 @@ class Reader {
         if (!Expect(body, json::Kind::kArray, "`Set`")) return nullptr;
         auto e = Node(K::kSet, span);
         for (size_t i = 0; i < body.size(); ++i) {
-          ExprPtr elem = Child(body.at(i), depth, 0, 1);
+          ExprPtr elem = Child(body.at(i), depth, ast::kIfLevel, 1);
           if (elem == nullptr) return nullptr;
           e->args.push_back(std::move(elem));
         }
@@ -855,7 +819,7 @@ class Reader {
         if (!Expect(body, json::Kind::kObject, "`Record`")) return nullptr;
         auto e = Node(K::kRecord, span);
         for (size_t i = 0; i < body.size(); ++i) {
-          ExprPtr value = Child(body.member(i), depth, 0, 1);
+          ExprPtr value = Child(body.member(i), depth, ast::kIfLevel, 1);
           if (value == nullptr) return nullptr;
           e->keys.push_back(std::string(body.key(i)));
           e->args.push_back(std::move(value));
@@ -870,7 +834,7 @@ class Reader {
         auto e = Node(method ? K::kMethod : K::kCall, span);
         e->str = std::string(key);
         for (size_t i = 0; i < body.size(); ++i) {
-          ExprPtr arg = method && i == 0 ? operand(body.at(0), level) : Child(body.at(i), depth, 0, 1);
+          ExprPtr arg = method && i == 0 ? operand(body.at(0), level) : Child(body.at(i), depth, ast::kIfLevel, 1);
           if (arg == nullptr) return nullptr;
           e->args.push_back(std::move(arg));
         }
@@ -903,7 +867,7 @@ class Reader {
       return nullptr;
     }
     e->str = e->keys[0];
-    ExprPtr left = Child(*body.Find("left"), depth, 4, 0);
+    ExprPtr left = Child(*body.Find("left"), depth, ast::kAddLevel, 0);
     if (left == nullptr) return nullptr;
     e->args.push_back(std::move(left));
     return e;
@@ -1205,7 +1169,7 @@ class Reader {
       ast::Condition copy;
       copy.when = cond.when;
       copy.span = cond.span;
-      copy.body = Clone(*cond.body, &copied_);
+      copy.body = ast::Clone(*cond.body, &copied_);
       c.conditions.push_back(std::move(copy));
     }
     return c;

@@ -27,7 +27,6 @@ std::string PrintSchemaJson(const SchemaAst& schema);
 // Cedar's quoting of a string literal: `"` and `\` escaped, control
 // characters as \n, \r, \t, \0 or \u{..}.
 std::string QuoteCedar(std::string_view s);
-bool IsCedarIdent(std::string_view s);
 
 }  // namespace charter::internal::schema
 

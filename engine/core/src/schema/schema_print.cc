@@ -2,21 +2,12 @@
 #include <string>
 #include <string_view>
 
+#include "common/names.h"
 #include "common/strings.h"
 #include "json/json.h"
 #include "schema/schema_parse.h"
 
 namespace charter::internal::schema {
-
-bool IsCedarIdent(std::string_view s) {
-  if (s.empty()) return false;
-  auto start = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  if (!start(s[0])) return false;
-  for (char c : s) {
-    if (!start(c) && !(c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
 
 std::string QuoteCedar(std::string_view s) {
   std::string out = "\"";
@@ -53,7 +44,7 @@ bool IsReservedWord(std::string_view s) {
 }
 
 std::string Key(std::string_view s) {
-  return IsCedarIdent(s) && !IsReservedWord(s) ? std::string(s) : QuoteCedar(s);
+  return IsIdentifierShaped(s) && !IsReservedWord(s) ? std::string(s) : QuoteCedar(s);
 }
 
 void Indent(std::string* out, int n) { out->append(static_cast<size_t>(n) * 2, ' '); }

@@ -31,22 +31,6 @@ namespace {
 
 // ---- how names and literals are written -------------------------------------
 
-bool IsReserved(std::string_view s) {
-  return s == "true" || s == "false" || s == "if" || s == "then" || s == "else" || s == "in" ||
-         s == "like" || s == "has" || s == "is" || s == "__cedar";
-}
-
-// Whether `s` can be written as a bare attribute name or record key.
-bool IsPlainName(std::string_view s) {
-  if (s.empty() || IsReserved(s)) return false;
-  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  if (!alpha(s[0])) return false;
-  for (char c : s) {
-    if (!alpha(c) && !(c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
-
 std::string Quote(std::string_view s) {
   std::string out;
   AppendQuotedCedar(&out, s);
@@ -68,42 +52,10 @@ std::string PatternText(const std::vector<ast::PatternElem>& pattern) {
 
 std::string EntityText(const ast::EntityRef& e) { return EntityToCedar(e.type, e.id); }
 
-std::string NameOrString(std::string_view s) { return IsPlainName(s) ? std::string(s) : Quote(s); }
+std::string NameOrString(std::string_view s) { return IsBareCedarName(s) ? std::string(s) : Quote(s); }
 
-// Precedence levels: a node whose level is below what its position needs
-// is parenthesized.
-enum Level : int {
-  kIfLevel = 0,
-  kOrLevel = 1,
-  kAndLevel = 2,
-  kRelationLevel = 3,
-  kAddLevel = 4,
-  kMulLevel = 5,
-  kUnaryLevel = 6,
-  kMemberLevel = 7,
-};
-
-int LevelOf(const ast::Expr& e) {
-  using K = ast::Expr::Kind;
-  switch (e.kind) {
-    case K::kIf: return kIfLevel;
-    case K::kHas:
-    case K::kLike:
-    case K::kIs: return kRelationLevel;
-    case K::kUnary: return kUnaryLevel;
-    case K::kLong: return e.i < 0 ? kUnaryLevel : kMemberLevel;
-    case K::kBinary:
-      switch (e.bop) {
-        case ast::BinaryOp::kOr: return kOrLevel;
-        case ast::BinaryOp::kAnd: return kAndLevel;
-        case ast::BinaryOp::kAdd:
-        case ast::BinaryOp::kSub: return kAddLevel;
-        case ast::BinaryOp::kMul: return kMulLevel;
-        default: return kRelationLevel;
-      }
-    default: return kMemberLevel;
-  }
-}
+using ast::LevelOf;
+using enum ast::Level;
 
 // ---- the printer -------------------------------------------------------------
 
@@ -579,7 +531,7 @@ class Printer {
       // Before the `.` or `[` of the suffix, past the receiver's parentheses.
       kids.push_back(Flush(NextCode(text_, receiver->span.end, true)));
       if (node->kind == ast::Expr::Kind::kAttr) {
-        kids.push_back(T(IsPlainName(node->str) ? Cat(".", node->str) : Cat("[", Quote(node->str), "]")));
+        kids.push_back(T(IsBareCedarName(node->str) ? Cat(".", node->str) : Cat("[", Quote(node->str), "]")));
       } else {
         kids.push_back(T(Cat(".", node->str)));
         kids.push_back(Args(*node, 1, "(", ")"));

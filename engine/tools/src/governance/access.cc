@@ -136,7 +136,7 @@ absl::StatusOr<AccessReport> ReviewAccess(const Engine& engine, const Entities& 
   const std::shared_ptr<const EntityStore>& shared_store = ApiAccess::SharedStore(entities);
   const EntityStore& store = *shared_store;
   const SchemaModel& model = ApiAccess::Model(schema);
-  if (!engine.schema_fingerprint().empty() && engine.schema_fingerprint() != schema.Fingerprint()) {
+  if (engine.FitSchema(&schema) == Engine::SchemaFit::kOther) {
     return absl::InvalidArgumentError(Cat("the policies were compiled against another schema (",
                                           engine.schema_fingerprint(), ") than the one given (",
                                           schema.Fingerprint(), ")"));

@@ -84,7 +84,7 @@ class Evaluator {
     if (!(*env_.mentions)(e)) return Concrete(e);
     if (depth > env_.max_depth) {
       too_deep_ = true;
-      return Result::Error("the expression nests too deeply to evaluate", Clone(e));
+      return Result::Error("the expression nests too deeply to evaluate", ast::Clone(e));
     }
     int chain = ast::ChainKind(e);
     if (chain != 0 && ast::ChainKind(*e.args[0]) == chain && (*env_.mentions)(*e.args[0])) {
@@ -162,7 +162,7 @@ class Evaluator {
     if (r.is_value()) {
       // A non-boolean: fails where the right operand is reached. The link's
       // own expression fails alike there.
-      return Result::Residual(Binary(op, std::move(left.expr), Clone(*link->args[1])));
+      return Result::Residual(Binary(op, std::move(left.expr), ast::Clone(*link->args[1])));
     }
     return Result::Residual(Binary(op, std::move(left.expr), std::move(r.expr)));
   }
@@ -177,7 +177,7 @@ class Evaluator {
     interp::Limits limits;
     limits.max_depth = env_.max_depth;
     if (interp::EvaluateExpression(e, env_.env, scratch_, &v, &error, &at, nullptr, limits)) return Result::Of(v);
-    return Result::Error(std::move(error), Clone(e));
+    return Result::Error(std::move(error), ast::Clone(e));
   }
 
   // Node `e` applied to operand values (for a node whose operands depended
@@ -203,7 +203,7 @@ class Evaluator {
   Result Fail(const ast::Expr& e) {
     Result r = Concrete(e);
     if (r.is_error()) return r;
-    return Result::Error("internal error: expected a failure", Clone(e));
+    return Result::Error("internal error: expected a failure", ast::Clone(e));
   }
 
   Value EntityValue(const ast::EntityRef& ref) {
@@ -437,7 +437,7 @@ class Evaluator {
         std::vector<ExprPtr> args;
         for (Result& o : operands) args.push_back(ExprOf(std::move(o)));
         args.push_back(std::move(r.expr));
-        for (size_t j = i + 1; j < e.args.size(); ++j) args.push_back(Clone(*e.args[j]));
+        for (size_t j = i + 1; j < e.args.size(); ++j) args.push_back(ast::Clone(*e.args[j]));
         return Result::Residual(WithArgs(e, std::move(args)));
       }
       residual = residual || r.is_residual();
@@ -571,7 +571,7 @@ absl::StatusOr<PolicyResidual> EvaluatePolicy(const PolicyInstance& instance, co
                        if (r.is_value() && r.value.type != Type::kBool) {
                          // A clause that is no boolean fails; `x` and `!x`
                          // of the same value fail alike in the residual.
-                         ExprPtr same = Clone(*c.body);
+                         ExprPtr same = ast::Clone(*c.body);
                          if (!c.when) same = Unary(ast::UnaryOp::kNot, std::move(same));
                          return Result::Error(Cat("type error: expected bool, got ", TypeName(r.value.type)),
                                               std::move(same));

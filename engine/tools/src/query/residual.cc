@@ -83,7 +83,7 @@ void Combine(ResidualData* data) {
       any_permit = &item;
       continue;
     }
-    ExprPtr c = residual::Clone(*item.condition);
+    ExprPtr c = ast::Clone(*item.condition);
     permits = permits == nullptr ? std::move(c) : residual::Binary(ast::BinaryOp::kOr, std::move(permits), std::move(c));
     selector_input.push_back({false, item.condition.get()});
   }
@@ -101,7 +101,7 @@ void Combine(ResidualData* data) {
   ExprPtr combined = std::move(permits);
   for (const ResidualItem& item : data->items) {
     if (!item.forbid || item.state != PolicyState::kDepends || !item.may_hold) continue;
-    ExprPtr not_forbidden = residual::Negate(residual::Clone(*item.condition));
+    ExprPtr not_forbidden = residual::Negate(ast::Clone(*item.condition));
     combined = combined == nullptr ? std::move(not_forbidden)
                                    : residual::Binary(ast::BinaryOp::kAnd, std::move(combined), std::move(not_forbidden));
     selector_input.push_back({true, item.condition.get()});

@@ -6,6 +6,7 @@
 
 #include "builtins/builtins.h"
 #include "common/arena.h"
+#include "common/names.h"
 #include "common/strings.h"
 #include "extensions/extensions.h"
 #include "json/json.h"
@@ -20,22 +21,6 @@ ExprPtr Node(K kind) {
   auto e = std::make_unique<ast::Expr>();
   e->kind = kind;
   return e;
-}
-
-// `e`'s fields but its operands.
-ExprPtr Shallow(const ast::Expr& e) {
-  ExprPtr d = Node(e.kind);
-  d->span = e.span;
-  d->b = e.b;
-  d->i = e.i;
-  d->str = e.str;
-  d->entity = e.entity;
-  d->var = e.var;
-  d->bop = e.bop;
-  d->uop = e.uop;
-  d->keys = e.keys;
-  d->pattern = e.pattern;
-  return d;
 }
 
 ExprPtr StringLiteral(std::string_view s) {
@@ -230,54 +215,8 @@ bool CanErrorWith(const ast::Expr& root, ast::Var unknown, const Guards& g) {
 
 // ---- Cedar text -------------------------------------------------------------
 
-enum Level : int {
-  kIfLevel = 0,
-  kOrLevel = 1,
-  kAndLevel = 2,
-  kRelationLevel = 3,
-  kAddLevel = 4,
-  kMulLevel = 5,
-  kUnaryLevel = 6,
-  kMemberLevel = 7,
-};
-
-int LevelOf(const ast::Expr& e) {
-  switch (e.kind) {
-    case K::kIf: return kIfLevel;
-    case K::kHas:
-    case K::kLike:
-    case K::kIs: return kRelationLevel;
-    case K::kUnary: return kUnaryLevel;
-    case K::kLong: return e.i < 0 ? kUnaryLevel : kMemberLevel;
-    case K::kBinary:
-      switch (e.bop) {
-        case BinaryOp::kOr: return kOrLevel;
-        case BinaryOp::kAnd: return kAndLevel;
-        case BinaryOp::kAdd:
-        case BinaryOp::kSub: return kAddLevel;
-        case BinaryOp::kMul: return kMulLevel;
-        default: return kRelationLevel;
-      }
-    default: return kMemberLevel;
-  }
-}
-
-bool IsReservedWord(std::string_view s) {
-  for (std::string_view r : {"true", "false", "if", "then", "else", "in", "is", "like", "has", "__cedar"}) {
-    if (s == r) return true;
-  }
-  return false;
-}
-
-bool IsIdentifier(std::string_view s) {
-  if (s.empty() || IsReservedWord(s)) return false;
-  auto head = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  if (!head(s[0])) return false;
-  for (char c : s) {
-    if (!head(c) && !(c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
+using ast::LevelOf;
+using enum ast::Level;
 
 class TextPrinter {
  public:
@@ -308,7 +247,7 @@ class TextPrinter {
         bool path = keys.size() > 1;
         for (size_t i = 0; i < keys.size(); ++i) {
           if (i > 0) out_.push_back('.');
-          if (path || IsIdentifier(keys[i])) {
+          if (path || IsBareCedarName(keys[i])) {
             out_ += keys[i];
           } else {
             AppendQuotedCedar(&out_, keys[i]);
@@ -403,7 +342,7 @@ class TextPrinter {
     for (size_t i = chain.size(); i-- > 0;) {
       const ast::Expr& link = *chain[i];
       if (link.kind == K::kAttr) {
-        if (IsIdentifier(link.str)) {
+        if (IsBareCedarName(link.str)) {
           CatAppend(&out_, ".", link.str);
         } else {
           out_.push_back('[');
@@ -698,7 +637,7 @@ ExprPtr Binary(ast::BinaryOp op, ExprPtr left, ExprPtr right) {
 }
 
 ExprPtr WithArgs(const ast::Expr& e, std::vector<ExprPtr> args) {
-  ExprPtr d = Shallow(e);
+  ExprPtr d = ast::CopyNode(e);
   d->args = std::move(args);
   return d;
 }
@@ -707,21 +646,6 @@ ExprPtr TakeOperand(ExprPtr e, size_t i) {
   ExprPtr operand = std::move(e->args[i]);
   e->args.erase(e->args.begin() + static_cast<std::ptrdiff_t>(i));
   return operand;
-}
-
-ExprPtr Clone(const ast::Expr& root) {
-  ExprPtr out = Shallow(root);
-  std::vector<std::pair<const ast::Expr*, ast::Expr*>> stack{{&root, out.get()}};
-  while (!stack.empty()) {
-    auto [src, dst] = stack.back();
-    stack.pop_back();
-    dst->args.reserve(src->args.size());
-    for (const ExprPtr& a : src->args) {
-      dst->args.push_back(Shallow(*a));
-      stack.push_back({a.get(), dst->args.back().get()});
-    }
-  }
-  return out;
 }
 
 ExprPtr FromValue(const Value& v) {

@@ -36,8 +36,6 @@ ExprPtr WithArgs(const ast::Expr& e, std::vector<ExprPtr> args);
 // Operand i of `e`, `e` dropped. (Never leave a null operand in a node:
 // ast::Expr's destructor walks every operand.)
 ExprPtr TakeOperand(ExprPtr e, size_t i);
-// A deep copy.
-ExprPtr Clone(const ast::Expr& e);
 // The literal expression whose value is `v`: entities as `T::"id"`,
 // extension values as calls of their constructors (`decimal("1.5000")`).
 ExprPtr FromValue(const Value& v);
