@@ -1,6 +1,6 @@
 // The helpers every command uses, string concatenation and the status
 // macros: the engine's own, from the header-only engine/support/ that the
-// engine and its tools share (the CLI reads no engine/src/ header).
+// engine and its tools share (the CLI reads no engine stage header, engine/*/src/).
 #ifndef CHARTER_CLI_UTIL_H_
 #define CHARTER_CLI_UTIL_H_
 

@@ -18,7 +18,9 @@
 //                         `stdlib/` and `examples/`
 //   ```bytecode           the disassembly of the nearest cedar block above it
 //   ```diagnostic         Diagnostics::Render() of the nearest cedar-error
-//                         block above it, compiled as `policy.cedar`
+//                         block above it, compiled as `policy.cedar` (or of
+//                         a ```charter-core-error file=NAME block, compiled as
+//                         NAME by the core alone: no declarations compiler)
 //
 // docs/diagnostics.md must have an example for every code of the syntax,
 // compile, schema and check stages that a policy text can show.
@@ -337,7 +339,8 @@ TEST(DocsExamples, DiagnosticRenderings) {
   for (const auto& [file, blocks] : AllBlocks()) {
     const Block* source_block = nullptr;
     for (const Block& b : blocks) {
-      if (b.lang == "cedar-error" || b.lang == "cedarschema-error" || b.lang == "cedar-invalid") {
+      if (b.lang == "cedar-error" || b.lang == "cedarschema-error" || b.lang == "cedar-invalid" ||
+          b.lang == "charter-core-error") {
         source_block = &b;
       }
       if (b.lang != "diagnostic") continue;
@@ -347,6 +350,16 @@ TEST(DocsExamples, DiagnosticRenderings) {
       if (source_block->lang == "cedarschema-error") {
         SourceFile source("schema.cedarschema", source_block->text);
         EXPECT_FALSE(Schema::Parse(source, {}, &diagnostics).ok());
+        EXPECT_EQ(b.text, diagnostics.Render(source)) << b.where() << ": the rendering differs";
+        continue;
+      }
+      if (source_block->lang == "charter-core-error") {
+        auto name = source_block->attrs.find("file");
+        ASSERT_NE(name, source_block->attrs.end()) << source_block->where() << ": needs file=NAME";
+        SourceFile source(name->second, source_block->text);
+        CompileOptions core = OptionsOf(*source_block);
+        core.declarations = nullptr;
+        EXPECT_FALSE(Compile(source, core, &diagnostics).ok()) << source_block->where();
         EXPECT_EQ(b.text, diagnostics.Render(source)) << b.where() << ": the rendering differs";
         continue;
       }
@@ -553,7 +566,7 @@ TEST(DocsExamples, BundleDocStatesTheFormatVersion) {
   EXPECT_EQ(oldest, static_cast<int>(internal::kOldestFormatVersion));
   EXPECT_EQ(newest, static_cast<int>(internal::kFormatVersion));
   int listed_oldest = 0, listed_newest = 0;
-  ASSERT_TRUE(RE2::PartialMatch(doc, R"((?m)^4\. the format version is one the engine reads \((\d+) to (\d+)\);)",
+  ASSERT_TRUE(RE2::PartialMatch(doc, R"((?m)^4\. the format version is one the engine reads \((\d+) to (\d+)\))",
                                 &listed_oldest, &listed_newest));
   EXPECT_EQ(listed_oldest, static_cast<int>(internal::kOldestFormatVersion));
   EXPECT_EQ(listed_newest, static_cast<int>(internal::kFormatVersion));

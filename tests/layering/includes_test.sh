@@ -39,18 +39,14 @@ try() {
 for library in core schedule tools; do [[ -n "${roots[$library]}" ]] || { echo "no include path for $library" >&2; exit 2; }; done
 
 try core charter/engine.h ok
-try core vm/vm.h ok
 try core charter/schedule.h refused
 try core charter/kueue.h refused
 try core charter/query.h refused
 try core schedule/bundle_table.h refused
 try core query/query_access.h refused
-try schedule charter/schedule.h ok
-try schedule charter/engine.h ok
 try schedule schedule/bundle_table.h ok
 try schedule charter/query.h refused
 try schedule charter/explain.h refused
-try tools charter/query.h ok
 try tools query/query_access.h ok
 try tools charter/schedule.h refused
 try tools kueue/objects.h refused

@@ -37,7 +37,7 @@ function parseArgs(argv) {
   const out = {
     charter: null,
     table: path.join(__dirname, 'refusals.txt'),
-    codes: path.join(root, 'engine', 'src', 'common', 'diagnostics.def'),
+    codes: path.join(root, 'engine', 'core', 'src', 'common', 'diagnostics.def'),
     doc: path.join(root, 'docs', 'conformance.md'),
   };
   for (let i = 0; i < argv.length; i++) {
