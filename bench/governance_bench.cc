@@ -27,7 +27,7 @@
 #include "bench/gen/governance.h"
 #include "benchmark/benchmark.h"
 #include "charter/charter.h"
-#include "charter/review.h"
+#include "charter/governance.h"
 #include "charter/schema.h"
 
 namespace {

@@ -33,7 +33,7 @@
 #include "charter/charter.h"
 #include "charter/json.h"
 #include "charter/query.h"
-#include "charter/review.h"
+#include "charter/governance.h"
 #include "charter/schema.h"
 
 namespace {

@@ -5,7 +5,7 @@
 //
 // Every principal in the store that each action of each layer allows on what
 // the connection reaches, with the determining policies and the memberships
-// that grant it, then the findings (charter/review.h, ReviewAccess). Without
+// that grant it, then the findings (charter/governance.h, ReviewAccess). Without
 // --schema the standard model (stdlib/governance.cedarschema) is used.
 // Exits 0, or 1 on any error with nothing on stdout.
 #include <ctime>
@@ -17,7 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "charter/charter.h"
-#include "charter/review.h"
+#include "charter/governance.h"
 #include "charter/schema.h"
 #include "command.h"
 #include "load.h"

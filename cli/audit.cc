@@ -22,7 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "charter/charter.h"
 #include "charter/files.h"
-#include "charter/review.h"
+#include "charter/governance.h"
 #include "charter/schema.h"
 #include "command.h"
 #include "files.h"

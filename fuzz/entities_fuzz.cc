@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "access/access.h"
+#include "unwrap/unwrap.h"
 #include "charter/compiler.h"
 #include "charter/decision.h"
 #include "charter/diagnostics.h"
@@ -139,7 +139,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!typed_requests.ok()) CheckRefusal(typed_requests.status(), "typed-requests.json");
   if (typed.ok()) {
     // What conforms loads the schema's actions, and decides.
-    const charter::internal::EntityStore& store = charter::internal::ApiAccess::Store(*typed);
+    const charter::internal::EntityStore& store = charter::internal::Unwrap::Store(*typed);
     Check(store.Find("Action", "view") != charter::internal::kNoUid, "the schema's actions are in the store");
     const size_t n = store.num_uids() < 8 ? store.num_uids() : 8;
     for (size_t p = 0; p < n; ++p) {
@@ -159,7 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (entities.ok()) {
     // Every uid (with data or a mere parent) as principal and resource,
     // capped so that one input stays cheap.
-    const charter::internal::EntityStore& store = charter::internal::ApiAccess::Store(*entities);
+    const charter::internal::EntityStore& store = charter::internal::Unwrap::Store(*entities);
     const size_t n = store.num_uids() < 16 ? store.num_uids() : 16;
     for (size_t p = 0; p < n; ++p) {
       const auto& pr = store.ref(static_cast<uint32_t>(p));

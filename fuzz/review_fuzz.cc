@@ -1,4 +1,4 @@
-// libFuzzer target for `charter serve`'s mapping (server/review.h): any input
+// libFuzzer target for `charter serve`'s mapping (server/admission_review.h): any input
 // read as an AdmissionReview and as a SubjectAccessReview must map or fail
 // cleanly, and what a review maps to must be what the library reads: the
 // request JSON a Request, the entities JSON an entity store, the answers
@@ -16,7 +16,7 @@
 #include "charter/json.h"
 #include "charter/request.h"
 #include "json_write.h"
-#include "review.h"
+#include "admission_review.h"
 
 namespace {
 

@@ -21,7 +21,7 @@
 #include "charter/entities.h"
 #include "charter/request.h"
 #include "charter/schema.h"
-#include "review.h"
+#include "admission_review.h"
 
 namespace charter::server {
 

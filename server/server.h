@@ -15,7 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "policy_state.h"
-#include "review.h"
+#include "admission_review.h"
 
 namespace charter::server {
 

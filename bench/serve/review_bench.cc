@@ -10,7 +10,7 @@
 #include <string>
 
 #include "policy_state.h"
-#include "review.h"
+#include "admission_review.h"
 
 namespace {
 

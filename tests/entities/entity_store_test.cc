@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "access/access.h"
+#include "unwrap/unwrap.h"
 #include "charter/diagnostics.h"
 #include "charter/entities.h"
 #include "charter/schema.h"
@@ -719,7 +719,7 @@ TEST(Entities, PublicFromJson) {
       R"([{"uid": {"type": "User", "id": "a"}, "attrs": {}, "parents": [{"type": "G", "id": "g"}]}])");
   ASSERT_TRUE(e.ok()) << e.status();
   EXPECT_EQ(e->size(), 1u);
-  const internal::EntityStore& store = internal::ApiAccess::Store(*e);
+  const internal::EntityStore& store = internal::Unwrap::Store(*e);
   EXPECT_TRUE(store.HasAncestor(store.Find("User", "a"), store.Find("G", "g")));
   absl::StatusOr<Entities> bad = Entities::FromJson("[1]");
   ASSERT_FALSE(bad.ok());

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "charter/charter.h"
-#include "charter/review.h"
+#include "charter/governance.h"
 #include "charter/schema.h"
 #include "gtest/gtest.h"
 

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "charter/review.h"
+#include "charter/governance.h"
 #include "charter/schema.h"
 #include "gtest/gtest.h"
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "charter/review.h"
+#include "charter/governance.h"
 #include "charter/schema.h"
 #include "gtest/gtest.h"
 

@@ -43,11 +43,11 @@ try core charter/schedule.h refused
 try core charter/kueue.h refused
 try core charter/query.h refused
 try core schedule/bundle_table.h refused
-try core query/query_access.h refused
+try core query/query_unwrap.h refused
 try schedule schedule/bundle_table.h ok
 try schedule charter/query.h refused
 try schedule charter/explain.h refused
-try tools query/query_access.h ok
+try tools query/query_unwrap.h ok
 try tools charter/schedule.h refused
 try tools kueue/objects.h refused
 

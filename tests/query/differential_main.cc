@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "access/access.h"
+#include "unwrap/unwrap.h"
 #include "charter/charter.h"
 #include "charter/query.h"
 #include "json/json.h"
@@ -64,7 +64,7 @@ void Report(Totals* t, const std::string& what) {
 // values equal to no string.
 std::map<std::string, std::optional<std::string>> Labels(const Entities& entities, const EntityUid& uid) {
   std::map<std::string, std::optional<std::string>> labels;
-  const internal::EntityStore& store = internal::ApiAccess::Store(entities);
+  const internal::EntityStore& store = internal::Unwrap::Store(entities);
   uint32_t u = store.Find(uid.type, uid.id);
   const internal::EntityData* data = u == internal::kNoUid ? nullptr : store.data(u);
   if (data == nullptr) return labels;

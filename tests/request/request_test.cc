@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "access/access.h"
+#include "unwrap/unwrap.h"
 #include "charter/compiler.h"
 #include "charter/diagnostics.h"
 #include "gtest/gtest.h"
@@ -74,13 +74,13 @@ TEST(RequestFromJson, StringForm) {
   EXPECT_EQ(r.action(), (EntityUid{"Action", "view"}));
   EXPECT_EQ(r.resource(), (EntityUid{"Photo", "p.jpg"}));
   // No context means an empty record.
-  EXPECT_EQ(internal::ApiAccess::Data(r).context.type, Type::kRecord);
-  EXPECT_EQ(internal::ApiAccess::Data(r).context.size, 0u);
+  EXPECT_EQ(internal::Unwrap::Data(r).context.type, Type::kRecord);
+  EXPECT_EQ(internal::Unwrap::Data(r).context.size, 0u);
   // The bound references view the uids.
-  EXPECT_EQ(internal::ApiAccess::Data(r).principal_ref.type, "User");
-  EXPECT_EQ(internal::ApiAccess::Data(r).principal_ref.id, "alice");
-  EXPECT_EQ(internal::ApiAccess::Data(r).principal_ref.uid, internal::kNoUid);
-  EXPECT_EQ(internal::ApiAccess::Data(r).resource_ref.id, "p.jpg");
+  EXPECT_EQ(internal::Unwrap::Data(r).principal_ref.type, "User");
+  EXPECT_EQ(internal::Unwrap::Data(r).principal_ref.id, "alice");
+  EXPECT_EQ(internal::Unwrap::Data(r).principal_ref.uid, internal::kNoUid);
+  EXPECT_EQ(internal::Unwrap::Data(r).resource_ref.id, "p.jpg");
 }
 
 TEST(RequestFromJson, StringFormWithNamespaces) {
@@ -141,9 +141,9 @@ TEST(RequestFromJson, Create) {
   EXPECT_EQ(r.principal(), (EntityUid{"User", "a"}));
   EXPECT_EQ(r.action(), (EntityUid{"Action", "b"}));
   EXPECT_EQ(r.resource(), (EntityUid{"Doc", "c"}));
-  EXPECT_EQ(internal::ApiAccess::Data(r).action_ref.type, "Action");
-  EXPECT_EQ(internal::ApiAccess::Data(r).action_ref.id, "b");
-  EXPECT_EQ(internal::ApiAccess::Data(r).context.size, 0u);
+  EXPECT_EQ(internal::Unwrap::Data(r).action_ref.type, "Action");
+  EXPECT_EQ(internal::Unwrap::Data(r).action_ref.id, "b");
+  EXPECT_EQ(internal::Unwrap::Data(r).context.size, 0u);
 }
 
 // ---------------------------------------------------------------------------
@@ -155,7 +155,7 @@ TEST(RequestFromJson, Context) {
     "context": {"mfa": true, "n": -9223372036854775808, "s": "x", "tags": ["a", "b", "a"],
                 "who": {"__entity": {"type": "User", "id": "bob"}},
                 "nested": {"z": 1, "a": {}}}})");
-  const Value& c = internal::ApiAccess::Data(r).context;
+  const Value& c = internal::Unwrap::Data(r).context;
   ASSERT_EQ(c.type, Type::kRecord);
   EXPECT_EQ(c.size, 6u);
   EXPECT_EQ(ToCedar(c),
@@ -185,8 +185,8 @@ TEST(RequestFromJson, ContextOutlivesTheInput) {
   ASSERT_TRUE(r.ok()) << r.status();
   Request copy = *r;
   r = absl::InvalidArgumentError("gone");
-  ASSERT_NE(FindField(internal::ApiAccess::Data(copy).context, "key"), nullptr);
-  EXPECT_EQ(FindField(internal::ApiAccess::Data(copy).context, "key")->string(), "value");
+  ASSERT_NE(FindField(internal::Unwrap::Data(copy).context, "key"), nullptr);
+  EXPECT_EQ(FindField(internal::Unwrap::Data(copy).context, "key")->string(), "value");
   EXPECT_EQ(copy.principal().id, "p");
 }
 
@@ -341,11 +341,11 @@ TEST(RequestArrayFromJson, Several) {
   ASSERT_TRUE(rs.ok()) << rs.status();
   ASSERT_EQ(rs->size(), 2u);
   EXPECT_EQ((*rs)[0].principal().id, "a");
-  EXPECT_EQ(internal::ApiAccess::Data((*rs)[0]).context.size, 0u);
+  EXPECT_EQ(internal::Unwrap::Data((*rs)[0]).context.size, 0u);
   EXPECT_EQ((*rs)[1].principal().id, "b");
   EXPECT_EQ((*rs)[1].action().id, "y");
-  ASSERT_NE(FindField(internal::ApiAccess::Data((*rs)[1]).context, "k"), nullptr);
-  EXPECT_EQ(FindField(internal::ApiAccess::Data((*rs)[1]).context, "k")->i, 1);
+  ASSERT_NE(FindField(internal::Unwrap::Data((*rs)[1]).context, "k"), nullptr);
+  EXPECT_EQ(FindField(internal::Unwrap::Data((*rs)[1]).context, "k")->i, 1);
 
   absl::StatusOr<std::vector<Request>> none = Request::ArrayFromJson(" [] ");
   ASSERT_TRUE(none.ok()) << none.status();

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "access/access.h"
+#include "unwrap/unwrap.h"
 #include "charter/charter.h"
 #include "charter/schedule.h"
 #include "charter/schema.h"
@@ -59,8 +59,8 @@ TEST(ScheduleRulesModel, EveryEntityTheCycleBuildsConforms) {
       absl::StatusOr<State> state = LoadState(text, options);
       ASSERT_TRUE(state.ok()) << state.status();
       std::shared_ptr<const internal::EntityStore> store =
-          internal::schedule::BuildCycleEntities(*state, internal::ApiAccess::SharedStore(*governance));
-      const Entities built = internal::ApiAccess::MakeEntities(store);
+          internal::schedule::BuildCycleEntities(*state, internal::Unwrap::SharedStore(*governance));
+      const Entities built = internal::Unwrap::MakeEntities(store);
       EXPECT_GT(built.size(), governance->size());
       absl::Status valid = ValidateEntities(schema, built);
       EXPECT_TRUE(valid.ok()) << valid;

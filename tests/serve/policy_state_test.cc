@@ -11,7 +11,7 @@
 #include "charter/compiler.h"
 #include "charter/diagnostics.h"
 #include "gtest/gtest.h"
-#include "review.h"
+#include "admission_review.h"
 
 namespace charter::server {
 namespace {

@@ -1,7 +1,7 @@
-// The mapping from Kubernetes reviews to Charter requests (server/review.h):
+// The mapping from Kubernetes reviews to Charter requests (server/admission_review.h):
 // what each kind's `gpus` sums, names, principals, operations, and the
 // errors a malformed review gets.
-#include "review.h"
+#include "admission_review.h"
 
 #include <string>
 

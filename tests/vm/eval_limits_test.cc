@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "access/access.h"
+#include "unwrap/unwrap.h"
 #include "charter/charter.h"
 #include "gtest/gtest.h"
 #include "tests/vm/hand_made.h"
@@ -80,7 +80,7 @@ TEST(DecisionBytes, SetsPastTheLimitAreAnEvaluationError) {
     EXPECT_EQ(OnlyError(d),
               "flood: the sets and records built for this request need more than 134217728 bytes (the limit, "
               "max_decision_bytes)");
-    EXPECT_LE(ApiAccess::Scratch(&context)->arena.bytes_allocated(), size_t{128} << 20);
+    EXPECT_LE(Unwrap::Scratch(&context)->arena.bytes_allocated(), size_t{128} << 20);
   }
 }
 
@@ -121,7 +121,7 @@ Decision DecideRecordLiteral(int n, size_t max_bytes, size_t* used = nullptr) {
   EXPECT_TRUE(request.ok()) << request.status();
   EvalContext eval;
   engine->Authorize(*request, Entities(), &eval);
-  if (used != nullptr) *used = ApiAccess::Scratch(&eval)->arena.bytes_allocated();
+  if (used != nullptr) *used = Unwrap::Scratch(&eval)->arena.bytes_allocated();
   return eval.ToDecision();
 }
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "access/access.h"
+#include "unwrap/unwrap.h"
 #include "charter/charter.h"
 #include "gtest/gtest.h"
 #include "request/request_data.h"
@@ -65,7 +65,7 @@ World Build() {
 }
 
 std::vector<uint32_t> CandidatesFor(const World& w, EntityRef refs[3]) {
-  const EntityStore& store = internal::ApiAccess::Store(w.entities);
+  const EntityStore& store = internal::Unwrap::Store(w.entities);
   ScopeKeys keys;
   for (int i = 0; i < 3; ++i) {
     refs[i].uid = store.Find(refs[i].type, refs[i].id);
@@ -126,7 +126,7 @@ TEST(ScopeIndex, NeverDropsAPolicyThatCouldApply) {
                                     {"Action", "write"}, {"Action", "read"}, {"Action", "x"}};
   std::vector<EntityRef> resources = {{"Task", "t1"}, {"Task", "t2"}, {"Namespace", "ml-ns"},
                                       {"Task", "t9"}};
-  const EntityStore& store = internal::ApiAccess::Store(w.entities);
+  const EntityStore& store = internal::Unwrap::Store(w.entities);
   int checked = 0;
   int filtered = 0;
   for (const EntityRef& p : principals) {

@@ -26,7 +26,7 @@
 namespace charter {
 
 namespace internal {
-class ApiAccess;  // access/access.h
+class Unwrap;  // unwrap/unwrap.h
 class Program;
 }  // namespace internal
 
@@ -98,8 +98,8 @@ class CHARTER_API Engine {
   std::optional<std::string_view> section(std::string_view name) const;
 
  private:
-  // The library reaches the program through internal::ApiAccess.
-  friend class internal::ApiAccess;
+  // The library reaches the program through internal::Unwrap.
+  friend class internal::Unwrap;
   explicit Engine(std::shared_ptr<const internal::Program> program);
   std::shared_ptr<const internal::Program> program_;
 };

@@ -21,7 +21,7 @@
 namespace charter {
 
 namespace internal {
-class ApiAccess;    // access/access.h
+class Unwrap;    // unwrap/unwrap.h
 class EntityStore;  // entities/entity_store.h
 }  // namespace internal
 
@@ -110,8 +110,8 @@ class CHARTER_API Entities {
   std::optional<EntityInfo> Find(const EntityUid& uid) const;
 
  private:
-  // The library reaches the store through internal::ApiAccess.
-  friend class internal::ApiAccess;
+  // The library reaches the store through internal::Unwrap.
+  friend class internal::Unwrap;
 
   explicit Entities(std::shared_ptr<const internal::EntityStore> store);
   std::shared_ptr<const internal::EntityStore> store_;

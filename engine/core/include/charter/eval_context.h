@@ -26,7 +26,7 @@
 namespace charter {
 
 namespace internal {
-class ApiAccess;  // access/access.h
+class Unwrap;  // unwrap/unwrap.h
 struct EvalScratch;
 }  // namespace internal
 
@@ -55,7 +55,7 @@ class CHARTER_API EvalContext {
 
  private:
   friend class Engine;
-  friend class internal::ApiAccess;
+  friend class internal::Unwrap;
   std::unique_ptr<internal::EvalScratch> scratch_;
 };
 

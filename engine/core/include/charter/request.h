@@ -23,7 +23,7 @@
 namespace charter {
 
 namespace internal {
-class ApiAccess;    // access/access.h
+class Unwrap;    // unwrap/unwrap.h
 struct RequestData;  // request/request_data.h
 }  // namespace internal
 
@@ -69,8 +69,8 @@ class CHARTER_API Request {
   std::string ContextToCedar() const;
 
  private:
-  // The library reaches the data through internal::ApiAccess.
-  friend class internal::ApiAccess;
+  // The library reaches the data through internal::Unwrap.
+  friend class internal::Unwrap;
 
   explicit Request(std::shared_ptr<const internal::RequestData> data);
   std::shared_ptr<const internal::RequestData> data_;

@@ -41,7 +41,7 @@
 namespace charter {
 
 namespace internal {
-class ApiAccess;    // access/access.h
+class Unwrap;    // unwrap/unwrap.h
 struct SchemaData;  // schema/schema_model.h
 }  // namespace internal
 
@@ -84,8 +84,8 @@ class CHARTER_API Schema {
   std::vector<std::string> ResourceTypes() const;
 
  private:
-  // The library reaches the schema through internal::ApiAccess.
-  friend class internal::ApiAccess;
+  // The library reaches the schema through internal::Unwrap.
+  friend class internal::Unwrap;
 
   explicit Schema(std::shared_ptr<const internal::SchemaData> data);
   std::shared_ptr<const internal::SchemaData> data_;

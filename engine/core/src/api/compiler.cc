@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "access/access.h"
+#include "unwrap/unwrap.h"
 #include "ast/declarations.h"
 #include "charter/schema.h"
 #include "check/validator.h"
@@ -52,7 +52,7 @@ ReadSources Read(const std::vector<SourceFile>& sources, const std::vector<Templ
     out.asts[i] = internal::ReadPolicySource(sources[i], options, &diags[i], next_index, &out.set->links);
     next_index += out.asts[i].policies.size();
     if (options.schema != nullptr && diags[i].size() == out.before[i]) {
-      internal::ValidatePolicySet(internal::ApiAccess::Model(*options.schema), out.asts[i], &diags[i]);
+      internal::ValidatePolicySet(internal::Unwrap::Model(*options.schema), out.asts[i], &diags[i]);
     }
   }
   // One policy set: ids are unique across the sources.
@@ -84,7 +84,7 @@ ReadSources Read(const std::vector<SourceFile>& sources, const std::vector<Templ
     }
     for (size_t i = 0; i < sources.size(); ++i) {
       if (by_source[i].empty()) continue;
-      internal::ValidateTemplateLinks(internal::ApiAccess::Model(*options.schema), by_source[i], &diags[i]);
+      internal::ValidateTemplateLinks(internal::Unwrap::Model(*options.schema), by_source[i], &diags[i]);
     }
   }
   return out;

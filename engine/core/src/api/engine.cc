@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "access/access.h"
+#include "unwrap/unwrap.h"
 #include "charter/schema.h"
 #include "common/combine.h"
 #include "common/status_macros.h"
@@ -59,10 +59,10 @@ std::vector<std::string> Engine::policy_ids() const {
 bool Engine::Authorize(const Request& request, const Entities& entities,
                        EvalContext* context) const {
   if (context->scratch_ == nullptr) context->scratch_ = std::make_unique<internal::EvalScratch>();
-  const internal::RequestData& data = internal::ApiAccess::Data(request);
+  const internal::RequestData& data = internal::Unwrap::Data(request);
   internal::RequestView view{{&data.principal_ref, &data.action_ref, &data.resource_ref},
                              data.key_hashes, &data.context};
-  return internal::Authorize(program_, view, internal::ApiAccess::SharedStore(entities), context->scratch_.get());
+  return internal::Authorize(program_, view, internal::Unwrap::SharedStore(entities), context->scratch_.get());
 }
 
 Decision Engine::Authorize(const Request& request, const Entities& entities) const {

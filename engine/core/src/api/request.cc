@@ -4,7 +4,7 @@
 #include <memory>
 #include <utility>
 
-#include "access/access.h"
+#include "unwrap/unwrap.h"
 #include "common/status_macros.h"
 #include "request/request_data.h"
 #include "value/value.h"
@@ -16,7 +16,7 @@ absl::StatusOr<Request> Read(std::string_view json, std::string_view source_name
                              const internal::SchemaModel* schema) {
   ASSIGN_OR_RETURN(std::shared_ptr<internal::RequestData> data,
                    internal::ReadRequestJson(json, source_name, schema));
-  return internal::ApiAccess::MakeRequest(std::move(data));
+  return internal::Unwrap::MakeRequest(std::move(data));
 }
 
 absl::StatusOr<std::vector<Request>> ReadAll(std::string_view json, std::string_view source_name,
@@ -25,7 +25,7 @@ absl::StatusOr<std::vector<Request>> ReadAll(std::string_view json, std::string_
                    internal::ReadRequestArrayJson(json, source_name, schema));
   std::vector<Request> out;
   out.reserve(data.size());
-  for (std::shared_ptr<internal::RequestData>& d : data) out.push_back(internal::ApiAccess::MakeRequest(std::move(d)));
+  for (std::shared_ptr<internal::RequestData>& d : data) out.push_back(internal::Unwrap::MakeRequest(std::move(d)));
   return out;
 }
 
@@ -48,8 +48,8 @@ absl::StatusOr<Request> Request::Create(EntityUid principal, EntityUid action, E
   ASSIGN_OR_RETURN(std::shared_ptr<internal::RequestData> data,
                    internal::MakeRequest(std::move(principal), std::move(action), std::move(resource),
                                          context_json, source_name,
-                                         schema == nullptr ? nullptr : &internal::ApiAccess::Model(*schema)));
-  return internal::ApiAccess::MakeRequest(std::move(data));
+                                         schema == nullptr ? nullptr : &internal::Unwrap::Model(*schema)));
+  return internal::Unwrap::MakeRequest(std::move(data));
 }
 
 absl::StatusOr<Request> Request::FromJson(std::string_view json, std::string_view source_name) {
@@ -63,12 +63,12 @@ absl::StatusOr<std::vector<Request>> Request::ArrayFromJson(std::string_view jso
 
 absl::StatusOr<Request> Request::FromJson(std::string_view json, const Schema& schema,
                                           std::string_view source_name) {
-  return Read(json, source_name, &internal::ApiAccess::Model(schema));
+  return Read(json, source_name, &internal::Unwrap::Model(schema));
 }
 
 absl::StatusOr<std::vector<Request>> Request::ArrayFromJson(std::string_view json, const Schema& schema,
                                                             std::string_view source_name) {
-  return ReadAll(json, source_name, &internal::ApiAccess::Model(schema));
+  return ReadAll(json, source_name, &internal::Unwrap::Model(schema));
 }
 
 const EntityUid& Request::principal() const { return data_->principal; }

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string_view>
 
-#include "access/access.h"
+#include "unwrap/unwrap.h"
 #include "check/validator.h"
 #include "common/diagnostic_codes.h"
 #include "common/sha256.h"
@@ -99,7 +99,7 @@ absl::Status Validate(const Schema& schema, const SourceFile& policies,
   std::unique_ptr<internal::PolicySet> set = internal::ReadPolicySet(policies, links, options, diags);
   // The set holds the policies that parsed cleanly; they are validated even
   // when others did not parse, so that one run reports every fault.
-  const internal::SchemaModel& model = internal::ApiAccess::Model(schema);
+  const internal::SchemaModel& model = internal::Unwrap::Model(schema);
   internal::ValidatePolicySet(model, set->ast, diags);
   internal::ValidateTemplateLinks(model, set->instances, diags);
   diags->Truncate(before + options.max_errors);

@@ -1,7 +1,7 @@
 // Conformance of data to a schema: entities and requests, value by value.
 #include <string>
 
-#include "access/access.h"
+#include "unwrap/unwrap.h"
 #include "charter/schema.h"
 #include "common/status_macros.h"
 #include "common/strings.h"
@@ -92,13 +92,13 @@ std::string Conforms(const Value& v, const internal::SchemaType& t, const std::s
 absl::StatusOr<Entities> Entities::FromJson(std::string_view json, const Schema& schema,
                                             std::string_view source_name, const EntitiesOptions& options) {
   ASSIGN_OR_RETURN(std::unique_ptr<internal::EntityStore> store,
-                   internal::EntityStore::FromJson(json, source_name, options, &internal::ApiAccess::Model(schema)));
+                   internal::EntityStore::FromJson(json, source_name, options, &internal::Unwrap::Model(schema)));
   return Entities(std::shared_ptr<const internal::EntityStore>(std::move(store)));
 }
 
 absl::Status ValidateEntities(const Schema& schema, const Entities& entities) {
-  const SchemaModel& m = internal::ApiAccess::Model(schema);
-  const internal::EntityStore& store = internal::ApiAccess::Store(entities);
+  const SchemaModel& m = internal::Unwrap::Model(schema);
+  const internal::EntityStore& store = internal::Unwrap::Store(entities);
   for (uint32_t uid = 0; uid < store.num_uids(); ++uid) {
     const internal::EntityData* d = store.data(uid);
     if (d == nullptr) continue;
@@ -147,7 +147,7 @@ absl::Status ValidateEntities(const Schema& schema, const Entities& entities) {
 }
 
 absl::Status ValidateRequest(const Schema& schema, const Request& request) {
-  const SchemaModel& m = internal::ApiAccess::Model(schema);
+  const SchemaModel& m = internal::Unwrap::Model(schema);
   const internal::ActionInfo* a = m.FindAction({request.action().type, request.action().id});
   if (a == nullptr) {
     return absl::InvalidArgumentError(Cat("request: undeclared action `", request.action().ToString(), "`"));
@@ -160,7 +160,7 @@ absl::Status ValidateRequest(const Schema& schema, const Request& request) {
     return absl::InvalidArgumentError(Cat("request: action `", request.action().ToString(),
                                           "` does not apply to resources of type `", request.resource().type, "`"));
   }
-  std::string e = Conforms(internal::ApiAccess::Data(request).context, *a->context, "context");
+  std::string e = Conforms(internal::Unwrap::Data(request).context, *a->context, "context");
   if (!e.empty()) return absl::InvalidArgumentError(Cat("request: ", e));
   return absl::OkStatus();
 }

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "access/access.h"
+#include "unwrap/unwrap.h"
 #include "builtins/builtins.h"
 #include "common/combine.h"
 #include "common/like.h"
@@ -424,7 +424,7 @@ bool EvaluateExpression(const ast::Expr& e, const Env& env, Arena* scratch, Valu
 }
 
 Env MakeEnv(const Request& request, const Entities& entities, EntityRef refs[3]) {
-  const RequestData& data = ApiAccess::Data(request);
+  const RequestData& data = Unwrap::Data(request);
   refs[0] = data.principal_ref;
   refs[1] = data.action_ref;
   refs[2] = data.resource_ref;
@@ -434,7 +434,7 @@ Env MakeEnv(const Request& request, const Entities& entities, EntityRef refs[3])
     env.vars[i] = Value::Entity(&refs[i]);
   }
   env.vars[3] = data.context;
-  env.store = &ApiAccess::Store(entities);
+  env.store = &Unwrap::Store(entities);
   return env;
 }
 

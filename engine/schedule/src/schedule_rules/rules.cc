@@ -21,7 +21,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
-#include "access/access.h"
+#include "unwrap/unwrap.h"
 #include "charter/engine.h"
 #include "charter/entities.h"
 #include "charter/schedule.h"
@@ -449,7 +449,7 @@ absl::StatusOr<SchedulingRules> SchedulingRules::Create(const std::vector<Engine
   std::vector<std::string> ids, ignored;
   absl::flat_hash_set<std::string_view> seen;
   for (const Engine& engine : engines) {
-    const std::shared_ptr<const internal::Program>& program = internal::ApiAccess::SharedProgram(engine);
+    const std::shared_ptr<const internal::Program>& program = internal::Unwrap::SharedProgram(engine);
     const size_t rules_before = ids.size();
     for (const internal::PolicyCode& p : program->policies()) {
       if (!seen.insert(p.id).second) {
@@ -477,7 +477,7 @@ absl::StatusOr<SchedulingRules> SchedulingRules::Create(const std::vector<Engine
   }
   if (programs.empty()) return RulesAccess::Make(nullptr, {}, std::move(ignored));
   std::shared_ptr<const internal::EntityStore> base;
-  if (entities != nullptr) base = internal::ApiAccess::SharedStore(*entities);
+  if (entities != nullptr) base = internal::Unwrap::SharedStore(*entities);
   return RulesAccess::Make(std::make_shared<const internal::schedule::Rules>(std::move(programs), std::move(base)),
                            std::move(ids), std::move(ignored));
 }

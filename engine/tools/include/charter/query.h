@@ -52,7 +52,7 @@
 namespace charter {
 
 namespace internal {
-class QueryAccess;  // query/query_access.h
+class QueryUnwrap;  // query/query_unwrap.h
 struct RequestData;
 struct ResidualData;
 struct PartialEvaluatorData;
@@ -101,7 +101,7 @@ class CHARTER_API QueryRequest {
   Request With(const EntityUid& uid) const;
 
  private:
-  friend class internal::QueryAccess;
+  friend class internal::QueryUnwrap;
   QueryRequest(std::shared_ptr<const internal::RequestData> data, Unknown unknown, bool schema_checked)
       : data_(std::move(data)), unknown_(unknown), schema_checked_(schema_checked) {}
   std::shared_ptr<const internal::RequestData> data_;

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "access/access.h"
+#include "unwrap/unwrap.h"
 #include "common/strings.h"
 #include "explain/source_text.h"
 #include "interp/interp.h"
@@ -49,7 +49,7 @@ absl::StatusOr<ExpressionValue> EvaluateExpression(const SourceFile& expression,
   if (request != nullptr) {
     env = interp::MakeEnv(*request, entities, refs);
   } else {
-    env.store = &internal::ApiAccess::Store(entities);
+    env.store = &internal::Unwrap::Store(entities);
     if (const ast::Expr* var = FirstVariable(*e); var != nullptr) {
       static constexpr const char* kNames[] = {"principal", "action", "resource", "context"};
       out.error = Cat("`", kNames[static_cast<int>(var->var)], "` has no value: there is no request");

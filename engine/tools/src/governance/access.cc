@@ -1,4 +1,4 @@
-// ReviewAccess (charter/review.h): who may do what through one connection.
+// ReviewAccess (charter/governance.h): who may do what through one connection.
 //
 // What the connection reaches comes from the model: the connection, its
 // project and cluster, the namespaces that name it, their tasks, teams and
@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "access/access.h"
-#include "charter/review.h"
+#include "unwrap/unwrap.h"
+#include "charter/governance.h"
 #include "common/status_macros.h"
 #include "common/strings.h"
 #include "json/json.h"
@@ -132,10 +132,10 @@ absl::StatusOr<AccessReport> ReviewAccess(const Engine& engine, const Entities& 
                                           const EntityUid& connection, const AccessOptions& options) {
   using namespace internal;
   using namespace internal::review;
-  const std::shared_ptr<const Program>& program = ApiAccess::SharedProgram(engine);
-  const std::shared_ptr<const EntityStore>& shared_store = ApiAccess::SharedStore(entities);
+  const std::shared_ptr<const Program>& program = Unwrap::SharedProgram(engine);
+  const std::shared_ptr<const EntityStore>& shared_store = Unwrap::SharedStore(entities);
   const EntityStore& store = *shared_store;
-  const SchemaModel& model = ApiAccess::Model(schema);
+  const SchemaModel& model = Unwrap::Model(schema);
   if (engine.FitSchema(&schema) == Engine::SchemaFit::kOther) {
     return absl::InvalidArgumentError(Cat("the policies were compiled against another schema (",
                                           engine.schema_fingerprint(), ") than the one given (",

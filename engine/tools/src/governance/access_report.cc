@@ -1,11 +1,11 @@
-// AccessReport's text, JSON and Graphviz forms (charter/review.h), and the
+// AccessReport's text, JSON and Graphviz forms (charter/governance.h), and the
 // small parsers the reviews share with the command line.
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "charter/review.h"
+#include "charter/governance.h"
 #include "common/strings.h"
 #include "governance/model.h"
 #include "governance/render.h"

@@ -1,4 +1,4 @@
-// Audit (charter/review.h): the lifecycle review of every connection
+// Audit (charter/governance.h): the lifecycle review of every connection
 // contract. For each connection the audit computes the AuditContext of the
 // standard model (stdlib/governance.cedarschema) from the store, and from
 // the previous snapshot when there is one, then decides
@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "access/access.h"
+#include "unwrap/unwrap.h"
 #include "charter/compiler.h"
-#include "charter/review.h"
+#include "charter/governance.h"
 #include "common/sha256.h"
 #include "common/status_macros.h"
 #include "common/strings.h"
@@ -338,16 +338,16 @@ absl::StatusOr<AuditReport> Audit(const Schema& schema, const Entities& current,
   using namespace internal;
   using namespace internal::review;
   ASSIGN_OR_RETURN(int64_t now, ParseDate(options.at));
-  const SchemaModel& model = ApiAccess::Model(schema);
+  const SchemaModel& model = Unwrap::Model(schema);
   for (const AuditRules* r : rules) {
     if (AuditRulesAccess::Of(*r).schema_fingerprint != schema.Fingerprint()) {
       return absl::InvalidArgumentError("audit rules were compiled against another schema than the audit's");
     }
   }
   const ModelNames names = ModelNames::For("Governance::Connection");
-  const Snapshot cur(ApiAccess::Store(current), names);
+  const Snapshot cur(Unwrap::Store(current), names);
   std::optional<Snapshot> prev;
-  if (previous != nullptr) prev.emplace(ApiAccess::Store(*previous), names);
+  if (previous != nullptr) prev.emplace(Unwrap::Store(*previous), names);
   const StoreIndex& index = cur.index;
 
   AuditReport report;
@@ -492,7 +492,7 @@ absl::StatusOr<AuditReport> Audit(const Schema& schema, const Entities& current,
     ASSIGN_OR_RETURN(std::shared_ptr<RequestData> data,
                      MakeRequest(auditor, action, ac.uid, Cat("{", ctx, "}"), "the audit context", &model));
     const Value context = data->context;
-    Request request = ApiAccess::MakeRequest(data);
+    Request request = Unwrap::MakeRequest(data);
     for (const AuditRules* rs : rules) {
       const auto& rd = AuditRulesAccess::Of(*rs);
       Decision d = rd.engine->Authorize(request, current);

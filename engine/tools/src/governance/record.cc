@@ -1,4 +1,4 @@
-// RecordReview (charter/review.h): a review written into a connection's
+// RecordReview (charter/governance.h): a review written into a connection's
 // contract in the entity file's own text. The file is read twice: as
 // entities (checked against the schema: the connection, the reviewer) and as
 // a JSON document, whose offsets say where the contract's members are. The
@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "access/access.h"
-#include "charter/review.h"
+#include "unwrap/unwrap.h"
+#include "charter/governance.h"
 #include "common/status_macros.h"
 #include "common/strings.h"
 #include "governance/model.h"
@@ -104,7 +104,7 @@ absl::StatusOr<std::string> RecordReview(std::string_view entities_json, std::st
     return absl::InvalidArgumentError("a revoked connection has no next review: --next is for keep");
   }
   ASSIGN_OR_RETURN(Entities entities, Entities::FromJson(entities_json, schema, source_name));
-  const EntityStore& store = ApiAccess::Store(entities);
+  const EntityStore& store = Unwrap::Store(entities);
   const ModelNames names = ModelNames::For(record.connection.type);
   const StoreIndex index(store);
   const uint32_t conn = index.Find(record.connection);

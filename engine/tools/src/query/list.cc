@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "access/access.h"
-#include "query/query_access.h"
+#include "unwrap/unwrap.h"
+#include "query/query_unwrap.h"
 #include "charter/query.h"
 #include "charter_support/nearest.h"
 #include "common/combine.h"
@@ -76,15 +76,15 @@ namespace {
 template <typename Visit>
 absl::StatusOr<size_t> DecideCandidates(const Engine& engine, const QueryRequest& query, const Entities& entities,
                            EvalScratch* scratch, const ListOptions& options, size_t* examined, Visit&& visit) {
-  const std::shared_ptr<const Program>& program = ApiAccess::SharedProgram(engine);
-  const std::shared_ptr<const EntityStore>& store = ApiAccess::SharedStore(entities);
+  const std::shared_ptr<const Program>& program = Unwrap::SharedProgram(engine);
+  const std::shared_ptr<const EntityStore>& store = Unwrap::SharedStore(entities);
   if (options.check_query) {
     // The bytecode keeps no list of the actions its policies name: the
     // engine-side check accepts any action (PartialEvaluator checks it).
     RETURN_IF_ERROR(CheckQuery(query, *store, [](std::string_view, std::string_view) { return true; }));
   }
   size_t start = options.start;
-  const RequestData& data = QueryAccess::Data(query);
+  const RequestData& data = QueryUnwrap::Data(query);
   int unknown = query.unknown() == QueryRequest::Unknown::kResource ? 2 : 0;
   RequestView view{{&data.principal_ref, &data.action_ref, &data.resource_ref}, nullptr, &data.context};
   uint64_t hashes[3] = {data.key_hashes[0], data.key_hashes[1], data.key_hashes[2]};
@@ -136,7 +136,7 @@ absl::Status ForEachAllowed(const Engine& engine, const QueryRequest& query, con
                             const ListOptions& options) {
   EvalContext local;
   EvalContext* c = context != nullptr ? context : &local;
-  std::unique_ptr<internal::EvalScratch>& scratch = internal::ApiAccess::Scratch(c);
+  std::unique_ptr<internal::EvalScratch>& scratch = internal::Unwrap::Scratch(c);
   if (scratch == nullptr) scratch = std::make_unique<internal::EvalScratch>();
   size_t examined = 0;
   absl::StatusOr<size_t> done =

@@ -4,8 +4,8 @@
 #include <memory>
 #include <utility>
 
-#include "access/access.h"
-#include "query/query_access.h"
+#include "unwrap/unwrap.h"
+#include "query/query_unwrap.h"
 #include "charter/query.h"
 #include "charter/schema.h"
 #include "common/status_macros.h"
@@ -71,7 +71,7 @@ absl::StatusOr<QueryRequest> QueryRequest::ForResources(EntityUid principal, Ent
                                                         std::string resource_type, std::string_view context_json,
                                                         const Schema* schema, std::string_view source_name) {
   RETURN_IF_ERROR(CheckType(resource_type, "resource"));
-  const internal::SchemaModel* m = schema == nullptr ? nullptr : &internal::ApiAccess::Model(*schema);
+  const internal::SchemaModel* m = schema == nullptr ? nullptr : &internal::Unwrap::Model(*schema);
   if (m != nullptr) RETURN_IF_ERROR(CheckAgainstSchema(*m, action, principal, "principal", resource_type, "resource"));
   EntityUid placeholder = Placeholder(m, resource_type);
   ASSIGN_OR_RETURN(std::shared_ptr<internal::RequestData> data,
@@ -79,14 +79,14 @@ absl::StatusOr<QueryRequest> QueryRequest::ForResources(EntityUid principal, Ent
                                          context_json, source_name, m));
   data->resource.id.clear();
   data->Bind();
-  return internal::QueryAccess::MakeQuery(std::move(data), Unknown::kResource, m != nullptr);
+  return internal::QueryUnwrap::MakeQuery(std::move(data), Unknown::kResource, m != nullptr);
 }
 
 absl::StatusOr<QueryRequest> QueryRequest::ForPrincipals(std::string principal_type, EntityUid action,
                                                          EntityUid resource, std::string_view context_json,
                                                          const Schema* schema, std::string_view source_name) {
   RETURN_IF_ERROR(CheckType(principal_type, "principal"));
-  const internal::SchemaModel* m = schema == nullptr ? nullptr : &internal::ApiAccess::Model(*schema);
+  const internal::SchemaModel* m = schema == nullptr ? nullptr : &internal::Unwrap::Model(*schema);
   if (m != nullptr) RETURN_IF_ERROR(CheckAgainstSchema(*m, action, resource, "resource", principal_type, "principal"));
   EntityUid placeholder = Placeholder(m, principal_type);
   ASSIGN_OR_RETURN(std::shared_ptr<internal::RequestData> data,
@@ -94,7 +94,7 @@ absl::StatusOr<QueryRequest> QueryRequest::ForPrincipals(std::string principal_t
                                          context_json, source_name, m));
   data->principal.id.clear();
   data->Bind();
-  return internal::QueryAccess::MakeQuery(std::move(data), Unknown::kPrincipal, m != nullptr);
+  return internal::QueryUnwrap::MakeQuery(std::move(data), Unknown::kPrincipal, m != nullptr);
 }
 
 const std::string& QueryRequest::unknown_type() const {
@@ -106,7 +106,7 @@ const EntityUid& QueryRequest::resource() const { return data_->resource; }
 std::string QueryRequest::ContextToCedar() const { return internal::ToCedar(data_->context); }
 
 Request QueryRequest::With(const EntityUid& uid) const {
-  return internal::ApiAccess::MakeRequest(internal::CompleteRequest(data_, unknown_, uid));
+  return internal::Unwrap::MakeRequest(internal::CompleteRequest(data_, unknown_, uid));
 }
 
 namespace internal {

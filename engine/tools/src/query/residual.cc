@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
-#include "access/access.h"
-#include "query/query_access.h"
+#include "unwrap/unwrap.h"
+#include "query/query_unwrap.h"
 #include "charter/query.h"
 #include "common/combine.h"
 #include "common/status_macros.h"
@@ -153,7 +153,7 @@ interp::Env EnvFor(const ResidualData& data, const EntityUid& uid, EntityRef ref
     env.vars[i] = Value::Entity(&refs[i]);
   }
   env.vars[3] = q.context;
-  env.store = &ApiAccess::Store(data.entities);
+  env.store = &Unwrap::Store(data.entities);
   return env;
 }
 
@@ -391,7 +391,7 @@ size_t PartialEvaluator::policy_count() const { return data_->set->instances.siz
 absl::StatusOr<Residual> PartialEvaluator::Evaluate(const QueryRequest& query, const Entities& entities,
                                                     const ResidualOptions& options) const {
   const internal::PolicySet& set = *data_->set;
-  const internal::EntityStore& store = internal::ApiAccess::Store(entities);
+  const internal::EntityStore& store = internal::Unwrap::Store(entities);
   if (options.check_query) {
     RETURN_IF_ERROR(internal::CheckQuery(query, store, [&](std::string_view type, std::string_view id) {
       for (const internal::PolicyInstance& p : set.instances) {
@@ -404,7 +404,7 @@ absl::StatusOr<Residual> PartialEvaluator::Evaluate(const QueryRequest& query, c
   }
   auto data = std::make_shared<internal::ResidualData>();
   data->entities = entities;
-  data->query = internal::QueryAccess::SharedData(query);
+  data->query = internal::QueryUnwrap::SharedData(query);
   data->unknown = query.unknown();
   data->type = query.unknown_type();
 

@@ -1,21 +1,21 @@
 // How the tools library's query code reaches what a QueryRequest holds (the
-// core's ApiAccess for the core's objects, and QueryRequest's data). A user
+// core's Unwrap for the core's objects, and QueryRequest's data). A user
 // of the library cannot include this header.
-#ifndef CHARTER_QUERY_QUERY_ACCESS_H_
-#define CHARTER_QUERY_QUERY_ACCESS_H_
+#ifndef CHARTER_QUERY_QUERY_UNWRAP_H_
+#define CHARTER_QUERY_QUERY_UNWRAP_H_
 
 #include <memory>
 #include <utility>
 
-#include "access/access.h"
+#include "unwrap/unwrap.h"
 #include "charter/query.h"
 #include "request/request_data.h"
 
 namespace charter::internal {
 
-class QueryAccess : public ApiAccess {
+class QueryUnwrap : public Unwrap {
  public:
-  using ApiAccess::Data;
+  using Unwrap::Data;
   static const RequestData& Data(const QueryRequest& q) { return *q.data_; }
   static const std::shared_ptr<const RequestData>& SharedData(const QueryRequest& q) { return q.data_; }
   static QueryRequest MakeQuery(std::shared_ptr<const RequestData> data, QueryRequest::Unknown unknown,
@@ -26,4 +26,4 @@ class QueryAccess : public ApiAccess {
 
 }  // namespace charter::internal
 
-#endif  // CHARTER_QUERY_QUERY_ACCESS_H_
+#endif  // CHARTER_QUERY_QUERY_UNWRAP_H_

@@ -1,7 +1,7 @@
-// Reviews to requests, decisions to answers (review.h). Every field read is
+// Reviews to requests, decisions to answers (admission_review.h). Every field read is
 // checked for its JSON type, and every fault names the field by its path in
 // the review ("request.userInfo.groups[2]: expected a string").
-#include "review.h"
+#include "admission_review.h"
 
 #include <algorithm>
 #include <charconv>

@@ -1,13 +1,13 @@
-// How the library's own code reaches what a public object holds: the entity
+// How the library's own code unwraps a public object: the entity
 // store behind an Entities, the data behind a Request, the schema behind a
 // Schema, the program behind an Engine. The public headers hand none of these out; a user of the library
 // cannot include this header (it is under engine/core/src/). A stage of its own,
 // below every stage that implements part of the public API (check, interp,
 // api), and above the stages whose data it hands out.
 //
-//   const internal::EntityStore& store = internal::ApiAccess::Store(entities);
-#ifndef CHARTER_ACCESS_ACCESS_H_
-#define CHARTER_ACCESS_ACCESS_H_
+//   const internal::EntityStore& store = internal::Unwrap::Store(entities);
+#ifndef CHARTER_UNWRAP_UNWRAP_H_
+#define CHARTER_UNWRAP_UNWRAP_H_
 
 #include <memory>
 #include <utility>
@@ -22,7 +22,7 @@
 
 namespace charter::internal {
 
-class ApiAccess {
+class Unwrap {
  public:
   static const EntityStore& Store(const Entities& e) { return *e.store_; }
   static const std::shared_ptr<const EntityStore>& SharedStore(const Entities& e) { return e.store_; }
@@ -42,4 +42,4 @@ class ApiAccess {
 
 }  // namespace charter::internal
 
-#endif  // CHARTER_ACCESS_ACCESS_H_
+#endif  // CHARTER_UNWRAP_UNWRAP_H_
