@@ -25,7 +25,6 @@
 #include <vector>
 
 #include "charter/charter.h"
-#include "charter/schedule.h"
 #include "charter/schema.h"
 #include "command.h"
 #include "files.h"
@@ -115,8 +114,7 @@ bool OnlyLimits(const Diagnostics& diagnostics) {
 // here.
 absl::StatusOr<FileReport> CheckFile(const std::string& path, const std::vector<TemplateLink>& links,
                                      const Schema* schema, bool color) {
-  CompileOptions options;
-  options.declarations = &schedule::Declarations();
+  const CompileOptions options = WithDeclarations({});
   absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
   if (!text.ok()) return text.status();
   SourceFile source(path, *std::move(text));

@@ -19,13 +19,6 @@
 namespace charter::cli {
 namespace {
 
-// The options with the scheduling library's declarations compiler, unless
-// they name one: every command compiles `.charter` declarations.
-CompileOptions WithDeclarations(CompileOptions options) {
-  if (options.declarations == nullptr) options.declarations = &schedule::Declarations();
-  return options;
-}
-
 // The same status with its message made one line that names `path`.
 absl::Status Named(const std::string& path, const absl::Status& status) {
   return absl::Status(status.code(), WithPath(path, OneLine(status.message())));
@@ -77,6 +70,11 @@ absl::StatusOr<std::vector<TemplateLink>> LoadTemplateLinks(const std::string& p
   absl::StatusOr<std::vector<TemplateLink>> parsed = ParseTemplateLinks(*json, path);
   if (!parsed.ok()) return Named(path, parsed.status());
   return parsed;
+}
+
+CompileOptions WithDeclarations(CompileOptions options) {
+  if (options.declarations == nullptr) options.declarations = &schedule::Declarations();
+  return options;
 }
 
 absl::StatusOr<Bundle> CompilePolicySource(const SourceFile& source,

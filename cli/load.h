@@ -47,6 +47,10 @@ absl::StatusOr<std::vector<TemplateLink>> LoadTemplateLinks(const std::string& p
 absl::Status NamedUnlessAtALink(const std::string& path, const std::vector<TemplateLink>& links,
                                 const absl::Status& status);
 
+// The options with the scheduling library's declarations compiler, unless
+// they name one: every command compiles `.charter` declarations.
+CompileOptions WithDeclarations(CompileOptions options);
+
 // Compiles policy text already read. Warnings are printed on stderr as they
 // are found; errors are returned, one diagnostic a line.
 absl::StatusOr<Bundle> CompilePolicySource(const SourceFile& source,

@@ -658,6 +658,25 @@ charter_status MakeRequest(EntityUid p, EntityUid a, EntityUid r, std::string_vi
   return CHARTER_OK;
 }
 
+// The three parts of a request as the caller gave them: each not NULL, its
+// type and id valid text, its type not empty.
+charter_status UidsOf(const charter_uid* const in[3], EntityUid uids[3], charter_error** error) {
+  static const char* const names[3] = {"principal", "action", "resource"};
+  for (int i = 0; i < 3; ++i) {
+    if (in[i] == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, std::string("the ") + names[i] + " is NULL");
+    std::string_view type, id;
+    if (!Text(in[i]->type, in[i]->type_length, &type) || !Text(in[i]->id, in[i]->id_length, &id)) {
+      return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT,
+                  std::string("the ") + names[i] + "'s type or id is NULL with a nonzero length");
+    }
+    if (type.empty()) {
+      return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, std::string("the ") + names[i] + "'s type is empty");
+    }
+    uids[i] = EntityUid{std::string(type), std::string(id)};
+  }
+  return CHARTER_OK;
+}
+
 }  // namespace
 
 charter_status charter_request_new(const char* principal, size_t principal_length, const char* action,
@@ -692,20 +711,8 @@ charter_status charter_request_new_uids(const charter_uid* principal, const char
   return Guard(error, [&]() -> charter_status {
     if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
     const charter_uid* in[3] = {principal, action, resource};
-    const char* names[3] = {"principal", "action", "resource"};
     EntityUid uids[3];
-    for (int i = 0; i < 3; ++i) {
-      if (in[i] == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, std::string("the ") + names[i] + " is NULL");
-      std::string_view type, id;
-      if (!Text(in[i]->type, in[i]->type_length, &type) || !Text(in[i]->id, in[i]->id_length, &id)) {
-        return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT,
-                    std::string("the ") + names[i] + "'s type or id is NULL with a nonzero length");
-      }
-      if (type.empty()) {
-        return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, std::string("the ") + names[i] + "'s type is empty");
-      }
-      uids[i] = EntityUid{std::string(type), std::string(id)};
-    }
+    if (charter_status s = UidsOf(in, uids, error); s != CHARTER_OK) return s;
     CHARTER_TEXT(c, context_json, context_length, "the context");
     return MakeRequest(std::move(uids[0]), std::move(uids[1]), std::move(uids[2]), c, out, error);
   });
@@ -1252,23 +1259,6 @@ charter_status BundleEngine(absl::StatusOr<charter::Bundle> bundle, std::string_
 
 const charter::EntityUid& RequestPart(const charter::Request& r, int part) {
   return part == 0 ? r.principal() : part == 1 ? r.action() : r.resource();
-}
-
-charter_status UidsOf(const charter_uid* const in[3], EntityUid uids[3], charter_error** error) {
-  static const char* const names[3] = {"principal", "action", "resource"};
-  for (int i = 0; i < 3; ++i) {
-    if (in[i] == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, std::string("the ") + names[i] + " is NULL");
-    std::string_view type, id;
-    if (!Text(in[i]->type, in[i]->type_length, &type) || !Text(in[i]->id, in[i]->id_length, &id)) {
-      return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT,
-                  std::string("the ") + names[i] + "'s type or id is NULL with a nonzero length");
-    }
-    if (type.empty()) {
-      return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, std::string("the ") + names[i] + "'s type is empty");
-    }
-    uids[i] = EntityUid{std::string(type), std::string(id)};
-  }
-  return CHARTER_OK;
 }
 
 }  // namespace

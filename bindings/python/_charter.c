@@ -987,6 +987,20 @@ typedef struct {
   PyObject* schema; /* the charter.Schema it was read with, or None */
 } RequestObject;
 
+/* A new object of `cls` (charter.Request or a subclass) that owns `request`
+ * (freed here when the object cannot be made) and holds `schema`. */
+static PyObject* wrap_request(PyTypeObject* cls, charter_request* request, PyObject* schema) {
+  RequestObject* out = (RequestObject*)cls->tp_alloc(cls, 0);
+  if (out == NULL) {
+    charter_request_free(request);
+    return NULL;
+  }
+  out->request = request;
+  Py_INCREF(schema);
+  out->schema = schema;
+  return (PyObject*)out;
+}
+
 static PyTypeObject* request_type = NULL;
 
 static void request_dealloc(PyObject* self) {
@@ -1053,15 +1067,7 @@ static PyObject* m_request_new(PyObject* module, PyObject* args) {
   if (schema != Py_None && !PyObject_TypeCheck(schema, schema_type)) return type_error("schema", "charter.Schema", schema);
   charter_request* request = make_request(p, a, r, c, schema_of(schema), -1);
   if (request == NULL) return NULL;
-  RequestObject* out = (RequestObject*)cls->tp_alloc(cls, 0);
-  if (out == NULL) {
-    charter_request_free(request);
-    return NULL;
-  }
-  out->request = request;
-  Py_INCREF(schema);
-  out->schema = schema;
-  return (PyObject*)out;
+  return wrap_request(cls, request, schema);
 }
 
 /* _request_from_json(cls, text) -> cls: Charter's request JSON, read
@@ -1079,15 +1085,7 @@ static PyObject* m_request_from_json(PyObject* module, PyObject* args) {
   charter_request* request = NULL;
   charter_error* error = NULL;
   if (charter_request_from_json(t, n, &request, &error) != CHARTER_OK) return raise_error("RequestError", error, NULL);
-  RequestObject* out = (RequestObject*)cls->tp_alloc(cls, 0);
-  if (out == NULL) {
-    charter_request_free(request);
-    return NULL;
-  }
-  out->request = request;
-  Py_INCREF(Py_None);
-  out->schema = Py_None;
-  return (PyObject*)out;
+  return wrap_request(cls, request, Py_None);
 }
 
 /* _request_parts(request) -> ((type, id) x3, context as Cedar text) */
@@ -1364,15 +1362,7 @@ static PyObject* engine_prepare(PyObject* self, PyObject* const* args, Py_ssize_
   if (request == NULL) return NULL;
   /* A prepared request is of the package's Request class (registered). */
   PyTypeObject* cls = request_class != NULL ? (PyTypeObject*)request_class : request_type;
-  RequestObject* out = (RequestObject*)cls->tp_alloc(cls, 0);
-  if (out == NULL) {
-    charter_request_free(request);
-    return NULL;
-  }
-  out->request = request;
-  Py_INCREF(e->schema);
-  out->schema = e->schema;
-  return (PyObject*)out;
+  return wrap_request(cls, request, e->schema);
 }
 
 /* One request of a batch: a charter.Request, a dict with "principal",

@@ -4,7 +4,11 @@
 
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "bytecode/opcodes.h"
 #include "charter/charter.h"
@@ -72,6 +76,34 @@ std::string WithConstSets(std::vector<uint64_t> code,
                                fbb.CreateVector(entities), fbb.CreateVector(policies), 0, 0,
                                fbb.CreateVector(shapes), fbb.CreateVector(const_sets));
   fb::FinishBundleBuffer(fbb, root);
+  return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+}
+
+// A hand-made bundle of `version` with one policy, the sections given (in
+// the order given), and, with `v3_scheduling`, bytes in the field where
+// version 3 kept its scheduling table (field 12, deprecated since). The
+// field's bytes are written last, so that they lie inside the buffer, as
+// version 3's compiler wrote its table.
+std::string WithSections(uint32_t version, bool v3_scheduling,
+                         const std::vector<std::pair<std::string, std::string>>& sections) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<uint64_t> code{I(Op::kRetBool, 0, 1, 0)};
+  std::vector<flatbuffers::Offset<fb::Policy>> policy{
+      fb::CreatePolicy(fbb, fbb.CreateString("p"), fb::Effect::Permit, 0, nullptr, 4, fbb.CreateVector(code))};
+  auto policies = fbb.CreateVector(policy);
+  std::vector<flatbuffers::Offset<fb::Section>> made;
+  for (const auto& [name, data] : sections) {
+    made.push_back(fb::CreateSection(fbb, fbb.CreateString(name),
+                                     fbb.CreateVector(reinterpret_cast<const uint8_t*>(data.data()), data.size())));
+  }
+  auto section_vector = fbb.CreateVector(made);
+  auto legacy = fbb.CreateVector(std::vector<uint8_t>{1, 2, 3, 4});
+  fb::BundleBuilder bundle(fbb);
+  bundle.add_format_version(version);
+  bundle.add_policies(policies);
+  if (!sections.empty()) bundle.add_sections(section_vector);
+  if (v3_scheduling) fbb.AddOffset(4 + 2 * 12, legacy);
+  fb::FinishBundleBuffer(fbb, bundle.Finish());
   return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
 }
 
@@ -281,6 +313,28 @@ TEST(Verifier, RejectsBadHeaderFields) {
             "invalid bundle: policy `p`: register count out of range");
   EXPECT_EQ(Reject(HandMade({I(Op::kRetBool, 0, 1, 0)}, 4, kFormatVersion, static_cast<fb::Effect>(7))),
             "invalid bundle: policy `p`: unknown effect");
+}
+
+// Sections: names not empty, sorted and unique; the core keeps their bytes
+// and Engine::section finds them. A version 3 bundle is read unless it has
+// the scheduling table that version 4 keeps in a section.
+TEST(Verifier, ChecksSectionsAndVersion3Scheduling) {
+  EXPECT_EQ(Reject(WithSections(3, true, {})),
+            "invalid bundle: format version 3 with a scheduling configuration, which this engine reads from a "
+            "section (rebuild it from its sources)");
+  EXPECT_TRUE(VerifyBundle(WithSections(3, false, {}), {}).ok());
+  EXPECT_EQ(Reject(WithSections(kFormatVersion, false, {{"b", "x"}, {"a", "y"}})),
+            "invalid bundle: sections are not sorted and unique (`a`)");
+  EXPECT_EQ(Reject(WithSections(kFormatVersion, false, {{"a", "x"}, {"a", "y"}})),
+            "invalid bundle: sections are not sorted and unique (`a`)");
+  EXPECT_EQ(Reject(WithSections(kFormatVersion, false, {{"", "x"}})),
+            "invalid bundle: section without a name, or its name is not valid UTF-8");
+  absl::StatusOr<Engine> engine =
+      Engine::Create(Bundle::FromBytes(WithSections(kFormatVersion, false, {{"a", "first"}, {"b", "second"}})));
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  EXPECT_EQ(engine->section("a"), std::optional<std::string_view>("first"));
+  EXPECT_EQ(engine->section("b"), std::optional<std::string_view>("second"));
+  EXPECT_EQ(engine->section("c"), std::nullopt);
 }
 
 TEST(Verifier, EnforcesLimits) {

@@ -30,12 +30,6 @@ class SchedulingDeclarations final : public DeclarationCompiler {
   }
 };
 
-size_t ErrorsSince(const Diagnostics& diags, size_t before) {
-  size_t n = 0;
-  for (size_t i = before; i < diags.size(); ++i) n += diags.items()[i].severity == Severity::kError;
-  return n;
-}
-
 }  // namespace
 
 const DeclarationCompiler& Declarations() {
@@ -72,8 +66,8 @@ absl::StatusOr<State> CompileDeclarations(const std::vector<SourceFile>& sources
   internal::Declare(files, {}, &state);
   for (size_t i = 0; i < sources.size(); ++i) diags[i].Truncate(before[i] + options.max_errors);
   for (size_t i = 0; i < sources.size(); ++i) {
-    if (ErrorsSince(diags[i], before[i]) > 0) {
-      return absl::InvalidArgumentError(diags[i].FirstErrorLine(sources[i], before[i]));
+    if (std::string first = diags[i].FirstErrorLine(sources[i], before[i]); !first.empty()) {
+      return absl::InvalidArgumentError(first);
     }
   }
   return state;
