@@ -5,7 +5,9 @@
 // InvalidArgument with "SOURCE:LINE:COL: " in front; and whatever loads must
 // be usable: every uid of a loaded store is decided against a fixed policy
 // set that reads attributes, tags and the hierarchy, and every loaded
-// request is decided against that store and an empty one.
+// request is decided against that store and an empty one. The bytes are
+// also laid over a fixed store (Entities::Extend): what that accepts, one
+// store read from both texts at once accepts too, and decides alike.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -104,6 +106,59 @@ void CheckDecision(const charter::Decision& d, const charter::Engine& engine) {
   Check(!d.ToJson().empty(), "decision serializes");
 }
 
+// The store the input is laid over: a hierarchy, an entity only mentioned
+// in an attribute (User::"bob") and one only named as a parent (Team::"root").
+constexpr std::string_view kBase = R"([
+{"uid": {"type": "Team", "id": "ml"}, "attrs": {"level": 2}, "parents": [{"type": "Team", "id": "root"}]},
+{"uid": {"type": "User", "id": "alice"}, "attrs": {"name": "alice", "manager": {"__entity": {"type": "User", "id": "bob"}}},
+ "parents": [{"type": "Team", "id": "ml"}], "tags": {"team": {"__entity": {"type": "Team", "id": "ml"}}}},
+{"uid": {"type": "Task", "id": "t"}, "attrs": {"level": 1, "readers": [{"__entity": {"type": "User", "id": "alice"}}]},
+ "parents": [{"type": "Team", "id": "ml"}]}
+])";
+
+const charter::Entities& FixedBase() {
+  static const charter::Entities* base = [] {
+    absl::StatusOr<charter::Entities> e = charter::Entities::FromJson(kBase, "base.json");
+    Check(e.ok(), "the fixed base reads");
+    return new charter::Entities(*std::move(e));
+  }();
+  return *base;
+}
+
+// The input laid over the fixed base, against the two read as one store.
+void CheckExtend(std::string_view input, const charter::EntitiesOptions& options, const charter::Engine& engine) {
+  absl::StatusOr<charter::Entities> extended = FixedBase().Extend(input, "extension.json", options);
+  if (!extended.ok()) {
+    CheckRefusal(extended.status(), "extension.json");
+    return;
+  }
+  Check(FixedBase().size() == 3, "the base is unchanged");
+  // The input is a JSON array: its elements after the base's.
+  size_t open = input.find('[');
+  size_t close = input.rfind(']');
+  Check(open != std::string_view::npos && close != std::string_view::npos && open < close, "an extension is an array");
+  std::string merged(kBase.substr(0, kBase.rfind(']')));
+  std::string_view inner = input.substr(open + 1, close - open - 1);
+  if (inner.find_first_not_of(" \t\r\n") != std::string_view::npos) merged += ",";
+  merged += inner;
+  merged += "]";
+  absl::StatusOr<charter::Entities> whole = charter::Entities::FromJson(merged, "merged.json", options);
+  Check(whole.ok(), "what Extend accepts, one store of both accepts");
+  Check(whole->size() == extended->size(), "both hold the same entities");
+  const charter::internal::EntityStore& store = charter::internal::Unwrap::Store(*extended);
+  const size_t n = store.num_uids() < 12 ? store.num_uids() : 12;
+  for (size_t p = 0; p < n; ++p) {
+    const auto& pr = store.ref(static_cast<uint32_t>(p));
+    for (size_t r = 0; r < n; ++r) {
+      const auto& rr = store.ref(static_cast<uint32_t>(r));
+      charter::Request q = charter::Request::Create({std::string(pr.type), std::string(pr.id)}, {"Action", "view"},
+                                                    {std::string(rr.type), std::string(rr.id)});
+      Check(engine.Authorize(q, *extended).ToJson() == engine.Authorize(q, *whole).ToJson(),
+            "an extension decides as one store of both");
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -154,6 +209,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (typed_requests.ok()) {
     for (const charter::Request& q : *typed_requests) CheckDecision(engine.Authorize(q, charter::Entities()), engine);
   }
+
+  CheckExtend(input, options, engine);
 
   const charter::Entities empty;
   if (entities.ok()) {

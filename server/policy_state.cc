@@ -1,4 +1,4 @@
-// Loading a PolicyState, and joining a review's entities to the configured
+// Loading a PolicyState, and laying a review's entities over the configured
 // ones (policy_state.h).
 #include "policy_state.h"
 
@@ -59,13 +59,6 @@ std::string Sha256(std::string_view bytes) {
   return out;
 }
 
-std::string Key(std::string_view type, std::string_view id) {
-  std::string k(type);
-  k.push_back('\0');
-  k.append(id);
-  return k;
-}
-
 // An entity uid in every form the entity reader takes (docs/entities.md):
 // {"type": T, "id": I} (other keys ignored), ["T", "I"], and either inside
 // {"__entity": ...}. The store has read the file already, so where a uid
@@ -88,76 +81,11 @@ std::optional<std::pair<std::string, std::string>> AsUid(const JsonValue& v) {
   return std::nullopt;
 }
 
-// A value that is an entity reference read without a schema: an object of
-// exactly `type` and `id`, or {"__entity": ...}. (With a schema, a record or
-// a set of two strings may be one too; AsUid takes those, where a
-// reference may be.)
-std::optional<std::pair<std::string, std::string>> AsExplicitUid(const JsonValue& v) {
-  if (!v.is_object()) return std::nullopt;
-  if (std::optional<JsonValue> inner = v.Find("__entity")) return AsUid(*inner);
-  if (v.size() != 2) return std::nullopt;
-  return AsUid(v);
-}
-
-// Every value inside `v` that may be an entity reference, by any of its
-// forms (depth-limited: the entity reader has already refused deeper
-// values). A value taken for one that is not (a record with `type` and
-// `id`, a set of two strings) only joins one entity more to a review's
-// store, which cannot change a decision.
-void CollectRefs(const JsonValue& v, int depth, std::vector<std::pair<std::string, std::string>>* out) {
-  if (depth > 80) return;
-  if (auto uid = AsUid(v)) out->push_back(*std::move(uid));
-  if (v.is_object()) {
-    for (size_t i = 0; i < v.size(); ++i) CollectRefs(v.member(i), depth + 1, out);
-  } else if (v.is_array()) {
-    for (size_t i = 0; i < v.size(); ++i) CollectRefs(v.at(i), depth + 1, out);
-  }
-}
-
-// `v` as compact JSON with every entity reference inside it written as
-// {"__entity": ...}, as a reader without a schema needs them.
-void AppendExplicit(std::string* out, std::string_view text, const JsonValue& v, int depth) {
-  if (auto uid = AsExplicitUid(v); uid && depth > 0) {
-    CatAppend(out, EntityValueJson(uid->first, uid->second));
-  } else if (v.is_object()) {
-    out->push_back('{');
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (i) out->push_back(',');
-      AppendQuoted(out, v.key(i));
-      out->push_back(':');
-      AppendExplicit(out, text, v.member(i), depth + 1);
-    }
-    out->push_back('}');
-  } else if (v.is_array()) {
-    out->push_back('[');
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (i) out->push_back(',');
-      AppendExplicit(out, text, v.at(i), depth + 1);
-    }
-    out->push_back(']');
-  } else {
-    AppendCompact(out, text, v);
-  }
-}
-
 std::string SortedJoin(std::vector<std::string> v) {
   std::sort(v.begin(), v.end());
   std::string out;
   for (const std::string& s : v) CatAppend(&out, s, ",");
   return out;
-}
-
-bool SameEntity(const std::optional<EntityInfo>& a, const std::optional<EntityInfo>& b) {
-  if (!a || !b) return a.has_value() == b.has_value();
-  if (a->attrs != b->attrs || a->tags != b->tags || a->parents.size() != b->parents.size()) return false;
-  std::vector<std::string> pa, pb;
-  for (const EntityUid& u : a->parents) pa.push_back(u.ToString());
-  for (const EntityUid& u : b->parents) pb.push_back(u.ToString());
-  return SortedJoin(pa) == SortedJoin(pb);
-}
-
-bool IsActionType(std::string_view type) {
-  return type == "Action" || (type.size() > 8 && type.substr(type.size() - 8) == "::Action");
 }
 
 }  // namespace
@@ -223,7 +151,6 @@ absl::StatusOr<std::shared_ptr<const PolicyState>> PolicyState::Load(const Polic
   if (!entities.ok()) return entities.status();
   state->entities_ = *std::move(entities);
   if (absl::Status s = state->Join(join, name); !s.ok()) return s;
-  if (absl::Status s = state->Index(); !s.ok()) return absl::InvalidArgumentError(Cat(name, ": ", S(s.message())));
   state->PrepareUntypedJoin();
   state->loaded_at_ = std::chrono::system_clock::now();
   return std::shared_ptr<const PolicyState>(std::move(state));
@@ -328,36 +255,6 @@ absl::Status PolicyState::Join(const GovernanceJoins& join, const std::string& e
   return absl::OkStatus();
 }
 
-absl::Status PolicyState::Index() {
-  absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(entities_text_);
-  if (!doc.ok()) return doc.status();
-  JsonValue root = doc->root();
-  if (!root.is_array()) return absl::InvalidArgumentError("expected an array of entities");
-  std::vector<std::vector<std::pair<std::string, std::string>>> refs(root.size());
-  for (size_t i = 0; i < root.size(); ++i) {
-    JsonValue e = root.at(i);
-    std::optional<JsonValue> uid_value = e.Find("uid");
-    std::optional<std::pair<std::string, std::string>> uid;
-    if (uid_value) uid = AsUid(*uid_value);
-    if (!uid) return absl::InvalidArgumentError(Cat("entity ", i, " has no uid the server can read"));
-    size_t begin = e.offset();
-    nodes_.push_back({std::string_view(entities_text_).substr(begin, JsonValueEnd(entities_text_, begin) - begin),
-                      uid->first, {}});
-    by_uid_.emplace(Key(uid->first, uid->second), i);
-    if (IsActionType(uid->first)) actions_.push_back(i);
-    for (std::string_view member : {"parents", "attrs", "tags"}) {
-      if (std::optional<JsonValue> v = e.Find(member)) CollectRefs(*v, 0, &refs[i]);
-    }
-  }
-  for (size_t i = 0; i < refs.size(); ++i) {
-    for (const auto& [type, id] : refs[i]) {
-      auto it = by_uid_.find(Key(type, id));
-      if (it != by_uid_.end()) nodes_[i].refs.push_back(it->second);
-    }
-  }
-  return absl::OkStatus();
-}
-
 void PolicyState::PrepareUntypedJoin() {
   if (!schema_) return;
   // The schema must declare the types the mapping writes with exactly the
@@ -384,101 +281,19 @@ void PolicyState::PrepareUntypedJoin() {
     }
     if (SortedJoin(declared) != attrs) return;
   }
-  absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(entities_text_);
-  if (!doc.ok()) return;
-  // The configured entities with explicit references, and the schema's
-  // actions with their groups (as the typed store holds them).
-  std::vector<std::string> explicit_json(nodes_.size());
-  std::string all = "[";
-  for (size_t i = 0; i < nodes_.size(); ++i) {
-    AppendExplicit(&explicit_json[i], entities_text_, doc->root().at(i), 0);
-    if (!IsActionType(nodes_[i].type)) CatAppend(&all, all.size() > 1 ? "," : "", explicit_json[i]);
-  }
-  // Each action's entity JSON, and for each the JSON of it and its
-  // ancestors: all a review needs (actions have no attributes, so a policy
-  // reaches other actions only through `in`).
-  absl::flat_hash_map<std::string, std::string> one;
-  absl::flat_hash_map<std::string, std::vector<EntityUid>> parents_of;
-  std::string actions;
-  for (const EntityUid& action : schema_->Actions()) {
-    std::optional<EntityInfo> info = entities_.Find(action);
-    std::string parents;
-    if (info) {
-      for (const EntityUid& p : info->parents) CatAppend(&parents, parents.empty() ? "" : ",", UidJson(p.type, p.id));
-      parents_of[Key(action.type, action.id)] = info->parents;
-    }
-    std::string json = Cat(",{\"uid\":", UidJson(action.type, action.id), ",\"attrs\":{},\"parents\":[", parents, "]}");
-    actions += json;
-    one[Key(action.type, action.id)] = std::move(json);
-  }
-  absl::flat_hash_map<std::string, std::string> with_ancestors;
-  for (const EntityUid& action : schema_->Actions()) {
-    std::string json;
-    std::vector<std::string> stack = {Key(action.type, action.id)};
-    absl::flat_hash_map<std::string, bool> seen;
-    while (!stack.empty()) {
-      std::string k = std::move(stack.back());
-      stack.pop_back();
-      if (seen[k]) continue;
-      seen[k] = true;
-      if (auto it = one.find(k); it != one.end()) json += it->second;
-      for (const EntityUid& p : parents_of[k]) stack.push_back(Key(p.type, p.id));
-    }
-    with_ancestors[Key(action.type, action.id)] = std::move(json);
-  }
-  all += actions;
-  if (all.size() > 1 && all[1] == ',') all.erase(1, 1);
-  all += "]";
-  // Read without the schema, the configured entities must be exactly what
-  // the schema made of them; else every review is read with the schema.
-  absl::StatusOr<Entities> untyped = Entities::FromJson(all, "entities");
-  if (!untyped.ok()) return;
-  for (const EntityUid& uid : entities_.KnownUids()) {
-    if (!SameEntity(entities_.Find(uid), untyped->Find(uid))) return;
-  }
-  if (entities_.KnownUids().size() != untyped->KnownUids().size()) return;
-  explicit_json_ = std::move(explicit_json);
-  action_json_ = std::move(with_ancestors);
   untyped_join_ = true;
 }
 
 absl::StatusOr<Entities> PolicyState::EntitiesFor(const MappedReview& review) const {
-  std::vector<bool> seen(nodes_.size(), false);
-  std::vector<size_t> stack;
-  if (!untyped_join_) {
-    stack.assign(actions_.begin(), actions_.end());
-  }
-  // With the untyped join the schema's actions come from action_json_.
-  for (size_t a : actions_) seen[a] = true;
-  auto visit = [&](const EntityUid& uid) {
-    auto it = by_uid_.find(Key(uid.type, uid.id));
-    if (it != by_uid_.end() && !seen[it->second]) seen[it->second] = true, stack.push_back(it->second);
-    return it != by_uid_.end();
-  };
-  bool principal_configured = visit(review.principal);
-  for (const EntityUid& uid : review.joins) visit(uid);
+  // The review's entities laid over the configured ones (never copied or
+  // read again); a principal the configuration defines is the
+  // configuration's.
   std::string json = "[";
-  if (!principal_configured) CatAppend(&json, review.principal_json, ",");
+  if (!entities_.Contains(review.principal)) CatAppend(&json, review.principal_json, ",");
   json += review.entities_json;
-  while (!stack.empty()) {
-    size_t n = stack.back();
-    stack.pop_back();
-    CatAppend(&json, ",", untyped_join_ ? std::string_view(explicit_json_[n]) : nodes_[n].json);
-    for (size_t r : nodes_[n].refs) {
-      if (!seen[r]) seen[r] = true, stack.push_back(r);
-    }
-  }
-  if (untyped_join_) {
-    // An action the schema does not declare has no entry: the request is
-    // then refused by RequestFor, as the schema refuses it.
-    if (auto it = action_json_.find(Key(review.action.type, review.action.id)); it != action_json_.end()) {
-      json += it->second;
-    }
-    json += "]";
-    return Entities::FromJson(json, "review");
-  }
   json += "]";
-  return schema_ ? Entities::FromJson(json, *schema_, "review") : Entities::FromJson(json, "review");
+  if (untyped_join_ || !schema_) return entities_.Extend(json, "review");
+  return entities_.Extend(json, *schema_, "review");
 }
 
 absl::StatusOr<Request> PolicyState::RequestFor(const MappedReview& review) const {

@@ -1,5 +1,5 @@
-// What the server decides with: the engine, the configured entities (with
-// the index that joins a review's entities to them) and the schema, loaded
+// What the server decides with: the engine, the configured entities (a
+// review's own are laid over them, Entities::Extend) and the schema, loaded
 // together and swapped together. A PolicyState never changes once loaded;
 // a reload builds a new one and installs it (server.cc), so that a request
 // in flight keeps the state it started with.
@@ -55,10 +55,11 @@ class PolicyState {
   std::chrono::system_clock::time_point loaded_at() const { return loaded_at_; }
 
   // The request and the entities to decide a mapped review with: the
-  // review's own entities, and the configured entities they reach through
-  // parents and entity-valued attributes (and every action entity). An
-  // entity the configuration defines replaces the review's entity of the
-  // same uid (a User with attributes of its own, for example).
+  // review's own entities laid over the configured ones, which are neither
+  // copied nor read again. A principal the configuration defines replaces
+  // the review's (a User with attributes of its own, for example); another
+  // entity of the review that the configuration defines must be the same
+  // (Entities::Extend).
   absl::StatusOr<Entities> EntitiesFor(const MappedReview& review) const;
   absl::StatusOr<Request> RequestFor(const MappedReview& review) const;
   absl::StatusOr<Request> RequestFromJson(std::string_view json) const;
@@ -69,13 +70,11 @@ class PolicyState {
   // Checks `join` and sets the joined namespaces' attribute `governance` in
   // entities_text_ (then read again into entities_).
   absl::Status Join(const GovernanceJoins& join, const std::string& entities_name);
-  absl::Status Index();
-  // Decides whether reviews' entities may be read without the schema (the
-  // schema's cost, about 10 µs a review, is then paid once at load): when
-  // the schema declares the mapping's types with the mapping's attributes,
-  // and the configured entities, written with explicit references and with
-  // the schema's actions, read without the schema to the very store the
-  // schema made of them. The mapping writes its entities conforming.
+  // Decides whether reviews' entities may be read without the schema: when
+  // the schema declares the mapping's types with exactly the mapping's
+  // attributes. The mapping writes its entities conforming, with explicit
+  // references, so the schema's reader would make the same values of them.
+  // (The configured entities were read with the schema once, at load.)
   void PrepareUntypedJoin();
 
   Engine engine_;
@@ -84,21 +83,10 @@ class PolicyState {
   std::string bundle_hash_;
   std::chrono::system_clock::time_point loaded_at_;
 
-  // The entity file's text and, for each entity in it, its JSON text and
-  // the entities it refers to.
+  // The entity file's text (Join writes the joined namespaces' attribute
+  // into it before entities_ is read from it).
   std::string entities_text_;
-  struct Node {
-    std::string_view json;
-    std::string type;
-    std::vector<size_t> refs;
-  };
-  std::vector<Node> nodes_;
-  absl::flat_hash_map<std::string, size_t> by_uid_;  // "type\0id" -> node
-  std::vector<size_t> actions_;                       // nodes of action entities
   bool untyped_join_ = false;
-  std::vector<std::string> explicit_json_;  // nodes_ with explicit references
-  // ",{action},{parent},..." for each of the schema's actions, by Key()
-  absl::flat_hash_map<std::string, std::string> action_json_;
 };
 
 }  // namespace charter::server

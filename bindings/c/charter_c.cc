@@ -73,10 +73,8 @@ uint64_t ReadTag(const volatile uint64_t* tag) {
 
 struct EntitiesData {
   charter::Entities store;
-  std::string json;                           // for charter_entities_extend
   std::optional<charter::Schema> schema;      // the schema it was read with
   std::string fingerprint;                    // its Fingerprint(), or empty
-  std::string source_name = "entities.json";  // for charter_entities_extend
 };
 
 // A diagnostic with its position, owned (charter_diagnostic views it).
@@ -417,14 +415,13 @@ charter_status MakeEngine(absl::StatusOr<charter::Bundle> bundle, std::string_vi
   return CHARTER_OK;
 }
 
-charter_status ReadEntities(std::string json, std::optional<charter::Schema> schema, charter_entities** out,
+charter_status ReadEntities(std::string_view json, std::optional<charter::Schema> schema, charter_entities** out,
                             charter_error** error) {
   absl::StatusOr<charter::Entities> store =
       schema ? charter::Entities::FromJson(json, *schema, "entities.json") : charter::Entities::FromJson(json);
   if (!store.ok()) return FailStatus(error, store.status(), "entities.json");
   auto* e = new charter_entities();
   e->value.store = *std::move(store);
-  e->value.json = std::move(json);
   e->value.fingerprint = schema ? schema->Fingerprint() : std::string();
   e->value.schema = std::move(schema);
   *out = e;
@@ -593,7 +590,7 @@ charter_status charter_entities_from_json(const char* json, size_t json_length, 
       if (!s.ok()) return FailStatus(error, s.status(), "schema", detail);
       parsed.emplace(*std::move(s));
     }
-    return ReadEntities(std::string(text), std::move(parsed), out, error);
+    return ReadEntities(text, std::move(parsed), out, error);
   });
 }
 
@@ -603,39 +600,18 @@ charter_status charter_entities_extend(const charter_entities* base, const char*
     CHARTER_CHECK_HANDLE(base, kEntitiesTag, "charter_entities");
     if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
     CHARTER_TEXT(text, json, json_length, "the entities' JSON");
-    // Both documents must be arrays; the new one's elements follow base's.
-    auto body = [](std::string_view doc, std::string_view* inner) {
-      size_t b = doc.find_first_not_of(" \t\r\n");
-      size_t e = doc.find_last_not_of(" \t\r\n");
-      if (b == std::string_view::npos || doc[b] != '[' || doc[e] != ']') return false;
-      *inner = doc.substr(b + 1, e - b - 1);
-      return true;
-    };
-    std::string_view base_inner, extra_inner;
-    if (!body(base->value.json, &base_inner)) {
-      return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "the base store was not read from a JSON array");
-    }
-    if (!body(text, &extra_inner)) {
-      return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT,
-                  "charter_entities_extend: the entities must be a JSON array of entity objects");
-    }
-    // Reading the extra entities alone first gives their errors positions in
-    // their own text.
-    absl::StatusOr<charter::Entities> alone =
-        base->value.schema ? charter::Entities::FromJson(text, *base->value.schema, "entities.json")
-                           : charter::Entities::FromJson(text);
-    if (!alone.ok()) return FailStatus(error, alone.status(), "entities.json");
-    bool base_empty = base_inner.find_first_not_of(" \t\r\n") == std::string_view::npos;
-    bool extra_empty = extra_inner.find_first_not_of(" \t\r\n") == std::string_view::npos;
-    std::string merged;
-    merged.reserve(base_inner.size() + extra_inner.size() + 3);
-    merged += '[';
-    merged += base_inner;
-    if (!base_empty && !extra_empty) merged += ',';
-    merged += extra_inner;
-    merged += ']';
-    std::optional<charter::Schema> schema = base->value.schema;
-    return ReadEntities(std::move(merged), std::move(schema), out, error);
+    // The new entities are laid over base's store, which is neither copied
+    // nor read again (charter::Entities::Extend); with base's schema.
+    const EntitiesData& from = base->value;
+    absl::StatusOr<charter::Entities> store = from.schema ? from.store.Extend(text, *from.schema, "entities.json")
+                                                          : from.store.Extend(text, "entities.json");
+    if (!store.ok()) return FailStatus(error, store.status(), "entities.json");
+    auto e = std::make_unique<charter_entities>();
+    e->value.store = *std::move(store);
+    e->value.schema = from.schema;
+    e->value.fingerprint = from.fingerprint;
+    *out = e.release();
+    return CHARTER_OK;
   });
 }
 
@@ -1413,10 +1389,8 @@ charter_status charter_entities_from_json_with(const char* json, size_t json_len
     if (!store.ok()) return FailStatus(error, store.status(), name);
     auto e = std::make_unique<charter_entities>();
     e->value.store = *std::move(store);
-    e->value.json = std::string(text);
     if (schema != nullptr) e->value.schema = schema->value.schema;
     e->value.fingerprint = SchemaFingerprint(schema);
-    e->value.source_name = std::string(name);
     *out = e.release();
     return CHARTER_OK;
   });

@@ -120,6 +120,65 @@ TEST(EntityOverlay, RefusesWhatWouldBreakTheHierarchy) {
             absl::StatusCode::kFailedPrecondition);
 }
 
+TEST(EntityOverlay, GivesDataToAUidTheBaseOnlyMentions) {
+  // User::"bob" is mentioned by the base (an attribute) without data; Team::"x"
+  // is a parent there without data.
+  absl::StatusOr<std::unique_ptr<EntityStore>> read = EntityStore::FromJson(R"([
+    {"uid": {"type": "Team", "id": "ml"}, "attrs": {}, "parents": [{"type": "Team", "id": "x"}]},
+    {"uid": {"type": "Task", "id": "t"}, "attrs": {"owner": {"__entity": {"type": "User", "id": "bob"}}},
+     "parents": []}
+  ])",
+                                                                            "base.json", {});
+  ASSERT_TRUE(read.ok()) << read.status();
+  std::shared_ptr<const EntityStore> base(*std::move(read));
+  const uint32_t bob = base->Find("User", "bob");
+  const uint32_t ml = base->Find("Team", "ml");
+  const uint32_t x = base->Find("Team", "x");
+  ASSERT_NE(bob, kNoUid);
+  EXPECT_FALSE(base->HasChildren(bob));
+  EXPECT_TRUE(base->HasChildren(x));
+  EXPECT_TRUE(base->HasChildren(ml) == false);
+  const Value empty = Value::Record(nullptr, 0);
+
+  std::unique_ptr<EntityStore> store = EntityStore::Overlay(base);
+  RecordField fields[] = {{"level", Value::Long(4)}};
+  // A parent without data in the base cannot gain data; bob can.
+  EXPECT_NE(store->Add(store->Ref("Team", "x"), empty, empty, {}).message().find("belongs to the base"),
+            std::string::npos);
+  ASSERT_TRUE(store->Add(&store->ref(bob), store->Record(fields, true), empty, std::vector<uint32_t>{ml}).ok());
+  ASSERT_NE(store->data(bob), nullptr);
+  EXPECT_EQ(FindField(store->data(bob)->attrs, "level")->i, 4);
+  EXPECT_EQ(base->data(bob), nullptr);
+  EXPECT_TRUE(store->HasAncestor(bob, ml));
+  EXPECT_TRUE(store->HasAncestor(bob, x));
+  EXPECT_FALSE(base->HasAncestor(bob, ml));
+  ASSERT_EQ(store->parents(bob).size(), 1u);
+  EXPECT_EQ(store->size(), base->size() + 1);
+  AncestorScratch scratch;
+  std::vector<uint32_t> out;
+  EXPECT_TRUE(store->Ancestors(bob, 10, &scratch, &out));
+  EXPECT_EQ(out.size(), 2u);
+  // Twice is refused; so is a child of bob's before bob in another overlay.
+  EXPECT_FALSE(store->Add(&store->ref(bob), empty, empty, {}).ok());
+  const EntityRef* job = store->Ref("Job", "j");
+  ASSERT_TRUE(store->Add(job, empty, empty, std::vector<uint32_t>{bob}).ok());
+  EXPECT_TRUE(store->HasAncestor(job->uid, x));
+  EXPECT_TRUE(store->HasChildren(bob));
+  std::unique_ptr<EntityStore> other = EntityStore::Overlay(base);
+  const EntityRef* early = other->Ref("Job", "early");
+  ASSERT_TRUE(other->Add(early, empty, empty, std::vector<uint32_t>{bob}).ok());
+  absl::Status s = other->Add(&other->ref(bob), empty, empty, {});
+  EXPECT_NE(s.message().find("already the parent"), std::string::npos) << s;
+  EXPECT_EQ(other->data(bob), nullptr);
+  // A failed Add leaves no trace: bob may then be added.
+  std::unique_ptr<EntityStore> third = EntityStore::Overlay(base);
+  EXPECT_FALSE(third->Add(&third->ref(bob), empty, empty, std::vector<uint32_t>{999999}).ok());
+  EXPECT_EQ(third->data(bob), nullptr);
+  EXPECT_EQ(third->size(), base->size());
+  EXPECT_TRUE(third->Add(&third->ref(bob), empty, empty, {}).ok());
+  EXPECT_NE(third->data(bob), nullptr);
+}
+
 TEST(EntityOverlay, BuildsAStoreOfItsOwnAndStacks) {
   // Without a base, and an overlay on an overlay.
   std::unique_ptr<EntityStore> own = EntityStore::Overlay(nullptr);

@@ -150,8 +150,11 @@ CHARTER_C_EXPORT charter_status charter_entities_from_json(const char* json, siz
                                                            charter_entities** out, charter_error** error);
 /* A new store: `base`'s entities and those of `json` (an array in the same
  * format, read with `base`'s schema), for entities that belong to one
- * request. The entities of `json` may name `base`'s as parents; a uid in both
- * is an error. It re-reads base's JSON, so its cost grows with base's size. */
+ * request. The entities of `json` may name `base`'s as parents. An entity of
+ * `base` given again is accepted when it is the same and an error when it
+ * differs; so is data for an entity that `base` names as a parent without
+ * data. `base` is neither copied nor read again: the cost
+ * grows with `json` alone, and either store may be freed first. */
 CHARTER_C_EXPORT charter_status charter_entities_extend(const charter_entities* base, const char* json,
                                                         size_t json_length, charter_entities** out,
                                                         charter_error** error);

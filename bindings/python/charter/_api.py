@@ -183,8 +183,10 @@ class Entities(_charter.EntitiesBase):
 
         A new store: this one's entities and those of `text` (an array in Cedar's JSON entity
         format, read with this store's schema), for entities that belong to one request. They
-        may name this store's entities as parents; a uid in both raises EntitiesError. The
-        cost grows with this store's size (charter_entities_extend)."""
+        may name this store's entities as parents. An entity of this store given again is
+        accepted when it is the same; a different one, or data for an entity this store names
+        as a parent without data, raises EntitiesError. This store is not copied: the cost grows with
+        `text` alone (charter_entities_extend)."""
         return _charter._entities_extend(self, text)
 
     def __len__(self) -> int:

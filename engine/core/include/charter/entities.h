@@ -99,6 +99,27 @@ class CHARTER_API Entities {
   static absl::StatusOr<Entities> FromJson(std::string_view json, const Schema& schema,
                                            std::string_view source_name = "entities.json",
                                            const EntitiesOptions& options = {});
+  // This store with the entities of `json` (Cedar's JSON entity format) laid
+  // over it: a request's own entities beside a large configured store, read
+  // in time proportional to `json`, never copying this store, which stays
+  // as it was (the result shares it, so either may be dropped first).
+  //   - An entity this store already has is accepted when it is the same
+  //     (attributes, tags, parents) and refused when it differs.
+  //   - An entity this store names without data may be given data (a
+  //     request's principal that an attribute here mentions), unless it is
+  //     the parent of one of this store's entities: this store's hierarchy
+  //     never changes.
+  //   - Parents may be entities of either; `in` sees the whole hierarchy.
+  // With a schema, the new entities are read and checked as FromJson with a
+  // schema reads them, and the schema's actions this store lacks join them.
+  // Errors are InvalidArgument "SOURCE_NAME:LINE:COL: ..."; an extension
+  // may be extended again.
+  absl::StatusOr<Entities> Extend(std::string_view json, std::string_view source_name = "entities.json",
+                                  const EntitiesOptions& options = {}) const;
+  absl::StatusOr<Entities> Extend(std::string_view json, const Schema& schema,
+                                  std::string_view source_name = "entities.json",
+                                  const EntitiesOptions& options = {}) const;
+
   size_t size() const;  // the number of entities with data (not mere parents)
 
   // The entities with data, in the store's order (the order read).
@@ -108,6 +129,8 @@ class CHARTER_API Entities {
   std::vector<EntityUid> KnownUids() const;
   // The entity `uid`, or nullopt when the store has no data for it.
   std::optional<EntityInfo> Find(const EntityUid& uid) const;
+  // Whether the store has data for `uid` (Find without building the answer).
+  bool Contains(const EntityUid& uid) const;
 
  private:
   // The library reaches the store through internal::Unwrap.

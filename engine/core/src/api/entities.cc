@@ -4,6 +4,7 @@
 #include "common/status_macros.h"
 #include "entities/entity_store.h"
 #include "entities/json_values.h"
+#include "unwrap/unwrap.h"
 #include "value/value.h"
 
 namespace charter {
@@ -24,6 +25,21 @@ absl::StatusOr<Entities> Entities::FromJson(std::string_view json, std::string_v
                                             const EntitiesOptions& options) {
   ASSIGN_OR_RETURN(std::unique_ptr<internal::EntityStore> store,
                    internal::EntityStore::FromJson(json, source_name, options));
+  return Entities(std::shared_ptr<const internal::EntityStore>(std::move(store)));
+}
+
+absl::StatusOr<Entities> Entities::Extend(std::string_view json, std::string_view source_name,
+                                          const EntitiesOptions& options) const {
+  ASSIGN_OR_RETURN(std::unique_ptr<internal::EntityStore> store,
+                   internal::EntityStore::ExtendFromJson(store_, json, source_name, options));
+  return Entities(std::shared_ptr<const internal::EntityStore>(std::move(store)));
+}
+
+absl::StatusOr<Entities> Entities::Extend(std::string_view json, const Schema& schema, std::string_view source_name,
+                                          const EntitiesOptions& options) const {
+  ASSIGN_OR_RETURN(std::unique_ptr<internal::EntityStore> store,
+                   internal::EntityStore::ExtendFromJson(store_, json, source_name, options,
+                                                         &internal::Unwrap::Model(schema)));
   return Entities(std::shared_ptr<const internal::EntityStore>(std::move(store)));
 }
 
@@ -49,6 +65,11 @@ std::vector<EntityUid> Entities::KnownUids() const {
   out.reserve(store_->num_uids());
   for (uint32_t uid = 0; uid < store_->num_uids(); ++uid) out.push_back(UidOf(store_->ref(uid)));
   return out;
+}
+
+bool Entities::Contains(const EntityUid& uid) const {
+  uint32_t index = store_->Find(uid.type, uid.id);
+  return index != internal::kNoUid && store_->data(index) != nullptr;
 }
 
 std::optional<EntityInfo> Entities::Find(const EntityUid& uid) const {

@@ -70,11 +70,14 @@ uint32_t EntityStore::Find(std::string_view type, std::string_view id, uint64_t 
 
 bool EntityStore::HasAncestor(uint32_t uid, uint32_t ancestor) const {
   if (built_) {
-    // INVARIANT: no entity of the base has a parent in this store.
-    if (uid < base_uids_) return ancestor < base_uids_ && base_->HasAncestor(uid, ancestor);
+    // INVARIANT: no entity of the base has a parent in this store, and no
+    // entity of the base has an overridden uid as an ancestor (an override
+    // is for a uid that is no entity's parent in the base).
+    const Override* o = uid < base_uids_ ? OverrideOf(uid) : nullptr;
+    if (uid < base_uids_ && o == nullptr) return ancestor < base_uids_ && base_->HasAncestor(uid, ancestor);
     uint32_t local = uid - base_uids_;
-    if (local >= own_ancestor_range_.size()) return false;
-    std::span<const uint32_t> list = OwnRange(own_ancestors_, own_ancestor_range_[local]);
+    if (o == nullptr && local >= own_ancestor_range_.size()) return false;
+    std::span<const uint32_t> list = OwnRange(own_ancestors_, o != nullptr ? o->ancestors : own_ancestor_range_[local]);
     return std::binary_search(list.begin(), list.end(), ancestor);
   }
   if (uid == ancestor || uid >= post_.size() || ancestor >= post_.size()) return false;
@@ -157,14 +160,18 @@ absl::Status EntityStore::Add(const EntityRef* self, Value attrs, Value tags, st
   if (uid == kNoUid || uid >= num_uids() || &ref(uid) != self) {
     return absl::InvalidArgumentError(Cat("entity ", EntityToCedar(self->type, self->id), " is not a reference of this store"));
   }
-  if (uid < base_uids_) {
-    return absl::InvalidArgumentError(Cat("entity ", EntityToCedar(self->type, self->id), " belongs to the base store"));
-  }
-  const uint32_t local = uid - base_uids_;
-  if (data_index_[local] >= 0) {
+  // The entity goes to its own slot, or, for a uid of the base that the
+  // base names without data and as no entity's parent, to an override
+  // (made last, once nothing can fail).
+  const bool override = uid < base_uids_;
+  if (override) {
+    if (base_->data(uid) != nullptr || base_->HasChildren(uid) || OverrideOf(uid) != nullptr) {
+      return absl::InvalidArgumentError(Cat("entity ", EntityToCedar(self->type, self->id), " belongs to the base store"));
+    }
+  } else if (data_index_[uid - base_uids_] >= 0) {
     return absl::InvalidArgumentError(Cat("entity ", EntityToCedar(self->type, self->id), " is already in the store"));
   }
-  if (own_is_parent_[local]) {
+  if (override ? base_parents_.contains(uid) : own_is_parent_[uid - base_uids_] != 0) {
     return absl::InvalidArgumentError(Cat("entity ", EntityToCedar(self->type, self->id),
                                           " is already the parent of an entity; add an entity before its children"));
   }
@@ -185,12 +192,24 @@ absl::Status EntityStore::Add(const EntityRef* self, Value attrs, Value tags, st
   for (uint32_t i = pr.begin; i < pr.begin + pr.size; ++i) {
     const uint32_t p = own_parents_[i];
     own_ancestors_.push_back(p);
-    if (p < base_uids_) {
-      base_->Ancestors(p, SIZE_MAX, &build_scratch_, &walk);
+    Override* o = p < base_uids_ && !override_at_.empty() && override_at_.contains(p)
+                      ? &overrides_[override_at_.at(p)]
+                      : nullptr;
+    if (p < base_uids_ && o == nullptr) {
+      if (base_->data(p) == nullptr) base_parents_.insert(p);  // it may not gain data later
+      // A short walk first: it needs no mark for each of the base's uids,
+      // which a new overlay (one a request) would otherwise allocate.
+      if (!base_->Ancestors(p, kSmallAncestorWalk, &build_scratch_, &walk)) {
+        base_->Ancestors(p, SIZE_MAX, &build_scratch_, &walk);
+      }
       own_ancestors_.insert(own_ancestors_.end(), walk.begin(), walk.end());
     } else {
-      own_is_parent_[p - base_uids_] = 1;
-      const Range r = own_ancestor_range_[p - base_uids_];
+      if (o != nullptr) {
+        o->is_parent = 1;
+      } else {
+        own_is_parent_[p - base_uids_] = 1;
+      }
+      const Range r = o != nullptr ? o->ancestors : own_ancestor_range_[p - base_uids_];
       // INVARIANT: r lies before the range being built (p was added earlier).
       for (uint32_t k = r.begin; k < r.begin + r.size; ++k) own_ancestors_.push_back(own_ancestors_[k]);
     }
@@ -198,21 +217,40 @@ absl::Status EntityStore::Add(const EntityRef* self, Value attrs, Value tags, st
   std::sort(own_ancestors_.begin() + ar.begin, own_ancestors_.end());
   own_ancestors_.erase(std::unique(own_ancestors_.begin() + ar.begin, own_ancestors_.end()), own_ancestors_.end());
   ar.size = static_cast<uint32_t>(own_ancestors_.size() - ar.begin);
-  own_parent_range_[local] = pr;
-  own_ancestor_range_[local] = ar;
-  data_index_[local] = static_cast<int32_t>(entities_.size());
+  if (override) {
+    override_at_.emplace(uid, static_cast<uint32_t>(overrides_.size()));
+    overrides_.push_back(Override{static_cast<int32_t>(entities_.size()), pr, ar, 0});
+  } else {
+    const uint32_t local = uid - base_uids_;
+    own_parent_range_[local] = pr;
+    own_ancestor_range_[local] = ar;
+    data_index_[local] = static_cast<int32_t>(entities_.size());
+  }
   entities_.push_back(EntityData{attrs, tags});
   return absl::OkStatus();
+}
+
+bool EntityStore::HasChildren(uint32_t uid) const {
+  if (built_) {
+    if (uid < base_uids_) {
+      if (const Override* o = OverrideOf(uid)) return o->is_parent != 0;
+      return base_->HasChildren(uid);
+    }
+    uint32_t local = uid - base_uids_;
+    return local < own_is_parent_.size() && own_is_parent_[local] != 0;
+  }
+  return uid < has_children_.size() && has_children_[uid];
 }
 
 bool EntityStore::Ancestors(uint32_t uid, size_t limit, AncestorScratch* scratch,
                             std::vector<uint32_t>* out) const {
   if (built_) {
-    if (uid < base_uids_) return base_->Ancestors(uid, limit, scratch, out);
+    const Override* o = uid < base_uids_ ? OverrideOf(uid) : nullptr;
+    if (uid < base_uids_ && o == nullptr) return base_->Ancestors(uid, limit, scratch, out);
     out->clear();
     uint32_t local = uid - base_uids_;
-    if (local >= own_ancestor_range_.size()) return true;
-    std::span<const uint32_t> list = OwnRange(own_ancestors_, own_ancestor_range_[local]);
+    if (o == nullptr && local >= own_ancestor_range_.size()) return true;
+    std::span<const uint32_t> list = OwnRange(own_ancestors_, o != nullptr ? o->ancestors : own_ancestor_range_[local]);
     const bool all = list.size() <= limit;
     out->assign(list.begin(), all ? list.end() : list.begin() + static_cast<std::ptrdiff_t>(limit));
     return all;
@@ -255,9 +293,8 @@ bool EntityStore::Ancestors(uint32_t uid, size_t limit, AncestorScratch* scratch
   });
 }
 
-namespace {
-
-struct Parsed {
+// One entity of a JSON array, as read.
+struct ParsedEntity {
   uint32_t uid;
   uint32_t offset;
   Value attrs;
@@ -265,7 +302,20 @@ struct Parsed {
   std::vector<uint32_t> parents;  // sorted, unique
 };
 
-}  // namespace
+// Where each uid's entity is in the parsed list (-1: none): by uid for the
+// store's own uids, in a map for the base's (an overlay reads a few
+// entities over a base of any size).
+struct FirstIndex {
+  uint32_t base_uids = 0;
+  std::vector<int32_t> local;                     // by uid - base_uids
+  absl::flat_hash_map<uint32_t, int32_t> based;  // uid < base_uids
+  int32_t& at(uint32_t uid) {
+    if (uid < base_uids) return based.try_emplace(uid, -1).first->second;
+    uint32_t k = uid - base_uids;
+    if (k >= local.size()) local.resize(k + 1, -1);
+    return local[k];
+  }
+};
 
 void EntityStore::InternKeys(Value* record) {
   // INVARIANT: the values were just read into this store's arena and are
@@ -284,37 +334,20 @@ void EntityStore::InternKeys(Value* record) {
     v->interned_keys = true;
     RecordField* fields = const_cast<RecordField*>(v->fields);
     for (uint32_t i = 0; i < v->size; ++i) {
-      fields[i].key = keys_.try_emplace(fields[i].key, fields[i].key).first->second;
+      // An overlay's keys are its base's copies where the base has them.
+      fields[i].key = built_ ? InternKey(fields[i].key) : keys_.try_emplace(fields[i].key, fields[i].key).first->second;
       stack.push_back(&fields[i].value);
     }
   }
 }
 
-absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_view json,
-                                                                   std::string_view source_name,
-                                                                   const EntitiesOptions& options,
-                                                                   const SchemaModel* schema) {
-  if (json.size() > options.max_input_bytes) {
-    return absl::InvalidArgumentError(Cat(source_name, ": ", json.size(),
-                                                   " bytes, more than the limit of ",
-                                                   options.max_input_bytes));
-  }
-  json::ParseOptions parse_options;
-  parse_options.max_depth = options.max_nesting + 8;
-  json::ParseFault fault;
-  auto doc = json::Parse(json, parse_options, &fault);
-  if (!doc.ok()) return json::ParseFaultStatus(source_name, json, fault, codes::CH0600, codes::CH0601);
-  JsonSource src{source_name, json};
-  const json::Value& root = doc->root();
-  if (!root.is_array()) return src.Error(codes::CH0602, root.offset(), "entities must be a JSON array of entity objects");
-
-  auto store = std::make_unique<EntityStore>();
-  EntityInterner intern = [s = store.get()](std::string_view t, std::string_view i) {
+absl::Status EntityStore::ReadEntityList(EntityStore* store, const JsonSource& src, const json::Value& root,
+                                         const EntitiesOptions& options, const SchemaModel* schema,
+                                         std::vector<ParsedEntity>* parsed, FirstIndex* first) {
+  EntityInterner intern = [s = store](std::string_view t, std::string_view i) {
     return s->Intern(t, i);
   };
-  std::vector<Parsed> parsed;
-  parsed.reserve(root.size());
-  std::vector<int32_t> first;  // uid -> index in parsed, or -1
+  parsed->reserve(root.size());
   ValueReader reader(src, &store->arena_, intern, options.max_nesting, schema);
   // With a schema: each entity type's attributes as a record type, made once.
   absl::flat_hash_map<const EntityTypeInfo*, SchemaType> shapes;
@@ -330,7 +363,7 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
     if (uid == nullptr) return src.Error(codes::CH0603, e.offset(), "an entity lacks `uid`");
     if (attrs == nullptr) return src.Error(codes::CH0603, e.offset(), "an entity lacks `attrs`");
     if (parents == nullptr) return src.Error(codes::CH0603, e.offset(), "an entity lacks `parents`");
-    Parsed p;
+    ParsedEntity p;
     p.offset = e.offset();
     std::string_view type, id;
     RETURN_IF_ERROR(ReadEntityUidJson(*uid, src, "an entity's `uid`", &type, &id));
@@ -423,19 +456,47 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
     }
     std::sort(p.parents.begin(), p.parents.end());
     p.parents.erase(std::unique(p.parents.begin(), p.parents.end()), p.parents.end());
-    if (first.size() < store->refs_.size()) first.resize(store->refs_.size(), -1);
-    if (first[p.uid] >= 0) {
+    int32_t& slot = first->at(p.uid);
+    if (slot >= 0) {
       // Identical duplicates are accepted; different ones are an error.
-      const Parsed& q = parsed[first[p.uid]];
+      const ParsedEntity& q = (*parsed)[slot];
       if (!Equal(p.attrs, q.attrs) || !Equal(p.tags, q.tags) || p.parents != q.parents) {
         return src.Error(codes::CH0607, p.offset, Cat("entity ", EntityToCedar(type, id),
                                                 " appears twice with different contents"));
       }
       continue;
     }
-    first[p.uid] = static_cast<int32_t>(parsed.size());
-    parsed.push_back(std::move(p));
+    slot = static_cast<int32_t>(parsed->size());
+    parsed->push_back(std::move(p));
   }
+  return absl::OkStatus();
+}
+
+
+absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_view json,
+                                                                   std::string_view source_name,
+                                                                   const EntitiesOptions& options,
+                                                                   const SchemaModel* schema) {
+  if (json.size() > options.max_input_bytes) {
+    return absl::InvalidArgumentError(Cat(source_name, ": ", json.size(),
+                                                   " bytes, more than the limit of ",
+                                                   options.max_input_bytes));
+  }
+  json::ParseOptions parse_options;
+  parse_options.max_depth = options.max_nesting + 8;
+  json::ParseFault fault;
+  auto doc = json::Parse(json, parse_options, &fault);
+  if (!doc.ok()) return json::ParseFaultStatus(source_name, json, fault, codes::CH0600, codes::CH0601);
+  JsonSource src{source_name, json};
+  const json::Value& root = doc->root();
+  if (!root.is_array()) return src.Error(codes::CH0602, root.offset(), "entities must be a JSON array of entity objects");
+
+  auto store = std::make_unique<EntityStore>();
+  std::vector<ParsedEntity> parsed;
+  FirstIndex first_index;
+  RETURN_IF_ERROR(ReadEntityList(store.get(), src, root, options, schema, &parsed, &first_index));
+  std::vector<int32_t>& first = first_index.local;  // uid -> index in parsed, or -1
+  const Value empty_record = Value::Record(nullptr, 0);
 
   // Cycles, found by a depth-first walk up the parent relation with an
   // explicit stack; meeting an entity that is still open means a cycle.
@@ -476,7 +537,7 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
     // schema's parents.
     std::vector<uint8_t> seen(num_uids, 0);
     std::vector<uint32_t> stack;
-    for (Parsed& p : parsed) {
+    for (ParsedEntity& p : parsed) {
       const EntityRef& ref = *store->refs_[p.uid];
       std::string type(ref.type);
       if (!IsActionType(type)) continue;
@@ -515,7 +576,7 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
         parsed[first[uid]].parents = std::move(parents);
         continue;
       }
-      Parsed p;
+      ParsedEntity p;
       p.uid = uid;
       p.offset = 0;
       p.attrs = empty_record;
@@ -532,7 +593,7 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
   std::vector<uint32_t>& parent_begin = store->parent_begin_;
   parent_begin.assign(num_uids + 1, 0);
   std::vector<uint32_t> child_begin(num_uids + 1, 0);
-  for (const Parsed& p : parsed) {
+  for (const ParsedEntity& p : parsed) {
     parent_begin[p.uid + 1] = static_cast<uint32_t>(p.parents.size());
     for (uint32_t q : p.parents) ++child_begin[q + 1];
   }
@@ -541,9 +602,11 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
     child_begin[u + 1] += child_begin[u];
   }
   store->parents_.resize(parent_begin[num_uids]);
+  store->has_children_.assign(num_uids, false);
+  for (size_t u = 0; u < num_uids; ++u) store->has_children_[u] = child_begin[u + 1] != child_begin[u];
   std::vector<uint32_t> children(child_begin[num_uids]);
   std::vector<uint32_t> fill(child_begin.begin(), child_begin.end() - 1);
-  for (const Parsed& p : parsed) {
+  for (const ParsedEntity& p : parsed) {
     std::copy(p.parents.begin(), p.parents.end(), store->parents_.begin() + parent_begin[p.uid]);
     for (uint32_t q : p.parents) children[fill[q]++] = p.uid;
   }
@@ -643,12 +706,185 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
 
   store->data_index_.assign(num_uids, -1);
   store->entities_.reserve(parsed.size());
-  for (const Parsed& p : parsed) {
+  for (const ParsedEntity& p : parsed) {
     EntityData d;
     d.attrs = p.attrs;
     d.tags = p.tags;
     store->data_index_[p.uid] = static_cast<int32_t>(store->entities_.size());
     store->entities_.push_back(d);
+  }
+  return store;
+}
+
+namespace {
+
+// The parents of a base entity, sorted and unique (a store read from JSON
+// keeps them as the JSON named them).
+std::vector<uint32_t> SortedParents(const EntityStore& store, uint32_t uid) {
+  std::span<const uint32_t> ps = store.parents(uid);
+  std::vector<uint32_t> out(ps.begin(), ps.end());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::ExtendFromJson(std::shared_ptr<const EntityStore> base,
+                                                                         std::string_view json,
+                                                                         std::string_view source_name,
+                                                                         const EntitiesOptions& options,
+                                                                         const SchemaModel* schema) {
+  if (json.size() > options.max_input_bytes) {
+    return absl::InvalidArgumentError(Cat(source_name, ": ", json.size(), " bytes, more than the limit of ",
+                                          options.max_input_bytes));
+  }
+  json::ParseOptions parse_options;
+  parse_options.max_depth = options.max_nesting + 8;
+  json::ParseFault fault;
+  auto doc = json::Parse(json, parse_options, &fault);
+  if (!doc.ok()) return json::ParseFaultStatus(source_name, json, fault, codes::CH0600, codes::CH0601);
+  JsonSource src{source_name, json};
+  const json::Value& root = doc->root();
+  if (!root.is_array()) return src.Error(codes::CH0602, root.offset(), "entities must be a JSON array of entity objects");
+
+  std::unique_ptr<EntityStore> store = Overlay(std::move(base));
+  const uint32_t base_uids = store->base_uids_;
+  std::vector<ParsedEntity> parsed;
+  FirstIndex first;
+  first.base_uids = base_uids;
+  RETURN_IF_ERROR(ReadEntityList(store.get(), src, root, options, schema, &parsed, &first));
+
+  // The base's entities: the same again is accepted (and left to the base);
+  // another is refused. A uid the base names without data may gain data
+  // here unless it is the parent of one of the base's entities (the base's
+  // hierarchy cannot change).
+  std::vector<ParsedEntity> own;
+  own.reserve(parsed.size());
+  for (ParsedEntity& p : parsed) {
+    if (p.uid >= base_uids) {
+      own.push_back(std::move(p));
+      continue;
+    }
+    const EntityRef& ref = store->ref(p.uid);
+    const EntityData* data = store->base_->data(p.uid);
+    if (data == nullptr) {
+      if (store->base_->HasChildren(p.uid)) {
+        return src.Error(codes::CH0607, p.offset,
+                         Cat("entity ", EntityToCedar(ref.type, ref.id),
+                             " is a parent among the entities it extends, without data there; it cannot be given "
+                             "data in an extension"));
+      }
+      own.push_back(std::move(p));
+      continue;
+    }
+    if (!Equal(p.attrs, data->attrs) || !Equal(p.tags, data->tags) ||
+        p.parents != SortedParents(*store->base_, p.uid)) {
+      return src.Error(codes::CH0607, p.offset,
+                       Cat("entity ", EntityToCedar(ref.type, ref.id),
+                           " is already among the entities it extends, with different contents"));
+    }
+  }
+
+  if (schema != nullptr) {
+    // As FromJson: an action the data lists must have the schema's groups
+    // (its ancestors through the data and the base), and the schema's
+    // actions the base lacks join the overlay with the schema's parents.
+    absl::flat_hash_map<uint32_t, size_t> own_at;
+    for (size_t k = 0; k < own.size(); ++k) own_at[own[k].uid] = k;
+    std::vector<uint32_t> walk;
+    for (const ParsedEntity& p : own) {
+      const EntityRef& ref = store->ref(p.uid);
+      std::string type(ref.type);
+      if (!IsActionType(type)) continue;
+      const ActionInfo* action = schema->FindAction({type, std::string(ref.id)});
+      std::set<ActionKey> ancestors;
+      absl::flat_hash_set<uint32_t> seen;
+      std::vector<uint32_t> stack(p.parents.begin(), p.parents.end());
+      while (!stack.empty()) {
+        uint32_t u = stack.back();
+        stack.pop_back();
+        if (!seen.insert(u).second) continue;
+        ancestors.insert({std::string(store->ref(u).type), std::string(store->ref(u).id)});
+        if (auto it = own_at.find(u); it != own_at.end()) {
+          stack.insert(stack.end(), own[it->second].parents.begin(), own[it->second].parents.end());
+        } else if (u < base_uids) {
+          std::span<const uint32_t> ps = store->base_->parents(u);
+          stack.insert(stack.end(), ps.begin(), ps.end());
+        }
+      }
+      if (!std::equal(ancestors.begin(), ancestors.end(), action->ancestors.begin(), action->ancestors.end())) {
+        return src.Error(codes::CH0608, p.offset, Cat("action ", EntityToCedar(ref.type, ref.id),
+                                                      " has other groups in the entities than in the schema; leave "
+                                                      "it out of the entities to use the schema's"));
+      }
+    }
+    for (const auto& [key, action] : schema->actions) {
+      uint32_t found = store->Find(key.type, key.id);
+      if (found != kNoUid && found < base_uids && store->base_->data(found) != nullptr) continue;
+      uint32_t uid = store->Intern(key.type, key.id)->uid;
+      std::vector<uint32_t> parents;
+      for (const ActionKey& q : action.parents) parents.push_back(store->Intern(q.type, q.id)->uid);
+      std::sort(parents.begin(), parents.end());
+      parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+      if (auto it = own_at.find(uid); it != own_at.end()) {
+        own[it->second].parents = std::move(parents);
+        continue;
+      }
+      if (uid < base_uids && store->base_->HasChildren(uid)) {
+        return absl::InvalidArgumentError(Cat(source_name, ": the schema's action ", EntityToCedar(key.type, key.id),
+                                              " is a parent among the entities it extends, without data there"));
+      }
+      ParsedEntity p;
+      p.uid = uid;
+      p.offset = 0;
+      p.attrs = Value::Record(nullptr, 0);
+      p.tags = Value::Record(nullptr, 0);
+      p.parents = std::move(parents);
+      own_at[uid] = own.size();
+      own.push_back(std::move(p));
+    }
+  }
+
+  // Parents before children (the overlay's rule), found by a depth-first
+  // walk up the parents among the new entities; meeting one that is still
+  // open means a cycle. The base cannot lead back to them.
+  absl::flat_hash_map<uint32_t, size_t> index_of;
+  for (size_t k = 0; k < own.size(); ++k) index_of[own[k].uid] = k;
+  enum : uint8_t { kNew, kOpen, kDone };
+  std::vector<uint8_t> state(own.size(), kNew);
+  std::vector<size_t> order;
+  order.reserve(own.size());
+  for (size_t root_k = 0; root_k < own.size(); ++root_k) {
+    if (state[root_k] != kNew) continue;
+    std::vector<std::pair<size_t, size_t>> stack{{root_k, 0}};
+    state[root_k] = kOpen;
+    while (!stack.empty()) {
+      auto& [k, next] = stack.back();
+      const std::vector<uint32_t>& ps = own[k].parents;
+      if (next < ps.size()) {
+        auto it = index_of.find(ps[next++]);
+        if (it == index_of.end()) continue;
+        const size_t q = it->second;
+        if (state[q] == kOpen) {
+          const EntityRef& r = store->ref(own[q].uid);
+          return src.Error(codes::CH0607, own[k].offset,
+                           Cat("the entity hierarchy has a cycle through ", EntityToCedar(r.type, r.id)));
+        }
+        if (state[q] == kNew) {
+          state[q] = kOpen;
+          stack.push_back({q, 0});
+        }
+        continue;
+      }
+      state[k] = kDone;
+      order.push_back(k);
+      stack.pop_back();
+    }
+  }
+  for (size_t k : order) {
+    ParsedEntity& p = own[k];
+    RETURN_IF_ERROR(store->Add(&store->ref(p.uid), p.attrs, p.tags, p.parents));
   }
   return store;
 }

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -41,6 +42,12 @@
 namespace charter::internal {
 
 struct SchemaModel;
+struct JsonSource;    // entities/json_values.h
+struct ParsedEntity;  // entities/entity_store.cc
+struct FirstIndex;    // entities/entity_store.cc
+namespace json {
+class Value;
+}  // namespace json
 
 // A hash of an entity's (type, id), the same for every store and program in
 // one process: the scope index keys policies by it, and a store keeps it for
@@ -79,6 +86,19 @@ class EntityStore {
   // nothing). The base is shared, read and never changed; the overlay's uids
   // come after the base's, so a uid of the base means the same in both.
   static std::unique_ptr<EntityStore> Overlay(std::shared_ptr<const EntityStore> base);
+  // An overlay on `base` holding the entities of `json` (Cedar's JSON entity
+  // format, read as FromJson reads it, with `schema` when not null), without
+  // copying the base. An entity the base already holds with data is
+  // accepted when it is the same (attributes, tags and parents) and refused
+  // when it differs; an entity the base names without data may gain data
+  // here (an Override), unless it is the parent of a base entity (the base's
+  // hierarchy is never changed). With a schema, the schema's actions the base lacks join
+  // the overlay. Errors are InvalidArgument "SOURCE_NAME:LINE:COL: ...".
+  static absl::StatusOr<std::unique_ptr<EntityStore>> ExtendFromJson(std::shared_ptr<const EntityStore> base,
+                                                                     std::string_view json,
+                                                                     std::string_view source_name,
+                                                                     const EntitiesOptions& options,
+                                                                     const SchemaModel* schema = nullptr);
 
   // The reference of (type, id): the base's or this store's when either
   // knows it, else a new uid without data (an entity named as a parent or in
@@ -131,12 +151,17 @@ class EntityStore {
   }
   // The entity's data, or nullptr when the store has no entity with that uid.
   const EntityData* data(uint32_t uid) const {
-    if (uid < base_uids_) return base_->data(uid);
+    if (uid < base_uids_) {
+      if (const Override* o = OverrideOf(uid)) return &entities_[o->data];
+      return base_->data(uid);
+    }
     uid -= base_uids_;
     return uid < data_index_.size() && data_index_[uid] >= 0 ? &entities_[data_index_[uid]] : nullptr;
   }
   // Whether `ancestor` is a transitive parent of `uid` (not reflexive).
   bool HasAncestor(uint32_t uid, uint32_t ancestor) const;
+  // Whether some entity of the store names `uid` as a parent.
+  bool HasChildren(uint32_t uid) const;
   // Writes the transitive ancestors of `uid` to *out (in no particular
   // order), unless there are more than `limit`: then returns false and *out
   // holds some of them. Up to kSmallAncestorWalk, `scratch` needs no memory
@@ -146,7 +171,10 @@ class EntityStore {
                  std::vector<uint32_t>* out) const;
   // The direct parents of `uid`, as its entity JSON names them (deduplicated).
   std::span<const uint32_t> parents(uint32_t uid) const {
-    if (uid < base_uids_) return base_->parents(uid);
+    if (uid < base_uids_) {
+      if (const Override* o = OverrideOf(uid)) return OwnRange(own_parents_, o->parents);
+      return base_->parents(uid);
+    }
     if (built_) return OwnRange(own_parents_, own_parent_range_[uid - base_uids_]);
     return {parents_.data() + parent_begin_[uid], parent_begin_[uid + 1] - parent_begin_[uid]};
   }
@@ -174,7 +202,27 @@ class EntityStore {
   static std::span<const uint32_t> OwnRange(const std::vector<uint32_t>& list, Range r) {
     return {list.data() + r.begin, r.size};
   }
+  // An overlay's data for a uid of its base that the base names without
+  // data and as no entity's parent (an entity inside an attribute, or a
+  // request's principal the configured store only mentions): the base's
+  // hierarchy cannot change, so such a uid may gain data, parents and
+  // ancestors here.
+  struct Override {
+    int32_t data = -1;  // in entities_
+    Range parents, ancestors;  // in own_parents_, own_ancestors_
+    uint8_t is_parent = 0;
+  };
+  const Override* OverrideOf(uint32_t uid) const {
+    if (override_at_.empty()) return nullptr;
+    auto it = override_at_.find(uid);
+    return it == override_at_.end() ? nullptr : &overrides_[it->second];
+  }
   const EntityRef* Intern(std::string_view type, std::string_view id);
+  // FromJson's and ExtendFromJson's reading of the array's entities into
+  // *parsed (entities/entity_store.cc).
+  static absl::Status ReadEntityList(EntityStore* store, const JsonSource& src, const json::Value& root,
+                                     const EntitiesOptions& options, const SchemaModel* schema,
+                                     std::vector<ParsedEntity>* parsed, FirstIndex* first);
   // Makes every key of `record` and of the records nested in it (in records
   // and sets) the store's one copy of that key, and marks those records.
   void InternKeys(Value* record);
@@ -197,6 +245,10 @@ class EntityStore {
   std::vector<Range> own_parent_range_, own_ancestor_range_;  // by uid - base_uids_
   std::vector<uint32_t> own_parents_, own_ancestors_;        // ancestors sorted per entity
   std::vector<uint8_t> own_is_parent_;                        // by uid - base_uids_
+  std::vector<Override> overrides_;
+  absl::flat_hash_map<uint32_t, uint32_t> override_at_;  // base uid -> overrides_ index
+  absl::flat_hash_set<uint32_t> base_parents_;  // base uids without data named as parents here
+  std::vector<bool> has_children_;  // by uid, for a store read from JSON
   AncestorScratch build_scratch_;
   std::vector<const EntityRef*> refs_;
   std::vector<uint64_t> key_hashes_;  // uid - base_uids_ -> EntityKeyHash
