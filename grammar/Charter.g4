@@ -90,7 +90,7 @@ entityRef : path '::' STRING ;
 // Every one has the shape `WORD NAME... ;`, `WORD NAME... : VALUE ... ;` or
 // `WORD NAME... { ... }`, and so has every line inside a block. The words
 // are identifiers, not reserved words, so that Cedar text may keep using
-// them as names; engine/schedule/src/declare/ gives each form its meaning and reports
+// them as names; engine/schedule/src/language/ gives each form its meaning and reports
 // the words it does not know.
 //
 //   queue "team-a" {

@@ -878,9 +878,9 @@ case_schedule_bad_state() {
   expect_errors
 }
 
-# ---- Kueue's objects (tests/kueue/testdata) --------------------------------
+# ---- Kueue's objects (tests/schedule/kueue/testdata) -----------------------
 
-kueue_data=tests/kueue/testdata
+kueue_data=tests/schedule/kueue/testdata
 
 case_import_export_kueue() {
   run import kueue $kueue_data/cluster.yaml -o "$work/state.json"
@@ -890,7 +890,7 @@ case_import_export_kueue() {
   expect_status 0
   run schedule --state "$work/state.json" --workloads $kueue_data/workloads.yaml --now 2026-03-01T10:10:00Z
   expect_status 0
-  run import hyperpod tests/schedule/hyperpod-walkthrough.json -o "$work/hyperpod.json"
+  run import hyperpod tests/schedule/hyperpod/hyperpod-walkthrough.json -o "$work/hyperpod.json"
   expect_status 0
   expect_no_stderr
   run export hyperpod --state "$work/hyperpod.json" --cluster-arn arn:aws:sagemaker:us-west-2:111122223333:cluster/demo
@@ -906,7 +906,7 @@ case_import_export_bad_input() {
   expect_errors
   run import kueue $golden/bad-entities.json
   expect_errors
-  run import hyperpod tests/schedule/hyperpod-walkthrough.json tests/schedule/hyperpod-walkthrough.json
+  run import hyperpod tests/schedule/hyperpod/hyperpod-walkthrough.json tests/schedule/hyperpod/hyperpod-walkthrough.json
   expect_errors
   run import
   expect_errors

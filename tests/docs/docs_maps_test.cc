@@ -14,7 +14,7 @@
 //                            is one of kStillTrue below, each with the
 //                            reason it still holds
 //   ScenarioCountIsTrue      "N scenarios" is the count of
-//                            tests/schedule/scenarios/rules.json, and
+//                            tests/schedule/cycle/scenarios/rules.json, and
 //   RecordedExtensionCaseCountIsTrue  "N cases recorded from Cedar" that of
 //                            tests/extensions/extension_cases.inc
 //
@@ -530,12 +530,12 @@ void ExpectFigure(const std::string& words, size_t count, const std::string& sou
 
 // The scheduling scenarios: the entries of rules.json's "scenarios".
 TEST(DocsMaps, ScenarioCountIsTrue) {
-  std::string text = ReadText("tests/schedule/scenarios/rules.json");
+  std::string text = ReadText("tests/schedule/cycle/scenarios/rules.json");
   absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(text);
   ASSERT_TRUE(doc.ok()) << doc.status();
   std::optional<JsonValue> scenarios = doc->root().Find("scenarios");
   ASSERT_TRUE(scenarios.has_value() && scenarios->is_array());
-  ExpectFigure("scenarios", scenarios->size(), "tests/schedule/scenarios/rules.json");
+  ExpectFigure("scenarios", scenarios->size(), "tests/schedule/cycle/scenarios/rules.json");
 }
 
 // The extension cases recorded from Cedar: one `KIND_CASE(...)` line each in

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# includes_test.sh CXX WORK CORE_INCLUDES SCHEDULE_INCLUDES TOOLS_INCLUDES
+# includes_test.sh CXX WORK CORE_INCLUDES SCHEDULE_INCLUDES TOOLS_INCLUDES CYCLE_INCLUDES
 # Compiles (syntax only) one-line files with the include path of a stage of
 # each library (charter_vm, charter_kueue, charter_query; ';'-separated lists):
 # what the library may include compiles, and a header of a library it does not
-# use is not found.
+# use is not found. And within the scheduling library, with the include path of
+# its cycle stage (charter_cycle): the cycle sees none of the stages above it
+# (formats, language, section, rules).
 set -euo pipefail
 cxx="$1" work="$2"
-declare -A roots=([core]="$3" [schedule]="$4" [tools]="$5")
+declare -A roots=([core]="$3" [schedule]="$4" [tools]="$5" [cycle]="$6")
 mkdir -p "$work"
 failures=0
 
@@ -36,20 +38,29 @@ try() {
   fi
 }
 
-for library in core schedule tools; do [[ -n "${roots[$library]}" ]] || { echo "no include path for $library" >&2; exit 2; }; done
+for library in core schedule tools cycle; do [[ -n "${roots[$library]}" ]] || { echo "no include path for $library" >&2; exit 2; }; done
 
 try core charter/engine.h ok
 try core charter/schedule.h refused
 try core charter/kueue.h refused
 try core charter/query.h refused
-try core schedule/bundle_table.h refused
+try core cycle/tree.h refused
+try core section/bundle_table.h refused
 try core query/query_unwrap.h refused
-try schedule schedule/bundle_table.h ok
+try schedule cycle/tree.h ok
+try schedule kueue/objects.h ok
 try schedule charter/query.h refused
 try schedule charter/explain.h refused
 try tools query/query_unwrap.h ok
 try tools charter/schedule.h refused
 try tools kueue/objects.h refused
+try cycle cycle/tree.h ok
+try cycle charter/schedule.h ok
+try cycle state_json/load.h refused
+try cycle kueue/objects.h refused
+try cycle section/bundle_table.h refused
+try cycle language/declare.h refused
+try cycle rules/rules.h refused
 
 if ((failures > 0)); then echo "$failures layering checks failed" >&2; exit 1; fi
 echo "all layering checks passed"

@@ -381,7 +381,7 @@ def test_schedule(tmp_path):
 
 def test_schedule_hyperpod():
     from conftest import SOURCE_DIR
-    text = (SOURCE_DIR / "tests" / "schedule" / "hyperpod-walkthrough.json").read_text()
+    text = (SOURCE_DIR / "tests" / "schedule" / "hyperpod" / "hyperpod-walkthrough.json").read_text()
     result = charter.schedule(text, hyperpod=True)
     assert isinstance(result, dict)
     with pytest.raises(charter.ScheduleError):

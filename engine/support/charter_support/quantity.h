@@ -1,6 +1,6 @@
 // Kubernetes resource quantities ("8", "500m", "16Gi", "1.5e3", "1k"), read
 // exactly, and checked arithmetic on counts: one reading for the engine's
-// scheduling (Kueue's units, engine/schedule/src/schedule/quantity.h) and for the
+// scheduling (Kueue's units, engine/schedule/src/cycle/quantity.h) and for the
 // tools built beside it (the server's `gpus`, server/admission_review.cc), which share
 // these header-only helpers but not the engine's internals.
 #ifndef CHARTER_SUPPORT_QUANTITY_H_

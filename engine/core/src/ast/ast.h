@@ -264,7 +264,7 @@ struct DeclValue {
 
 // A scheduling declaration, or a line inside one: `head names... ;`,
 // `head names... : value (word value)... ;` or `head names... { entries }`.
-// engine/schedule/src/declare/ reads them; the parser only checks their shape.
+// engine/schedule/src/language/ reads them; the parser only checks their shape.
 struct DeclEntry {
   struct Word {
     std::string text;  // unescaped when quoted

@@ -1,5 +1,5 @@
 // How a name is written in .charter and Cedar text, shared by the printers
-// (schedule/print.cc, format/format.cc, the query's residuals, the schema
+// (language/print.cc, format/format.cc, the query's residuals, the schema
 // printer) and the JSON policy reader, so that what one writes the others
 // leave as it is.
 #ifndef CHARTER_COMMON_NAMES_H_

@@ -45,7 +45,7 @@ namespace charter {
 class Engine;
 class Entities;
 namespace internal::schedule {
-class RuleSet;  // schedule/rules_hook.h
+class RuleSet;  // cycle/rules_hook.h
 }  // namespace internal::schedule
 }  // namespace charter
 

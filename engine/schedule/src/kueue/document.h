@@ -2,8 +2,8 @@
 // or several documents, through libyaml) or JSON (through json/), with every
 // scalar typed as Kubernetes' YAML reader types it (YAML 1.1: `yes` and `on`
 // are booleans, `08` is a string, `1e3` a float).
-#ifndef CHARTER_ENGINE_SRC_KUEUE_DOCUMENT_H_
-#define CHARTER_ENGINE_SRC_KUEUE_DOCUMENT_H_
+#ifndef CHARTER_KUEUE_DOCUMENT_H_
+#define CHARTER_KUEUE_DOCUMENT_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -69,4 +69,4 @@ bool PlainIsString(std::string_view text);
 
 }  // namespace charter::internal::kueue
 
-#endif  // CHARTER_ENGINE_SRC_KUEUE_DOCUMENT_H_
+#endif  // CHARTER_KUEUE_DOCUMENT_H_

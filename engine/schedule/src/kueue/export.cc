@@ -10,13 +10,13 @@
 #include "charter/schedule.h"
 #include "common/status_macros.h"
 #include "common/strings.h"
+#include "cycle/names.h"
+#include "cycle/quantity.h"
 #include "json/json.h"
-#include "kueue/objects.h"
 #include "kueue/document.h"
 #include "kueue/fields.h"
+#include "kueue/objects.h"
 #include "kueue/yaml_out.h"
-#include "schedule/names.h"
-#include "schedule/quantity.h"
 
 namespace charter::kueue {
 namespace {

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "schedule/quantity.h"
+#include "cycle/quantity.h"
 
 namespace charter::internal::kueue {
 namespace {

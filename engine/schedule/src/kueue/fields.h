@@ -1,8 +1,8 @@
 // Reading the fields of one Kubernetes object with Kubernetes' own typing:
 // every fault reads "FILE:LINE:COL: KIND NAME: message" and names the field
 // by its path (`spec.preemption.withinClusterQueue`).
-#ifndef CHARTER_ENGINE_SRC_KUEUE_FIELDS_H_
-#define CHARTER_ENGINE_SRC_KUEUE_FIELDS_H_
+#ifndef CHARTER_KUEUE_FIELDS_H_
+#define CHARTER_KUEUE_FIELDS_H_
 
 #include <cstdint>
 #include <initializer_list>
@@ -89,4 +89,4 @@ void AddNote(std::vector<::charter::kueue::Note>* notes, const Where& where, std
 
 }  // namespace charter::internal::kueue
 
-#endif  // CHARTER_ENGINE_SRC_KUEUE_FIELDS_H_
+#endif  // CHARTER_KUEUE_FIELDS_H_

@@ -17,11 +17,11 @@
 #include "charter/schedule.h"
 #include "common/status_macros.h"
 #include "common/strings.h"
+#include "cycle/quantity.h"
+#include "cycle/tree.h"
 #include "kueue/document.h"
 #include "kueue/fields.h"
 #include "kueue/objects.h"
-#include "schedule/quantity.h"
-#include "schedule/tree.h"
 
 namespace charter::kueue {
 namespace {

@@ -2,8 +2,8 @@
 // item of a `kind: List` (or a typed list such as ClusterQueueList), with its
 // API group, version and kind. Shared by the declarations importer and the
 // Workload reader.
-#ifndef CHARTER_ENGINE_SRC_KUEUE_OBJECTS_H_
-#define CHARTER_ENGINE_SRC_KUEUE_OBJECTS_H_
+#ifndef CHARTER_KUEUE_OBJECTS_H_
+#define CHARTER_KUEUE_OBJECTS_H_
 
 #include <string>
 #include <string_view>
@@ -49,4 +49,4 @@ bool IsOtherKueueKind(std::string_view kind);
 
 }  // namespace charter::internal::kueue
 
-#endif  // CHARTER_ENGINE_SRC_KUEUE_OBJECTS_H_
+#endif  // CHARTER_KUEUE_OBJECTS_H_

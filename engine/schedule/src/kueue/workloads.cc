@@ -20,11 +20,11 @@
 #include "charter/schedule.h"
 #include "common/status_macros.h"
 #include "common/strings.h"
+#include "cycle/quantity.h"
 #include "extensions/extensions.h"
 #include "kueue/document.h"
 #include "kueue/fields.h"
 #include "kueue/objects.h"
-#include "schedule/quantity.h"
 
 namespace charter::kueue {
 namespace {

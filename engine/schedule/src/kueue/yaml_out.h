@@ -1,7 +1,7 @@
 // Writing YAML scalars: plain where Kubernetes' YAML reader reads them back
 // as the same string, double-quoted otherwise.
-#ifndef CHARTER_ENGINE_SRC_KUEUE_YAML_OUT_H_
-#define CHARTER_ENGINE_SRC_KUEUE_YAML_OUT_H_
+#ifndef CHARTER_KUEUE_YAML_OUT_H_
+#define CHARTER_KUEUE_YAML_OUT_H_
 
 #include <string>
 #include <string_view>
@@ -16,4 +16,4 @@ std::string FormatWeight(double w);
 
 }  // namespace charter::internal::kueue
 
-#endif  // CHARTER_ENGINE_SRC_KUEUE_YAML_OUT_H_
+#endif  // CHARTER_KUEUE_YAML_OUT_H_

@@ -164,7 +164,7 @@ class Printer {
 
   // ---- declarations ----------------------------------------------------------
   //
-  // The layout of engine/schedule/src/schedule/print.cc (docs/scheduling.md, "The
+  // The layout of engine/schedule/src/language/print.cc (docs/scheduling.md, "The
   // scheduling language"): one entry a line, a block's entries indented one
   // step; a block two levels deep whose entries are all lines (a flavor's
   // quotas) on one line, whatever its length, unless it holds a comment. Names are bare

@@ -1,0 +1,37 @@
+// Scheduling declarations (.charter text, docs/scheduling.md) -> the
+// scheduling configuration of charter/schedule.h. Every name is resolved and
+// every value checked; Kueue's rules are cycle/config_check.h's (the JSON
+// loader's too), their faults pointed at the declarations. Each fault is a
+// CH08xx diagnostic in the file it is in.
+//
+//   std::vector<DeclarationFile> files = {{&source, &set.declarations, &diagnostics}};
+//   schedule::State config;
+//   if (Declare(files, {}, &config) && !diagnostics.has_errors()) use(config);
+#ifndef CHARTER_LANGUAGE_DECLARE_H_
+#define CHARTER_LANGUAGE_DECLARE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "ast/ast.h"
+#include "ast/declarations.h"
+#include "charter/diagnostics.h"
+#include "charter/schedule.h"
+
+namespace charter::internal {
+
+struct DeclareOptions {
+  uint64_t max_quota_cells = ::charter::schedule::kDefaultMaxQuotaCells;
+};
+
+// Reads the declarations of every file into one configuration: the engine
+// settings, flavors, resources, cohorts, cluster queues, priority classes
+// and local queues of *out (its workloads are left alone). Declarations may
+// refer to each other in any order and across files. Returns whether the
+// files declare anything; *out is whole only when no file got an error.
+bool Declare(const std::vector<DeclarationFile>& files, const DeclareOptions& options,
+             ::charter::schedule::State* out);
+
+}  // namespace charter::internal
+
+#endif  // CHARTER_LANGUAGE_DECLARE_H_

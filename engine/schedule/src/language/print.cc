@@ -1,0 +1,208 @@
+// PrintDeclarations: a scheduling configuration as canonical .charter text
+// (docs/scheduling.md, "The scheduling language"). Compiling the text gives
+// the same tables back: declarations come in the order of the State's
+// tables, every non-default setting is written, quantities and weights
+// exactly.
+#include <charconv>
+#include <cmath>
+#include <string>
+#include <string_view>
+
+#include "charter/schedule.h"
+#include "common/names.h"
+#include "common/strings.h"
+#include "cycle/names.h"
+#include "cycle/quantity.h"
+#include "value/value.h"
+
+namespace charter::schedule {
+namespace {
+
+using internal::Cat;
+using internal::CatAppend;
+
+void AppendQuoted(std::string* out, std::string_view s) {
+  out->push_back('"');
+  internal::AppendCedarEscaped(out, s);
+  out->push_back('"');
+}
+
+// A name: bare when it is an identifier, else a string.
+void AppendName(std::string* out, std::string_view s) {
+  if (internal::IsBareCharterName(s)) {
+    out->append(s);
+  } else {
+    AppendQuoted(out, s);
+  }
+}
+
+std::string Name(std::string_view s) {
+  std::string out;
+  AppendName(&out, s);
+  return out;
+}
+
+// Memory-like resources are written with binary suffixes (`64Gi`).
+bool IsBytes(std::string_view r) {
+  return r == "memory" || r == "ephemeral-storage" || r == "storage" || r.substr(0, 10) == "hugepages-" ||
+         (r.size() > 7 && r.substr(r.size() - 7) == "/memory");
+}
+
+std::string QuantityText(const State& s, int resource, Quantity q) {
+  std::string_view r = s.resources[resource];
+  if (r == "cpu") return internal::schedule::FormatQuantity(q, true);
+  if (IsBytes(r)) return internal::schedule::FormatQuantity(q, false);
+  return Cat(q);
+}
+
+// The shortest decimal that reads back as `w` exactly, without an exponent.
+std::string WeightText(double w) {
+  char buf[400];
+  auto [ptr, ec] = std::to_chars(buf, buf + sizeof(buf), w, std::chars_format::fixed);
+  if (ec != std::errc()) return Cat(w);
+  return std::string(buf, ptr);
+}
+
+void AppendGroups(std::string* out, const State& s, const std::vector<ResourceGroup>& groups) {
+  for (const ResourceGroup& g : groups) {
+    out->append("  resources");
+    for (size_t i = 0; i < g.covered_resources.size(); ++i) {
+      CatAppend(out, i == 0 ? " " : ", ", Name(s.resources[g.covered_resources[i]]));
+    }
+    out->append(" {\n");
+    for (const FlavorQuotas& f : g.flavors) {
+      CatAppend(out, "    flavor ", Name(s.flavors[f.flavor]), " {");
+      for (const ResourceQuota& q : f.resources) {
+        CatAppend(out, " ", Name(s.resources[q.resource]), ": ", QuantityText(s, q.resource, q.nominal));
+        if (q.borrowing_limit.has_value()) CatAppend(out, " borrow ", QuantityText(s, q.resource, *q.borrowing_limit));
+        if (q.lending_limit.has_value()) CatAppend(out, " lend ", QuantityText(s, q.resource, *q.lending_limit));
+        out->push_back(';');
+      }
+      out->append(" }\n");
+    }
+    out->append("  }\n");
+  }
+}
+
+}  // namespace
+
+std::string PrintDeclarations(const State& s) {
+  std::string out;
+  auto section = [&] {
+    if (!out.empty()) out.push_back('\n');
+  };
+  const EngineConfig defaults;
+  if (s.engine.fair_sharing != defaults.fair_sharing ||
+      s.engine.fair_sharing_strategies != defaults.fair_sharing_strategies) {
+    out.append("scheduler {\n");
+    if (s.engine.fair_sharing) out.append("  fair_sharing: true;\n");
+    if (s.engine.fair_sharing_strategies != defaults.fair_sharing_strategies) {
+      out.append("  fair_sharing_strategies: [");
+      for (size_t i = 0; i < s.engine.fair_sharing_strategies.size(); ++i) {
+        CatAppend(&out, i == 0 ? "" : ", ",
+                  s.engine.fair_sharing_strategies[i] == FairSharingStrategy::kLessThanInitialShare
+                      ? "LessThanInitialShare"
+                      : "LessThanOrEqualToFinalShare");
+      }
+      out.append("];\n");
+    }
+    out.append("}\n");
+  }
+  if (!s.flavors.empty()) {
+    section();
+    for (const std::string& f : s.flavors) CatAppend(&out, "flavor ", Name(f), ";\n");
+  }
+  if (!s.priority_classes.empty()) {
+    section();
+    for (const PriorityClass& c : s.priority_classes) CatAppend(&out, "priority_class ", Name(c.name), ": ", c.value, ";\n");
+  }
+  // Local queues go inside their queues when the State lists them queue by
+  // queue, in the queues' order (then reading the text gives that order
+  // back); otherwise after the queues, each naming its queue.
+  bool grouped = true;
+  for (size_t i = 1; i < s.local_queues.size(); ++i) {
+    grouped = grouped && s.local_queues[i - 1].cluster_queue <= s.local_queues[i].cluster_queue;
+  }
+  for (const Cohort& c : s.cohorts) {
+    section();
+    CatAppend(&out, "cohort ", Name(c.name));
+    if (c.parent < 0 && c.fair_weight == 1.0 && c.resource_groups.empty()) {
+      out.append(";\n");
+      continue;
+    }
+    out.append(" {\n");
+    if (c.parent >= 0) CatAppend(&out, "  parent: ", Name(s.cohorts[c.parent].name), ";\n");
+    if (c.fair_weight != 1.0) CatAppend(&out, "  fair_weight: ", WeightText(c.fair_weight), ";\n");
+    AppendGroups(&out, s, c.resource_groups);
+    out.append("}\n");
+  }
+  for (size_t qi = 0; qi < s.cluster_queues.size(); ++qi) {
+    const ClusterQueue& q = s.cluster_queues[qi];
+    section();
+    CatAppend(&out, "queue ", Name(q.name), " {\n");
+    if (q.cohort >= 0) CatAppend(&out, "  cohort: ", Name(s.cohorts[q.cohort].name), ";\n");
+    if (!q.implements.empty()) CatAppend(&out, "  implements: ", q.implements, ";\n");
+    if (q.queueing_strategy == QueueingStrategy::kStrictFIFO) out.append("  queueing: StrictFIFO;\n");
+    if (q.fair_weight != 1.0) CatAppend(&out, "  fair_weight: ", WeightText(q.fair_weight), ";\n");
+    const Preemption& p = q.preemption;
+    const Preemption no_preemption;
+    if (p.within_cluster_queue != no_preemption.within_cluster_queue ||
+        p.reclaim_within_cohort != no_preemption.reclaim_within_cohort ||
+        p.borrow_within_cohort != no_preemption.borrow_within_cohort || p.max_priority_threshold.has_value()) {
+      out.append("  preemption {\n");
+      if (p.within_cluster_queue != PreemptionPolicy::kNever) {
+        CatAppend(&out, "    within_queue: ", PolicyName(p.within_cluster_queue), ";\n");
+      }
+      if (p.reclaim_within_cohort != PreemptionPolicy::kNever) {
+        CatAppend(&out, "    reclaim_within_cohort: ", PolicyName(p.reclaim_within_cohort), ";\n");
+      }
+      if (p.borrow_within_cohort != PreemptionPolicy::kNever) {
+        CatAppend(&out, "    borrow_within_cohort: ", PolicyName(p.borrow_within_cohort), ";\n");
+      }
+      if (p.max_priority_threshold.has_value()) {
+        CatAppend(&out, "    max_priority_threshold: ", *p.max_priority_threshold, ";\n");
+      }
+      out.append("  }\n");
+    }
+    const FlavorFungibility& f = q.flavor_fungibility;
+    const FlavorFungibility no_fungibility;
+    if (f.when_can_borrow != no_fungibility.when_can_borrow || f.when_can_preempt != no_fungibility.when_can_preempt ||
+        f.preference != no_fungibility.preference) {
+      out.append("  fungibility {\n");
+      if (f.when_can_borrow != no_fungibility.when_can_borrow) {
+        CatAppend(&out, "    when_can_borrow: ", FungibilityName(f.when_can_borrow), ";\n");
+      }
+      if (f.when_can_preempt != no_fungibility.when_can_preempt) {
+        CatAppend(&out, "    when_can_preempt: ", FungibilityName(f.when_can_preempt), ";\n");
+      }
+      if (f.preference != FungibilityPreference::kUnset) {
+        CatAppend(&out, "    preference: ",
+                  f.preference == FungibilityPreference::kPreemptionOverBorrowing ? "PreemptionOverBorrowing"
+                                                                                  : "BorrowingOverPreemption",
+                  ";\n");
+      }
+      out.append("  }\n");
+    }
+    AppendGroups(&out, s, q.resource_groups);
+    if (grouped) {
+      for (const LocalQueue& l : s.local_queues) {
+        if (l.cluster_queue != static_cast<int>(qi)) continue;
+        out.append("  local_queue ");
+        AppendName(&out, l.namespace_name.empty() ? l.name : Cat(l.namespace_name, "/", l.name));
+        out.append(";\n");
+      }
+    }
+    out.append("}\n");
+  }
+  if (!grouped) {
+    section();
+    for (const LocalQueue& l : s.local_queues) {
+      out.append("local_queue ");
+      AppendName(&out, l.namespace_name.empty() ? l.name : Cat(l.namespace_name, "/", l.name));
+      CatAppend(&out, ": ", Name(s.cluster_queues[l.cluster_queue].name), ";\n");
+    }
+  }
+  return out;
+}
+
+}  // namespace charter::schedule
