@@ -22,7 +22,7 @@ namespace {
 
 void Check(bool ok, const char* what, std::string_view detail = "") {
   if (!ok) {
-    std::fprintf(stderr, "review_fuzz invariant failed: %s\n%.*s\n", what, static_cast<int>(detail.size()),
+    std::fprintf(stderr, "admission_review_fuzz invariant failed: %s\n%.*s\n", what, static_cast<int>(detail.size()),
                  detail.data());
     std::abort();
   }
