@@ -8,9 +8,12 @@
 
 #include "charter/charter.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace charter {
 namespace {
+
+using ::charter_testing::IsOk;
 
 constexpr char kEntities[] = R"([
   {"uid": {"type": "User", "id": "alice"}, "attrs": {"team": "ml", "level": 3, "active": true,
@@ -29,15 +32,15 @@ Engine MustCompile(const std::string& text) {
   SourceFile source("test.cedar", text);
   Diagnostics diagnostics;
   absl::StatusOr<Bundle> bundle = Compile(source, {}, &diagnostics);
-  EXPECT_TRUE(bundle.ok()) << diagnostics.Render(source);
+  EXPECT_THAT(bundle, IsOk()) << diagnostics.Render(source);
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
-  EXPECT_TRUE(engine.ok()) << engine.status();
+  EXPECT_THAT(engine, IsOk());
   return *std::move(engine);
 }
 
 Entities MustLoad() {
   absl::StatusOr<Entities> e = Entities::FromJson(kEntities, "entities.json");
-  EXPECT_TRUE(e.ok()) << e.status();
+  EXPECT_THAT(e, IsOk());
   return *std::move(e);
 }
 
@@ -208,7 +211,7 @@ TEST(Authorize, RequestFromJsonWithContext) {
     "principal": "User::\"alice\"", "action": {"type": "Action", "id": "submitTask"},
     "resource": {"__entity": {"type": "Task", "id": "t1"}},
     "context": {"mfa": true, "ticket": {"id": "T-1"}}})");
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk());
   EXPECT_EQ(r->principal(), (EntityUid{"User", "alice"}));
   EXPECT_TRUE(engine.Authorize(*r, MustLoad()).allowed);
 }

@@ -10,17 +10,21 @@
 
 #include "charter/charter.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace charter {
 namespace {
+
+using ::charter_testing::IsOk;
+using ::charter_testing::StatusIs;
 
 Engine Make(const std::string& id) {
   SourceFile source("p.cedar", "@id(\"" + id + "\") permit(principal == User::\"u\", action, resource);\n"
                                "@id(\"" + id + "-2\") permit(principal, action, resource in Team::\"t\");");
   absl::StatusOr<Bundle> bundle = Compile(source, {}, nullptr);
-  EXPECT_TRUE(bundle.ok());
+  EXPECT_THAT(bundle, IsOk());
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
-  EXPECT_TRUE(engine.ok());
+  EXPECT_THAT(engine, IsOk());
   return *std::move(engine);
 }
 
@@ -28,7 +32,7 @@ TEST(EngineHandle, SwapsWhileCallsAreInFlight) {
   EngineHandle handle(Make("old"));
   absl::StatusOr<Entities> entities = Entities::FromJson(
       R"([{"uid":{"type":"Doc","id":"d"},"attrs":{},"parents":[{"type":"Team","id":"t"}]}])");
-  ASSERT_TRUE(entities.ok());
+  ASSERT_THAT(entities, IsOk());
   Request request = Request::Create({"User", "u"}, {"Action", "view"}, {"Doc", "d"});
   std::atomic<bool> stop{false};
   std::atomic<int> bad{0};
@@ -66,7 +70,7 @@ TEST(EngineHandle, SwapsWhileCallsAreInFlight) {
 TEST(EngineHandle, ABadBundleKeepsTheCurrentEngine) {
   EngineHandle handle(Make("keep"));
   absl::Status s = handle.SwapBundle(Bundle::FromBytes("not a bundle"));
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(handle.generation(), 1u);
   EXPECT_EQ(handle.Get()->policy_ids()[0], "keep");
 }

@@ -1,7 +1,7 @@
 // The language's constructs and what Cedar's semantics make of them (see
 // ../shared/research/cedar-language.md), written once: the public Engine (the
-// VM) decides every case in tests/api/language_test.cc, and the reference
-// interpreter, checked against the VM, in tests/interp/interp_test.cc.
+// VM) decides every case in tests/core/api/language_test.cc, and the reference
+// interpreter, checked against the VM, in tests/core/interp/interp_test.cc.
 #ifndef CHARTER_TESTS_API_LANGUAGE_CASES_H_
 #define CHARTER_TESTS_API_LANGUAGE_CASES_H_
 

@@ -1,20 +1,24 @@
 // Each construct of the policy language, evaluated end to end by the public
 // Engine: the cases of language_cases.h (which the reference interpreter
-// decides too, tests/interp), long chains, arity, templates and JSON policies.
+// decides too, tests/core/interp), long chains, arity, templates and JSON policies.
 #include <string>
 
 #include "charter/charter.h"
 #include "gtest/gtest.h"
-#include "tests/api/language_cases.h"
+#include "testing/status_matchers.h"
+#include "tests/core/api/language_cases.h"
 
 namespace charter {
 namespace {
+
+using ::charter_testing::IsOk;
+using ::charter_testing::StatusIs;
 
 class LanguageTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto e = Entities::FromJson(cases::kLanguageEntities);
-    ASSERT_TRUE(e.ok()) << e.status();
+    ASSERT_THAT(e, IsOk());
     entities_ = *std::move(e);
   }
 
@@ -45,12 +49,12 @@ TEST_F(LanguageTest, EveryCase) {
 TEST(EntityJson, BadExtensionValuesAreErrors) {
   auto e = Entities::FromJson(R"([{"uid": {"type": "U", "id": "a"},
     "attrs": {"x": {"__extn": {"fn": "ip", "arg": "999.1.1.1"}}}, "parents": []}])");
-  ASSERT_FALSE(e.ok());
+  ASSERT_THAT(e, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(std::string(e.status().message()).substr(0, 19), "entities.json:2:51:");
   e = Entities::FromJson(R"([{"uid": {"type": "U", "id": "a"},
     "attrs": {"x": {"__extn": {"fn": "nope", "arg": "1"}}}, "parents": []}])");
-  ASSERT_FALSE(e.ok());
-  EXPECT_NE(std::string(e.status().message()).find("unknown extension function `nope`"), std::string::npos);
+  ASSERT_THAT(e, StatusIs(absl::StatusCode::kInvalidArgument,
+                          testing::HasSubstr("unknown extension function `nope`")));
 }
 
 TEST_F(LanguageTest, LongFlatChainsCompileAndEvaluate) {
@@ -75,15 +79,15 @@ TEST(Templates, LinksBecomePolicies) {
                                                            "?resource": {"type": "Team", "id": "ml"}}},
     {"template_id": "tpl", "link_id": "mallory-ml", "args": {"?principal": "User::\"mallory\"",
                                                              "?resource": "Team::\"ml\""}}])");
-  ASSERT_TRUE(links.ok()) << links.status();
+  ASSERT_THAT(links, IsOk());
   auto bundle = Compile(source, *links, {}, nullptr);
-  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  ASSERT_THAT(bundle, IsOk());
   auto engine = Engine::Create(*std::move(bundle));
-  ASSERT_TRUE(engine.ok());
+  ASSERT_THAT(engine, IsOk());
   EXPECT_EQ(engine->policy_ids(), (std::vector<std::string>{"static", "alice-ml", "mallory-ml"}));
   auto entities = Entities::FromJson(R"([{"uid": {"type": "Doc", "id": "d"}, "attrs": {},
                                           "parents": [{"type": "Team", "id": "ml"}]}])");
-  ASSERT_TRUE(entities.ok());
+  ASSERT_THAT(entities, IsOk());
   Decision d = engine->Authorize(Request::Create({"User", "alice"}, {"Action", "a"}, {"Doc", "d"}), *entities);
   EXPECT_TRUE(d.allowed);
   EXPECT_EQ(d.reasons, (std::vector<std::string>{"alice-ml"}));
@@ -138,9 +142,9 @@ TEST(JsonPolicies, CompileReadsCedarsJsonPolicyFormat) {
                        "values": {"?principal": {"type": "User", "id": "bob"}}}]})");
   Diagnostics diagnostics;
   auto bundle = Compile(source, {}, &diagnostics);
-  ASSERT_TRUE(bundle.ok()) << diagnostics.Render(source);
+  ASSERT_THAT(bundle, IsOk()) << diagnostics.Render(source);
   auto engine = Engine::Create(*std::move(bundle));
-  ASSERT_TRUE(engine.ok());
+  ASSERT_THAT(engine, IsOk());
   Entities none;
   Decision d = engine->Authorize(Request::Create({"User", "bob"}, {"Action", "a"}, {"R", "r"}), none);
   EXPECT_TRUE(d.allowed);

@@ -1,6 +1,7 @@
-// The public API that tools use (the `charter` command is written with it
-// alone): entity listing and lookup, what a schema declares, a request's
-// context, disassembly with spans and synopses, and the JSON reader.
+// The public API of the core that tools use (the `charter` command is written
+// with it alone): entity listing and lookup, what a schema declares, a
+// request's context, and the JSON reader. Disassembly, the tools' own, is
+// tested in tests/tools/disassemble/.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -9,9 +10,13 @@
 #include "charter/charter.h"
 #include "charter/schema.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace charter {
 namespace {
+
+using ::charter_testing::IsOk;
+using ::charter_testing::StatusIs;
 
 TEST(EntitiesListing, UidsFindAndKnownUids) {
   absl::StatusOr<Entities> e = Entities::FromJson(R"([
@@ -19,7 +24,7 @@ TEST(EntitiesListing, UidsFindAndKnownUids) {
      "tags": {"k": "v"}},
     {"uid": {"type": "User", "id": "c"}, "attrs": {}, "parents": []}
   ])");
-  ASSERT_TRUE(e.ok()) << e.status();
+  ASSERT_THAT(e, IsOk());
   std::vector<EntityUid> uids = e->Uids();
   ASSERT_EQ(uids.size(), 2u);
   EXPECT_EQ(uids[0].ToString(), "User::\"a\\\"b\"");
@@ -50,7 +55,7 @@ TEST(SchemaLookup, AttributesAndTheTypesActionsTake) {
     action view appliesTo { principal: User, resource: Task };
     action edit appliesTo { principal: [User, Team], resource: Task };)");
   absl::StatusOr<Schema> schema = Schema::Parse(text, {}, nullptr);
-  ASSERT_TRUE(schema.ok()) << schema.status();
+  ASSERT_THAT(schema, IsOk());
   EXPECT_EQ(schema->Attributes("User"), (std::vector<std::string>{"level", "manager"}));
   EXPECT_TRUE(schema->Attributes("Team").empty());
   EXPECT_TRUE(schema->Attributes("Nope").empty());
@@ -63,55 +68,15 @@ TEST(RequestContext, AsCedar) {
   absl::StatusOr<Request> r = Request::FromJson(
       R"({"principal": "User::\"a\"", "action": "Action::\"v\"", "resource": "Task::\"t\"",
           "context": {"mfa": true}})");
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk());
   EXPECT_NE(r->ContextToCedar().find("mfa"), std::string::npos) << r->ContextToCedar();
   EXPECT_EQ(Request::Create({"User", "a"}, {"Action", "v"}, {"Task", "t"}).ContextToCedar(), "{}");
-}
-
-TEST(Disassembly, StructuredWithSpansAndSynopses) {
-  std::string text = "@id(\"p\")\npermit (principal, action, resource)\nwhen { context.urgent };\n";
-  SourceFile source("p.cedar", text);
-  absl::StatusOr<Bundle> bundle = Compile(source, {}, nullptr);
-  ASSERT_TRUE(bundle.ok()) << bundle.status();
-  absl::StatusOr<Disassembly> d = Disassemble(*bundle);
-  ASSERT_TRUE(d.ok()) << d.status();
-  ASSERT_EQ(d->policies.size(), 1u);
-  const DisassembledPolicy& p = d->policies[0];
-  EXPECT_TRUE(p.permit);
-  EXPECT_EQ(p.Header(), "policy p (permit, " + std::to_string(p.registers) + " registers)");
-  ASSERT_FALSE(p.code.empty());
-  bool spanned = false;
-  for (size_t pc = 0; pc < p.code.size(); ++pc) {
-    const DisassembledInstruction& i = p.code[pc];
-    EXPECT_EQ(i.pc, pc);
-    EXPECT_FALSE(i.opcode.empty());
-    EXPECT_FALSE(i.synopsis.empty());
-    // The line without the synopsis is the line with it, cut before `;`.
-    std::string with = i.ToText(true), without = i.ToText(false);
-    EXPECT_EQ(with.rfind(without, 0), 0u) << with;
-    EXPECT_NE(with.find("; " + i.synopsis), std::string::npos) << with;
-    if (i.has_span) {
-      spanned = true;
-      EXPECT_LE(i.span.end, text.size());
-      EXPECT_LT(i.span.begin, i.span.end);
-    }
-  }
-  EXPECT_TRUE(spanned) << "no instruction has a source span";
-  std::string listing = d->ToText(false);
-  EXPECT_EQ(listing.rfind(p.Header() + "\n", 0), 0u) << listing;
-}
-
-TEST(Disassembly, RefusesABundleThatDoesNotVerify) {
-  absl::StatusOr<Disassembly> d = Disassemble(Bundle::FromBytes("not a bundle"));
-  ASSERT_FALSE(d.ok());
-  EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(d.status().message().find("invalid bundle"), std::string::npos) << d.status();
 }
 
 TEST(Json, ReadsWithPositions) {
   std::string text = "{\"a\": [1, \"x\"],\n \"b\": {\"c\": true}}";
   absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(text);
-  ASSERT_TRUE(doc.ok()) << doc.status();
+  ASSERT_THAT(doc, IsOk());
   JsonValue root = doc->root();
   ASSERT_TRUE(root.is_object());
   ASSERT_EQ(root.size(), 2u);
@@ -127,8 +92,7 @@ TEST(Json, ReadsWithPositions) {
   EXPECT_FALSE(a->Find("a").has_value());  // not an object
 
   absl::StatusOr<JsonDocument> bad = JsonDocument::Parse("{\"a\": 1,}");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(), "1:8: trailing comma before `}`");
+  ASSERT_THAT(bad, StatusIs(absl::StatusCode::kInvalidArgument, "1:8: trailing comma before `}`"));
   std::string quoted;
   AppendJsonQuoted(&quoted, "a\"b\n");
   EXPECT_EQ(quoted, "\"a\\\"b\\n\"");
@@ -136,7 +100,7 @@ TEST(Json, ReadsWithPositions) {
 
 TEST(Json, AMovedFromDocumentIsNull) {
   absl::StatusOr<JsonDocument> doc = JsonDocument::Parse("{\"a\": 1}");
-  ASSERT_TRUE(doc.ok()) << doc.status();
+  ASSERT_THAT(doc, IsOk());
   JsonDocument taken = *std::move(doc);
   EXPECT_TRUE(taken.root().is_object());
   // NOLINTNEXTLINE(bugprone-use-after-move): what a moved-from document answers

@@ -13,8 +13,11 @@
 
 #include "charter/charter.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace {
+
+using ::charter_testing::IsOk;
 std::atomic<long> g_allocations{0};
 }  // namespace
 
@@ -56,13 +59,13 @@ Governance Load() {
   SourceFile source("policies.cedar", text);
   Diagnostics diagnostics;
   absl::StatusOr<Bundle> bundle = Compile(source, {}, &diagnostics);
-  EXPECT_TRUE(bundle.ok()) << diagnostics.Render(source);
+  EXPECT_THAT(bundle, IsOk()) << diagnostics.Render(source);
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
-  EXPECT_TRUE(engine.ok()) << engine.status();
+  EXPECT_THAT(engine, IsOk());
   absl::StatusOr<Entities> entities = Entities::FromJson(Read(dir + "entities.json"));
-  EXPECT_TRUE(entities.ok()) << entities.status();
+  EXPECT_THAT(entities, IsOk());
   absl::StatusOr<std::vector<Request>> requests = Request::ArrayFromJson(Read(dir + "requests.json"));
-  EXPECT_TRUE(requests.ok()) << requests.status();
+  EXPECT_THAT(requests, IsOk());
   return Governance{*std::move(engine), *std::move(entities), *std::move(requests)};
 }
 
@@ -108,7 +111,7 @@ TEST(ZeroAllocations, ScopeIndexPathsAllocateNothing) {
     {"uid":{"type":"Task","id":"t1"},"attrs":{"gpus":4},"parents":[{"type":"Namespace","id":"ns"}]}
   ])";
   absl::StatusOr<Entities> store = Entities::FromJson(entities);
-  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_THAT(store, IsOk());
   SourceFile source("paths.cedar", R"(
     permit(principal in G::"g50", action == Action::"view", resource);
     permit(principal in Team::"ml", action in [Action::"view", Action::"edit"], resource in Namespace::"ns")
@@ -119,9 +122,9 @@ TEST(ZeroAllocations, ScopeIndexPathsAllocateNothing) {
   )");
   Diagnostics diagnostics;
   absl::StatusOr<Bundle> bundle = Compile(source, {}, &diagnostics);
-  ASSERT_TRUE(bundle.ok()) << diagnostics.Render(source);
+  ASSERT_THAT(bundle, IsOk()) << diagnostics.Render(source);
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
-  ASSERT_TRUE(engine.ok()) << engine.status();
+  ASSERT_THAT(engine, IsOk());
   std::vector<Request> requests;
   for (const char* user : {"deep", "alice", "nobody"}) {
     for (const char* action : {"view", "edit", "read"}) {

@@ -16,9 +16,13 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace charter::internal {
 namespace {
+
+using ::charter_testing::IsOk;
+using ::charter_testing::StatusIs;
 
 namespace fs = std::filesystem;
 
@@ -47,7 +51,7 @@ class WriteFileAtomicallyTest : public ::testing::Test {
 
 TEST_F(WriteFileAtomicallyTest, WritesANewFileWholeAndLeavesNoTemporary) {
   fs::path p = dir_ / "new.txt";
-  ASSERT_TRUE(WriteFileAtomically(p.string(), "hello\n").ok());
+  ASSERT_THAT(WriteFileAtomically(p.string(), "hello\n"), IsOk());
   EXPECT_EQ(Read(p), "hello\n");
   EXPECT_EQ(Entries(), 1u);
 }
@@ -56,7 +60,7 @@ TEST_F(WriteFileAtomicallyTest, KeepsTheOldPermissions) {
   fs::path p = dir_ / "script.sh";
   std::ofstream(p) << "old";
   ASSERT_EQ(chmod(p.c_str(), 0750), 0);
-  ASSERT_TRUE(WriteFileAtomically(p.string(), "new").ok());
+  ASSERT_THAT(WriteFileAtomically(p.string(), "new"), IsOk());
   struct stat st;
   ASSERT_EQ(stat(p.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0750u);
@@ -68,7 +72,7 @@ TEST_F(WriteFileAtomicallyTest, WritesThroughASymlinkToItsTarget) {
   fs::path link = dir_ / "link.cedar";
   std::ofstream(target) << "old";
   fs::create_symlink(target, link);
-  ASSERT_TRUE(WriteFileAtomically(link.string(), "new").ok());
+  ASSERT_THAT(WriteFileAtomically(link.string(), "new"), IsOk());
   EXPECT_TRUE(fs::is_symlink(link));
   EXPECT_EQ(Read(target), "new");
   EXPECT_EQ(Entries(), 2u);
@@ -77,7 +81,7 @@ TEST_F(WriteFileAtomicallyTest, WritesThroughASymlinkToItsTarget) {
 TEST_F(WriteFileAtomicallyTest, AMissingDirectoryIsAnErrorNamingThePath) {
   fs::path p = dir_ / "no-such-dir" / "x";
   absl::Status s = WriteFileAtomically(p.string(), "x");
-  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kNotFound));
   EXPECT_EQ(std::string(s.message()).rfind(p.string() + ": cannot write: ", 0), 0u) << s;
 }
 
@@ -87,29 +91,28 @@ TEST_F(WriteFileAtomicallyTest, RefusesWhatIsNotARegularFile) {
   fs::path fifo = dir_ / "fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
   absl::Status s = WriteFileAtomically(fifo.string(), "x");
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(), fifo.string() + ": not a regular file (a FIFO): refusing to replace it");
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          fifo.string() + ": not a regular file (a FIFO): refusing to replace it"));
   EXPECT_TRUE(fs::is_fifo(fifo));
   s = WriteFileAtomically(dir_.string(), "x");
   EXPECT_EQ(s.message(), dir_.string() + ": not a regular file (a directory): refusing to replace it");
   EXPECT_EQ(Entries(), 1u);  // the FIFO, and no temporary
   s = WriteFileAtomically("", "x");
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(), "the output path is empty");
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, "the output path is empty"));
 }
 
 TEST_F(WriteFileAtomicallyTest, WritesThroughADanglingSymlinkToTheFileItNames) {
   fs::path link = dir_ / "out.bundle";
   fs::create_symlink("built/real.bundle", link);  // relative, read from the link's directory
   fs::create_directories(dir_ / "built");
-  ASSERT_TRUE(WriteFileAtomically(link.string(), "new").ok());
+  ASSERT_THAT(WriteFileAtomically(link.string(), "new"), IsOk());
   EXPECT_TRUE(fs::is_symlink(link)) << "the link was replaced by a file";
   EXPECT_EQ(fs::read_symlink(link), "built/real.bundle");
   EXPECT_EQ(Read(dir_ / "built" / "real.bundle"), "new");
   // A chain of links, the last dangling, and a loop.
   fs::create_symlink("out.bundle", dir_ / "to-out");
   fs::remove(dir_ / "built" / "real.bundle");
-  ASSERT_TRUE(WriteFileAtomically((dir_ / "to-out").string(), "again").ok());
+  ASSERT_THAT(WriteFileAtomically((dir_ / "to-out").string(), "again"), IsOk());
   EXPECT_TRUE(fs::is_symlink(dir_ / "to-out") && fs::is_symlink(link));
   EXPECT_EQ(Read(dir_ / "built" / "real.bundle"), "again");
   fs::create_symlink("loop-b", dir_ / "loop-a");
@@ -125,9 +128,9 @@ TEST_F(WriteFileAtomicallyTest, RefusesToSplitHardLinks) {
   std::ofstream(p) << "old";
   fs::create_hard_link(p, dir_ / "second-name.cedar");
   absl::Status s = WriteFileAtomically(p.string(), "new");
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(),
-            p.string() + ": it has 2 hard links, which a new file in its place would split: refusing to replace it");
+  EXPECT_THAT(s,
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       p.string() + ": it has 2 hard links, which a new file in its place would split: refusing to replace it"));
   EXPECT_EQ(Read(p), "old");
   EXPECT_EQ(fs::hard_link_count(p), 2u);
   EXPECT_EQ(Entries(), 2u);
@@ -152,7 +155,7 @@ TEST_F(WriteFileAtomicallyTest, KeepsTheOwnerAndGroup) {
   }
   ASSERT_EQ(chown(p.c_str(), uid, gid), 0);
   ASSERT_EQ(chmod(p.c_str(), 0640), 0);
-  ASSERT_TRUE(WriteFileAtomically(p.string(), "new").ok());
+  ASSERT_THAT(WriteFileAtomically(p.string(), "new"), IsOk());
   struct stat st;
   ASSERT_EQ(stat(p.c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, uid);
@@ -169,7 +172,7 @@ TEST_F(WriteFileAtomicallyTest, RefusesWhereTheOwnerCannotBeKept) {
   if (geteuid() != 0) {
     // Without root there is no file of another user to write here; the
     // refusal is the branch above, which the root run takes.
-    EXPECT_TRUE(WriteFileAtomically((dir_ / "mine").string(), "x").ok());
+    EXPECT_THAT(WriteFileAtomically((dir_ / "mine").string(), "x"), IsOk());
     return;
   }
   fs::path p = dir_ / "theirs.json";
@@ -222,7 +225,7 @@ TEST_F(WriteFileAtomicallyTest, AWriteKilledMidwayLeavesATemporaryTheNextReuses)
     EXPECT_FALSE(fs::exists(p));
     EXPECT_LE(Entries(), 1u) << "each killed write left a temporary file of its own";
   }
-  ASSERT_TRUE(WriteFileAtomically(p.string(), "done").ok());
+  ASSERT_THAT(WriteFileAtomically(p.string(), "done"), IsOk());
   EXPECT_EQ(Read(p), "done");
   EXPECT_EQ(Entries(), 1u) << "a killed write's temporary file is still there";
 }
@@ -234,10 +237,10 @@ TEST_F(WriteFileAtomicallyTest, RefusesATemporaryItDidNotMake) {
   std::ofstream(dir_ / "precious") << "precious";
   fs::create_hard_link(dir_ / "precious", tmp);
   absl::Status s = WriteFileAtomically(p.string(), "new");
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(), p.string() + ": its temporary file " + tmp.string() +
-                             " is there and is not one this user left (another owner, another kind of file, or "
-                             "more names): remove it");
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          p.string() + ": its temporary file " + tmp.string() +
+                              " is there and is not one this user left (another owner, another kind of file, or "
+                              "more names): remove it"));
   EXPECT_EQ(Read(dir_ / "precious"), "precious");
   EXPECT_FALSE(fs::exists(p));
 }

@@ -12,9 +12,13 @@
 #include "charter/charter.h"
 #include "charter/bundle_generated.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace charter {
 namespace {
+
+using ::charter_testing::IsOk;
+using ::charter_testing::StatusIs;
 
 struct Result {
   absl::StatusOr<Bundle> bundle;
@@ -30,16 +34,16 @@ Result CompileText(const std::string& text, const CompileOptions& options,
 
 // The only diagnostic's code, and the first error as the status has it.
 void ExpectOnly(const Result& r, const std::string& code, const std::string& message) {
-  ASSERT_FALSE(r.bundle.ok());
+  ASSERT_THAT(r.bundle, StatusIs(absl::StatusCode::kInvalidArgument));
   ASSERT_EQ(r.diagnostics.size(), 1u) << r.bundle.status();
   EXPECT_EQ(r.diagnostics.items()[0].code, code);
   EXPECT_EQ(r.bundle.status().message(), message);
 }
 
 void ExpectVerifies(const Result& r, const VerifyOptions& options) {
-  ASSERT_TRUE(r.bundle.ok()) << r.bundle.status();
+  ASSERT_THAT(r.bundle, IsOk());
   absl::StatusOr<Engine> engine = Engine::Create(*r.bundle, options);
-  EXPECT_TRUE(engine.ok()) << engine.status();
+  EXPECT_THAT(engine, IsOk());
 }
 
 std::string Chain(int n) {
@@ -82,7 +86,7 @@ TEST(Limits, CodeLength) {
   // does not verify under 39: the two limits count the same instructions.
   Result r = CompileText(absl::StrCat("permit(principal, action, resource)\nwhen { ", Chain(fits), " };"), options);
   verify.max_code_words = internal::fb::GetBundle(r.bundle->bytes().data())->policies()->Get(0)->code()->size() - 1;
-  EXPECT_FALSE(Engine::Create(*r.bundle, verify).ok());
+  EXPECT_THAT(Engine::Create(*r.bundle, verify), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(Limits, CodeLengthInTheActionScope) {
@@ -131,16 +135,16 @@ TEST(Limits, RecordShapes) {
   same += "{zz: 1}]";
   Result r = CompileText(absl::StrCat("permit(principal, action, resource) when { ", same, ".contains(context.r) };"),
                          tokens);
-  ASSERT_TRUE(r.bundle.ok()) << r.bundle.status();
+  ASSERT_THAT(r.bundle, IsOk());
   absl::StatusOr<Engine> engine = Engine::Create(*r.bundle);
-  ASSERT_TRUE(engine.ok()) << engine.status();
+  ASSERT_THAT(engine, IsOk());
   absl::StatusOr<Entities> entities = Entities::FromJson("[]");
-  ASSERT_TRUE(entities.ok());
+  ASSERT_THAT(entities, IsOk());
   auto decide = [&](const std::string& context) {
     absl::StatusOr<Request> request = Request::FromJson(absl::StrCat(
         R"({"principal": "User::\"a\"", "action": "Action::\"view\"", "resource": "Doc::\"d\"", "context": )",
         context, "}"));
-    EXPECT_TRUE(request.ok()) << request.status();
+    EXPECT_THAT(request, IsOk());
     return engine->Authorize(*request, *entities).allowed;
   };
   EXPECT_FALSE(decide(R"({"n": 0, "r": {"a": 1}})"));
@@ -162,7 +166,7 @@ TEST(Limits, BundleBytes) {
   std::string text;
   for (int i = 0; i < 20; ++i) absl::StrAppend(&text, "@id(\"p", i, "\")\npermit(principal, action, resource) when { ", Chain(20), " };\n");
   Result whole = CompileText(text, {});
-  ASSERT_TRUE(whole.bundle.ok());
+  ASSERT_THAT(whole.bundle, IsOk());
   const size_t size = whole.bundle->bytes().size();
   // Just big enough: it verifies under the same limit.
   CompileOptions options;
@@ -173,7 +177,7 @@ TEST(Limits, BundleBytes) {
   // Half of it: a policy in the middle crosses the limit.
   options.max_bundle_bytes = size / 2;
   Result half = CompileText(text, options);
-  ASSERT_FALSE(half.bundle.ok());
+  ASSERT_THAT(half.bundle, StatusIs(absl::StatusCode::kInvalidArgument));
   ASSERT_EQ(half.diagnostics.size(), 1u);
   EXPECT_EQ(half.diagnostics.items()[0].code, "CH0205");
   EXPECT_NE(half.bundle.status().message().find(absl::StrCat("the bundle is larger than the limit of ", size / 2,
@@ -183,7 +187,7 @@ TEST(Limits, BundleBytes) {
   // One byte short: the constants, written last, cross it.
   options.max_bundle_bytes = size - 1;
   Result short_one = CompileText(text, options);
-  ASSERT_FALSE(short_one.bundle.ok());
+  ASSERT_THAT(short_one.bundle, StatusIs(absl::StatusCode::kInvalidArgument));
   ASSERT_EQ(short_one.diagnostics.size(), 1u);
   EXPECT_EQ(short_one.diagnostics.items()[0].code, "CH0205");
 }
@@ -210,17 +214,17 @@ TEST(Limits, BundleTables) {
     ExpectVerifies(r, verify);
     // The count is exact: one table fewer does not verify.
     verify.max_tables = t - 1;
-    EXPECT_FALSE(Engine::Create(*r.bundle, verify).ok());
+    EXPECT_THAT(Engine::Create(*r.bundle, verify), StatusIs(absl::StatusCode::kInvalidArgument));
     break;
   }
   ASSERT_GT(fits, 0);
   CompileOptions options;
   options.max_bundle_tables = fits - 1;
   Result r = CompileText(text, options);
-  ASSERT_FALSE(r.bundle.ok());
-  EXPECT_EQ(r.bundle.status().message(),
-            absl::StrCat("limits.cedar:3:1: with policy `b` the bundle has more than the limit of ", fits - 1,
-                         " tables (policies, annotations, entity and pattern constants)"));
+  ASSERT_THAT(r.bundle,
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       absl::StrCat("limits.cedar:3:1: with policy `b` the bundle has more than the limit of ", fits - 1,
+                                    " tables (policies, annotations, entity and pattern constants)")));
 }
 
 }  // namespace

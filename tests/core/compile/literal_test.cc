@@ -10,9 +10,12 @@
 #include "gtest/gtest.h"
 #include "charter/bundle_generated.h"
 #include "interp/interp.h"
+#include "testing/status_matchers.h"
 
 namespace charter {
 namespace {
+
+using ::charter_testing::IsOk;
 
 struct Outcome {
   bool compiled = false;
@@ -33,16 +36,17 @@ Outcome Decide(const std::string& condition, const std::string& context_json = "
   out.compiled = true;
   out.registers = internal::fb::GetBundle(bundle->bytes().data())->policies()->Get(0)->num_registers();
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
-  EXPECT_TRUE(engine.ok()) << engine.status();
+  EXPECT_THAT(engine, IsOk());
   absl::StatusOr<Entities> entities = Entities::FromJson("[]");
   absl::StatusOr<Request> request = Request::FromJson(absl::StrCat(
       R"({"principal": "User::\"a\"", "action": "Action::\"view\"", "resource": "Doc::\"d\"", "context": )",
       context_json, "}"));
-  EXPECT_TRUE(entities.ok() && request.ok());
+  EXPECT_THAT(entities, IsOk());
+  EXPECT_THAT(request, IsOk());
   out.vm = engine->Authorize(*request, *entities);
   absl::StatusOr<std::unique_ptr<internal::PolicySet>> set =
       internal::ReadLinkedPolicySet(source, {}, {}, nullptr);
-  EXPECT_TRUE(set.ok()) << set.status();
+  EXPECT_THAT(set, IsOk());
   out.interp = internal::interp::Authorize(**set, *request, *entities);
   EXPECT_EQ(out.vm.ToJson(), out.interp.ToJson()) << condition.substr(0, 200);
   return out;

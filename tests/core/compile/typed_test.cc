@@ -1,16 +1,20 @@
 // Typed code (a policy set compiled with a schema) decides as untyped code
 // does on inputs that conform to the schema: allow, deny, the determining
 // policies and every error with its message (overflow, a missing entity).
-// Built twice by tests/vm/CMakeLists.txt: computed-goto and switch dispatch.
+// Built twice by tests/core/vm/CMakeLists.txt: computed-goto and switch dispatch.
 #include <string>
 #include <vector>
 
 #include "charter/charter.h"
 #include "charter/schema.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace charter {
 namespace {
+
+using ::charter_testing::IsOk;
+using ::charter_testing::StatusIs;
 
 constexpr char kSchema[] = R"(
 entity Team;
@@ -47,23 +51,24 @@ TEST(Typed, SameDecisionsAsUntypedOnConformingInputs) {
   SourceFile schema_source("model.cedarschema", kSchema);
   Diagnostics diagnostics;
   absl::StatusOr<Schema> schema = Schema::Parse(schema_source, {}, &diagnostics);
-  ASSERT_TRUE(schema.ok()) << diagnostics.Render(schema_source);
+  ASSERT_THAT(schema, IsOk()) << diagnostics.Render(schema_source);
   SourceFile source("policies.cedar", kPolicies);
   CompileOptions typed_options;
   typed_options.schema = &*schema;
   absl::StatusOr<Bundle> typed = Compile(source, typed_options, &diagnostics);
-  ASSERT_TRUE(typed.ok()) << diagnostics.Render(source);
+  ASSERT_THAT(typed, IsOk()) << diagnostics.Render(source);
   absl::StatusOr<Bundle> untyped = Compile(source, {}, &diagnostics);
-  ASSERT_TRUE(untyped.ok());
+  ASSERT_THAT(untyped, IsOk());
   absl::StatusOr<Engine> typed_engine = Engine::Create(*std::move(typed));
   absl::StatusOr<Engine> untyped_engine = Engine::Create(*std::move(untyped));
-  ASSERT_TRUE(typed_engine.ok() && untyped_engine.ok());
+  ASSERT_THAT(typed_engine, IsOk());
+  ASSERT_THAT(untyped_engine, IsOk());
   EXPECT_EQ(typed_engine->schema_fingerprint(), schema->Fingerprint());
   EXPECT_TRUE(untyped_engine->schema_fingerprint().empty());
   // What a tool that loads the bundle makes of the schema it is given.
   SourceFile other_source("other.cedarschema", "entity User;");
   absl::StatusOr<Schema> other = Schema::Parse(other_source, {}, &diagnostics);
-  ASSERT_TRUE(other.ok());
+  ASSERT_THAT(other, IsOk());
   EXPECT_EQ(typed_engine->FitSchema(&*schema), Engine::SchemaFit::kSame);
   EXPECT_EQ(typed_engine->FitSchema(nullptr), Engine::SchemaFit::kMissing);
   EXPECT_EQ(typed_engine->FitSchema(&*other), Engine::SchemaFit::kOther);
@@ -71,8 +76,8 @@ TEST(Typed, SameDecisionsAsUntypedOnConformingInputs) {
   EXPECT_EQ(untyped_engine->FitSchema(&*schema), Engine::SchemaFit::kUntyped);
 
   absl::StatusOr<Entities> entities = Entities::FromJson(kEntities);
-  ASSERT_TRUE(entities.ok()) << entities.status();
-  ASSERT_TRUE(ValidateEntities(*schema, *entities).ok());
+  ASSERT_THAT(entities, IsOk());
+  ASSERT_THAT(ValidateEntities(*schema, *entities), IsOk());
   int allowed = 0, errors = 0;
   for (const char* principal : {"alice", "bob", "carol", "dave"}) {  // dave: not in the store
     for (const char* task : {"t1", "t2"}) {
@@ -83,8 +88,8 @@ TEST(Typed, SameDecisionsAsUntypedOnConformingInputs) {
                              R"(\"", "context": {"mfa": )" + (mfa ? "true" : "false") +
                              ", \"level\": " + std::to_string(level) + "}}";
           absl::StatusOr<Request> request = Request::FromJson(json);
-          ASSERT_TRUE(request.ok()) << request.status();
-          ASSERT_TRUE(ValidateRequest(*schema, *request).ok()) << json;
+          ASSERT_THAT(request, IsOk());
+          ASSERT_THAT(ValidateRequest(*schema, *request), IsOk()) << json;
           Decision a = typed_engine->Authorize(*request, *entities);
           Decision b = untyped_engine->Authorize(*request, *entities);
           EXPECT_EQ(a.ToJson(), b.ToJson()) << json;
@@ -102,13 +107,13 @@ TEST(Typed, SameDecisionsAsUntypedOnConformingInputs) {
 TEST(Typed, APolicySetThatDoesNotValidateDoesNotCompile) {
   SourceFile schema_source("model.cedarschema", kSchema);
   absl::StatusOr<Schema> schema = Schema::Parse(schema_source, {}, nullptr);
-  ASSERT_TRUE(schema.ok());
+  ASSERT_THAT(schema, IsOk());
   SourceFile source("bad.cedar", "permit (principal, action, resource) when { principal.age && true };");
   CompileOptions options;
   options.schema = &*schema;
   Diagnostics diagnostics;
   absl::StatusOr<Bundle> bundle = Compile(source, options, &diagnostics);
-  ASSERT_FALSE(bundle.ok());
+  ASSERT_THAT(bundle, StatusIs(absl::StatusCode::kInvalidArgument));
   ASSERT_FALSE(diagnostics.empty());
   EXPECT_EQ(diagnostics.items()[0].code, "CH0510");
   EXPECT_EQ(bundle.status().message(), "bad.cedar:1:45: expected `Bool`, found `Long`");
@@ -116,15 +121,15 @@ TEST(Typed, APolicySetThatDoesNotValidateDoesNotCompile) {
 
 TEST(Typed, FingerprintIsTheSameForTheSameSchemaInEitherFormat) {
   absl::StatusOr<Schema> text = Schema::Parse(SourceFile("a.cedarschema", kSchema), {}, nullptr);
-  ASSERT_TRUE(text.ok());
+  ASSERT_THAT(text, IsOk());
   absl::StatusOr<Schema> json = Schema::Parse(SourceFile("a.json", text->ToJson()), {}, nullptr);
-  ASSERT_TRUE(json.ok());
+  ASSERT_THAT(json, IsOk());
   EXPECT_EQ(text->Fingerprint(), json->Fingerprint());
   EXPECT_EQ(text->Fingerprint().rfind("sha256:", 0), 0u);
   EXPECT_EQ(text->Fingerprint().size(), 7u + 64u);
   absl::StatusOr<Schema> other =
       Schema::Parse(SourceFile("b.cedarschema", std::string(kSchema) + "entity Extra;"), {}, nullptr);
-  ASSERT_TRUE(other.ok());
+  ASSERT_THAT(other, IsOk());
   EXPECT_NE(text->Fingerprint(), other->Fingerprint());
 }
 

@@ -8,10 +8,14 @@
 #include "absl/status/status.h"
 #include "entities/entity_store.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 #include "value/value.h"
 
 namespace charter::internal {
 namespace {
+
+using ::charter_testing::IsOk;
+using ::charter_testing::StatusIs;
 
 std::shared_ptr<const EntityStore> Base() {
   absl::StatusOr<std::unique_ptr<EntityStore>> store = EntityStore::FromJson(R"([
@@ -20,7 +24,7 @@ std::shared_ptr<const EntityStore> Base() {
     {"uid": {"type": "Team", "id": "web"}, "attrs": {}, "parents": [{"type": "Org", "id": "acme"}]}
   ])",
                                                                              "base.json", {});
-  EXPECT_TRUE(store.ok()) << store.status();
+  EXPECT_THAT(store, IsOk());
   return std::shared_ptr<const EntityStore>(*std::move(store));
 }
 
@@ -38,11 +42,11 @@ TEST(EntityOverlay, ReadsTheBaseAndAddsItsOwnAfterIt) {
   EXPECT_GE(queue->uid, base_uids);
   RecordField fields[] = {{"name", Value::String("q1")}, {"size", Value::Long(8)}};
   const uint32_t parents[] = {ml};
-  ASSERT_TRUE(overlay->Add(queue, overlay->Record(fields, true), Value::Record(nullptr, 0), parents).ok());
+  ASSERT_THAT(overlay->Add(queue, overlay->Record(fields, true), Value::Record(nullptr, 0), parents), IsOk());
   const EntityRef* job = overlay->Ref("Job", "j1");
   const uint32_t job_parents[] = {queue->uid};
   RecordField tags[] = {{"team", Value::String("ml")}};
-  ASSERT_TRUE(overlay->Add(job, overlay->Record({}, true), overlay->Record(tags, false), job_parents).ok());
+  ASSERT_THAT(overlay->Add(job, overlay->Record({}, true), overlay->Record(tags, false), job_parents), IsOk());
 
   EXPECT_EQ(overlay->Find("Job", "j1"), job->uid);
   EXPECT_EQ(overlay->size(), base->size() + 2);
@@ -95,29 +99,27 @@ TEST(EntityOverlay, RefusesWhatWouldBreakTheHierarchy) {
   // An entity of the base cannot be redefined.
   const EntityRef* ml = store->Ref("Team", "ml");
   absl::Status s = store->Add(ml, empty, empty, {});
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(s.message().find("belongs to the base store"), std::string::npos) << s;
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, testing::HasSubstr("belongs to the base store")));
   // Nor an entity added twice.
   const EntityRef* a = store->Ref("A", "a");
-  ASSERT_TRUE(store->Add(a, empty, empty, {}).ok());
+  ASSERT_THAT(store->Add(a, empty, empty, {}), IsOk());
   s = store->Add(a, empty, empty, {});
   EXPECT_NE(s.message().find("already in the store"), std::string::npos) << s;
   // An entity named as a parent before it was added could close a cycle.
   const EntityRef* later = store->Ref("B", "later");
   const EntityRef* child = store->Ref("C", "child");
   const uint32_t p[] = {later->uid};
-  ASSERT_TRUE(store->Add(child, empty, empty, p).ok());
+  ASSERT_THAT(store->Add(child, empty, empty, p), IsOk());
   s = store->Add(later, empty, empty, std::vector<uint32_t>{child->uid});
   EXPECT_NE(s.message().find("already the parent"), std::string::npos) << s;
   // A parent the store does not know, or the entity itself.
   const EntityRef* d = store->Ref("D", "d");
-  EXPECT_FALSE(store->Add(d, empty, empty, std::vector<uint32_t>{999999}).ok());
-  EXPECT_FALSE(store->Add(d, empty, empty, std::vector<uint32_t>{d->uid}).ok());
+  EXPECT_THAT(store->Add(d, empty, empty, std::vector<uint32_t>{999999}), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(store->Add(d, empty, empty, std::vector<uint32_t>{d->uid}), StatusIs(absl::StatusCode::kInvalidArgument));
   // A store read from JSON takes no entities one by one.
   std::shared_ptr<const EntityStore> json = Base();
   EntityStore& mutable_json = const_cast<EntityStore&>(*json);
-  EXPECT_EQ(mutable_json.Add(mutable_json.Ref("E", "e"), empty, empty, {}).code(),
-            absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(mutable_json.Add(mutable_json.Ref("E", "e"), empty, empty, {}), StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
 TEST(EntityOverlay, BuildsAStoreOfItsOwnAndStacks) {
@@ -125,11 +127,11 @@ TEST(EntityOverlay, BuildsAStoreOfItsOwnAndStacks) {
   std::unique_ptr<EntityStore> own = EntityStore::Overlay(nullptr);
   const Value empty = Value::Record(nullptr, 0);
   const EntityRef* root = own->Ref("R", "root");
-  ASSERT_TRUE(own->Add(root, empty, empty, {}).ok());
+  ASSERT_THAT(own->Add(root, empty, empty, {}), IsOk());
   std::shared_ptr<const EntityStore> first(std::move(own));
   std::unique_ptr<EntityStore> second = EntityStore::Overlay(first);
   const EntityRef* leaf = second->Ref("L", "leaf");
-  ASSERT_TRUE(second->Add(leaf, empty, empty, std::vector<uint32_t>{root->uid}).ok());
+  ASSERT_THAT(second->Add(leaf, empty, empty, std::vector<uint32_t>{root->uid}), IsOk());
   EXPECT_TRUE(second->HasAncestor(leaf->uid, root->uid));
   EXPECT_EQ(second->Find("R", "root"), root->uid);
   EXPECT_EQ(second->size(), 2u);

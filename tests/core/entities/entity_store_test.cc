@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "testing/status_matchers.h"
 #include "unwrap/unwrap.h"
 #include "charter/diagnostics.h"
 #include "charter/entities.h"
@@ -23,6 +24,9 @@
 namespace charter::internal {
 namespace {
 
+using ::charter_testing::IsOk;
+using ::charter_testing::StatusIs;
+
 using Store = std::unique_ptr<EntityStore>;
 
 absl::StatusOr<Store> Load(std::string_view json, const EntitiesOptions& options = {}) {
@@ -31,7 +35,7 @@ absl::StatusOr<Store> Load(std::string_view json, const EntitiesOptions& options
 
 Store MustLoad(std::string_view json) {
   absl::StatusOr<Store> store = Load(json);
-  EXPECT_TRUE(store.ok()) << store.status();
+  EXPECT_THAT(store, IsOk());
   if (!store.ok()) return std::make_unique<EntityStore>();
   return *std::move(store);
 }
@@ -39,9 +43,8 @@ Store MustLoad(std::string_view json) {
 // The error message of a load that must fail with InvalidArgument.
 std::string LoadError(std::string_view json, const EntitiesOptions& options = {}) {
   absl::StatusOr<Store> store = Load(json, options);
-  EXPECT_FALSE(store.ok()) << json;
+  EXPECT_THAT(store, StatusIs(absl::StatusCode::kInvalidArgument)) << json;
   if (store.ok()) return "";
-  EXPECT_EQ(store.status().code(), absl::StatusCode::kInvalidArgument) << store.status();
   return std::string(store.status().message());
 }
 
@@ -348,7 +351,7 @@ TEST(EntityStoreHierarchy, LongChain) {
   }
   json += "]";
   absl::StatusOr<Store> store = Load(json);
-  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_THAT(store, IsOk());
   EXPECT_EQ((*store)->size(), static_cast<size_t>(kDepth));
   EXPECT_TRUE(InAncestors(**store, "T", "0", "T", std::to_string(kDepth)));
   EXPECT_TRUE(InAncestors(**store, "T", "1000", "T", "1999"));
@@ -590,7 +593,7 @@ TEST(EntityStoreValues, CustomMaxNesting) {
   options.max_nesting = 2;
   const std::string head = R"([{"uid": {"type": "U", "id": "a"}, "parents": [], "attrs": {"n": )";
   absl::StatusOr<Store> ok = Load(head + "[1]}}]", options);
-  EXPECT_TRUE(ok.ok()) << ok.status();
+  EXPECT_THAT(ok, IsOk());
   EXPECT_EQ(LoadError(head + "[[1]]}}]", options),
             "entities.json:1:" + std::to_string(head.size() + 2) +
                 ": values are nested too deeply");
@@ -640,7 +643,7 @@ TEST(EntityStoreErrors, UnknownKeys) {
 TEST(EntityStoreErrors, ActionParents) {
   EXPECT_EQ(LoadError(R"([{"uid": {"type": "Action", "id": "a"}, "attrs": {}, "parents": [{"type": "U", "id": "u"}]}])"),
             "entities.json:1:66: action Action::\"a\" cannot have the parent U::\"u\", which is not an action");
-  EXPECT_TRUE(Load(R"([{"uid": {"type": "NS::Action", "id": "a"}, "attrs": {}, "parents": [{"type": "Action", "id": "g"}]}])").ok());
+  EXPECT_THAT(Load(R"([{"uid": {"type": "NS::Action", "id": "a"}, "attrs": {}, "parents": [{"type": "Action", "id": "g"}]}])"), IsOk());
 }
 
 TEST(EntityStoreErrors, BadUids) {
@@ -702,13 +705,12 @@ TEST(EntityStoreErrors, DuplicateJsonKeys) {
 
 TEST(EntityStoreErrors, SourceNameAndInputLimit) {
   absl::StatusOr<Store> s = EntityStore::FromJson("{}", "data/my.json", {});
-  ASSERT_FALSE(s.ok());
-  EXPECT_EQ(std::string(s.status().message()),
-            "data/my.json:1:1: entities must be a JSON array of entity objects");
+  ASSERT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          "data/my.json:1:1: entities must be a JSON array of entity objects"));
   EntitiesOptions options;
   options.max_input_bytes = 4;
   EXPECT_EQ(LoadError("[   ]", options), "entities.json: 5 bytes, more than the limit of 4");
-  EXPECT_TRUE(Load("[  ]", options).ok());
+  EXPECT_THAT(Load("[ ]", options), IsOk());
 }
 
 // ---------------------------------------------------------------------------
@@ -717,14 +719,12 @@ TEST(EntityStoreErrors, SourceNameAndInputLimit) {
 TEST(Entities, PublicFromJson) {
   absl::StatusOr<Entities> e = Entities::FromJson(
       R"([{"uid": {"type": "User", "id": "a"}, "attrs": {}, "parents": [{"type": "G", "id": "g"}]}])");
-  ASSERT_TRUE(e.ok()) << e.status();
+  ASSERT_THAT(e, IsOk());
   EXPECT_EQ(e->size(), 1u);
   const internal::EntityStore& store = internal::Unwrap::Store(*e);
   EXPECT_TRUE(store.HasAncestor(store.Find("User", "a"), store.Find("G", "g")));
   absl::StatusOr<Entities> bad = Entities::FromJson("[1]");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(std::string(bad.status().message()),
-            "entities.json:1:2: an entity must be a JSON object");
+  ASSERT_THAT(bad, StatusIs(absl::StatusCode::kInvalidArgument, "entities.json:1:2: an entity must be a JSON object"));
   EXPECT_EQ(Entities().size(), 0u);
   EXPECT_EQ((EntityUid{"NS::User", "a\"b"}).ToString(), "NS::User::\"a\\\"b\"");
 }
@@ -775,7 +775,7 @@ TEST(EntityStore, AncestorIntervalLimit) {
   EntitiesOptions options;
   options.max_ancestor_intervals = 4;
   auto limited = EntityStore::FromJson(dag, "dag.json", options);
-  ASSERT_TRUE(limited.ok()) << limited.status();
+  ASSERT_THAT(limited, IsOk());
   for (const char* child : {"a", "b", "c", "p", "q", "r"}) {
     for (const char* parent : {"a", "b", "c", "p", "q", "r"}) {
       EXPECT_EQ(InAncestors(**limited, "T", child, "T", parent), InAncestors(*store, "T", child, "T", parent))
@@ -817,7 +817,7 @@ TEST(EntityStore, AncestorWalkAgreesWithClosure) {
   EntitiesOptions options;
   options.max_ancestor_intervals = 40;
   auto walking = EntityStore::FromJson(json, "dag.json", options);
-  ASSERT_TRUE(walking.ok()) << walking.status();
+  ASSERT_THAT(walking, IsOk());
   for (int a = 0; a < kN; ++a) {
     for (int b = 0; b < kN; ++b) {
       std::string ia = std::to_string(a), ib = std::to_string(b);
@@ -838,7 +838,7 @@ struct Fault {
 };
 
 Fault FaultOf(std::string_view json, const absl::Status& status) {
-  EXPECT_FALSE(status.ok()) << json;
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument)) << json;
   std::optional<Diagnostic> d = DiagnosticOf(status);
   EXPECT_TRUE(d.has_value()) << status;
   if (!d.has_value()) return {};
@@ -882,7 +882,7 @@ TEST(EntityStoreDiagnostics, SchemaFaults) {
   Diagnostics schema_diagnostics;
   absl::StatusOr<Schema> schema =
       Schema::Parse(SourceFile("schema.cedarschema", "entity User { level: Long };"), {}, &schema_diagnostics);
-  ASSERT_TRUE(schema.ok()) << schema.status();
+  ASSERT_THAT(schema, IsOk());
   std::string_view json = R"([{"uid": {"type": "User", "id": "a"}, "attrs": {"level": "high"}, "parents": []}])";
   absl::StatusOr<Entities> entities = Entities::FromJson(json, *schema);
   Fault got = FaultOf(json, entities.status());
@@ -903,7 +903,7 @@ TEST(EntityStoreDiagnostics, OtherStatusesCarryNone) {
   tiny.max_input_bytes = 2;
   // A limit is a status of its own, without a position.
   absl::StatusOr<Store> store = Load("[ ]   ", tiny);
-  EXPECT_FALSE(store.ok());
+  EXPECT_THAT(store, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_FALSE(DiagnosticOf(store.status()).has_value());
 }
 

@@ -39,7 +39,7 @@ struct IpCase {
 };
 #define IP_CASE(in, ok, v6, prefix, hex, lb, mc) {SV(in), ok, v6, prefix, hex, lb, mc},
 const IpCase kIpCases[] = {
-#include "tests/extensions/extension_cases.inc"
+#include "tests/core/extensions/extension_cases.inc"
 };
 
 struct IpPairCase {
@@ -49,7 +49,7 @@ struct IpPairCase {
 };
 #define IP_PAIR_CASE(a, b, r, e) {SV(a), SV(b), r, e},
 const IpPairCase kIpPairCases[] = {
-#include "tests/extensions/extension_cases.inc"
+#include "tests/core/extensions/extension_cases.inc"
 };
 
 struct ValueCase {
@@ -59,17 +59,17 @@ struct ValueCase {
 };
 #define DECIMAL_CASE(in, ok, v) {SV(in), ok, v},
 const ValueCase kDecimalCases[] = {
-#include "tests/extensions/extension_cases.inc"
+#include "tests/core/extensions/extension_cases.inc"
 };
 
 #define DATETIME_CASE(in, ok, v) {SV(in), ok, v},
 const ValueCase kDatetimeCases[] = {
-#include "tests/extensions/extension_cases.inc"
+#include "tests/core/extensions/extension_cases.inc"
 };
 
 #define DURATION_CASE(in, ok, v) {SV(in), ok, v},
 const ValueCase kDurationCases[] = {
-#include "tests/extensions/extension_cases.inc"
+#include "tests/core/extensions/extension_cases.inc"
 };
 
 enum class Op { Offset, DurationSince, ToDate, ToTime };
@@ -81,7 +81,7 @@ struct OpCase {
 };
 #define OP_CASE(op, a, b, ok, r) {Op::op, a, b, ok, r},
 const OpCase kOpCases[] = {
-#include "tests/extensions/extension_cases.inc"
+#include "tests/core/extensions/extension_cases.inc"
 };
 
 struct UnitsCase {
@@ -89,7 +89,7 @@ struct UnitsCase {
 };
 #define UNITS_CASE(ms, d, h, m, s, x) {ms, d, h, m, s, x},
 const UnitsCase kUnitsCases[] = {
-#include "tests/extensions/extension_cases.inc"
+#include "tests/core/extensions/extension_cases.inc"
 };
 #undef SV
 

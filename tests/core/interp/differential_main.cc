@@ -1,10 +1,10 @@
 // The VM against the reference interpreter: reads generated cases (one JSON
-// object a line, from tests/interp/gen_cases.js) and decides every request of
+// object a line, from tests/core/interp/gen_cases.js) and decides every request of
 // every case with both, comparing the decision, the determining policies (in
 // order) and the erring policies with their messages and, where both know
 // it, the span of the failing expression.
 //
-//   node tests/interp/gen_cases.js --seed S --count N | interp_differential [-|FILE]
+//   node tests/core/interp/gen_cases.js --seed S --count N | interp_differential [-|FILE]
 //
 // A case with a "schema" (gen_cases.js --typed) is also decided by typed code:
 // its policies that validate against the schema are compiled with it and

@@ -9,7 +9,7 @@
 // writes (same features), so a reported case can be written out as files:
 //   node tests/oracle/gen.js --seed S --index I --features all --out DIR
 //
-//   node tests/interp/gen_cases.js --seed S --count N [--start K] [--features LIST] [--typed]
+//   node tests/core/interp/gen_cases.js --seed S --count N [--start K] [--features LIST] [--typed]
 //
 // With --typed each line also has "schema": a schema inferred from the
 // case's data, with the entities and requests made to conform to it
@@ -17,8 +17,8 @@
 'use strict';
 
 const path = require('path');
-const { generateCase } = require(path.join(__dirname, '..', 'oracle', 'gen.js'));
-const { parseFeatures } = require(path.join(__dirname, '..', 'oracle', 'lib', 'features.js'));
+const { generateCase } = require(path.join(__dirname, '..', '..', 'oracle', 'gen.js'));
+const { parseFeatures } = require(path.join(__dirname, '..', '..', 'oracle', 'lib', 'features.js'));
 const { typedCase } = require(path.join(__dirname, 'typed_schema.js'));
 
 function main() {

@@ -1,4 +1,4 @@
-// The reference interpreter: the language's cases (tests/api/language_cases.h,
+// The reference interpreter: the language's cases (tests/core/api/language_cases.h,
 // which the public Engine decides too), each checked to agree with the VM;
 // where errors point, wrong arities, templates, the JSON policy format, long
 // chains, and the tracing hook.
@@ -11,10 +11,13 @@
 
 #include "charter/charter.h"
 #include "gtest/gtest.h"
-#include "tests/api/language_cases.h"
+#include "testing/status_matchers.h"
+#include "tests/core/api/language_cases.h"
 
 namespace charter::internal::interp {
 namespace {
+
+using ::charter_testing::IsOk;
 
 std::string Text(const Decision& d) {
   if (!d.errors.empty()) return "error: " + d.errors[0].message;
@@ -25,7 +28,7 @@ class InterpTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto e = Entities::FromJson(charter::cases::kLanguageEntities);
-    ASSERT_TRUE(e.ok()) << e.status();
+    ASSERT_THAT(e, IsOk());
     entities_ = *std::move(e);
   }
 
@@ -50,7 +53,7 @@ class InterpTest : public ::testing::Test {
       return "rejected: " + std::string(set.status().message());
     }
     auto engine = Engine::Create(*std::move(bundle));
-    EXPECT_TRUE(engine.ok());
+    EXPECT_THAT(engine, IsOk());
     Decision interp = Authorize(**set, Alice(), entities_);
     Decision vm = engine->Authorize(Alice(), entities_);
     // With positions: both point at the same expression when they err.
@@ -133,9 +136,10 @@ TEST_F(InterpTest, ExtensionCallsWithTheWrongArity) {
                       "permit(principal, action, resource);");
     auto set = ReadLinkedPolicySet(source, {}, {}, nullptr);
     auto bundle = Compile(source, {}, {}, nullptr);
-    ASSERT_TRUE(set.ok() && bundle.ok());
+    ASSERT_THAT(set, IsOk());
+    ASSERT_THAT(bundle, IsOk());
     auto engine = Engine::Create(*std::move(bundle));
-    ASSERT_TRUE(engine.ok());
+    ASSERT_THAT(engine, IsOk());
     for (const Decision& d : {Authorize(**set, Alice(), entities_), engine->Authorize(Alice(), entities_)}) {
       EXPECT_TRUE(d.allowed);
       ASSERT_EQ(d.errors.size(), 1u);
@@ -158,7 +162,7 @@ TEST_F(InterpTest, ExtensionCallsWithTheWrongArity) {
 }
 
 // The same for every extension function and method of the registry, as
-// tests/extensions/oracle_check.js recorded Cedar's answers: it parses, and
+// tests/core/extensions/oracle_check.js recorded Cedar's answers: it parses, and
 // the VM and the interpreter fail it with Cedar's message.
 TEST_F(InterpTest, ExtensionCallsWithTheWrongArityAsCedarAnswers) {
   struct Case {
@@ -168,7 +172,7 @@ TEST_F(InterpTest, ExtensionCallsWithTheWrongArityAsCedarAnswers) {
   };
   const Case cases[] = {
 #define ARITY_CASE(condition, parses, error) {condition, parses, error},
-#include "tests/extensions/extension_cases.inc"
+#include "tests/core/extensions/extension_cases.inc"
   };
   ASSERT_GE(std::size(cases), 30u);
   for (const Case& c : cases) {
@@ -207,7 +211,7 @@ TEST_F(InterpTest, Templates) {
   EXPECT_EQ(Decide(text, {no, yes}), "true");
   SourceFile source("t.cedar", text);
   auto set = ReadLinkedPolicySet(source, {no, yes}, {}, nullptr);
-  ASSERT_TRUE(set.ok());
+  ASSERT_THAT(set, IsOk());
   ASSERT_EQ((*set)->instances.size(), 3u);
   EXPECT_EQ((*set)->instances[0].id, "s");
   EXPECT_EQ((*set)->instances[2].id, "yes");
@@ -240,7 +244,7 @@ TEST_F(InterpTest, LongChains) {
 TEST_F(InterpTest, TracerSeesEveryValue) {
   SourceFile source("t.cedar", "permit(principal, action, resource) when { principal.level + 1 > 3 };");
   auto set = ReadLinkedPolicySet(source, {}, {}, nullptr);
-  ASSERT_TRUE(set.ok());
+  ASSERT_THAT(set, IsOk());
   struct Recorder : Tracer {
     std::vector<std::string> seen;
     const SourceFile* source;
@@ -267,7 +271,7 @@ TEST_F(InterpTest, ResultSaysWhatDecided) {
                     "permit(principal, action, resource) when { true } unless { principal.level == 3 };\n"
                     "permit(principal, action, resource) when { principal.profile.nope };\n");
   auto set = ReadLinkedPolicySet(source, {}, {}, nullptr);
-  ASSERT_TRUE(set.ok());
+  ASSERT_THAT(set, IsOk());
   EntityRef refs[3];
   Request alice = Alice();
   Env env = MakeEnv(alice, entities_, refs);
@@ -296,15 +300,15 @@ TEST(InterpGovernance, AgreesWithTheVm) {
   };
   SourceFile source("policies.cedar", read("examples/governance/policies.cedar"));
   auto set = ReadLinkedPolicySet(source, {}, {}, nullptr);
-  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_THAT(set, IsOk());
   auto bundle = Compile(source, {}, nullptr);
-  ASSERT_TRUE(bundle.ok());
+  ASSERT_THAT(bundle, IsOk());
   auto engine = Engine::Create(*std::move(bundle));
-  ASSERT_TRUE(engine.ok());
+  ASSERT_THAT(engine, IsOk());
   auto entities = Entities::FromJson(read("examples/governance/entities.json"));
-  ASSERT_TRUE(entities.ok()) << entities.status();
+  ASSERT_THAT(entities, IsOk());
   auto requests = Request::ArrayFromJson(read("examples/governance/requests.json"));
-  ASSERT_TRUE(requests.ok()) << requests.status();
+  ASSERT_THAT(requests, IsOk());
   ASSERT_GT(requests->size(), 10u);
   for (const Request& r : *requests) {
     EXPECT_EQ(Authorize(**set, r, *entities).ToJson(), engine->Authorize(r, *entities).ToJson());

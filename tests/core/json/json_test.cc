@@ -13,15 +13,19 @@
 #include <utility>
 
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace charter::internal::json {
 namespace {
+
+using ::charter_testing::IsOk;
+using ::charter_testing::StatusIs;
 
 using namespace std::string_view_literals;
 
 Document ParseOk(std::string_view text, const ParseOptions& options = {}) {
   absl::StatusOr<Document> doc = Parse(text, options);
-  EXPECT_TRUE(doc.ok()) << "input: " << text << "\nstatus: " << doc.status();
+  EXPECT_THAT(doc, IsOk()) << "input: " << text;
   return doc.ok() ? std::move(*doc) : Document();
 }
 
@@ -29,7 +33,7 @@ Document ParseOk(std::string_view text, const ParseOptions& options = {}) {
 std::string ErrorOf(std::string_view text, const ParseOptions& options = {}) {
   absl::StatusOr<Document> doc = Parse(text, options);
   if (doc.ok()) return "ok";
-  EXPECT_EQ(doc.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(doc, StatusIs(absl::StatusCode::kInvalidArgument));
   return std::string(doc.status().message());
 }
 

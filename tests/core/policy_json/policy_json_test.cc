@@ -170,7 +170,7 @@ struct Pair {
 };
 
 std::vector<Pair> LoadPairs() {
-  std::ifstream in(std::string(CHARTER_SOURCE_DIR) + "/tests/policy_json/data/oracle_pairs.jsonl");
+  std::ifstream in(std::string(CHARTER_SOURCE_DIR) + "/tests/core/policy_json/data/oracle_pairs.jsonl");
   std::vector<Pair> pairs;
   std::string line;
   while (std::getline(in, line)) {
@@ -561,7 +561,7 @@ TEST(PolicyJsonFaults, Expressions) {
   fault(R"({"Set": {}})", "CH0304", "`Set` must be an array, found an object", "{}");
 
   // An extension call with the wrong number of arguments reads, as Cedar
-  // reads it; it fails when evaluated (tests/interp/).
+  // reads it; it fails when evaluated (tests/core/interp/).
   for (const char* body : {R"({"ip": []})", R"({"isInRange": [{"Var": "context"}]})",
                            R"({"Value": {"__extn": {"fn": "decimal", "args": ["1.0", "2.0"]}}})"}) {
     Read r(When(body));

@@ -8,9 +8,13 @@
 
 #include "charter/compiler.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace charter::internal {
 namespace {
+
+using ::charter_testing::IsOk;
+using ::charter_testing::StatusIs;
 
 constexpr char kText[] =
     "@id(\"t\") permit(principal == ?principal, action, resource);\n"
@@ -30,7 +34,7 @@ TEST(PolicySetTest, TextAndLinks) {
   std::unique_ptr<PolicySet> set = ReadPolicySet(source, {a, b}, {}, &diags);
   EXPECT_TRUE(diags.empty());
   EXPECT_EQ(set->format, PolicyFormat::kText);
-  ASSERT_TRUE(set->linked.ok()) << set->linked;
+  ASSERT_THAT(set->linked, IsOk());
   EXPECT_EQ(Ids(*set), (std::vector<std::string>{"s", "a", "b"}));
   EXPECT_EQ(set->instances[2].link, &set->links[1]);
   EXPECT_EQ(set->instances[2].principal_slot.id, "bob");
@@ -65,11 +69,11 @@ TEST(PolicySetTest, NoLinkingAfterAnError) {
   TemplateLink bad{"nope", "x", std::nullopt, std::nullopt};
   std::unique_ptr<PolicySet> set = ReadPolicySet(source, {bad}, {}, &diags);
   EXPECT_TRUE(diags.has_errors());
-  EXPECT_TRUE(set->linked.ok());
+  EXPECT_THAT(set->linked, IsOk());
   EXPECT_TRUE(set->instances.empty());
   EXPECT_EQ(set->ast.policies.size(), 2u);  // the policies that parsed, for a validator
   absl::StatusOr<std::unique_ptr<PolicySet>> linked = ReadLinkedPolicySet(source, {bad}, {}, nullptr);
-  ASSERT_FALSE(linked.ok());
+  ASSERT_THAT(linked, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(std::string(linked.status().message()).substr(0, 10), "p.cedar:3:");
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "testing/status_matchers.h"
 #include "unwrap/unwrap.h"
 #include "charter/compiler.h"
 #include "charter/diagnostics.h"
@@ -19,6 +20,9 @@
 namespace charter {
 namespace {
 
+using ::charter_testing::IsOk;
+using ::charter_testing::StatusIs;
+
 using internal::FindField;
 using internal::ToCedar;
 using internal::Type;
@@ -26,24 +30,22 @@ using internal::Value;
 
 Request MustParse(std::string_view json) {
   absl::StatusOr<Request> r = Request::FromJson(json);
-  EXPECT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(r, IsOk());
   if (!r.ok()) return Request::Create({}, {}, {});
   return *std::move(r);
 }
 
 std::string ParseError(std::string_view json) {
   absl::StatusOr<Request> r = Request::FromJson(json);
-  EXPECT_FALSE(r.ok()) << json;
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument)) << json;
   if (r.ok()) return "";
-  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
   return std::string(r.status().message());
 }
 
 std::string ArrayError(std::string_view json) {
   absl::StatusOr<std::vector<Request>> r = Request::ArrayFromJson(json);
-  EXPECT_FALSE(r.ok()) << json;
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument)) << json;
   if (r.ok()) return "";
-  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
   return std::string(r.status().message());
 }
 
@@ -57,7 +59,7 @@ absl::StatusOr<Request> WithPrincipal(std::string_view principal_json) {
 // the caller).
 std::string PrincipalError(std::string_view principal_json) {
   absl::StatusOr<Request> r = WithPrincipal(principal_json);
-  EXPECT_FALSE(r.ok()) << principal_json;
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument)) << principal_json;
   if (r.ok()) return "";
   return std::string(r.status().message());
 }
@@ -95,19 +97,19 @@ TEST(RequestFromJson, StringFormEscapesInTheId) {
   // JSON decodes first; then Cedar's escapes inside the quoted id.
   absl::StatusOr<Request> r =
       WithPrincipal(R"("User::\"a\\\"b\\\\c\\n\\t\\r\\0\\'\\u{e9}\\u{1F600}:: \"")");
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk());
   EXPECT_EQ(r->principal().type, "User");
   EXPECT_EQ(r->principal().id,
             std::string("a\"b\\c\n\t\r\0'\xC3\xA9\xF0\x9F\x98\x80:: ", 19));
   // Non-ASCII characters may also appear literally.
   r = WithPrincipal("\"User::\\\"\xC3\xA9t\xC3\xA9\\\"\"");
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk());
   EXPECT_EQ(r->principal().id, "\xC3\xA9t\xC3\xA9");
 }
 
 TEST(RequestFromJson, StringFormHexEscape) {
   absl::StatusOr<Request> r = WithPrincipal(R"("User::\"\\x41\\x7f\"")");
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk());
   EXPECT_EQ(r->principal().id, "A\x7f");
   EXPECT_NE(PrincipalError(R"("User::\"\\x80\"")"), "");
 }
@@ -182,7 +184,7 @@ TEST(RequestFromJson, ContextOutlivesTheInput) {
     r = Request::FromJson(json);
     json.assign(json.size(), 'x');
   }
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk());
   Request copy = *r;
   r = absl::InvalidArgumentError("gone");
   ASSERT_NE(FindField(internal::Unwrap::Data(copy).context, "key"), nullptr);
@@ -249,7 +251,7 @@ TEST(RequestFromJson, MalformedJson) {
   message = ParseError("");
   EXPECT_EQ(message.substr(0, 17), "request.json:1:1:") << message;
   absl::StatusOr<Request> named = Request::FromJson("{", "in/r.json");
-  ASSERT_FALSE(named.ok());
+  ASSERT_THAT(named, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(std::string(named.status().message()).substr(0, 14), "in/r.json:1:2:")
       << named.status();
 }
@@ -311,15 +313,13 @@ TEST(RequestEntityErrors, BadObjectForms) {
             "request.json:1:15: `principal` must be an object with `type` and `id`");
   absl::StatusOr<Request> r = Request::FromJson(
       R"({"principal": "U::\"p\"", "action": ["Action::\"a\""], "resource": "R::\"r\""})");
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(std::string(r.status().message()),
-            "request.json:1:37: `action` must be an object with `type` and `id`");
+  ASSERT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument,
+                          "request.json:1:37: `action` must be an object with `type` and `id`"));
   r = Request::FromJson(
       R"({"principal": "U::\"p\"", "action": "Action::\"a\"", "resource": "R"})");
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(std::string(r.status().message()),
-            std::string("request.json:1:66: `resource` is not an entity reference: expected `::` "
-                        "after the entity type") + kHint);
+  ASSERT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument,
+                          std::string("request.json:1:66: `resource` is not an entity reference: expected `::` "
+                                      "after the entity type") + kHint));
 }
 
 TEST(RequestEntityErrors, ColumnsCountCharacters) {
@@ -338,7 +338,7 @@ TEST(RequestArrayFromJson, Several) {
     {"principal": {"type": "U", "id": "b"}, "action": "Action::\"y\"", "resource": "R::\"2\"",
      "context": {"k": 1}}
   ])");
-  ASSERT_TRUE(rs.ok()) << rs.status();
+  ASSERT_THAT(rs, IsOk());
   ASSERT_EQ(rs->size(), 2u);
   EXPECT_EQ((*rs)[0].principal().id, "a");
   EXPECT_EQ(internal::Unwrap::Data((*rs)[0]).context.size, 0u);
@@ -348,7 +348,7 @@ TEST(RequestArrayFromJson, Several) {
   EXPECT_EQ(FindField(internal::Unwrap::Data((*rs)[1]).context, "k")->i, 1);
 
   absl::StatusOr<std::vector<Request>> none = Request::ArrayFromJson(" [] ");
-  ASSERT_TRUE(none.ok()) << none.status();
+  ASSERT_THAT(none, IsOk());
   EXPECT_TRUE(none->empty());
 }
 
@@ -369,16 +369,14 @@ TEST(RequestArrayFromJson, Errors) {
   std::string message = ArrayError("[\n  {\"principal\": }\n]");
   EXPECT_EQ(message.substr(0, 19), "requests.json:2:17:") << message;
   absl::StatusOr<std::vector<Request>> named = Request::ArrayFromJson("[1]", "batch.json");
-  ASSERT_FALSE(named.ok());
-  EXPECT_EQ(std::string(named.status().message()),
-            "batch.json:1:2: a request must be a JSON object");
+  ASSERT_THAT(named, StatusIs(absl::StatusCode::kInvalidArgument, "batch.json:1:2: a request must be a JSON object"));
 }
 
 // Faults in request and template-link JSON are Diagnostics: a code, the
 // message, and a span that underlines the value or key at fault.
 void ExpectFault(std::string_view json, const absl::Status& status, std::string_view code,
                  std::string_view message, std::string_view underlined) {
-  ASSERT_FALSE(status.ok()) << json;
+  ASSERT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument)) << json;
   std::optional<Diagnostic> d = DiagnosticOf(status);
   ASSERT_TRUE(d.has_value()) << status;
   EXPECT_EQ(d->code, code) << json;
@@ -398,7 +396,7 @@ TEST(RequestDiagnostics, EachFaultHasACodeAndASpan) {
   ExpectFault(json, Request::FromJson(json).status(), "CH0603", "a request lacks `resource`", json);
   json = R"({"principal": "U::a", "action": "Action::\"x\"", "resource": "U::\"b\""})";
   absl::StatusOr<Request> r = Request::FromJson(json);
-  ASSERT_FALSE(r.ok());
+  ASSERT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(DiagnosticOf(r.status())->code, "CH0605");
   EXPECT_EQ(std::string(json.substr(DiagnosticOf(r.status())->span.begin, 6)), R"("U::a")");
   json = R"([{"principal": "U::\"a\"", "action": "Action::\"x\"", "resource": "U::\"b\"", }])";

@@ -12,7 +12,7 @@
 //     docs/diagnostics.md, which tests/docs/docs_examples_test.cc checks;
 //   - every schema (CH04xx) and validation (CH05xx) code has a test of its
 //     code, its exact message and its exact underline: either an entry
-//     `"CHxxxx", "message", "underline"` in a test under tests/schema/
+//     `"CHxxxx", "message", "underline"` in a test under tests/core/schema/
 //     (schema_test.cc's table, validator_test.cc's ExpectError, and the
 //     like), or a ```diagnostic rendering in docs/diagnostics.md.
 // So a new code cannot land undocumented or untested.
@@ -98,7 +98,7 @@ std::set<std::string> Emitted(const std::string& family) {
 std::set<std::string> UnitTested() {
   const std::string literal = R"re((?:R"\((?s:.*?)\)"|"(?:[^"\\\n]|\\.)*"))re";
   std::set<std::string> out;
-  for (const fs::directory_entry& e : fs::directory_iterator("tests/schema")) {
+  for (const fs::directory_entry& e : fs::directory_iterator("tests/core/schema")) {
     if (e.path().extension() != ".cc" || e.path().filename() == "diagnostic_coverage_test.cc") continue;
     for (const std::string& c :
          Matches(ReadText(e.path()), R"re("(CH0[45]\d\d)"\s*,\s*)re" + literal + R"re(\s*,\s*(?:)re" + literal + R"re(|[A-Za-z_][A-Za-z_0-9.]*))re")) {
@@ -200,7 +200,7 @@ TEST(DiagnosticCoverage, EverySchemaAndValidationCodeIsTested) {
   for (const std::string& c : emitted) {
     EXPECT_TRUE(unit.count(c) != 0 || docs.count(c) != 0)
         << c << " is emitted by the engine but no test checks its message and underline: add an entry "
-        << "`\"" << c << "\", \"message\", \"underline\"` to a test in tests/schema/, or a ```diagnostic "
+        << "`\"" << c << "\", \"message\", \"underline\"` to a test in tests/core/schema/, or a ```diagnostic "
         << "rendering under its section of docs/diagnostics.md";
   }
   // And the check itself finds what it should.

@@ -11,9 +11,13 @@
 #include "charter/charter.h"
 #include "charter/schema.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace charter {
 namespace {
+
+using ::charter_testing::IsOk;
+using ::charter_testing::StatusIs;
 
 constexpr char kSchema[] = R"(
 entity Team;
@@ -157,23 +161,23 @@ TEST(SchemaData, ActionsComeFromTheSchema) {
   // No action in the entities: `action in Action::"all"` follows the
   // schema's groups (view in read in all).
   absl::StatusOr<Entities> none = Entities::FromJson(UserJson(""), TheSchema());
-  ASSERT_TRUE(none.ok()) << none.status();
+  ASSERT_THAT(none, IsOk());
   // An action listed with all of its groups is the schema's.
   absl::StatusOr<Entities> listed = Entities::FromJson(
       R"([{"uid": {"type": "Action", "id": "view"}, "attrs": {}, "parents": [{"type": "Action", "id": "read"}]},
           {"uid": {"type": "Action", "id": "read"}, "attrs": {}, "parents": [{"type": "Action", "id": "all"}]}])",
       TheSchema());
-  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_THAT(listed, IsOk());
   absl::StatusOr<Bundle> bundle = Compile(
       SourceFile("p.cedar", R"(permit (principal, action in Action::"all", resource);)"), {}, nullptr);
-  ASSERT_TRUE(bundle.ok());
+  ASSERT_THAT(bundle, IsOk());
   absl::StatusOr<Engine> engine = Engine::Create(*bundle);
-  ASSERT_TRUE(engine.ok());
+  ASSERT_THAT(engine, IsOk());
   Request request = Request::Create({"User", "a"}, {"Action", "view"}, {"Task", "t"});
   EXPECT_TRUE(engine->Authorize(request, *none).allowed);
   EXPECT_TRUE(engine->Authorize(request, *listed).allowed);
   absl::StatusOr<Entities> without = Entities::FromJson(UserJson(""));
-  ASSERT_TRUE(without.ok());
+  ASSERT_THAT(without, IsOk());
   EXPECT_FALSE(engine->Authorize(request, *without).allowed);
 }
 
@@ -187,15 +191,15 @@ TEST(SchemaData, Requests) {
       R"({"principal": "User::\"a\"", "action": "Action::\"view\"", "resource": "Task::\"t\"",
           "context": {"ip": "10.1.2.3", "who": {"type": "User", "id": "b"}, "limits": {"d": "1h"}}})",
       TheSchema());
-  ASSERT_TRUE(ok.ok()) << ok.status();
+  ASSERT_THAT(ok, IsOk());
   absl::StatusOr<Bundle> bundle = Compile(SourceFile("p.cedar", R"(
     permit (principal, action, resource)
     when { context.ip.isInRange(ip("10.0.0.0/8")) && context.who == User::"b" &&
            context.limits.d == duration("60m") };)"),
                                           {}, nullptr);
-  ASSERT_TRUE(bundle.ok());
+  ASSERT_THAT(bundle, IsOk());
   absl::StatusOr<Engine> engine = Engine::Create(*bundle);
-  ASSERT_TRUE(engine.ok());
+  ASSERT_THAT(engine, IsOk());
   EXPECT_TRUE(engine->Authorize(*ok, Entities()).allowed);
 
   EXPECT_EQ(RequestError(R"({"principal": "User::\"a\"", "action": "Action::\"paint\"", "resource": "Color::\"red\""})"), "");
@@ -220,9 +224,9 @@ TEST(SchemaData, Requests) {
       R"([{"principal": "User::\"a\"", "action": "Action::\"view\"", "resource": "Task::\"t\""},
           {"principal": "User::\"a\"", "action": "Action::\"view\"", "resource": "Team::\"t\""}])",
       TheSchema());
-  ASSERT_FALSE(batch.ok());
-  EXPECT_EQ(std::string(batch.status().message()),
-            "requests.json:2:82: `resource`: action `Action::\"view\"` does not apply to resources of type `Team`");
+  ASSERT_THAT(batch,
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "requests.json:2:82: `resource`: action `Action::\"view\"` does not apply to resources of type `Team`"));
 }
 
 }  // namespace

@@ -4,9 +4,13 @@
 
 #include "charter/schema.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace charter {
 namespace {
+
+using ::charter_testing::IsOk;
+using ::charter_testing::StatusIs;
 
 constexpr char kText[] = R"(// A schema with every construct.
 type Profile = { dept: String, "cost center"?: Long };
@@ -33,7 +37,7 @@ absl::StatusOr<Schema> Parse(const std::string& text, Diagnostics* d) {
 TEST(Schema, ReadsEveryConstruct) {
   Diagnostics d;
   absl::StatusOr<Schema> s = Parse(kText, &d);
-  ASSERT_TRUE(s.ok()) << d.Render(SourceFile("s.cedarschema", kText));
+  ASSERT_THAT(s, IsOk()) << d.Render(SourceFile("s.cedarschema", kText));
   EXPECT_EQ(s->EntityTypes(),
             (std::vector<std::string>{"Acme::Doc", "Color", "Org", "Team", "User"}));
   std::vector<EntityUid> actions = s->Actions();
@@ -44,16 +48,16 @@ TEST(Schema, ReadsEveryConstruct) {
 
 TEST(Schema, RoundTripsThroughBothFormats) {
   absl::StatusOr<Schema> s = Parse(kText, nullptr);
-  ASSERT_TRUE(s.ok());
+  ASSERT_THAT(s, IsOk());
   std::string json = s->ToJson();
   Diagnostics d;
   absl::StatusOr<Schema> from_json = Parse(json, &d);
-  ASSERT_TRUE(from_json.ok()) << json << d.Render(SourceFile("j", json));
+  ASSERT_THAT(from_json, IsOk()) << json << d.Render(SourceFile("j", json));
   EXPECT_EQ(from_json->EntityTypes(), s->EntityTypes());
   EXPECT_EQ(from_json->ToJson(), json);
   std::string text = s->ToCedar();
   absl::StatusOr<Schema> from_text = Parse(text, &d);
-  ASSERT_TRUE(from_text.ok()) << text;
+  ASSERT_THAT(from_text, IsOk()) << text;
   EXPECT_EQ(from_text->ToCedar(), text);
   EXPECT_EQ(from_text->ToJson(), json);
   EXPECT_NE(json.find("\"memberOfTypes\": [\"Team\"]"), std::string::npos) << json;
@@ -62,7 +66,7 @@ TEST(Schema, RoundTripsThroughBothFormats) {
   EXPECT_NE(text.find("@doc(\"people\")"), std::string::npos) << text;
   // Reserved words are quoted when written back as attribute names.
   absl::StatusOr<Schema> reserved = Parse("entity User { \"if\": Bool, \"in\"?: Long };", nullptr);
-  ASSERT_TRUE(reserved.ok());
+  ASSERT_THAT(reserved, IsOk());
   EXPECT_NE(reserved->ToCedar().find("\"if\": Bool"), std::string::npos) << reserved->ToCedar();
 }
 
@@ -74,7 +78,7 @@ struct Case {
 };
 
 // Every schema diagnostic: the first one of each text, with its code, its
-// exact message and the exact text it underlines. (tests/schema/
+// exact message and the exact text it underlines. (tests/core/schema/
 // diagnostic_coverage_test.cc checks that every CH04xx code the engine
 // emits has an entry of this form here or a rendering in
 // docs/diagnostics.md.)
@@ -190,7 +194,7 @@ TEST(Schema, EveryDiagnostic) {
   for (const Case& c : cases) {
     Diagnostics d;
     absl::StatusOr<Schema> s = Parse(c.text, &d);
-    EXPECT_FALSE(s.ok()) << c.text;
+    EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument)) << c.text;
     ASSERT_FALSE(d.empty()) << c.text;
     const Diagnostic& x = d.items()[0];
     EXPECT_EQ(x.code, c.code) << c.text << "\n" << x.message;
@@ -204,7 +208,7 @@ TEST(Schema, SourceLimit) {
   options.max_source_bytes = 16;
   Diagnostics d;
   std::string text = "entity User; entity Group;";
-  EXPECT_FALSE(Schema::Parse(SourceFile("s.cedarschema", text), options, &d).ok());
+  EXPECT_THAT(Schema::Parse(SourceFile("s.cedarschema", text), options, &d), StatusIs(absl::StatusCode::kInvalidArgument));
   ASSERT_EQ(d.size(), 1u);
   const Diagnostic& x = d.items()[0];
   EXPECT_EQ(x.code, "CH0412");
@@ -219,7 +223,7 @@ TEST(Schema, NestingLimit) {
   for (int i = 0; i < 100; ++i) deep += ">";
   deep += " };";
   Diagnostics d;
-  EXPECT_FALSE(Parse(deep, &d).ok());
+  EXPECT_THAT(Parse(deep, &d), StatusIs(absl::StatusCode::kInvalidArgument));
   ASSERT_FALSE(d.empty());
   EXPECT_EQ(d.items()[0].code, "CH0412");
 }
@@ -239,12 +243,12 @@ action view appliesTo { principal: User, resource: Doc, context: { mfa: Bool } }
 
 TEST(SchemaData, EntitiesAndRequestsConform) {
   absl::StatusOr<Schema> schema = Schema::Parse(SourceFile("m", kModel), {}, nullptr);
-  ASSERT_TRUE(schema.ok());
+  ASSERT_THAT(schema, IsOk());
   absl::StatusOr<Entities> good = Entities::FromJson(R"([
     {"uid": {"type": "User", "id": "a"}, "attrs": {"level": 1}, "parents": [{"type": "Team", "id": "t"}]},
     {"uid": {"type": "Doc", "id": "d"}, "attrs": {"owner": {"__entity": {"type": "User", "id": "a"}}}, "parents": []}])");
-  ASSERT_TRUE(good.ok()) << good.status();
-  EXPECT_TRUE(ValidateEntities(*schema, *good).ok());
+  ASSERT_THAT(good, IsOk());
+  EXPECT_THAT(ValidateEntities(*schema, *good), IsOk());
   const std::pair<const char*, const char*> bad[] = {
       {R"([{"uid": {"type": "User", "id": "a"}, "attrs": {}, "parents": []}])",
        "entity User::\"a\": `attrs` lacks the required attribute `level`"},
@@ -259,14 +263,14 @@ TEST(SchemaData, EntitiesAndRequestsConform) {
   };
   for (const auto& [json, message] : bad) {
     absl::StatusOr<Entities> e = Entities::FromJson(json);
-    ASSERT_TRUE(e.ok()) << e.status();
+    ASSERT_THAT(e, IsOk());
     absl::Status s = ValidateEntities(*schema, *e);
     EXPECT_EQ(std::string(s.message()), message) << json;
   }
   absl::StatusOr<Request> ok = Request::FromJson(
       R"({"principal": "User::\"a\"", "action": "Action::\"view\"", "resource": "Doc::\"d\"", "context": {"mfa": true}})");
-  ASSERT_TRUE(ok.ok()) << ok.status();
-  EXPECT_TRUE(ValidateRequest(*schema, *ok).ok());
+  ASSERT_THAT(ok, IsOk());
+  EXPECT_THAT(ValidateRequest(*schema, *ok), IsOk());
   absl::StatusOr<Request> wrong = Request::FromJson(
       R"({"principal": "Doc::\"d\"", "action": "Action::\"view\"", "resource": "Doc::\"d\"", "context": {"mfa": true}})");
   EXPECT_EQ(std::string(ValidateRequest(*schema, *wrong).message()),
@@ -301,11 +305,11 @@ TEST(Stdlib, GovernanceModelAndRulesValidate) {
   SourceFile source("stdlib/governance.cedarschema", text);
   Diagnostics d;
   absl::StatusOr<Schema> schema = Schema::Parse(source, {}, &d);
-  ASSERT_TRUE(schema.ok()) << d.Render(source);
-  EXPECT_TRUE(Schema::Parse(SourceFile("json", schema->ToJson()), {}, nullptr).ok());
+  ASSERT_THAT(schema, IsOk()) << d.Render(source);
+  EXPECT_THAT(Schema::Parse(SourceFile("json", schema->ToJson()), {}, nullptr), IsOk());
   SourceFile rules("stdlib/governance.cedar", ReadRepoFile("stdlib/governance.cedar"));
   Diagnostics v;
-  EXPECT_TRUE(Validate(*schema, rules, {}, &v).ok()) << v.Render(rules);
+  EXPECT_THAT(Validate(*schema, rules, {}, &v), IsOk()) << v.Render(rules);
   EXPECT_TRUE(v.empty()) << v.Render(rules);
 }
 

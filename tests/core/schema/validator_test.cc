@@ -7,9 +7,12 @@
 
 #include "charter/schema.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace charter {
 namespace {
+
+using ::charter_testing::IsOk;
 
 constexpr char kSchema[] = R"(
 entity Team;
@@ -48,7 +51,7 @@ Result Check(const std::string& policies, const char* schema_text = kSchema) {
   SourceFile schema_source("schema.cedarschema", schema_text);
   Diagnostics sd;
   absl::StatusOr<Schema> schema = Schema::Parse(schema_source, {}, &sd);
-  EXPECT_TRUE(schema.ok()) << sd.Render(schema_source);
+  EXPECT_THAT(schema, IsOk()) << sd.Render(schema_source);
   SourceFile source("policies.cedar", policies);
   Diagnostics d;
   absl::Status st = Validate(*schema, source, {}, &d);
@@ -250,7 +253,7 @@ TEST(Validator, TemplatesAreCheckedForEveryLink) {
 Result CheckLinked(const std::string& policies, const std::vector<TemplateLink>& links) {
   SourceFile schema_source("schema.cedarschema", kSchema);
   absl::StatusOr<Schema> schema = Schema::Parse(schema_source, {}, nullptr);
-  EXPECT_TRUE(schema.ok());
+  EXPECT_THAT(schema, IsOk());
   SourceFile source("policies.cedar", policies);
   Diagnostics d;
   absl::Status st = Validate(*schema, source, links, {}, &d);

@@ -15,14 +15,18 @@
 #include "flatbuffers/flatbuffers.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace charter::internal {
 namespace {
 
+using ::charter_testing::IsOk;
+using ::charter_testing::StatusIs;
+
 std::string CompileText(const std::string& text) {
   SourceFile source("v.cedar", text);
   absl::StatusOr<Bundle> b = Compile(source, {}, nullptr);
-  EXPECT_TRUE(b.ok()) << b.status();
+  EXPECT_THAT(b, IsOk());
   return std::string(b->bytes());
 }
 
@@ -109,14 +113,14 @@ std::string WithSections(uint32_t version, bool v3_scheduling,
 
 std::string Reject(const std::string& bytes) {
   absl::StatusOr<const fb::Bundle*> r = VerifyBundle(bytes, {});
-  EXPECT_FALSE(r.ok());
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument));
   return r.ok() ? "" : std::string(r.status().message());
 }
 
 TEST(Verifier, AcceptsCompiledBundles) {
   std::string bytes = CompileText(kPolicies);
   absl::StatusOr<const fb::Bundle*> r = VerifyBundle(bytes, {});
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk());
   EXPECT_EQ((*r)->policies()->size(), 2u);
 }
 
@@ -129,7 +133,7 @@ TEST(Verifier, RejectsBytesAfterTheBundle) {
     EXPECT_EQ(Reject(longer), absl::StrCat("invalid bundle: ", extra, " bytes after the end of the bundle (",
                                            bytes.size(), " bytes)"));
   }
-  EXPECT_TRUE(VerifyBundle(bytes, {}).ok());
+  EXPECT_THAT(VerifyBundle(bytes, {}), IsOk());
 }
 
 // FlatBuffers' own Verifier checks a vector's length prefix for alignment,
@@ -142,8 +146,8 @@ TEST(Verifier, RejectsMisalignedLongConstants) {
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   Bundle bundle = Bundle::FromBytes(bytes);  // copied to an aligned buffer
   absl::StatusOr<const fb::Bundle*> r = VerifyBundle(bundle.bytes(), {});
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "invalid bundle: long constants are not 8-byte aligned");
+  ASSERT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument,
+                          "invalid bundle: long constants are not 8-byte aligned"));
 }
 
 // A policy set with no long constants has an empty `longs` vector, which
@@ -153,12 +157,12 @@ TEST(Verifier, AcceptsAnEmptyUnalignedVector) {
                            "permit(principal, action, resource) when { context.n > 1 };"}) {
     Bundle bundle = Bundle::FromBytes(CompileText(text));
     absl::StatusOr<const fb::Bundle*> r = VerifyBundle(bundle.bytes(), {});
-    EXPECT_TRUE(r.ok()) << text << ": " << r.status();
+    EXPECT_THAT(r, IsOk()) << text;
   }
 }
 
 TEST(Verifier, AcceptsMinimalHandMadeCode) {
-  EXPECT_TRUE(VerifyBundle(HandMade({I(Op::kRetBool, 0, 1, 0)}), {}).ok());
+  EXPECT_THAT(VerifyBundle(HandMade({I(Op::kRetBool, 0, 1, 0)}), {}), IsOk());
 }
 
 TEST(Verifier, RejectsWrongIdentifierAndTinyInput) {
@@ -171,7 +175,7 @@ TEST(Verifier, RejectsWrongIdentifierAndTinyInput) {
 TEST(Verifier, RejectsTruncation) {
   std::string bytes = CompileText(kPolicies);
   for (size_t n = 0; n < bytes.size(); n += 7) {
-    EXPECT_FALSE(VerifyBundle(bytes.substr(0, n), {}).ok()) << "truncated to " << n;
+    EXPECT_THAT(VerifyBundle(bytes.substr(0, n), {}), StatusIs(absl::StatusCode::kInvalidArgument)) << "truncated to " << n;
   }
 }
 
@@ -219,7 +223,7 @@ TEST(Verifier, JumpsMustGoForwardInsideTheCode) {
             "invalid bundle: policy `p`: Jump at pc 0: jump target out of range");
   EXPECT_EQ(Reject(HandMade({I(Op::kJumpIfTrue, 0, 0, 2), I(Op::kRet, 0, 0, 0)})),
             "invalid bundle: policy `p`: JumpIfTrue at pc 0: jump target out of range");
-  EXPECT_TRUE(VerifyBundle(HandMade({I(Op::kJump, 0, 0, 1), I(Op::kRet, 0, 0, 0)}), {}).ok());
+  EXPECT_THAT(VerifyBundle(HandMade({I(Op::kJump, 0, 0, 1), I(Op::kRet, 0, 0, 0)}), {}), IsOk());
 }
 
 TEST(Verifier, RegisterRangesMustFitTheRegisterFile) {
@@ -228,7 +232,7 @@ TEST(Verifier, RegisterRangesMustFitTheRegisterFile) {
             "invalid bundle: policy `p`: MakeSet at pc 0: register range out of range");
   EXPECT_EQ(Reject(HandMade({I(Op::kMakeSet, 0, 2, 3), I(Op::kRet, 0, 0, 0)})),
             "invalid bundle: policy `p`: MakeSet at pc 0: register range out of range");
-  EXPECT_TRUE(VerifyBundle(HandMade({I(Op::kMakeSet, 0, 4, 0), I(Op::kRetBool, 0, 1, 0)}), {}).ok());
+  EXPECT_THAT(VerifyBundle(HandMade({I(Op::kMakeSet, 0, 4, 0), I(Op::kRetBool, 0, 1, 0)}), {}), IsOk());
   EXPECT_EQ(Reject(HandMade({I(Op::kCall, 0, 0, 3), I(Op::kRet, 0, 0, 0)})),
             "invalid bundle: policy `p`: Call at pc 0: register range out of range");
   EXPECT_EQ(Reject(HandMade({I(Op::kCall, 0, 999, 0), I(Op::kRet, 0, 0, 0)})),
@@ -242,8 +246,7 @@ TEST(Verifier, RegisterRangesMustFitTheRegisterFile) {
 TEST(Verifier, ChecksConstantSetsAndTheirElements) {
   using K = fb::ScalarKind;
   const std::vector<uint64_t> code{I(Op::kConstSet, 0, 0, 0), I(Op::kRetBool, 0, 1, 0)};
-  EXPECT_TRUE(VerifyBundle(WithConstSets(code, {{{K::Bool, 1}, {K::Long, 0}, {K::String, 1}, {K::Entity, 0}}}),
-                           {}).ok());
+  EXPECT_THAT(VerifyBundle(WithConstSets(code, {{{K::Bool, 1}, {K::Long, 0}, {K::String, 1}, {K::Entity, 0}}}), {}), IsOk());
   EXPECT_EQ(Reject(WithConstSets({I(Op::kConstSet, 0, 0, 1), I(Op::kRetBool, 0, 1, 0)}, {{{K::Long, 0}}})),
             "invalid bundle: policy `p`: ConstSet at pc 0: constant set out of range");
   EXPECT_EQ(Reject(WithConstSets(code, {{{K::Bool, 2}}})), "invalid bundle: constant set: boolean is not 0 or 1");
@@ -265,16 +268,12 @@ TEST(Verifier, ChecksConstantSetsAndTheirElements) {
   EXPECT_EQ(Reject(WithConstSets(code, {{{K::Entity, 0}, {K::Entity, 1}}})),
             "invalid bundle: constant set has two equal elements");
   // Long 7 and String "7" differ, so do true and the long 1.
-  EXPECT_TRUE(VerifyBundle(WithConstSets(code, {{{K::Long, 0}, {K::String, 0}, {K::Bool, 1}}}, {"7", "b"}, {7, 1}),
-                           {}).ok());
+  EXPECT_THAT(VerifyBundle(WithConstSets(code, {{{K::Long, 0}, {K::String, 0}, {K::Bool, 1}}}, {"7", "b"}, {7, 1}), {}), IsOk());
 }
 
 TEST(Verifier, ChecksTheRangesOfExtendingInstructions) {
   // SetExtend b=count c=first; RecordExtend b=shape c=first (the shape has 2 keys).
-  EXPECT_TRUE(VerifyBundle(WithConstSets({I(Op::kSetExtend, 0, 3, 1), I(Op::kRecordExtend, 0, 0, 2),
-                                          I(Op::kRetBool, 0, 1, 0)},
-                                         {}),
-                           {}).ok());
+  EXPECT_THAT(VerifyBundle(WithConstSets({I(Op::kSetExtend, 0, 3, 1), I(Op::kRecordExtend, 0, 0, 2), I(Op::kRetBool, 0, 1, 0)}, {}), {}), IsOk());
   EXPECT_EQ(Reject(WithConstSets({I(Op::kSetExtend, 0, 4, 1), I(Op::kRetBool, 0, 1, 0)}, {})),
             "invalid bundle: policy `p`: SetExtend at pc 0: register range out of range");
   EXPECT_EQ(Reject(WithConstSets({I(Op::kRecordExtend, 0, 0, 3), I(Op::kRetBool, 0, 1, 0)}, {})),
@@ -296,9 +295,9 @@ TEST(Verifier, TypedOpcodesOnWrongTypesAreSafe) {
                                 I(Op::kTJumpIfTrue, 0, 0, 8), I(Op::kTJumpIfFalse, 1, 0, 8),
                                 I(Op::kRetBool, 0, 1, 0)});
   absl::StatusOr<Engine> engine = Engine::Create(Bundle::FromBytes(bytes));
-  ASSERT_TRUE(engine.ok()) << engine.status();
+  ASSERT_THAT(engine, IsOk());
   absl::StatusOr<Entities> entities = Entities::FromJson("[]");
-  ASSERT_TRUE(entities.ok());
+  ASSERT_THAT(entities, IsOk());
   Decision d = engine->Authorize(Request::Create({"User", "a"}, {"Action", "v"}, {"Doc", "d"}), *entities);
   EXPECT_LE(d.errors.size(), 1u);
 }
@@ -322,7 +321,7 @@ TEST(Verifier, ChecksSectionsAndVersion3Scheduling) {
   EXPECT_EQ(Reject(WithSections(3, true, {})),
             "invalid bundle: format version 3 with a scheduling configuration, which this engine reads from a "
             "section (rebuild it from its sources)");
-  EXPECT_TRUE(VerifyBundle(WithSections(3, false, {}), {}).ok());
+  EXPECT_THAT(VerifyBundle(WithSections(3, false, {}), {}), IsOk());
   EXPECT_EQ(Reject(WithSections(kFormatVersion, false, {{"b", "x"}, {"a", "y"}})),
             "invalid bundle: sections are not sorted and unique (`a`)");
   EXPECT_EQ(Reject(WithSections(kFormatVersion, false, {{"a", "x"}, {"a", "y"}})),
@@ -331,7 +330,7 @@ TEST(Verifier, ChecksSectionsAndVersion3Scheduling) {
             "invalid bundle: section without a name, or its name is not valid UTF-8");
   absl::StatusOr<Engine> engine =
       Engine::Create(Bundle::FromBytes(WithSections(kFormatVersion, false, {{"a", "first"}, {"b", "second"}})));
-  ASSERT_TRUE(engine.ok()) << engine.status();
+  ASSERT_THAT(engine, IsOk());
   EXPECT_EQ(engine->section("a"), std::optional<std::string_view>("first"));
   EXPECT_EQ(engine->section("b"), std::optional<std::string_view>("second"));
   EXPECT_EQ(engine->section("c"), std::nullopt);
@@ -341,7 +340,7 @@ TEST(Verifier, EnforcesLimits) {
   std::string bytes = CompileText(kPolicies);
   VerifyOptions small;
   small.max_bundle_bytes = 16;
-  EXPECT_FALSE(VerifyBundle(bytes, small).ok());
+  EXPECT_THAT(VerifyBundle(bytes, small), StatusIs(absl::StatusCode::kInvalidArgument));
   VerifyOptions few;
   few.max_policies = 1;
   EXPECT_EQ(std::string(VerifyBundle(bytes, few).status().message()),
@@ -350,8 +349,7 @@ TEST(Verifier, EnforcesLimits) {
 
 TEST(Verifier, EngineRefusesUnverifiableBundles) {
   absl::StatusOr<Engine> engine = Engine::Create(Bundle::FromBytes("not a bundle at all, no"));
-  ASSERT_FALSE(engine.ok());
-  EXPECT_EQ(engine.status().code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_THAT(engine, StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Which dispatch the linked VM uses: vm_switch_test links the switch VM (and
-// runs the evaluation tests of tests/api/ with it), vm_goto_test the
+// runs the evaluation tests of tests/core/api/ with it), vm_goto_test the
 // library's computed-goto VM.
 #include "gtest/gtest.h"
 #include "vm/vm.h"

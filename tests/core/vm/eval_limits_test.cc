@@ -5,15 +5,18 @@
 #include <string>
 #include <vector>
 
+#include "testing/status_matchers.h"
 #include "unwrap/unwrap.h"
 #include "charter/charter.h"
 #include "gtest/gtest.h"
-#include "tests/vm/hand_made.h"
+#include "tests/core/vm/hand_made.h"
 #include "vm/authorizer.h"
 #include "vm/program.h"
 
 namespace charter::internal {
 namespace {
+
+using ::charter_testing::IsOk;
 
 using testing::HandMadeBundle;
 using testing::HandMadePolicy;
@@ -23,7 +26,7 @@ Request AnyRequest() { return Request::Create({"User", "alice"}, {"Action", "vie
 
 Engine Load(const HandMadeBundle& b, const VerifyOptions& options = {}) {
   absl::StatusOr<Engine> engine = Engine::Create(Bundle::FromBytes(b.Build()), options);
-  EXPECT_TRUE(engine.ok()) << engine.status();
+  EXPECT_THAT(engine, IsOk());
   return *std::move(engine);
 }
 
@@ -108,17 +111,17 @@ Decision DecideRecordLiteral(int n, size_t max_bytes, size_t* used = nullptr) {
   for (int i = n - 1; i >= 0; --i) text += (i != n - 1 ? ", k" : "k") + std::to_string(i) + ": " + std::to_string(i);
   text += "}.k" + std::to_string(n / 3) + " == " + std::to_string(n / 3) + " };";
   absl::StatusOr<Bundle> bundle = Compile(SourceFile("r.cedar", text), {}, nullptr);
-  EXPECT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_THAT(bundle, IsOk());
   VerifyOptions options;
   options.max_decision_bytes = max_bytes;
   absl::StatusOr<Engine> engine = Engine::Create(*bundle, options);
-  EXPECT_TRUE(engine.ok()) << engine.status();
+  EXPECT_THAT(engine, IsOk());
   std::string context = "{\"r\": {";
   for (int i = 0; i < n; ++i) context += (i ? ", \"k" : "\"k") + std::to_string(i) + "\": " + std::to_string(i);
   context += "}}";
   absl::StatusOr<Request> request =
       Request::Create({"User", "alice"}, {"Action", "view"}, {"Doc", "d"}, context);
-  EXPECT_TRUE(request.ok()) << request.status();
+  EXPECT_THAT(request, IsOk());
   EvalContext eval;
   engine->Authorize(*request, Entities(), &eval);
   if (used != nullptr) *used = Unwrap::Scratch(&eval)->arena.bytes_allocated();
@@ -302,20 +305,20 @@ TEST(DecisionWork, SetMethodsAreCharged) {
   absl::StatusOr<Bundle> bundle =
       Compile(SourceFile("c.cedar", "permit(principal, action, resource) when { !context.s.contains(4) };"), {},
               nullptr);
-  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  ASSERT_THAT(bundle, IsOk());
   absl::StatusOr<Request> request =
       Request::Create({"User", "alice"}, {"Action", "view"}, {"Doc", "d"}, R"({"s": [1, 2, 3]})");
-  ASSERT_TRUE(request.ok()) << request.status();
+  ASSERT_THAT(request, IsOk());
   VerifyOptions options;
   options.max_decision_work = 3;
   absl::StatusOr<Engine> engine = Engine::Create(*bundle, options);
-  ASSERT_TRUE(engine.ok()) << engine.status();
+  ASSERT_THAT(engine, IsOk());
   Decision at = engine->Authorize(*request, Entities());
   EXPECT_TRUE(at.allowed);
   EXPECT_TRUE(at.errors.empty());
   options.max_decision_work = 2;
   engine = Engine::Create(*bundle, options);
-  ASSERT_TRUE(engine.ok()) << engine.status();
+  ASSERT_THAT(engine, IsOk());
   Decision past = engine->Authorize(*request, Entities());
   EXPECT_FALSE(past.allowed);
   EXPECT_EQ(OnlyError(past),

@@ -9,7 +9,7 @@
 #include <iostream>
 #include <string>
 
-#include "tests/vm/hand_made.h"
+#include "tests/core/vm/hand_made.h"
 
 int main(int argc, char** argv) {
   using namespace charter::internal::testing;

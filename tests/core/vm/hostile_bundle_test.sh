@@ -4,7 +4,7 @@
 # case runs charter under a time cap and, unless the build is sanitized, an
 # address-space cap, and checks the answer and the evaluation error.
 #
-#   tests/vm/hostile_bundle_test.sh CHARTER_BINARY HOSTILE_BUNDLE_BINARY CASE CAP_ON(0|1) [BUNDLE_REPLAY_BINARY]
+#   tests/core/vm/hostile_bundle_test.sh CHARTER_BINARY HOSTILE_BUNDLE_BINARY CASE CAP_ON(0|1) [BUNDLE_REPLAY_BINARY]
 set -uo pipefail
 
 if [[ $# -lt 4 ]]; then

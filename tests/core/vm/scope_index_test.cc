@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "testing/status_matchers.h"
 #include "unwrap/unwrap.h"
 #include "charter/charter.h"
 #include "gtest/gtest.h"
@@ -17,6 +18,8 @@
 
 namespace charter::internal {
 namespace {
+
+using ::charter_testing::IsOk;
 
 constexpr char kEntities[] = R"([
   {"uid": {"type": "User", "id": "alice"}, "attrs": {"level": 3},
@@ -54,12 +57,12 @@ World Build() {
   std::vector<TemplateLink> links = {
       {"policy6", "link-bob", EntityUid{"User", "bob"}, EntityUid{"Namespace", "ml-ns"}}};
   absl::StatusOr<Bundle> bundle = Compile(source, links, {}, &diagnostics);
-  EXPECT_TRUE(bundle.ok()) << diagnostics.Render(source);
+  EXPECT_THAT(bundle, IsOk()) << diagnostics.Render(source);
   absl::StatusOr<const fb::Bundle*> root = VerifyBundle(bundle->bytes(), {});
-  EXPECT_TRUE(root.ok()) << root.status();
+  EXPECT_THAT(root, IsOk());
   World w{std::make_shared<const Program>(*bundle, *root), Entities()};
   absl::StatusOr<Entities> e = Entities::FromJson(kEntities);
-  EXPECT_TRUE(e.ok()) << e.status();
+  EXPECT_THAT(e, IsOk());
   w.entities = *std::move(e);
   return w;
 }
@@ -173,16 +176,16 @@ TEST(ScopeIndex, RequestsWithManyAncestorsAskTheStoreInstead) {
   }
   entities += R"({"uid":{"type":"User","id":"u"},"attrs":{},"parents":[{"type":"G","id":"g0"}]}])";
   absl::StatusOr<Entities> e = Entities::FromJson(entities);
-  ASSERT_TRUE(e.ok()) << e.status();
+  ASSERT_THAT(e, IsOk());
   SourceFile source("deep.cedar", R"(
     permit(principal in G::"g40", action, resource);
     permit(principal in G::"nope", action, resource);
     permit(principal in G::"g0", action, resource);
   )");
   absl::StatusOr<Bundle> bundle = Compile(source, {}, nullptr);
-  ASSERT_TRUE(bundle.ok());
+  ASSERT_THAT(bundle, IsOk());
   absl::StatusOr<const fb::Bundle*> root = VerifyBundle(bundle->bytes(), {});
-  ASSERT_TRUE(root.ok());
+  ASSERT_THAT(root, IsOk());
   World w{std::make_shared<const Program>(*bundle, *root), *std::move(e)};
   EntityRef refs[3] = {{"User", "u"}, {"Action", "a"}, {"R", "r"}};
   EXPECT_EQ(CandidatesFor(w, refs), (std::vector<uint32_t>{0, 2}));

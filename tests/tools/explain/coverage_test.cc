@@ -6,9 +6,13 @@
 #include "charter/charter.h"
 #include "charter/explain.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace charter {
 namespace {
+
+using ::charter_testing::IsOk;
+using ::charter_testing::StatusIs;
 
 constexpr char kEntities[] = R"([
   {"uid": {"type": "User", "id": "alice"}, "attrs": {"level": 2, "email": "alice@x.org"},
@@ -28,7 +32,7 @@ constexpr char kPolicies[] =
 
 Entities Store() {
   auto e = Entities::FromJson(kEntities);
-  EXPECT_TRUE(e.ok()) << e.status();
+  EXPECT_THAT(e, IsOk());
   return *std::move(e);
 }
 
@@ -38,7 +42,7 @@ Request Req(const std::string& principal, const std::string& action, const std::
                              "\"}, \"action\": {\"type\": \"Action\", \"id\": \"" + action +
                              "\"}, \"resource\": {\"type\": \"Task\", \"id\": \"" + resource +
                              "\"}, \"context\": " + context + "}");
-  EXPECT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(r, IsOk());
   return *std::move(r);
 }
 
@@ -47,11 +51,11 @@ Coverage RecordAll(const std::string& text, const std::vector<Request>& requests
              const std::vector<TemplateLink>& links = {}) {
   SourceFile source("p.cedar", text);
   auto coverage = Coverage::Create(source, links);
-  EXPECT_TRUE(coverage.ok()) << coverage.status();
+  EXPECT_THAT(coverage, IsOk());
   auto bundle = Compile(source, links, {}, nullptr);
-  EXPECT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_THAT(bundle, IsOk());
   auto engine = Engine::Create(*std::move(bundle));
-  EXPECT_TRUE(engine.ok()) << engine.status();
+  EXPECT_THAT(engine, IsOk());
   Entities store = Store();
   for (const Request& r : requests) {
     EXPECT_EQ(coverage->Record(r, store).ToJson(), engine->Authorize(r, store).ToJson());
@@ -177,8 +181,7 @@ TEST(CoverageTest, Json) {
 
 TEST(CoverageTest, BadPolicies) {
   auto c = Coverage::Create(SourceFile("p.cedar", "permit(principal, action, resource) when { && };"), {});
-  ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_THAT(c, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(std::string(c.status().message()).substr(0, 10), "p.cedar:1:") << c.status();
 }
 
@@ -187,7 +190,7 @@ TEST(CoverageTest, BadPolicies) {
 ExpressionValue Eval(const std::string& text, const Request* request = nullptr) {
   Entities store = Store();
   auto v = EvaluateExpression(SourceFile("<repl>", text), request, store);
-  EXPECT_TRUE(v.ok()) << v.status();
+  EXPECT_THAT(v, IsOk());
   return v.ok() ? *std::move(v) : ExpressionValue{};
 }
 
@@ -234,15 +237,14 @@ TEST(EvaluateExpressionTest, SyntaxErrors) {
   Entities store = Store();
   Diagnostics d;
   auto v = EvaluateExpression(SourceFile("<repl>", "1 +"), nullptr, store, {}, &d);
-  ASSERT_FALSE(v.ok());
-  EXPECT_EQ(v.status().code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_THAT(v, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(std::string(v.status().message()).substr(0, 11), "<repl>:1:4:") << v.status();
   ASSERT_FALSE(d.empty());
   EXPECT_EQ(d.items()[0].code, "CH0101");
   for (const char* bad : {"", "permit(principal, action, resource);", "?principal", "a < b < c",
                           "1 2", "\"unterminated", "frob(1)"}) {
     auto r = EvaluateExpression(SourceFile("<repl>", bad), nullptr, store);
-    EXPECT_FALSE(r.ok()) << bad;
+    EXPECT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument)) << bad;
     if (!r.ok()) EXPECT_EQ(std::string(r.status().message()).substr(0, 9), "<repl>:1:") << r.status();
   }
 }

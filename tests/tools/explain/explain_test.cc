@@ -6,9 +6,13 @@
 
 #include "charter/charter.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace charter {
 namespace {
+
+using ::charter_testing::IsOk;
+using ::charter_testing::StatusIs;
 
 constexpr char kEntities[] = R"([
   {"uid": {"type": "User", "id": "alice"}, "attrs": {"level": 2, "team": "ml"},
@@ -20,18 +24,18 @@ class ExplainTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto e = Entities::FromJson(kEntities);
-    ASSERT_TRUE(e.ok()) << e.status();
+    ASSERT_THAT(e, IsOk());
     entities_ = *std::move(e);
   }
   Explanation Why(const std::string& text, const std::vector<TemplateLink>& links = {}) {
     SourceFile source("p.cedar", text);
     Request r = Request::Create({"User", "alice"}, {"Action", "submit"}, {"Task", "t1"});
     auto why = Explain(source, links, r, entities_);
-    EXPECT_TRUE(why.ok()) << why.status();
+    EXPECT_THAT(why, IsOk());
     auto bundle = Compile(source, links, {}, nullptr);
-    EXPECT_TRUE(bundle.ok());
+    EXPECT_THAT(bundle, IsOk());
     auto engine = Engine::Create(*std::move(bundle));
-    EXPECT_TRUE(engine.ok());
+    EXPECT_THAT(engine, IsOk());
     Decision vm = engine->Authorize(r, entities_);
     EXPECT_EQ(why->decision.ToJson(), vm.ToJson());
     EXPECT_EQ(why->decision.ToJsonWithPositions(&source), vm.ToJsonWithPositions(&source));
@@ -158,8 +162,7 @@ TEST_F(ExplainTest, BadPolicyText) {
   SourceFile source("p.cedar", "permit(principal, action, resource) when { && };");
   Request r = Request::Create({"User", "alice"}, {"Action", "submit"}, {"Task", "t1"});
   auto why = Explain(source, {}, r, entities_);
-  ASSERT_FALSE(why.ok());
-  EXPECT_EQ(why.status().code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_THAT(why, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(std::string(why.status().message()).substr(0, 8), "p.cedar:");
 }
 

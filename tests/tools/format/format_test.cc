@@ -21,9 +21,14 @@
 #include "common/strings.h"
 #include "gtest/gtest.h"
 #include "syntax/parser.h"
+#include "testing/status_matchers.h"
 
 namespace charter {
 namespace {
+
+using ::charter_testing::IsOk;
+using ::charter_testing::IsOkAndHolds;
+using ::charter_testing::StatusIs;
 
 namespace ast = internal::ast;
 
@@ -353,7 +358,7 @@ TEST(Format, RefusesWhatItCannotKeep) {
   SourceFile source("in.charter", "flavor f;\nqueue q { resources cpu { flavor f { cpu: 64 // x\n Gi; } } }\n");
   Diagnostics diagnostics;
   absl::StatusOr<std::string> out = FormatPolicies(source, {}, &diagnostics);
-  ASSERT_FALSE(out.ok());
+  ASSERT_THAT(out, StatusIs(absl::StatusCode::kInvalidArgument));
   ASSERT_EQ(diagnostics.size(), 1u);
   const Diagnostic& d = diagnostics.items()[0];
   EXPECT_EQ(d.code, "CH0900");
@@ -415,11 +420,11 @@ TEST(Format, DeclarationsPrinterOutputIsAFixedPoint) {
   std::stringstream ss;
   ss << in.rdbuf();
   absl::StatusOr<Bundle> bundle = Compile(SourceFile("scheduling.charter", ss.str()), WithDeclarations(), nullptr);
-  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  ASSERT_THAT(bundle, IsOk());
   absl::StatusOr<Engine> engine = Engine::Create(*bundle);
-  ASSERT_TRUE(engine.ok()) << engine.status();
+  ASSERT_THAT(engine, IsOk());
   absl::StatusOr<std::optional<schedule::State>> config = schedule::ReadConfiguration(*engine);
-  ASSERT_TRUE(config.ok() && config->has_value()) << config.status();
+  ASSERT_THAT(config, IsOkAndHolds(testing::Optional(testing::_)));
   std::string printed = schedule::PrintDeclarations(**config);
   std::string error;
   EXPECT_EQ(FormatCharter(printed, &error), printed) << error;
@@ -435,11 +440,11 @@ local_queue three: b;
 local_queue "when": "is";
 )"),
                                          WithDeclarations(), nullptr);
-  ASSERT_TRUE(names.ok()) << names.status();
+  ASSERT_THAT(names, IsOk());
   absl::StatusOr<Engine> named = Engine::Create(*names);
-  ASSERT_TRUE(named.ok()) << named.status();
+  ASSERT_THAT(named, IsOk());
   config = schedule::ReadConfiguration(*named);
-  ASSERT_TRUE(config.ok() && config->has_value()) << config.status();
+  ASSERT_THAT(config, IsOkAndHolds(testing::Optional(testing::_)));
   printed = schedule::PrintDeclarations(**config);
   EXPECT_NE(printed.find("local_queue three: b;"), std::string::npos) << printed;
   EXPECT_NE(printed.find("local_queue \"when\": \"is\";"), std::string::npos) << printed;

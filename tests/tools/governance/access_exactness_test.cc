@@ -12,9 +12,12 @@
 #include "charter/governance.h"
 #include "charter/schema.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace charter {
 namespace {
+
+using ::charter_testing::IsOk;
 
 std::string Read(const std::string& path) {
   std::ifstream in(std::string(CHARTER_SOURCE_DIR) + "/" + path);
@@ -100,7 +103,7 @@ std::string Principals(const std::vector<AccessRefusal>& g) {
 TEST(AccessExactness, MatchesBruteForceOnGeneratedStores) {
   SourceFile schema_source{std::string(kStandardGovernanceSchemaName), std::string(StandardGovernanceSchemaText())};
   absl::StatusOr<Schema> schema = Schema::Parse(schema_source, {}, nullptr);
-  ASSERT_TRUE(schema.ok()) << schema.status();
+  ASSERT_THAT(schema, IsOk());
   std::mt19937 rng(19);
   const std::vector<std::string> connections = {"vision/gpu-east", "nlp/slurm-west", "speech/gpu-east",
                                                 "robotics/slurm-west"};
@@ -108,21 +111,21 @@ TEST(AccessExactness, MatchesBruteForceOnGeneratedStores) {
   for (int round = 0; round < 12; ++round) {
     std::string store = GeneratedStore(&rng, 4 + round * 3);
     absl::StatusOr<Entities> entities = Entities::FromJson(store, *schema, "generated.json");
-    ASSERT_TRUE(entities.ok()) << entities.status();
+    ASSERT_THAT(entities, IsOk());
     Diagnostics diagnostics;
     absl::StatusOr<Bundle> bundle = Compile(SourceFile("generated.cedar", GeneratedPolicies(&rng, 6 + round)), {},
                                             CompileOptions{}, &diagnostics);
-    ASSERT_TRUE(bundle.ok()) << bundle.status();
+    ASSERT_THAT(bundle, IsOk());
     absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
-    ASSERT_TRUE(engine.ok()) << engine.status();
+    ASSERT_THAT(engine, IsOk());
     for (const std::string& c : connections) {
       AccessOptions options;
       options.at = "2026-01-15";
       absl::StatusOr<AccessReport> fast = ReviewAccess(*engine, *entities, *schema, {"Governance::Connection", c}, options);
       options.brute_force = true;
       absl::StatusOr<AccessReport> slow = ReviewAccess(*engine, *entities, *schema, {"Governance::Connection", c}, options);
-      ASSERT_TRUE(fast.ok()) << fast.status();
-      ASSERT_TRUE(slow.ok()) << slow.status();
+      ASSERT_THAT(fast, IsOk());
+      ASSERT_THAT(slow, IsOk());
       ASSERT_EQ(fast->rows.size(), slow->rows.size());
       EXPECT_EQ(slow->decided, slow->combinations);
       for (size_t i = 0; i < fast->rows.size(); ++i) {
@@ -168,7 +171,7 @@ TEST(AccessLayers, SeveralTopGroupsChooseByName) {
       text.replace(text.find(groups), groups.size(), order);
       text.replace(text.find(one), one.size(), two);
       absl::StatusOr<Schema> schema = Schema::Parse(SourceFile("layers.cedarschema", text), {}, nullptr);
-      ASSERT_TRUE(schema.ok()) << schema.status();
+      ASSERT_THAT(schema, IsOk());
       // The example's store lists the action's one group; here it has two.
       std::string store = Read("examples/governance/entities.json");
       const std::string listed =
@@ -178,17 +181,17 @@ TEST(AccessLayers, SeveralTopGroupsChooseByName) {
                     R"("id": "accessKubeApi"}, "attrs": {}, "parents": [{"type": "Governance::Action", "id": )"
                     R"("clusterActions"}, {"type": "Governance::Action", "id": "workloadActions"}])");
       absl::StatusOr<Entities> entities = Entities::FromJson(store, *schema, "e.json");
-      ASSERT_TRUE(entities.ok()) << entities.status();
+      ASSERT_THAT(entities, IsOk());
       absl::StatusOr<Bundle> bundle = Compile(SourceFile("p.cedar", Read("examples/governance/policies.cedar")), {},
                                               CompileOptions{}, nullptr);
-      ASSERT_TRUE(bundle.ok()) << bundle.status();
+      ASSERT_THAT(bundle, IsOk());
       absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
-      ASSERT_TRUE(engine.ok()) << engine.status();
+      ASSERT_THAT(engine, IsOk());
       AccessOptions options;
       options.at = "2026-01-15";
       absl::StatusOr<AccessReport> report =
           ReviewAccess(*engine, *entities, *schema, {"Governance::Connection", "vision/gpu-east"}, options);
-      ASSERT_TRUE(report.ok()) << report.status();
+      ASSERT_THAT(report, IsOk());
       size_t seen = 0;
       for (const AccessRow& row : report->rows) {
         if (row.action.id != "accessKubeApi") continue;

@@ -12,9 +12,12 @@
 #include "charter/governance.h"
 #include "charter/schema.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace charter {
 namespace {
+
+using ::charter_testing::IsOk;
 
 std::string Read(const std::string& path) {
   std::ifstream in(std::string(CHARTER_SOURCE_DIR) + "/" + path);
@@ -59,18 +62,18 @@ class AuditPreviousContract : public ::testing::Test {
     SourceFile schema_source{std::string(kStandardGovernanceSchemaName),
                              std::string(StandardGovernanceSchemaText())};
     absl::StatusOr<Schema> schema = Schema::Parse(schema_source, {}, nullptr);
-    ASSERT_TRUE(schema.ok()) << schema.status();
+    ASSERT_THAT(schema, IsOk());
     schema_.emplace(*std::move(schema));
     absl::StatusOr<Entities> previous =
         Entities::FromJson(Read("examples/governance/entities.json"), *schema_, "entities.json");
-    ASSERT_TRUE(previous.ok()) << previous.status();
+    ASSERT_THAT(previous, IsOk());
     previous_.emplace(*std::move(previous));
     absl::StatusOr<Entities> current =
         Entities::FromJson(Read("tests/cli/golden/audit-later.json"), *schema_, "audit-later.json");
-    ASSERT_TRUE(current.ok()) << current.status();
+    ASSERT_THAT(current, IsOk());
     current_.emplace(*std::move(current));
     absl::StatusOr<AuditRules> rules = AuditRules::Create(SourceFile("rules.cedar", std::string(kRules)), *schema_);
-    ASSERT_TRUE(rules.ok()) << rules.status();
+    ASSERT_THAT(rules, IsOk());
     rules_.emplace(*std::move(rules));
   }
 
@@ -79,7 +82,7 @@ class AuditPreviousContract : public ::testing::Test {
     AuditOptions options;
     options.at = "2026-04-15";
     absl::StatusOr<AuditReport> report = Audit(*schema_, *current_, previous, {&*rules_}, options);
-    EXPECT_TRUE(report.ok()) << report.status();
+    EXPECT_THAT(report, IsOk());
     std::map<std::string, std::map<std::string, std::string>> out;
     if (!report.ok()) return out;
     for (const AuditConnection& c : report->connections) {

@@ -16,9 +16,12 @@
 #include "charter/governance.h"
 #include "charter/schema.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace charter {
 namespace {
+
+using ::charter_testing::IsOk;
 
 std::string Read(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -56,9 +59,9 @@ std::string Joined(const std::vector<std::string>& names) {
 TEST(GovernanceFindingsGolden, EveryStandardAuditRuleFiresInAnAuditGolden) {
   SourceFile schema_source{std::string(kStandardGovernanceSchemaName), std::string(StandardGovernanceSchemaText())};
   absl::StatusOr<Schema> schema = Schema::Parse(schema_source, {}, nullptr);
-  ASSERT_TRUE(schema.ok()) << schema.status();
+  ASSERT_THAT(schema, IsOk());
   absl::StatusOr<AuditRules> rules = AuditRules::Standard(*schema);
-  ASSERT_TRUE(rules.ok()) << rules.status();
+  ASSERT_THAT(rules, IsOk());
   ASSERT_GE(rules->rules().size(), 20u) << "the standard audit rules were not read";
   // The rules the library ships are those of stdlib/audit.cedar.
   EXPECT_EQ(std::string(StandardAuditRulesText()), Read(std::filesystem::path(CHARTER_SOURCE_DIR) / "stdlib/audit.cedar"));

@@ -1,5 +1,5 @@
 // Listing and residuals against full evaluation, on generated cases (one JSON
-// object a line, from tests/interp/gen_cases.js: the conformance generator's
+// object a line, from tests/core/interp/gen_cases.js: the conformance generator's
 // policy sets, entity stores and requests). For every request of every case
 // and for both directions (the resource unknown, then the principal), with
 // the candidates being every entity of the unknown's type in the store plus
@@ -18,7 +18,7 @@
 //     policy format and compiled by Charter, decides every candidate as the
 //     original set does (decision, reasons, erring policies).
 //
-//   node tests/interp/gen_cases.js --seed S --count N | query_differential [-|FILE]
+//   node tests/core/interp/gen_cases.js --seed S --count N | query_differential [-|FILE]
 //
 // Prints each disagreement (at most 20 in full) and a summary line; exits 1
 // on any disagreement or unreadable input.

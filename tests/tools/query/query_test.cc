@@ -11,9 +11,13 @@
 #include "charter/query.h"
 #include "charter/schema.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 
 namespace charter {
 namespace {
+
+using ::charter_testing::IsOk;
+using ::charter_testing::StatusIs;
 
 constexpr char kEntities[] = R"([
   {"uid": {"type": "User", "id": "alice"}, "attrs": {"level": 3}, "parents": [{"type": "Team", "id": "ml"}]},
@@ -33,21 +37,21 @@ constexpr char kEntities[] = R"([
 Engine MustCompile(const std::string& text) {
   SourceFile source("test.cedar", text);
   absl::StatusOr<Bundle> bundle = Compile(source, {}, {}, nullptr);
-  EXPECT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_THAT(bundle, IsOk());
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
-  EXPECT_TRUE(engine.ok()) << engine.status();
+  EXPECT_THAT(engine, IsOk());
   return *std::move(engine);
 }
 
 PartialEvaluator MustRead(const std::string& text) {
   absl::StatusOr<PartialEvaluator> pe = PartialEvaluator::Create(SourceFile("test.cedar", text), {});
-  EXPECT_TRUE(pe.ok()) << pe.status();
+  EXPECT_THAT(pe, IsOk());
   return *std::move(pe);
 }
 
 Entities MustLoad() {
   absl::StatusOr<Entities> e = Entities::FromJson(kEntities, "entities.json");
-  EXPECT_TRUE(e.ok()) << e.status();
+  EXPECT_THAT(e, IsOk());
   return *std::move(e);
 }
 
@@ -55,7 +59,7 @@ QueryRequest Resources(const std::string& principal, const std::string& action, 
                        const std::string& context = "") {
   absl::StatusOr<QueryRequest> q =
       QueryRequest::ForResources({"User", principal}, {"Action", action}, type, context);
-  EXPECT_TRUE(q.ok()) << q.status();
+  EXPECT_THAT(q, IsOk());
   return *std::move(q);
 }
 
@@ -78,7 +82,7 @@ TEST(ListAllowed, ListsTheAllowedResourcesWithTheirReasonsAndErrors) {
   Engine engine = MustCompile(kPolicies);
   Entities entities = MustLoad();
   absl::StatusOr<ListPage> page = ListAllowed(engine, Resources("alice", "view", "Task"), entities);
-  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_THAT(page, IsOk());
   // t1: her task (`principal in resource` needs the principal under the
   // task, which no user is); t3: her task, no `gpus` (the forbid fails and
   // is skipped); t2: neither.
@@ -92,7 +96,7 @@ TEST(ListAllowed, ListsTheAllowedResourcesWithTheirReasonsAndErrors) {
 
   // bob: t2 is his and his team's, but has 16 GPUs.
   page = ListAllowed(engine, Resources("bob", "view", "Task"), entities);
-  ASSERT_TRUE(page.ok());
+  ASSERT_THAT(page, IsOk());
   EXPECT_TRUE(page->matches.empty());
 }
 
@@ -103,12 +107,12 @@ TEST(ListAllowed, PagesResumeWhereTheLastStopped) {
   ListOptions options;
   options.limit = 2;
   absl::StatusOr<ListPage> first = ListAllowed(engine, q, entities, options);
-  ASSERT_TRUE(first.ok());
+  ASSERT_THAT(first, IsOk());
   EXPECT_EQ(Ids(*first), (std::vector<std::string>{"t1", "t2"}));
   ASSERT_NE(first->next, 0u);
   options.start = first->next;
   absl::StatusOr<ListPage> second = ListAllowed(engine, q, entities, options);
-  ASSERT_TRUE(second.ok());
+  ASSERT_THAT(second, IsOk());
   EXPECT_EQ(Ids(*second), (std::vector<std::string>{"t3"}));
   EXPECT_EQ(second->next, 0u);
 }
@@ -125,16 +129,16 @@ TEST(ForEachAllowed, StreamsAndStopsWhenAsked) {
         return seen.size() < 2;
       },
       &context);
-  ASSERT_TRUE(s.ok()) << s;
+  ASSERT_THAT(s, IsOk());
   EXPECT_EQ(seen, (std::vector<std::string>{"t1", "t2"}));
 }
 
 TEST(ListAllowed, WhoMayActOnAResource) {
   Engine engine = MustCompile(kPolicies);
   absl::StatusOr<QueryRequest> q = QueryRequest::ForPrincipals("User", {"Action", "view"}, {"Task", "t3"});
-  ASSERT_TRUE(q.ok()) << q.status();
+  ASSERT_THAT(q, IsOk());
   absl::StatusOr<ListPage> page = ListAllowed(engine, *q, MustLoad());
-  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_THAT(page, IsOk());
   EXPECT_EQ(Ids(*page), (std::vector<std::string>{"alice"}));  // she owns it; bob is not under the task
 }
 
@@ -142,21 +146,20 @@ TEST(ListAllowed, FaultsOfTheQuerySayWhatIsWrong) {
   Engine engine = MustCompile(kPolicies);
   Entities entities = MustLoad();
   absl::StatusOr<ListPage> page = ListAllowed(engine, Resources("alicia", "view", "Task"), entities);
-  ASSERT_FALSE(page.ok());
-  EXPECT_EQ(page.status().message(),
-            "the principal `User::\"alicia\"` is not in the entities; did you mean `User::\"alice\"`?");
+  ASSERT_THAT(page, StatusIs(absl::StatusCode::kInvalidArgument,
+                             "the principal `User::\"alicia\"` is not in the entities; did you mean `User::\"alice\"`?"));
   page = ListAllowed(engine, Resources("alice", "view", "Taks"), entities);
-  ASSERT_FALSE(page.ok());
-  EXPECT_EQ(page.status().message(), "no entity in the entities has the resource type `Taks`; did you mean `Task`?");
+  ASSERT_THAT(page, StatusIs(absl::StatusCode::kInvalidArgument,
+                             "no entity in the entities has the resource type `Taks`; did you mean `Task`?"));
   PartialEvaluator pe = MustRead(kPolicies);
   absl::StatusOr<Residual> r = pe.Evaluate(Resources("alice", "edit", "Task"), entities);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "the action `Action::\"edit\"` is named by no policy and is not in the entities");
+  ASSERT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument,
+                          "the action `Action::\"edit\"` is named by no policy and is not in the entities"));
   absl::StatusOr<QueryRequest> bad = QueryRequest::ForResources({"User", "alice"}, {"Action", "view"}, "not a type");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(), "`not a type` is not an entity type name (the resource type)");
+  ASSERT_THAT(bad, StatusIs(absl::StatusCode::kInvalidArgument,
+                            "`not a type` is not an entity type name (the resource type)"));
   bad = QueryRequest::ForResources({"User", "alice"}, {"Action", "view"}, "Task", "{\"a\": }", nullptr, "ctx");
-  ASSERT_FALSE(bad.ok());
+  ASSERT_THAT(bad, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(bad.status().message().substr(0, 8), "ctx:1:7:");
 }
 
@@ -166,27 +169,24 @@ TEST(ListAllowed, TheSchemaChecksTheQuery) {
     action view appliesTo { principal: User, resource: Task };
   )"),
                                                 {}, nullptr);
-  ASSERT_TRUE(schema.ok()) << schema.status();
+  ASSERT_THAT(schema, IsOk());
   absl::StatusOr<QueryRequest> q =
       QueryRequest::ForResources({"User", "alice"}, {"Action", "view"}, "Team", "", &*schema);
-  ASSERT_FALSE(q.ok());
-  EXPECT_EQ(q.status().message(),
-            "action `Action::\"view\"` does not apply to resources of type `Team` (it applies to `Task`)");
+  ASSERT_THAT(q, StatusIs(absl::StatusCode::kInvalidArgument,
+                          "action `Action::\"view\"` does not apply to resources of type `Team` (it applies to `Task`)"));
   q = QueryRequest::ForResources({"User", "alice"}, {"Action", "view"}, "Tusk", "", &*schema);
-  ASSERT_FALSE(q.ok());
-  EXPECT_EQ(q.status().message(), "the schema declares no entity type `Tusk`");
+  ASSERT_THAT(q, StatusIs(absl::StatusCode::kInvalidArgument, "the schema declares no entity type `Tusk`"));
   q = QueryRequest::ForResources({"User", "alice"}, {"Action", "edit"}, "Task", "", &*schema);
-  ASSERT_FALSE(q.ok());
-  EXPECT_EQ(q.status().message(), "the schema declares no action `Action::\"edit\"`");
+  ASSERT_THAT(q, StatusIs(absl::StatusCode::kInvalidArgument, "the schema declares no action `Action::\"edit\"`"));
   q = QueryRequest::ForResources({"User", "alice"}, {"Action", "view"}, "Task", "", &*schema);
-  ASSERT_TRUE(q.ok()) << q.status();
+  ASSERT_THAT(q, IsOk());
   EXPECT_TRUE(q->schema_checked());
 }
 
 TEST(Residual, FoldsWhatIsKnownAndKeepsForbidsAsNegations) {
   PartialEvaluator pe = MustRead(kPolicies);
   absl::StatusOr<Residual> r = pe.Evaluate(Resources("alice", "view", "Task"), MustLoad());
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk());
   EXPECT_EQ(r->outcome(), Residual::Outcome::kDepends);
   EXPECT_EQ(r->condition(),
             "(User::\"alice\" in resource || resource.owner == User::\"alice\") && !(resource.gpus > 8)");
@@ -200,29 +200,29 @@ TEST(Residual, FoldsWhatIsKnownAndKeepsForbidsAsNegations) {
   QueryRequest q = Resources("alice", "view", "Task");
   for (const char* id : {"t1", "t2", "t3", "t9"}) {
     absl::StatusOr<Decision> d = r->Decide({"Task", id});
-    ASSERT_TRUE(d.ok());
+    ASSERT_THAT(d, IsOk());
     EXPECT_EQ(d->ToJson(), engine.Authorize(q.With({"Task", id}), MustLoad()).ToJson()) << id;
   }
-  EXPECT_FALSE(r->Decide({"User", "bob"}).ok());
+  EXPECT_THAT(r->Decide({"User", "bob"}), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(Residual, OtherActionsAndTypesFoldAway) {
   PartialEvaluator pe = MustRead(kPolicies);
   absl::StatusOr<Residual> r = pe.Evaluate(Resources("alice", "edit", "Task"), MustLoad(),
                                            ResidualOptions{.check_query = false});
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk());
   EXPECT_EQ(r->outcome(), Residual::Outcome::kDeny);
   EXPECT_EQ(r->condition(), "false");
   EXPECT_TRUE(r->policies().empty());
 
   PartialEvaluator all = MustRead(R"(@id("p") permit (principal == User::"alice", action, resource is Task);)");
   r = all.Evaluate(Resources("alice", "view", "Task"), MustLoad(), ResidualOptions{.check_query = false});
-  ASSERT_TRUE(r.ok());
+  ASSERT_THAT(r, IsOk());
   EXPECT_EQ(r->outcome(), Residual::Outcome::kAllow);
   EXPECT_EQ(r->condition(), "true");
   EXPECT_TRUE(r->exact());
   r = all.Evaluate(Resources("bob", "view", "Task"), MustLoad(), ResidualOptions{.check_query = false});
-  ASSERT_TRUE(r.ok());
+  ASSERT_THAT(r, IsOk());
   EXPECT_EQ(r->outcome(), Residual::Outcome::kDeny);
 }
 
@@ -233,12 +233,12 @@ TEST(Residual, PoliciesThatFailEverywhereAreReported) {
   )");
   absl::StatusOr<Residual> r =
       pe.Evaluate(Resources("alice", "view", "Task"), MustLoad(), ResidualOptions{.check_query = false});
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk());
   ASSERT_EQ(r->errors().size(), 1u);
   EXPECT_EQ(r->errors()[0].policy_id, "bad");
   EXPECT_EQ(r->condition(), "resource.owner == User::\"alice\"");
   absl::StatusOr<Decision> d = r->Decide({"Task", "t1"});
-  ASSERT_TRUE(d.ok());
+  ASSERT_THAT(d, IsOk());
   EXPECT_TRUE(d->allowed);
   ASSERT_EQ(d->errors.size(), 1u);
   EXPECT_EQ(d->errors[0].policy_id, "bad");
@@ -251,12 +251,12 @@ TEST(Residual, TagTestsBecomeALabelSelector) {
     @id("not-frozen") forbid (principal, action, resource) when { resource.hasTag("frozen") };
   )");
   absl::StatusOr<Residual> r = pe.Evaluate(Resources("alice", "view", "Task"), MustLoad());
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk());
   ASSERT_TRUE(r->label_selector().has_value());
   EXPECT_EQ(*r->label_selector(), "team=ml,tier in (gold,silver),!frozen");
   // bob is not in the ml team: nothing may be viewed.
   r = pe.Evaluate(Resources("bob", "view", "Task"), MustLoad());
-  ASSERT_TRUE(r.ok());
+  ASSERT_THAT(r, IsOk());
   EXPECT_EQ(r->outcome(), Residual::Outcome::kDeny);
   EXPECT_FALSE(r->label_selector().has_value());
 }
@@ -265,7 +265,7 @@ TEST(Residual, PrintsAsJsonAndAsAPolicySetThatDecidesAlike) {
   PartialEvaluator pe = MustRead(kPolicies);
   QueryRequest q = Resources("alice", "view", "Task");
   absl::StatusOr<Residual> r = pe.Evaluate(q, MustLoad());
-  ASSERT_TRUE(r.ok());
+  ASSERT_THAT(r, IsOk());
   EXPECT_NE(r->ToJson().find(R"("outcome":"depends","unknown":"resource","type":"Task")"), std::string::npos);
   EXPECT_NE(r->condition_json().find(R"({"Var":"resource"})"), std::string::npos);
   Engine text = MustCompile(r->PoliciesText());
@@ -273,7 +273,7 @@ TEST(Residual, PrintsAsJsonAndAsAPolicySetThatDecidesAlike) {
     EXPECT_EQ(text.Authorize(q.With({"Task", id}), MustLoad()).allowed, r->Decide({"Task", id})->allowed) << id;
   }
   absl::StatusOr<Bundle> json = Compile(SourceFile("r.json", r->PoliciesJson()), {}, {}, nullptr);
-  EXPECT_TRUE(json.ok()) << json.status();
+  EXPECT_THAT(json, IsOk());
 }
 
 TEST(Residual, AFoldedDatetimeBeyondDatetimeStringsPrintsAsAnOffset) {
@@ -286,7 +286,7 @@ TEST(Residual, AFoldedDatetimeBeyondDatetimeStringsPrintsAsAnOffset) {
   PartialEvaluator pe = MustRead(kFar);
   QueryRequest q = Resources("alice", "view", "Task");
   absl::StatusOr<Residual> r = pe.Evaluate(q, MustLoad(), ResidualOptions{.check_query = false});
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk());
   EXPECT_EQ(r->PoliciesText().find("+292278994"), std::string::npos) << r->PoliciesText();
   EXPECT_NE(r->PoliciesText().find(R"(datetime("1970-01-01").offset(duration(")"), std::string::npos)
       << r->PoliciesText();
@@ -306,18 +306,18 @@ TEST(Residual, HasWithAPathOnTheUnknownIsNotExact) {
   PartialEvaluator pe = MustRead(R"(@id("p") permit (principal, action, resource) when { resource has gpus.x };)");
   absl::StatusOr<Residual> r =
       pe.Evaluate(Resources("alice", "view", "Task"), MustLoad(), ResidualOptions{.check_query = false});
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk());
   EXPECT_FALSE(r->exact());
   absl::StatusOr<std::optional<bool>> holds = r->ConditionHolds({"Task", "t1"});
-  ASSERT_TRUE(holds.ok());
+  ASSERT_THAT(holds, IsOk());
   EXPECT_FALSE(holds->has_value());
   holds = r->ConditionHolds({"Task", "t3"});  // no gpus: false, no error
-  ASSERT_TRUE(holds.ok());
+  ASSERT_THAT(holds, IsOk());
   EXPECT_EQ(*holds, std::optional<bool>(false));
   // A single attribute on the unknown still cannot fail.
   PartialEvaluator one = MustRead(R"(@id("p") permit (principal, action, resource) when { resource has gpus };)");
   r = one.Evaluate(Resources("alice", "view", "Task"), MustLoad(), ResidualOptions{.check_query = false});
-  ASSERT_TRUE(r.ok());
+  ASSERT_THAT(r, IsOk());
   EXPECT_TRUE(r->exact());
 }
 
@@ -331,9 +331,9 @@ TEST(Residual, FoldedRecordsKeepTheirKeys) {
   )";
   PartialEvaluator pe = MustRead(kRec);
   absl::StatusOr<QueryRequest> q = QueryRequest::ForPrincipals("User", {"Action", "view"}, {"Task", "t1"}, "");
-  ASSERT_TRUE(q.ok()) << q.status();
+  ASSERT_THAT(q, IsOk());
   absl::StatusOr<Residual> r = pe.Evaluate(*q, MustLoad(), ResidualOptions{.check_query = false});
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_THAT(r, IsOk());
   EXPECT_NE(r->PoliciesText().find("a long key name"), std::string::npos) << r->PoliciesText();
   MustCompile(r->PoliciesText());
 }

@@ -4,7 +4,7 @@
 // makes of the policy text T. policy_json_test checks that Charter reads J
 // into the same AST as it parses T.
 //
-//   node tests/policy_json/data/make_oracle_pairs.js [--count N] > tests/policy_json/data/oracle_pairs.jsonl
+//   node tests/core/policy_json/data/make_oracle_pairs.js [--count N] > tests/core/policy_json/data/oracle_pairs.jsonl
 //
 // The texts: hand-written ones covering every construct of the JSON format
 // (hand_policies.cedar), the policy parser's fuzz seeds, the examples, and
@@ -16,7 +16,7 @@
 const fs = require('fs');
 const path = require('path');
 
-const root = path.join(__dirname, '..', '..', '..');
+const root = path.join(__dirname, '..', '..', '..', '..');
 const oracleDir = path.join(root, 'tests', 'oracle');
 const cedar = require(path.join(oracleDir, 'node_modules', '@cedar-policy', 'cedar-wasm', 'nodejs'));
 const { generateCase } = require(path.join(oracleDir, 'gen.js'));
