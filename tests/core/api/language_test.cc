@@ -49,8 +49,7 @@ TEST_F(LanguageTest, EveryCase) {
 TEST(EntityJson, BadExtensionValuesAreErrors) {
   auto e = Entities::FromJson(R"([{"uid": {"type": "U", "id": "a"},
     "attrs": {"x": {"__extn": {"fn": "ip", "arg": "999.1.1.1"}}}, "parents": []}])");
-  ASSERT_THAT(e, StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_EQ(std::string(e.status().message()).substr(0, 19), "entities.json:2:51:");
+  ASSERT_THAT(e, StatusIs(absl::StatusCode::kInvalidArgument, testing::StartsWith("entities.json:2:51:")));
   e = Entities::FromJson(R"([{"uid": {"type": "U", "id": "a"},
     "attrs": {"x": {"__extn": {"fn": "nope", "arg": "1"}}}, "parents": []}])");
   ASSERT_THAT(e, StatusIs(absl::StatusCode::kInvalidArgument,

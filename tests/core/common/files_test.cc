@@ -81,8 +81,7 @@ TEST_F(WriteFileAtomicallyTest, WritesThroughASymlinkToItsTarget) {
 TEST_F(WriteFileAtomicallyTest, AMissingDirectoryIsAnErrorNamingThePath) {
   fs::path p = dir_ / "no-such-dir" / "x";
   absl::Status s = WriteFileAtomically(p.string(), "x");
-  EXPECT_THAT(s, StatusIs(absl::StatusCode::kNotFound));
-  EXPECT_EQ(std::string(s.message()).rfind(p.string() + ": cannot write: ", 0), 0u) << s;
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kNotFound, testing::StartsWith(p.string() + ": cannot write: ")));
 }
 
 TEST_F(WriteFileAtomicallyTest, RefusesWhatIsNotARegularFile) {
@@ -95,7 +94,8 @@ TEST_F(WriteFileAtomicallyTest, RefusesWhatIsNotARegularFile) {
                           fifo.string() + ": not a regular file (a FIFO): refusing to replace it"));
   EXPECT_TRUE(fs::is_fifo(fifo));
   s = WriteFileAtomically(dir_.string(), "x");
-  EXPECT_EQ(s.message(), dir_.string() + ": not a regular file (a directory): refusing to replace it");
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          dir_.string() + ": not a regular file (a directory): refusing to replace it"));
   EXPECT_EQ(Entries(), 1u);  // the FIFO, and no temporary
   s = WriteFileAtomically("", "x");
   EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, "the output path is empty"));
@@ -118,7 +118,8 @@ TEST_F(WriteFileAtomicallyTest, WritesThroughADanglingSymlinkToTheFileItNames) {
   fs::create_symlink("loop-b", dir_ / "loop-a");
   fs::create_symlink("loop-a", dir_ / "loop-b");
   absl::Status s = WriteFileAtomically((dir_ / "loop-a").string(), "x");
-  EXPECT_EQ(s.message(), (dir_ / "loop-a").string() + ": cannot write: Too many levels of symbolic links");
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          (dir_ / "loop-a").string() + ": cannot write: Too many levels of symbolic links"));
   EXPECT_TRUE(fs::is_symlink(dir_ / "loop-a") && fs::is_symlink(dir_ / "loop-b"));
   EXPECT_EQ(Entries(), 5u);  // out.bundle, built, to-out, loop-a, loop-b: no temporary
 }

@@ -34,10 +34,9 @@ Result CompileText(const std::string& text, const CompileOptions& options,
 
 // The only diagnostic's code, and the first error as the status has it.
 void ExpectOnly(const Result& r, const std::string& code, const std::string& message) {
-  ASSERT_THAT(r.bundle, StatusIs(absl::StatusCode::kInvalidArgument));
+  ASSERT_THAT(r.bundle, StatusIs(absl::StatusCode::kInvalidArgument, message));
   ASSERT_EQ(r.diagnostics.size(), 1u) << r.bundle.status();
   EXPECT_EQ(r.diagnostics.items()[0].code, code);
-  EXPECT_EQ(r.bundle.status().message(), message);
 }
 
 void ExpectVerifies(const Result& r, const VerifyOptions& options) {
@@ -177,13 +176,11 @@ TEST(Limits, BundleBytes) {
   // Half of it: a policy in the middle crosses the limit.
   options.max_bundle_bytes = size / 2;
   Result half = CompileText(text, options);
-  ASSERT_THAT(half.bundle, StatusIs(absl::StatusCode::kInvalidArgument));
+  ASSERT_THAT(half.bundle,
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       testing::HasSubstr(absl::StrCat("the bundle is larger than the limit of ", size / 2, " bytes"))));
   ASSERT_EQ(half.diagnostics.size(), 1u);
   EXPECT_EQ(half.diagnostics.items()[0].code, "CH0205");
-  EXPECT_NE(half.bundle.status().message().find(absl::StrCat("the bundle is larger than the limit of ", size / 2,
-                                                             " bytes")),
-            std::string::npos)
-      << half.bundle.status();
   // One byte short: the constants, written last, cross it.
   options.max_bundle_bytes = size - 1;
   Result short_one = CompileText(text, options);

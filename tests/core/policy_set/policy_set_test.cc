@@ -73,8 +73,7 @@ TEST(PolicySetTest, NoLinkingAfterAnError) {
   EXPECT_TRUE(set->instances.empty());
   EXPECT_EQ(set->ast.policies.size(), 2u);  // the policies that parsed, for a validator
   absl::StatusOr<std::unique_ptr<PolicySet>> linked = ReadLinkedPolicySet(source, {bad}, {}, nullptr);
-  ASSERT_THAT(linked, StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_EQ(std::string(linked.status().message()).substr(0, 10), "p.cedar:3:");
+  ASSERT_THAT(linked, StatusIs(absl::StatusCode::kInvalidArgument, testing::StartsWith("p.cedar:3:")));
 }
 
 TEST(PolicySetTest, LinkFaults) {

@@ -265,7 +265,7 @@ TEST(SchemaData, EntitiesAndRequestsConform) {
     absl::StatusOr<Entities> e = Entities::FromJson(json);
     ASSERT_THAT(e, IsOk());
     absl::Status s = ValidateEntities(*schema, *e);
-    EXPECT_EQ(std::string(s.message()), message) << json;
+    EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, message)) << json;
   }
   absl::StatusOr<Request> ok = Request::FromJson(
       R"({"principal": "User::\"a\"", "action": "Action::\"view\"", "resource": "Doc::\"d\"", "context": {"mfa": true}})");
@@ -273,12 +273,13 @@ TEST(SchemaData, EntitiesAndRequestsConform) {
   EXPECT_THAT(ValidateRequest(*schema, *ok), IsOk());
   absl::StatusOr<Request> wrong = Request::FromJson(
       R"({"principal": "Doc::\"d\"", "action": "Action::\"view\"", "resource": "Doc::\"d\"", "context": {"mfa": true}})");
-  EXPECT_EQ(std::string(ValidateRequest(*schema, *wrong).message()),
-            "request: action `Action::\"view\"` does not apply to principals of type `Doc`");
+  EXPECT_THAT(ValidateRequest(*schema, *wrong),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "request: action `Action::\"view\"` does not apply to principals of type `Doc`"));
   absl::StatusOr<Request> ctx = Request::FromJson(
       R"({"principal": "User::\"a\"", "action": "Action::\"view\"", "resource": "Doc::\"d\"", "context": {}})");
-  EXPECT_EQ(std::string(ValidateRequest(*schema, *ctx).message()),
-            "request: `context` lacks the required attribute `mfa`");
+  EXPECT_THAT(ValidateRequest(*schema, *ctx), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                       "request: `context` lacks the required attribute `mfa`"));
 }
 
 }  // namespace

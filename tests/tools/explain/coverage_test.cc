@@ -181,8 +181,7 @@ TEST(CoverageTest, Json) {
 
 TEST(CoverageTest, BadPolicies) {
   auto c = Coverage::Create(SourceFile("p.cedar", "permit(principal, action, resource) when { && };"), {});
-  ASSERT_THAT(c, StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_EQ(std::string(c.status().message()).substr(0, 10), "p.cedar:1:") << c.status();
+  ASSERT_THAT(c, StatusIs(absl::StatusCode::kInvalidArgument, testing::StartsWith("p.cedar:1:")));
 }
 
 // ---- EvaluateExpression -----------------------------------------------------
@@ -237,15 +236,13 @@ TEST(EvaluateExpressionTest, SyntaxErrors) {
   Entities store = Store();
   Diagnostics d;
   auto v = EvaluateExpression(SourceFile("<repl>", "1 +"), nullptr, store, {}, &d);
-  ASSERT_THAT(v, StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_EQ(std::string(v.status().message()).substr(0, 11), "<repl>:1:4:") << v.status();
+  ASSERT_THAT(v, StatusIs(absl::StatusCode::kInvalidArgument, testing::StartsWith("<repl>:1:4:")));
   ASSERT_FALSE(d.empty());
   EXPECT_EQ(d.items()[0].code, "CH0101");
   for (const char* bad : {"", "permit(principal, action, resource);", "?principal", "a < b < c",
                           "1 2", "\"unterminated", "frob(1)"}) {
     auto r = EvaluateExpression(SourceFile("<repl>", bad), nullptr, store);
-    EXPECT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument)) << bad;
-    if (!r.ok()) EXPECT_EQ(std::string(r.status().message()).substr(0, 9), "<repl>:1:") << r.status();
+    EXPECT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument, testing::StartsWith("<repl>:1:"))) << bad;
   }
 }
 

@@ -162,8 +162,7 @@ TEST_F(ExplainTest, BadPolicyText) {
   SourceFile source("p.cedar", "permit(principal, action, resource) when { && };");
   Request r = Request::Create({"User", "alice"}, {"Action", "submit"}, {"Task", "t1"});
   auto why = Explain(source, {}, r, entities_);
-  ASSERT_THAT(why, StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_EQ(std::string(why.status().message()).substr(0, 8), "p.cedar:");
+  ASSERT_THAT(why, StatusIs(absl::StatusCode::kInvalidArgument, testing::StartsWith("p.cedar:")));
 }
 
 }  // namespace

@@ -146,8 +146,9 @@ TEST(ListAllowed, FaultsOfTheQuerySayWhatIsWrong) {
   Engine engine = MustCompile(kPolicies);
   Entities entities = MustLoad();
   absl::StatusOr<ListPage> page = ListAllowed(engine, Resources("alicia", "view", "Task"), entities);
-  ASSERT_THAT(page, StatusIs(absl::StatusCode::kInvalidArgument,
-                             "the principal `User::\"alicia\"` is not in the entities; did you mean `User::\"alice\"`?"));
+  ASSERT_THAT(page,
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "the principal `User::\"alicia\"` is not in the entities; did you mean `User::\"alice\"`?"));
   page = ListAllowed(engine, Resources("alice", "view", "Taks"), entities);
   ASSERT_THAT(page, StatusIs(absl::StatusCode::kInvalidArgument,
                              "no entity in the entities has the resource type `Taks`; did you mean `Task`?"));
@@ -159,8 +160,7 @@ TEST(ListAllowed, FaultsOfTheQuerySayWhatIsWrong) {
   ASSERT_THAT(bad, StatusIs(absl::StatusCode::kInvalidArgument,
                             "`not a type` is not an entity type name (the resource type)"));
   bad = QueryRequest::ForResources({"User", "alice"}, {"Action", "view"}, "Task", "{\"a\": }", nullptr, "ctx");
-  ASSERT_THAT(bad, StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_EQ(bad.status().message().substr(0, 8), "ctx:1:7:");
+  ASSERT_THAT(bad, StatusIs(absl::StatusCode::kInvalidArgument, testing::StartsWith("ctx:1:7:")));
 }
 
 TEST(ListAllowed, TheSchemaChecksTheQuery) {
@@ -172,8 +172,9 @@ TEST(ListAllowed, TheSchemaChecksTheQuery) {
   ASSERT_THAT(schema, IsOk());
   absl::StatusOr<QueryRequest> q =
       QueryRequest::ForResources({"User", "alice"}, {"Action", "view"}, "Team", "", &*schema);
-  ASSERT_THAT(q, StatusIs(absl::StatusCode::kInvalidArgument,
-                          "action `Action::\"view\"` does not apply to resources of type `Team` (it applies to `Task`)"));
+  ASSERT_THAT(q,
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "action `Action::\"view\"` does not apply to resources of type `Team` (it applies to `Task`)"));
   q = QueryRequest::ForResources({"User", "alice"}, {"Action", "view"}, "Tusk", "", &*schema);
   ASSERT_THAT(q, StatusIs(absl::StatusCode::kInvalidArgument, "the schema declares no entity type `Tusk`"));
   q = QueryRequest::ForResources({"User", "alice"}, {"Action", "edit"}, "Task", "", &*schema);
