@@ -13,12 +13,12 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "testing/status_matchers.h"
 #include "unwrap/unwrap.h"
 #include "charter/diagnostics.h"
 #include "charter/entities.h"
 #include "charter/schema.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 #include "value/value.h"
 
 namespace charter::internal {

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "testing/status_matchers.h"
 #include "unwrap/unwrap.h"
 #include "charter/compiler.h"
 #include "charter/diagnostics.h"
 #include "gtest/gtest.h"
 #include "request/request_data.h"
+#include "testing/status_matchers.h"
 #include "value/value.h"
 
 namespace charter {

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "testing/status_matchers.h"
 #include "unwrap/unwrap.h"
 #include "charter/charter.h"
 #include "gtest/gtest.h"
+#include "testing/status_matchers.h"
 #include "tests/core/vm/hand_made.h"
 #include "vm/authorizer.h"
 #include "vm/program.h"

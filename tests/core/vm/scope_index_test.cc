@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "testing/status_matchers.h"
 #include "unwrap/unwrap.h"
 #include "charter/charter.h"
 #include "gtest/gtest.h"
 #include "request/request_data.h"
+#include "testing/status_matchers.h"
 #include "verify/verifier.h"
 #include "vm/program.h"
 #include "vm/vm.h"
