@@ -262,7 +262,7 @@ INTERP_COUNT = $(if $(filter command line environment,$(origin COUNT)),$(COUNT),
 .PHONY: interp-differential
 interp-differential: configure
 	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target interp_differential
-	node tests/interp/gen_cases.js --seed $(SEED) --count $(INTERP_COUNT) --typed | $(BUILD_DIR)/tests/interp/interp_differential -
+	node tests/core/interp/gen_cases.js --seed $(SEED) --count $(INTERP_COUNT) --typed | $(BUILD_DIR)/tests/core/interp/interp_differential -
 
 # Listing and residuals against full evaluation (issue 20) on generated
 # cases START .. START+COUNT-1 of SEED; a mismatch is printed with its case
@@ -273,8 +273,8 @@ QUERY_COUNT = $(if $(filter command line environment,$(origin COUNT)),$(COUNT),2
 .PHONY: query-differential
 query-differential: configure
 	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target query_differential
-	set -o pipefail; node tests/interp/gen_cases.js --seed $(SEED) --count $(QUERY_COUNT) --start $(START) \
-	  | $(BUILD_DIR)/tests/query/query_differential -
+	set -o pipefail; node tests/core/interp/gen_cases.js --seed $(SEED) --count $(QUERY_COUNT) --start $(START) \
+	  | $(BUILD_DIR)/tests/tools/query/query_differential -
 
 # The differential validation campaign: cases START .. START+COUNT-1 of
 # SEED, each a generated schema and policy set validated by Charter's
@@ -287,7 +287,7 @@ VALIDATION_OUT  ?= $(BUILD_DIR)/validation-disagreements
 .PHONY: validation-conformance
 validation-conformance: configure
 	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS) --target schema_tool
-	node tests/oracle/validate.js --tool $(BUILD_DIR)/tests/schema/schema_tool \
+	node tests/oracle/validate.js --tool $(BUILD_DIR)/tests/core/schema/schema_tool \
 	  --seed $(SEED) --count $(VALIDATION_COUNT) --start $(START) --jobs $(JOBS) --out $(VALIDATION_OUT)
 
 clean:

@@ -10,12 +10,14 @@ function(charter_warnings target)
 endfunction()
 
 # charter_test(NAME SOURCES... [LIBS ...]): a GoogleTest executable registered
-# with ctest, run from the source tree so that tests find their data.
+# with ctest, run from the source tree so that tests find their data. It has
+# GoogleMock and the tests' shared helpers: `#include "testing/status_matchers.h"`
+# (tests/testing/) for IsOk, StatusIs and IsOkAndHolds.
 function(charter_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
-  target_link_libraries(${name} PRIVATE charter_internal GTest::gtest GTest::gtest_main ${ARG_LIBS})
-  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${name} PRIVATE charter_internal GTest::gmock GTest::gtest GTest::gtest_main ${ARG_LIBS})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(${name} PRIVATE
     CHARTER_SOURCE_DIR="${PROJECT_SOURCE_DIR}" CHARTER_BINARY_DIR="${PROJECT_BINARY_DIR}")
   charter_warnings(${name})

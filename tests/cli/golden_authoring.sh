@@ -37,7 +37,7 @@ case_check_bad_input() {
 # instruction limit (at most about three instructions for two tokens), so
 # check and build both report CH0005 at its first token past the limit, and
 # build writes nothing. CH0202 itself, reached with the token limit raised,
-# is tested in tests/compile/limits_test.cc.
+# is tested in tests/core/compile/limits_test.cc.
 case_check_code_limit() {
   { printf 'permit(principal, action, resource)\nwhen { context has '
     yes a | head -n 350000 | paste -sd.

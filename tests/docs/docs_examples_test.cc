@@ -390,7 +390,7 @@ TEST(DocsExamples, DiagnosticRenderings) {
 // The stages that compile policy text (and schema text, for validation):
 // each code they emit has an example in docs/diagnostics.md. (That every
 // code of engine/core/src/common/diagnostics.def has a section, and no other,
-// tests/schema/diagnostic_coverage_test.cc checks.)
+// tests/core/schema/diagnostic_coverage_test.cc checks.)
 constexpr const char* kDiagnosticSources[] = {"engine/core/src/syntax", "engine/core/src/compile",
                                               "engine/core/src/schema", "engine/core/src/check"};
 
@@ -425,10 +425,10 @@ TEST(DocsExamples, EveryDiagnosticIsDocumented) {
   for (const Block* b : BlocksOf("cedarschema-error")) examples.insert(ExpectedCode(*b));
   for (const Block* b : BlocksOf("cedar-invalid")) examples.insert(ExpectedCode(*b));
   // Schema codes without a block: JSON cannot carry the `// expect:` line,
-  // and CH0412, CH0519 need input no example shows (tests/schema/ checks
-  // them, and tests/schema/diagnostic_coverage_test.cc that it does).
+  // and CH0412, CH0519 need input no example shows (tests/core/schema/ checks
+  // them, and tests/core/schema/diagnostic_coverage_test.cc that it does).
   // CH0521 needs template links, which a block cannot carry (its rendering
-  // is pinned by tests/schema/validator_test.cc and the CLI's goldens).
+  // is pinned by tests/core/schema/validator_test.cc and the CLI's goldens).
   // CH0007 needs a process short of memory (tests/cli/parse_memory_test.sh
   // runs one under `ulimit -v`).
   const std::set<std::string> without_example = {"CH0001", "CH0007", "CH0100", "CH0201", "CH0204", "CH0410",

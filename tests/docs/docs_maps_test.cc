@@ -16,7 +16,7 @@
 //   ScenarioCountIsTrue      "N scenarios" is the count of
 //                            tests/schedule/cycle/scenarios/rules.json, and
 //   RecordedExtensionCaseCountIsTrue  "N cases recorded from Cedar" that of
-//                            tests/extensions/extension_cases.inc
+//                            tests/core/extensions/extension_cases.inc
 //
 // Run from the repository root (charter_test's working directory).
 #include <algorithm>
@@ -541,7 +541,7 @@ TEST(DocsMaps, ScenarioCountIsTrue) {
 // The extension cases recorded from Cedar: one `KIND_CASE(...)` line each in
 // the file oracle_check.js writes.
 TEST(DocsMaps, RecordedExtensionCaseCountIsTrue) {
-  const char* path = "tests/extensions/extension_cases.inc";
+  const char* path = "tests/core/extensions/extension_cases.inc";
   size_t cases = 0;
   for (const std::string& line : Lines(ReadText(path))) {
     if (RE2::PartialMatch(line, R"(^[A-Z][A-Z_]*_CASE\()")) ++cases;

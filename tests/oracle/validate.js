@@ -8,7 +8,7 @@
 // schemaToJson writes it, then edited by gen_schema.js's jsonEdits), so both
 // readers are exercised.
 //
-//   node validate.js --tool build/tests/schema/schema_tool --seed S --count N
+//   node validate.js --tool build/tests/core/schema/schema_tool --seed S --count N
 //        [--start K] [--jobs J] [--out DIR] [--verbose]
 //   node validate.js --tool … --replay DIR     (saved cases: DIR/*/ or one case)
 //

@@ -9,7 +9,7 @@
 // its output untouched and, when `error` is not null, stores a one-line
 // lowercase message in *error.
 //
-// The acceptance rules, briefly (tests/extensions/extensions_test.cc checks
+// The acceptance rules, briefly (tests/core/extensions/extensions_test.cc checks
 // each against cases recorded from Cedar itself):
 //
 //   ip("10.0.0.1")  ip("10.0.0.0/8")  ip("::1")  ip("2001:DB8::/32")

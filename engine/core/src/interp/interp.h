@@ -1,6 +1,6 @@
 // The reference interpreter: evaluates the AST of a policy set directly, one
 // node at a time, with Cedar's semantics. It is the yardstick the VM is
-// checked against (tests/interp/, `make interp-differential`) and the
+// checked against (tests/core/interp/, `make interp-differential`) and the
 // engine behind charter::Explain, whose tracing hook sees every value.
 //
 // Small and plain on purpose: no lowering, no indexing, no caching. It shares

@@ -18,7 +18,7 @@
 //     residual is a filter to push into a database query or a Kubernetes
 //     label selector, and it is exact: deciding the residual for any entity
 //     of the type gives the decision Engine::Authorize gives (the
-//     differential test of tests/query checks it on generated policy sets).
+//     differential test of tests/tools/query checks it on generated policy sets).
 //
 //       absl::StatusOr<charter::PartialEvaluator> pe = charter::PartialEvaluator::Create(source, {});
 //       absl::StatusOr<charter::Residual> r = pe->Evaluate(*q, entities);
