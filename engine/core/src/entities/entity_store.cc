@@ -293,6 +293,26 @@ bool EntityStore::Ancestors(uint32_t uid, size_t limit, AncestorScratch* scratch
   });
 }
 
+// The document of an entity array, within the options' limits.
+static absl::StatusOr<json::Document> ParseEntityArray(std::string_view json, std::string_view source_name,
+                                                       const EntitiesOptions& options) {
+  if (json.size() > options.max_input_bytes) {
+    return absl::InvalidArgumentError(Cat(source_name, ": ", json.size(), " bytes, more than the limit of ",
+                                          options.max_input_bytes));
+  }
+  json::ParseOptions parse_options;
+  parse_options.max_depth = options.max_nesting + 8;
+  json::ParseFault fault;
+  absl::StatusOr<json::Document> doc = json::Parse(json, parse_options, &fault);
+  if (!doc.ok()) return json::ParseFaultStatus(source_name, json, fault, codes::CH0600, codes::CH0601);
+  const json::Value& root = doc->root();
+  if (!root.is_array()) {
+    return JsonSource{source_name, json}.Error(codes::CH0602, root.offset(),
+                                               "entities must be a JSON array of entity objects");
+  }
+  return doc;
+}
+
 // One entity of a JSON array, as read.
 struct ParsedEntity {
   uint32_t uid;
@@ -477,19 +497,9 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FromJson(std::string_v
                                                                    std::string_view source_name,
                                                                    const EntitiesOptions& options,
                                                                    const SchemaModel* schema) {
-  if (json.size() > options.max_input_bytes) {
-    return absl::InvalidArgumentError(Cat(source_name, ": ", json.size(),
-                                                   " bytes, more than the limit of ",
-                                                   options.max_input_bytes));
-  }
-  json::ParseOptions parse_options;
-  parse_options.max_depth = options.max_nesting + 8;
-  json::ParseFault fault;
-  auto doc = json::Parse(json, parse_options, &fault);
-  if (!doc.ok()) return json::ParseFaultStatus(source_name, json, fault, codes::CH0600, codes::CH0601);
+  ASSIGN_OR_RETURN(json::Document doc, ParseEntityArray(json, source_name, options));
   JsonSource src{source_name, json};
-  const json::Value& root = doc->root();
-  if (!root.is_array()) return src.Error(codes::CH0602, root.offset(), "entities must be a JSON array of entity objects");
+  const json::Value& root = doc.root();
 
   auto store = std::make_unique<EntityStore>();
   std::vector<ParsedEntity> parsed;
@@ -735,18 +745,9 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::ExtendFromJson(std::sh
                                                                          std::string_view source_name,
                                                                          const EntitiesOptions& options,
                                                                          const SchemaModel* schema) {
-  if (json.size() > options.max_input_bytes) {
-    return absl::InvalidArgumentError(Cat(source_name, ": ", json.size(), " bytes, more than the limit of ",
-                                          options.max_input_bytes));
-  }
-  json::ParseOptions parse_options;
-  parse_options.max_depth = options.max_nesting + 8;
-  json::ParseFault fault;
-  auto doc = json::Parse(json, parse_options, &fault);
-  if (!doc.ok()) return json::ParseFaultStatus(source_name, json, fault, codes::CH0600, codes::CH0601);
+  ASSIGN_OR_RETURN(json::Document doc, ParseEntityArray(json, source_name, options));
   JsonSource src{source_name, json};
-  const json::Value& root = doc->root();
-  if (!root.is_array()) return src.Error(codes::CH0602, root.offset(), "entities must be a JSON array of entity objects");
+  const json::Value& root = doc.root();
 
   std::unique_ptr<EntityStore> store = Overlay(std::move(base));
   const uint32_t base_uids = store->base_uids_;
