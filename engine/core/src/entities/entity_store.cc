@@ -230,6 +230,16 @@ absl::Status EntityStore::Add(const EntityRef* self, Value attrs, Value tags, st
   return absl::OkStatus();
 }
 
+const EntityData* EntityStore::BaseData(uint32_t uid) const {
+  if (const Override* o = OverrideOf(uid)) return &entities_[o->data];
+  return base_->data(uid);
+}
+
+std::span<const uint32_t> EntityStore::BaseParents(uint32_t uid) const {
+  if (const Override* o = OverrideOf(uid)) return OwnRange(own_parents_, o->parents);
+  return base_->parents(uid);
+}
+
 bool EntityStore::HasChildren(uint32_t uid) const {
   if (built_) {
     if (uid < base_uids_) {

@@ -151,10 +151,7 @@ class EntityStore {
   }
   // The entity's data, or nullptr when the store has no entity with that uid.
   const EntityData* data(uint32_t uid) const {
-    if (uid < base_uids_) {
-      if (const Override* o = OverrideOf(uid)) return &entities_[o->data];
-      return base_->data(uid);
-    }
+    if (uid < base_uids_) [[unlikely]] return BaseData(uid);
     uid -= base_uids_;
     return uid < data_index_.size() && data_index_[uid] >= 0 ? &entities_[data_index_[uid]] : nullptr;
   }
@@ -171,10 +168,7 @@ class EntityStore {
                  std::vector<uint32_t>* out) const;
   // The direct parents of `uid`, as its entity JSON names them (deduplicated).
   std::span<const uint32_t> parents(uint32_t uid) const {
-    if (uid < base_uids_) {
-      if (const Override* o = OverrideOf(uid)) return OwnRange(own_parents_, o->parents);
-      return base_->parents(uid);
-    }
+    if (uid < base_uids_) [[unlikely]] return BaseParents(uid);
     if (built_) return OwnRange(own_parents_, own_parent_range_[uid - base_uids_]);
     return {parents_.data() + parent_begin_[uid], parent_begin_[uid + 1] - parent_begin_[uid]};
   }
@@ -212,6 +206,10 @@ class EntityStore {
     Range parents, ancestors;  // in own_parents_, own_ancestors_
     uint8_t is_parent = 0;
   };
+  // data() and parents() of an overlay for a uid of its base (out of line:
+  // a store read from JSON, the one a decision reads most, never calls them).
+  const EntityData* BaseData(uint32_t uid) const;
+  std::span<const uint32_t> BaseParents(uint32_t uid) const;
   const Override* OverrideOf(uint32_t uid) const {
     if (override_at_.empty()) return nullptr;
     auto it = override_at_.find(uid);
