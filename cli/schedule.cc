@@ -10,11 +10,15 @@
 // The configuration comes from the scheduling declarations of a bundle or of
 // .charter files, and the workloads from W; or both from a state file, to
 // which W adds Kueue Workload objects.
-// Both exit 0 once the cycles ran; any error exits 1. `schedule` then
+// Both exit 0 once the cycles ran (with --fail-on-pending, 2 when a
+// workload is pending at the end: after the one cycle, or the last); any
+// error exits 1. `schedule` then
 // prints nothing on stdout; `simulate` writes each cycle as it ends (its
 // memory is the state's, however many cycles it runs), so an error in a
 // later cycle leaves the earlier ones on stdout (and a JSON array unclosed). With --policies, the cycle consults the scheduling rules of those
 // files (docs/scheduling.md, "Scheduling rules").
+#include <algorithm>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <optional>
@@ -43,6 +47,7 @@ struct ScheduleFlags {
   std::string now;        // the Kueue Workloads' time reference (RFC 3339)
   std::string format = "text";
   int cycles = 0;  // simulate: 0 = until stable (at most 1000)
+  bool fail_on_pending = false;  // exit kDeny when a workload is pending at the end
   bool hyperpod = false;
   // The schema files the policies are validated against (read as one
   // schema), and the entities the cycle's own lie over for the rules.
@@ -187,6 +192,22 @@ absl::StatusOr<schedule::State> LoadCompiledState(const ScheduleFlags& flags, co
   return ReadWorkloads(flags, *config);
 }
 
+// With --fail-on-pending: kDeny, after one stderr line naming them (the
+// first ten), when `state` (the state a run ends in) has pending workloads.
+int PendingExit(const ScheduleFlags& flags, const schedule::State& state) {
+  if (!flags.fail_on_pending || state.pending.empty()) return kOk;
+  std::vector<std::string> names;
+  for (const schedule::Workload& w : state.pending) names.push_back(w.name);
+  std::sort(names.begin(), names.end());
+  const size_t shown = std::min<size_t>(names.size(), 10);
+  std::string line = absl::StrCat("charter: ", names.size(), names.size() == 1 ? " workload stays" : " workloads stay",
+                                  " pending (--fail-on-pending): ");
+  for (size_t i = 0; i < shown; ++i) absl::StrAppend(&line, i ? ", " : "", "`", Printable(names[i]), "`");
+  if (shown < names.size()) absl::StrAppend(&line, " and ", names.size() - shown, " more");
+  std::fprintf(stderr, "%s\n", line.c_str());
+  return kDeny;
+}
+
 int RunSchedule(const ScheduleFlags& flags) {
   absl::StatusOr<Input> input = LoadInput(flags);
   if (!input.ok()) return Fail(input.status());
@@ -194,7 +215,12 @@ int RunSchedule(const ScheduleFlags& flags) {
   options.rules = input->rules.has_value() ? &*input->rules : nullptr;
   absl::StatusOr<schedule::CycleResult> result = schedule::RunCycle(input->state, options);
   if (!result.ok()) return Fail(result.status());
-  return WriteStdout(flags.format == "json" ? result->ToJson() + "\n" : result->ToText()) ? kOk : kError;
+  if (!WriteStdout(flags.format == "json" ? result->ToJson() + "\n" : result->ToText())) return kError;
+  if (!flags.fail_on_pending) return kOk;
+  // Pending after the cycle: what the cycle did not admit, and what it preempted.
+  absl::StatusOr<schedule::State> after = schedule::ApplyCycle(input->state, *result);
+  if (!after.ok()) return Fail(after.status());
+  return PendingExit(flags, *after);
 }
 
 // What decides the next cycles of a simulation, so that a state that comes
@@ -272,7 +298,8 @@ int RunSimulate(const ScheduleFlags& flags) {
       absl::StrAppend(&out, "PENDING  ", w.name, " (", state->cluster_queues[w.cluster_queue].name, ")\n");
     }
   }
-  return WriteStdout(out) ? kOk : kError;
+  if (!WriteStdout(out)) return kError;
+  return PendingExit(flags, *state);
 }
 
 void AddCommonFlags(CLI::App* app, ScheduleFlags* flags) {
@@ -314,6 +341,8 @@ void AddCommonFlags(CLI::App* app, ScheduleFlags* flags) {
   app->add_option("--entities", flags->entities,
                   "Entities the scheduling rules may read (the cycle's own are added to them)")
       ->type_name("FILE");
+  app->add_flag("--fail-on-pending", flags->fail_on_pending,
+                "Exit 2 when a workload is pending at the end (for CI), naming them on stderr");
   app->callback([flags] {
     const bool compiled = !flags->bundle.empty() || !flags->policies.empty();
     // Checked while parsing, so that they are reported like CLI11's own errors.

@@ -811,6 +811,24 @@ case_simulate_until_stable() {
   expect_no_stderr
 }
 
+# --fail-on-pending: the same output, and exit 2 naming what stays pending
+# (after one cycle: what it did not admit, and what it preempted; after a
+# simulation: the final state's); exit 0 when nothing does.
+case_schedule_fail_on_pending() {
+  run schedule --state $golden/schedule-state.json --fail-on-pending
+  expect_status 2
+  run simulate --state $golden/schedule-state.json --fail-on-pending
+  expect_status 2
+  run simulate --state $golden/schedule-state.json --cycles 1 --fail-on-pending --format json
+  expect_status 2
+  run schedule --state $golden/schedule-state-fits.json --fail-on-pending
+  expect_status 0
+  expect_no_stderr
+  run simulate --state $golden/schedule-state-fits.json --fail-on-pending
+  expect_status 0
+  expect_no_stderr
+}
+
 # The configuration from .charter declarations, compiled into a bundle or on
 # the fly, and the workloads of the moment: the same cycle either way.
 case_schedule_declarations() {
