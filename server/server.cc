@@ -1297,11 +1297,11 @@ class Loop {
   // Why a handshake that failed was refused, when it was for the client
   // certificate: none was sent, or it did not verify.
   static std::optional<Metrics::CertRefusal> CertificateRefused(Conn& c) {
-    unsigned long e = ERR_peek_error();
-    if (ERR_GET_LIB(e) != ERR_LIB_SSL) return std::nullopt;
-    if (ERR_GET_REASON(e) == SSL_R_PEER_DID_NOT_RETURN_A_CERTIFICATE) return Metrics::kCertMissing;
-    if (ERR_GET_REASON(e) == SSL_R_CERTIFICATE_VERIFY_FAILED || SSL_get_verify_result(c.ssl) != X509_V_OK) {
-      return Metrics::kCertUnverified;
+    if (SSL_get_verify_result(c.ssl) != X509_V_OK) return Metrics::kCertUnverified;
+    for (unsigned long e : {ERR_peek_error(), ERR_peek_last_error()}) {
+      if (ERR_GET_LIB(e) != ERR_LIB_SSL) continue;
+      if (ERR_GET_REASON(e) == SSL_R_PEER_DID_NOT_RETURN_A_CERTIFICATE) return Metrics::kCertMissing;
+      if (ERR_GET_REASON(e) == SSL_R_CERTIFICATE_VERIFY_FAILED) return Metrics::kCertUnverified;
     }
     return std::nullopt;
   }
