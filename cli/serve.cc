@@ -3,7 +3,8 @@
 // server/; this file is its command line.
 //
 //   charter serve --bundle B [--entities E] [--schema S ...] --tls-cert C --tls-key K
-//                 [--listen ADDR:PORT] [--decision-log FILE|-] [--config FILE]
+//                 [--client-ca FILE] [--listen ADDR:PORT] [--admin-listen unix:PATH|127.0.0.1:PORT]
+//                 [--admin-group GROUP] [--decision-log FILE|-] [--config FILE]
 #include <memory>
 #include <string>
 
@@ -17,6 +18,7 @@ namespace {
 
 struct ServeFlags {
   std::string listen = "127.0.0.1:8443";
+  std::string admin_listen;
   std::string config;
   server::ServerOptions options;
 };
@@ -24,6 +26,16 @@ struct ServeFlags {
 int RunServe(ServeFlags& flags) {
   if (absl::Status s = server::ParseListen(flags.listen, &flags.options); !s.ok()) {
     PrintError("--listen: " + std::string(s.message()));
+    return kError;
+  }
+  if (!flags.admin_listen.empty()) {
+    if (absl::Status s = server::ParseAdminListen(flags.admin_listen, &flags.options); !s.ok()) {
+      PrintError("--admin-listen: " + std::string(s.message()));
+      return kError;
+    }
+  }
+  if (!flags.options.admin_group.empty() && flags.options.admin_unix.empty()) {
+    PrintError("--admin-group: only with --admin-listen unix:PATH (the group of the socket file)");
     return kError;
   }
   if (!flags.config.empty()) {
@@ -42,7 +54,8 @@ Command AddServeCommand(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
       "serve", "Serve decisions over HTTPS: Kubernetes admission and authorization webhooks, and /v1/authorize");
   app->footer(
-      "Endpoints: POST /v1/authorize, /v1/admission, /v1/authorization; GET /healthz, /readyz, /metrics. "
+      "Endpoints: POST /v1/authorize, /v1/admission, /v1/authorization; GET /healthz, /readyz, /metrics "
+      "(with --admin-listen, /v1/authorize and /metrics are served there only). "
       "SIGHUP reloads the files (as a change to them does); SIGTERM finishes the requests in flight and stops.");
   server::ServerOptions& o = flags->options;
   app->add_option("--bundle", o.files.bundle, "The policy bundle (`charter build`)")->type_name("FILE")->required();
@@ -58,8 +71,18 @@ Command AddServeCommand(CLI::App& root) {
       ->type_name("FILE")
       ->required();
   app->add_option("--tls-key", o.tls_key, "The certificate's private key (PEM)")->type_name("FILE")->required();
+  app->add_option("--client-ca", o.client_ca,
+                  "Require a client certificate signed by one of these CAs (PEM) on the TLS listener")
+      ->type_name("FILE");
   app->add_option("--listen", flags->listen, "Address and port (default 127.0.0.1:8443; port 0 picks one)")
       ->type_name("ADDR:PORT");
+  app->add_option("--admin-listen", flags->admin_listen,
+                  "Serve /v1/authorize and /metrics here only, plain HTTP: unix:PATH (mode 0600), "
+                  "127.0.0.1:PORT or [::1]:PORT")
+      ->type_name("ADDR");
+  app->add_option("--admin-group", o.admin_group,
+                  "With --admin-listen unix:PATH: the socket is mode 0660 and of this group (a name or number)")
+      ->type_name("GROUP");
   app->add_option("--decision-log", o.decision_log, "Append a JSON line a decision to FILE (- for stdout)")
       ->type_name("FILE");
   app->add_option("--config", flags->config, "The server's configuration (JSON; docs/server.md)")->type_name("FILE");

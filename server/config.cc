@@ -207,7 +207,7 @@ absl::Status LoadConfig(const std::string& path, ServerOptions* options) {
                                  {"maxBodyBytes", "maxInflatedBodyBytes", "maxHeaderBytes", "maxHeaders",
                                   "handshakeTimeoutSeconds", "headerTimeoutSeconds", "readTimeoutSeconds",
                                   "writeTimeoutSeconds", "idleTimeoutSeconds", "maxConnections",
-                                  "maxConnectionsPerClient", "threads"});
+                                  "maxConnectionsPerClient", "threads", "clientChainDepth"});
         !s.ok()) {
       return s;
     }
@@ -239,6 +239,7 @@ absl::Status LoadConfig(const std::string& path, ServerOptions* options) {
              whole("maxConnections", 1, 1 << 20, &options->max_connections),
              whole("maxConnectionsPerClient", 1, 1 << 20, &options->max_connections_per_client),
              whole("threads", 1, 4096, &options->threads),
+             whole("clientChainDepth", 0, 16, &options->client_chain_depth),
          }) {
       if (!s.ok()) return s;
     }

@@ -1,9 +1,11 @@
 // The server (server.h): HTTPS on event loops of our own (epoll and
-// non-blocking OpenSSL; http.h parses the requests), a PolicyState swapped
-// atomically on reload, Prometheus metrics, a decision log written by its
-// own thread from a queue bounded in lines and bytes, and one thread that
-// waits for signals (SIGHUP reloads, SIGTERM and SIGINT drain and stop) and
-// for inotify events on the files served.
+// non-blocking OpenSSL; http.h parses the requests), client certificates
+// verified against --client-ca, an admin listener of plain HTTP on a unix
+// socket or loopback (--admin-listen) served by the same loops, a
+// PolicyState swapped atomically on reload, Prometheus metrics, a decision
+// log written by its own thread from a queue bounded in lines and bytes, and
+// one thread that waits for signals (SIGHUP reloads, SIGTERM and SIGINT drain
+// and stop) and for inotify events on the files served.
 //
 // A connection holds no thread: each loop owns its connections and drives
 // them as their sockets become ready, so a slow client costs a few
@@ -18,6 +20,7 @@
 #include <openssl/ssl.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -29,6 +32,8 @@
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <array>
@@ -41,6 +46,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <deque>
 #include <exception>
@@ -119,6 +125,11 @@ class Metrics {
   std::atomic<uint64_t> connections_evicted{0};
   std::array<std::atomic<uint64_t>, kRefusals> connections_refused{};
   std::array<std::atomic<uint64_t>, kPhases> connection_timeouts{};
+  // TLS handshakes refused for the client certificate (--client-ca): none
+  // sent, or one that does not verify against the CAs.
+  enum CertRefusal { kCertMissing, kCertUnverified, kCertRefusals };
+  static constexpr std::array<const char*, kCertRefusals> kCertRefusalNames = {"missing", "unverified"};
+  std::array<std::atomic<uint64_t>, kCertRefusals> client_certificates_refused{};
   std::atomic<uint64_t> log_queue_bytes{0};
 
   std::string Render(const PolicyState& state) const {
@@ -177,7 +188,7 @@ class Metrics {
         "# HELP charter_decision_log_queue_bytes Bytes of decision-log lines waiting to be written.\n"
         "# TYPE charter_decision_log_queue_bytes gauge\ncharter_decision_log_queue_bytes ",
         log_queue_bytes.load(), "\n",
-        "# HELP charter_connections_open TLS connections open.\n"
+        "# HELP charter_connections_open Connections open, on the TLS and the admin listener.\n"
         "# TYPE charter_connections_open gauge\ncharter_connections_open ", connections_open.load(), "\n",
         "# HELP charter_connections_evicted_total Connections closed before their request head was whole, to "
         "make room for a new one when every connection was taken.\n"
@@ -195,6 +206,13 @@ class Metrics {
     for (int p = 0; p < kPhases; ++p) {
       CatAppend(&out, "charter_connection_timeouts_total{phase=\"", kPhaseNames[p], "\"} ",
                 connection_timeouts[p].load(), "\n");
+    }
+    out += "# HELP charter_client_certificates_refused_total TLS handshakes refused for the client certificate "
+           "(--client-ca): none was sent (missing), or it did not verify against the CAs (unverified).\n"
+           "# TYPE charter_client_certificates_refused_total counter\n";
+    for (int r = 0; r < kCertRefusals; ++r) {
+      CatAppend(&out, "charter_client_certificates_refused_total{reason=\"", kCertRefusalNames[r], "\"} ",
+                client_certificates_refused[r].load(), "\n");
     }
     return out;
   }
@@ -341,43 +359,22 @@ std::string NowRfc3339() {
 
 // ---- certificates ---------------------------------------------------------------
 
-// The certificate and key handshakes use, replaceable while the server runs:
-// OpenSSL asks for them on every handshake (SSL_CTX_set_cert_cb).
+// The certificate and key handshakes use, and with --client-ca the CAs a
+// client certificate must be signed by, replaceable while the server runs:
+// OpenSSL asks for them on every handshake (SSL_CTX_set_cert_cb), and a
+// handshake keeps a reference to what it was given.
 class Certificates {
  public:
   ~Certificates() { Clear(&current_); }
 
-  absl::Status Load(const std::string& cert_path, const std::string& key_path) {
-    Pair next;
-    BIO* bio = BIO_new_file(cert_path.c_str(), "r");
-    if (bio == nullptr) return absl::NotFoundError(Cat(cert_path, ": cannot open the certificate"));
-    next.leaf = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
-    if (next.leaf != nullptr) {
-      next.chain = sk_X509_new_null();
-      while (X509* extra = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) sk_X509_push(next.chain, extra);
-    }
-    BIO_free(bio);
-    ERR_clear_error();
-    if (next.leaf == nullptr) {
+  // Reads the three files; replaces the current set only if all of them
+  // read and the key matches (client_ca empty: no client certificates).
+  absl::Status Load(const std::string& cert_path, const std::string& key_path, const std::string& client_ca) {
+    Set next;
+    absl::Status s = Read(cert_path, key_path, client_ca, &next);
+    if (!s.ok()) {
       Clear(&next);
-      return absl::InvalidArgumentError(Cat(cert_path, ": no PEM certificate in it"));
-    }
-    bio = BIO_new_file(key_path.c_str(), "r");
-    if (bio == nullptr) {
-      Clear(&next);
-      return absl::NotFoundError(Cat(key_path, ": cannot open the key"));
-    }
-    next.key = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
-    BIO_free(bio);
-    ERR_clear_error();
-    if (next.key == nullptr) {
-      Clear(&next);
-      return absl::InvalidArgumentError(Cat(key_path, ": no PEM private key in it"));
-    }
-    if (X509_check_private_key(next.leaf, next.key) != 1) {
-      ERR_clear_error();
-      Clear(&next);
-      return absl::InvalidArgumentError(Cat(key_path, ": the key does not match ", cert_path));
+      return s;
     }
     std::lock_guard<std::mutex> lock(mu_);
     std::swap(current_, next);
@@ -385,28 +382,138 @@ class Certificates {
     return absl::OkStatus();
   }
 
-  // For SSL_CTX_set_cert_cb: installs the current pair on a handshake.
+  // The CA certificates of the client CA bundle now in use.
+  int client_ca_count() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return current_.ca_names == nullptr ? 0 : sk_X509_NAME_num(current_.ca_names);
+  }
+
+  // For SSL_CTX_set_cert_cb: installs the current set on a handshake: the
+  // certificate and key, and the store the client's certificate is verified
+  // against with the CA names the server's CertificateRequest lists.
   static int Select(SSL* ssl, void* arg) {
     auto* self = static_cast<Certificates*>(arg);
     std::lock_guard<std::mutex> lock(self->mu_);
-    if (self->current_.leaf == nullptr) return 0;
-    return SSL_use_cert_and_key(ssl, self->current_.leaf, self->current_.key, self->current_.chain, 1);
+    const Set& c = self->current_;
+    if (c.leaf == nullptr) return 0;
+    if (c.ca_store != nullptr) {
+      STACK_OF(X509_NAME)* names = SSL_dup_CA_list(c.ca_names);
+      if (names == nullptr || SSL_set1_verify_cert_store(ssl, c.ca_store) != 1) {
+        if (names != nullptr) sk_X509_NAME_pop_free(names, X509_NAME_free);
+        return 0;
+      }
+      SSL_set_client_CA_list(ssl, names);  // takes names
+    }
+    return SSL_use_cert_and_key(ssl, c.leaf, c.key, c.chain, 1);
   }
 
  private:
-  struct Pair {
+  struct Set {
     X509* leaf = nullptr;
     EVP_PKEY* key = nullptr;
     STACK_OF(X509)* chain = nullptr;
+    X509_STORE* ca_store = nullptr;          // with --client-ca only
+    STACK_OF(X509_NAME)* ca_names = nullptr;  // their subjects
   };
-  static void Clear(Pair* p) {
+  static void Clear(Set* p) {
     if (p->leaf) X509_free(p->leaf);
     if (p->key) EVP_PKEY_free(p->key);
     if (p->chain) sk_X509_pop_free(p->chain, X509_free);
-    *p = Pair{};
+    if (p->ca_store) X509_STORE_free(p->ca_store);
+    if (p->ca_names) sk_X509_NAME_pop_free(p->ca_names, X509_NAME_free);
+    *p = Set{};
   }
+
+  static absl::Status Read(const std::string& cert_path, const std::string& key_path, const std::string& client_ca,
+                           Set* next) {
+    BIO* bio = BIO_new_file(cert_path.c_str(), "r");
+    if (bio == nullptr) {
+      ERR_clear_error();
+      return absl::NotFoundError(Cat(cert_path, ": cannot open the certificate"));
+    }
+    next->leaf = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
+    if (next->leaf != nullptr) {
+      next->chain = sk_X509_new_null();
+      while (X509* extra = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) sk_X509_push(next->chain, extra);
+    }
+    BIO_free(bio);
+    ERR_clear_error();
+    if (next->leaf == nullptr) return absl::InvalidArgumentError(Cat(cert_path, ": no PEM certificate in it"));
+    bio = BIO_new_file(key_path.c_str(), "r");
+    if (bio == nullptr) {
+      ERR_clear_error();
+      return absl::NotFoundError(Cat(key_path, ": cannot open the key"));
+    }
+    next->key = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
+    BIO_free(bio);
+    ERR_clear_error();
+    if (next->key == nullptr) return absl::InvalidArgumentError(Cat(key_path, ": no PEM private key in it"));
+    if (X509_check_private_key(next->leaf, next->key) != 1) {
+      ERR_clear_error();
+      return absl::InvalidArgumentError(Cat(key_path, ": the key does not match ", cert_path));
+    }
+    if (client_ca.empty()) return absl::OkStatus();
+    return ReadClientCa(client_ca, next);
+  }
+
+  // The client CA bundle: one PEM certificate or more, and nothing else.
+  static absl::Status ReadClientCa(const std::string& path, Set* next) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+      return absl::InvalidArgumentError(Cat(path, ": a directory, not a client CA bundle (--client-ca)"));
+    }
+    BIO* bio = BIO_new_file(path.c_str(), "r");
+    if (bio == nullptr) {
+      ERR_clear_error();
+      return absl::NotFoundError(Cat(path, ": cannot open the client CA bundle (--client-ca)"));
+    }
+    next->ca_store = X509_STORE_new();
+    next->ca_names = sk_X509_NAME_new_null();
+    int count = 0;
+    bool junk = false;
+    for (;;) {
+      X509* ca = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
+      if (ca == nullptr) {
+        // The end of the file reads as "no start line"; anything else is a
+        // block that is not a certificate.
+        unsigned long e = ERR_peek_last_error();
+        junk = !(ERR_GET_LIB(e) == ERR_LIB_PEM && ERR_GET_REASON(e) == PEM_R_NO_START_LINE);
+        break;
+      }
+      bool added = X509_STORE_add_cert(next->ca_store, ca) == 1;
+      X509_NAME* name = X509_NAME_dup(X509_get_subject_name(ca));
+      if (name != nullptr) sk_X509_NAME_push(next->ca_names, name);
+      X509_free(ca);
+      if (!added) {
+        unsigned long e = ERR_peek_last_error();
+        // The same CA given twice is harmless.
+        if (ERR_GET_REASON(e) != X509_R_CERT_ALREADY_IN_HASH_TABLE) {
+          ERR_clear_error();
+          BIO_free(bio);
+          return absl::InvalidArgumentError(Cat(path, ": certificate ", count + 1, " cannot be used as a CA"));
+        }
+      }
+      ERR_clear_error();
+      ++count;
+    }
+    BIO_free(bio);
+    ERR_clear_error();
+    if (junk) {
+      return absl::InvalidArgumentError(Cat(path, ": certificate ", count + 1,
+                                            " is not a PEM certificate (--client-ca wants the CA certificates, "
+                                            "PEM, one after another)"));
+    }
+    if (count == 0) {
+      std::uintmax_t size = std::filesystem::file_size(path, ec);
+      return absl::InvalidArgumentError(
+          Cat(path, ec || size > 0 ? ": no PEM certificate in it" : ": empty",
+              " (--client-ca wants the PEM certificates of the CAs that sign client certificates)"));
+    }
+    return absl::OkStatus();
+  }
+
   std::mutex mu_;
-  Pair current_;
+  Set current_;
 };
 
 // ---- the server ---------------------------------------------------------------------
@@ -442,7 +549,7 @@ class Server {
   // Loads the files again; on any fault the current state keeps serving.
   void Reload(std::string_view why) {
     absl::StatusOr<std::shared_ptr<const PolicyState>> next = PolicyState::Load(options_.files, options_.mapping.join);
-    absl::Status certs = certificates_.Load(options_.tls_cert, options_.tls_key);
+    absl::Status certs = certificates_.Load(options_.tls_cert, options_.tls_key, options_.client_ca);
     if (!certs.ok()) {
       // The handshakes keep the certificate they have; the failure counts.
       metrics_.reload_failures.fetch_add(1);
@@ -463,11 +570,24 @@ class Server {
                      (*next)->engine().policy_count(), " policies"));
   }
 
-  // Answers a request the connection has read whole (its body inflated).
-  void Handle(const HttpRequest& q, Response& r) {
+  // Answers a request the connection has read whole (its body inflated),
+  // on the TLS listener or the admin listener (admin). With an admin
+  // listener, /v1/authorize and /metrics are answered there only, and the
+  // webhooks' endpoints on the TLS listener only; the probes on both.
+  void Handle(const HttpRequest& q, Response& r, bool admin) {
     const std::string& m = q.method;
     bool get = m == "GET" || m == "HEAD";
-    if (q.path == "/v1/authorize" || q.path == "/v1/admission" || q.path == "/v1/authorization") {
+    bool local = q.path == "/v1/authorize" || q.path == "/metrics";
+    bool webhook = q.path == "/v1/admission" || q.path == "/v1/authorization";
+    if (options_.has_admin() && local && !admin) {
+      return Error(q, r, 404, " on this listener: it is served on the admin listener (--admin-listen)");
+    }
+    if (admin && webhook) return Error(q, r, 404, " on the admin listener: it is served over TLS (--listen)");
+    if (q.path == "/metrics") {
+      if (!get) return Error(q, r, 405, "GET");
+      return r.set_content(metrics_.Render(*State()), "text/plain; version=0.0.4");
+    }
+    if (local || webhook) {
       if (m != "POST") return Error(q, r, 405, "POST");
       // curl's --data sends this type; such bodies were limited to 8 KiB
       // before (cpp-httplib's rule), and a client that relies on the message
@@ -478,10 +598,9 @@ class Server {
       if (q.path == "/v1/authorize") return Authorize(q, r);
       return Review(q.path == "/v1/admission" ? kAdmission : kAuthorization, q, r);
     }
-    if (q.path == "/healthz" || q.path == "/readyz" || q.path == "/metrics") {
+    if (q.path == "/healthz" || q.path == "/readyz") {
       if (!get) return Error(q, r, 405, "GET");
       if (q.path == "/healthz") return r.set_content("ok\n", "text/plain");
-      if (q.path == "/metrics") return r.set_content(metrics_.Render(*State()), "text/plain; version=0.0.4");
       if (draining_.load()) {
         r.status = 503;
         return r.set_content("draining\n", "text/plain");
@@ -497,7 +616,7 @@ class Server {
   void Error(const HttpRequest& q, Response& r, int status, std::string_view detail) {
     std::string message;
     switch (status) {
-      case 404: message = Cat("no endpoint ", q.method, " ", q.path); break;
+      case 404: message = Cat("no endpoint ", q.method, " ", q.path, S(detail)); break;
       case 405:
         message = Cat(q.method, " is not allowed on ", q.path, " (", S(detail), ")");
         r.headers.emplace_back("Allow", S(detail));
@@ -683,7 +802,14 @@ class ClientBudget {
   std::unordered_map<std::string, size_t> open_;
 };
 
-// One event loop: a thread, an epoll set, the listening socket shared with
+// A listening socket: the TLS listener, or the admin listener (plain HTTP,
+// local: /v1/authorize and /metrics).
+struct Listener {
+  int fd = -1;
+  bool admin = false;
+};
+
+// One event loop: a thread, an epoll set, the listening sockets shared with
 // the other loops (EPOLLEXCLUSIVE wakes one of them), and the connections it
 // accepted, at most its share of maxConnections: a loop that is full closes
 // its own connection that waited longest without a whole request head, so
@@ -691,9 +817,9 @@ class ClientBudget {
 // A connection's request is answered on the loop's thread.
 class Loop {
  public:
-  Loop(Server* server, const ServerOptions& options, SSL_CTX* ctx, int listen_fd, ClientBudget* budget,
-       size_t max_connections)
-      : server_(server), options_(options), ctx_(ctx), listen_fd_(listen_fd), budget_(budget),
+  Loop(Server* server, const ServerOptions& options, SSL_CTX* ctx, std::vector<Listener> listeners,
+       ClientBudget* budget, size_t max_connections)
+      : server_(server), options_(options), ctx_(ctx), listeners_(std::move(listeners)), budget_(budget),
         max_connections_(max_connections) {
     limits_.max_head_bytes = options.max_header_bytes;
     limits_.max_headers = options.max_headers;
@@ -709,9 +835,11 @@ class Loop {
     wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (epoll_fd_ < 0 || wake_fd_ < 0) return false;
     struct epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLEXCLUSIVE;
-    ev.data.u64 = kListenTag;
-    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev) != 0) return false;
+    for (size_t i = 0; i < listeners_.size(); ++i) {
+      ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+      ev.data.u64 = kListenTag + i;
+      if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listeners_[i].fd, &ev) != 0) return false;
+    }
     ev.events = EPOLLIN;
     ev.data.u64 = kWakeTag;
     return epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev) == 0;
@@ -730,8 +858,8 @@ class Loop {
       int n = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), again_.empty() ? 100 : 0);
       for (int i = 0; i < n; ++i) {
         uint64_t tag = events[i].data.u64;
-        if (tag == kListenTag) {
-          if (!stopping_) Accept();
+        if (tag >= kListenTag && tag < kListenTag + listeners_.size()) {
+          if (!stopping_) Accept(listeners_[tag - kListenTag]);
         } else if (tag == kWakeTag) {
           uint64_t v;
           [[maybe_unused]] ssize_t r = read(wake_fd_, &v, sizeof v);
@@ -761,7 +889,7 @@ class Loop {
 
  private:
   static constexpr uint64_t kListenTag = uint64_t{1} << 40;
-  static constexpr uint64_t kWakeTag = (uint64_t{1} << 40) + 1;
+  static constexpr uint64_t kWakeTag = uint64_t{1} << 41;
   // kLinger: the answer was sent and the connection is closing; what the
   // client still sends is read and dropped for a moment, so that the close
   // does not reset the connection before the client has read the answer.
@@ -770,7 +898,8 @@ class Loop {
   struct Conn {
     explicit Conn(const HttpLimits& limits) : parser(limits) {}
     int fd = -1;
-    SSL* ssl = nullptr;
+    SSL* ssl = nullptr;  // null on the admin listener: plain HTTP
+    bool admin = false;
     std::string client;
     Phase phase = kHandshake;
     Clock::time_point since, deadline;
@@ -794,11 +923,11 @@ class Loop {
     c.deadline = c.since + timeout;
   }
 
-  void Accept() {
+  void Accept(const Listener& listener) {
     for (int i = 0; i < 64; ++i) {
       struct sockaddr_storage addr{};
       socklen_t len = sizeof addr;
-      int fd = accept4(listen_fd_, reinterpret_cast<struct sockaddr*>(&addr), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      int fd = accept4(listener.fd, reinterpret_cast<struct sockaddr*>(&addr), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) {
         // EAGAIN: another loop took it, or none is left. Out of descriptors
         // or memory: the socket stays readable, so stop listening for a
@@ -823,20 +952,25 @@ class Loop {
         continue;
       }
       int one = 1;
-      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      if (addr.ss_family != AF_UNIX) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       auto conn = std::make_unique<Conn>(limits_);
       conn->fd = fd;
+      conn->admin = listener.admin;
       conn->client = std::move(client);
-      conn->ssl = SSL_new(ctx_);
-      if (conn->ssl == nullptr || SSL_set_fd(conn->ssl, fd) != 1) {
-        ERR_clear_error();
-        if (conn->ssl) SSL_free(conn->ssl);
-        budget_->Give(conn->client);
-        close(fd);
-        continue;
+      if (listener.admin) {
+        Enter(*conn, kIdle, Seconds(options_.idle_timeout_seconds));
+      } else {
+        conn->ssl = SSL_new(ctx_);
+        if (conn->ssl == nullptr || SSL_set_fd(conn->ssl, fd) != 1) {
+          ERR_clear_error();
+          if (conn->ssl) SSL_free(conn->ssl);
+          budget_->Give(conn->client);
+          close(fd);
+          continue;
+        }
+        SSL_set_accept_state(conn->ssl);
+        Enter(*conn, kHandshake, Seconds(options_.handshake_timeout_seconds));
       }
-      SSL_set_accept_state(conn->ssl);
-      Enter(*conn, kHandshake, Seconds(options_.handshake_timeout_seconds));
       struct epoll_event ev{};
       ev.events = EPOLLIN;
       ev.data.u64 = static_cast<uint64_t>(fd);
@@ -851,19 +985,24 @@ class Loop {
 
   void PauseAccepting() {
     if (accept_paused_) return;
-    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
+    for (const Listener& l : listeners_) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, l.fd, nullptr);
     accept_paused_ = true;
     resume_accepting_at_ = Clock::now() + std::chrono::milliseconds(100);
   }
   void ResumeAccepting() {
-    struct epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLEXCLUSIVE;
-    ev.data.u64 = kListenTag;
-    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev);
+    for (size_t i = 0; i < listeners_.size(); ++i) {
+      struct epoll_event ev{};
+      ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+      ev.data.u64 = kListenTag + i;
+      epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listeners_[i].fd, &ev);
+    }
     accept_paused_ = false;
   }
 
+  // The client's address, for its budget; the clients of the admin unix
+  // socket are one client.
   static std::string ClientOf(const struct sockaddr_storage& addr) {
+    if (addr.ss_family == AF_UNIX) return "unix";
     char buf[INET6_ADDRSTRLEN] = "";
     if (addr.ss_family == AF_INET) {
       inet_ntop(AF_INET, &reinterpret_cast<const struct sockaddr_in*>(&addr)->sin_addr, buf, sizeof buf);
@@ -895,7 +1034,7 @@ class Loop {
 
   void Close(Conn& c) {
     epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
-    SSL_free(c.ssl);
+    if (c.ssl != nullptr) SSL_free(c.ssl);
     close(c.fd);
     budget_->Give(c.client);
     server_->metrics().connections_open.fetch_sub(1, std::memory_order_relaxed);
@@ -904,7 +1043,9 @@ class Loop {
 
   void BeginDrain() {
     stopping_ = true;
-    if (!accept_paused_) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
+    if (!accept_paused_) {
+      for (const Listener& l : listeners_) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, l.fd, nullptr);
+    }
     std::vector<Conn*> idle;
     for (auto& [fd, c] : conns_) {
       if ((c->phase == kHandshake || c->phase == kIdle) && c->out.empty()) idle.push_back(c.get());
@@ -980,7 +1121,7 @@ class Loop {
     }
     Response r;
     try {
-      server_->Handle(q, r);
+      server_->Handle(q, r, c.admin);
     } catch (const std::exception& e) {  // std::bad_alloc from a large request, say
       return Fail(c, 500, Cat("internal error: ", e.what()));
     }
@@ -1008,8 +1149,16 @@ class Loop {
     }
   }
 
-  // Records what OpenSSL waits for; false on a fault (the connection must close).
+  // Records what OpenSSL (or, for a plain connection, the socket) waits
+  // for; false on a fault (the connection must close).
   bool Blocked(Conn& c, int rc) {
+    if (c.ssl == nullptr) {
+      if (rc == kWouldBlockRead || rc == kWouldBlockWrite) {
+        c.want_write = rc == kWouldBlockWrite;
+        return true;
+      }
+      return false;
+    }
     int e = SSL_get_error(c.ssl, rc);
     ERR_clear_error();
     if (e == SSL_ERROR_WANT_READ) {
@@ -1036,7 +1185,20 @@ class Loop {
         ERR_clear_error();
         int rc = SSL_accept(c.ssl);
         if (rc != 1) {
-          if (!Blocked(c, rc)) return Close(c);
+          if (options_.client_ca.empty()) {
+            if (!Blocked(c, rc)) return Close(c);
+          } else {
+            // Read before Blocked() clears OpenSSL's error queue.
+            std::optional<Metrics::CertRefusal> refusal = CertificateRefused(c);
+            if (!Blocked(c, rc)) {
+              if (!refusal) return Close(c);
+              // OpenSSL has sent its alert; a close now, with the request a
+              // TLS 1.3 client sends at once unread, would reset the
+              // connection before the client reads why.
+              server_->metrics().client_certificates_refused[*refusal].fetch_add(1);
+              return StartLinger(c, false);
+            }
+          }
           break;
         }
         Enter(c, kIdle, Seconds(options_.idle_timeout_seconds));
@@ -1045,7 +1207,8 @@ class Loop {
       if (c.out_off < c.out.size()) {
         ERR_clear_error();
         size_t left = std::min<size_t>(c.out.size() - c.out_off, INT_MAX);
-        int n = SSL_write(c.ssl, c.out.data() + c.out_off, static_cast<int>(left));
+        int n = c.ssl != nullptr ? SSL_write(c.ssl, c.out.data() + c.out_off, static_cast<int>(left))
+                                 : PlainWrite(c, c.out.data() + c.out_off, left);
         if (n <= 0) {
           if (!Blocked(c, n)) return Close(c);
           break;
@@ -1082,12 +1245,12 @@ class Loop {
       if (c.out.empty() && c.in_off == c.in.size()) {
         char buf[16384];
         ERR_clear_error();
-        int n = SSL_read(c.ssl, buf, sizeof buf);
+        int n = c.ssl != nullptr ? SSL_read(c.ssl, buf, sizeof buf) : PlainRead(c, buf, sizeof buf);
         if (n > 0) {
           c.in.append(buf, static_cast<size_t>(n));
           progress = true;
         } else {
-          int e = SSL_get_error(c.ssl, n);
+          int e = c.ssl != nullptr ? SSL_get_error(c.ssl, n) : n == 0 ? SSL_ERROR_ZERO_RETURN : SSL_ERROR_SYSCALL;
           if (e == SSL_ERROR_ZERO_RETURN) {
             ERR_clear_error();
             c.eof = true;
@@ -1110,9 +1273,44 @@ class Loop {
     }
   }
 
-  void StartLinger(Conn& c) {
+  // A plain connection's read and write, returning as SSL_read and
+  // SSL_write do: the bytes moved, 0 at the end of the stream, or below 0
+  // (kWouldBlockRead or kWouldBlockWrite when the socket is not ready).
+  static constexpr int kWouldBlockRead = -2, kWouldBlockWrite = -3;
+  static int PlainRead(Conn& c, char* buf, size_t size) {
+    for (;;) {
+      ssize_t n = recv(c.fd, buf, size, 0);
+      if (n >= 0) return static_cast<int>(n);
+      if (errno == EINTR) continue;
+      return errno == EAGAIN || errno == EWOULDBLOCK ? kWouldBlockRead : -1;
+    }
+  }
+  static int PlainWrite(Conn& c, const char* data, size_t size) {
+    for (;;) {
+      ssize_t n = send(c.fd, data, std::min<size_t>(size, INT_MAX), MSG_NOSIGNAL);
+      if (n > 0) return static_cast<int>(n);
+      if (n < 0 && errno == EINTR) continue;
+      return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? kWouldBlockWrite : -1;
+    }
+  }
+
+  // Why a handshake that failed was refused, when it was for the client
+  // certificate: none was sent, or it did not verify.
+  static std::optional<Metrics::CertRefusal> CertificateRefused(Conn& c) {
+    if (SSL_get_verify_result(c.ssl) != X509_V_OK) return Metrics::kCertUnverified;
+    for (unsigned long e : {ERR_peek_error(), ERR_peek_last_error()}) {
+      if (ERR_GET_LIB(e) != ERR_LIB_SSL) continue;
+      if (ERR_GET_REASON(e) == SSL_R_PEER_DID_NOT_RETURN_A_CERTIFICATE) return Metrics::kCertMissing;
+      if (ERR_GET_REASON(e) == SSL_R_CERTIFICATE_VERIFY_FAILED) return Metrics::kCertUnverified;
+    }
+    return std::nullopt;
+  }
+
+  // close_notify: false after a TLS fault (OpenSSL has sent an alert, and
+  // the connection may not be shut down).
+  void StartLinger(Conn& c, bool close_notify = true) {
     ERR_clear_error();
-    SSL_shutdown(c.ssl);  // our close_notify; the client's is not awaited
+    if (c.ssl != nullptr && close_notify) SSL_shutdown(c.ssl);  // ours; the client's is not awaited
     ERR_clear_error();
     shutdown(c.fd, SHUT_WR);
     c.phase = kLinger;
@@ -1142,7 +1340,7 @@ class Loop {
   Server* server_;
   const ServerOptions& options_;
   SSL_CTX* ctx_;
-  int listen_fd_;
+  std::vector<Listener> listeners_;
   ClientBudget* budget_;
   size_t max_connections_;
   HttpLimits limits_;
@@ -1184,6 +1382,106 @@ int Listen(const std::string& host, int port, int* bound_port) {
   return fd;
 }
 
+// The admin listener's unix socket: made with mode 0600 (0660 and of a group
+// when one is given: the group is set before the mode), after a socket file
+// left behind by a server that is gone (nothing accepts on it) is removed;
+// removed when the server stops, if it is still the one this server made.
+class UnixSocket {
+ public:
+  UnixSocket() = default;
+  UnixSocket(const UnixSocket&) = delete;
+  UnixSocket& operator=(const UnixSocket&) = delete;
+  ~UnixSocket() { Remove(); }
+
+  // Listens on path, non-blocking; an error says why not. group: -1, or the
+  // group whose members may connect too.
+  absl::StatusOr<int> Listen(const std::string& path, gid_t group) {
+    struct sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (path.size() >= sizeof addr.sun_path) {
+      return absl::InvalidArgumentError(
+          Cat("unix:", path, ": the path is longer than ", sizeof addr.sun_path - 1, " bytes"));
+    }
+    std::copy(path.begin(), path.end(), addr.sun_path);
+    auto* sa = reinterpret_cast<struct sockaddr*>(&addr);
+    struct stat st{};
+    if (lstat(path.c_str(), &st) == 0) {
+      if (!S_ISSOCK(st.st_mode)) {
+        return absl::AlreadyExistsError(Cat(path, ": exists and is not a socket (not replaced)"));
+      }
+      // A socket file: in use if something accepts on it, else stale.
+      int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (probe < 0) return absl::InternalError(Cat(path, ": cannot make a socket"));
+      int rc = connect(probe, sa, sizeof addr);
+      int err = errno;
+      close(probe);
+      if (rc == 0) {
+        return absl::AlreadyExistsError(Cat(path, ": a server is listening on it (another charter serve?)"));
+      }
+      if (err != ECONNREFUSED) {
+        return absl::PermissionDeniedError(
+            Cat(path, ": cannot tell whether a server listens on it: ", std::strerror(err)));
+      }
+      if (unlink(path.c_str()) != 0) {
+        return absl::PermissionDeniedError(Cat(path, ": cannot remove the stale socket: ", std::strerror(errno)));
+      }
+    }
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return absl::InternalError(Cat(path, ": cannot make a socket"));
+    // The mode is set as the file is made (the umask, which is the
+    // process's: no other thread makes files at this point), so that no
+    // other user may connect before the chmod below.
+    mode_t old = umask(0177);
+    int rc = bind(fd, sa, sizeof addr);
+    int err = errno;
+    umask(old);
+    if (rc != 0) {
+      close(fd);
+      return absl::PermissionDeniedError(Cat("unix:", path, ": cannot listen: ", std::strerror(err)));
+    }
+    if (lstat(path.c_str(), &st) == 0) {
+      path_ = path;
+      dev_ = st.st_dev;
+      ino_ = st.st_ino;
+    }
+    bool grouped = group != static_cast<gid_t>(-1);
+    if ((grouped && chown(path.c_str(), static_cast<uid_t>(-1), group) != 0) ||
+        chmod(path.c_str(), grouped ? 0660 : 0600) != 0 || listen(fd, SOMAXCONN) != 0) {
+      err = errno;
+      close(fd);
+      Remove();
+      return absl::PermissionDeniedError(Cat("unix:", path, ": cannot listen: ", std::strerror(err)));
+    }
+    return fd;
+  }
+
+  void Remove() {
+    if (path_.empty()) return;
+    struct stat st{};
+    if (lstat(path_.c_str(), &st) == 0 && st.st_dev == dev_ && st.st_ino == ino_) unlink(path_.c_str());
+    path_.clear();
+  }
+
+ private:
+  std::string path_;
+  dev_t dev_ = 0;
+  ino_t ino_ = 0;
+};
+
+// A group by name, or by number.
+absl::StatusOr<gid_t> GroupId(const std::string& name) {
+  std::vector<char> buf(16384);
+  struct group g{};
+  struct group* found = nullptr;
+  if (getgrnam_r(name.c_str(), &g, buf.data(), buf.size(), &found) == 0 && found != nullptr) return found->gr_gid;
+  unsigned long n = 0;
+  auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), n);
+  if (ec == std::errc() && end == name.data() + name.size() && n < static_cast<unsigned long>(INT_MAX)) {
+    return static_cast<gid_t>(n);
+  }
+  return absl::NotFoundError(Cat("`", name, "` is not a group here (a name or a number)"));
+}
+
 // The names, in the directories watched, whose change means a reload: the
 // files themselves and Kubernetes' "..data" (a ConfigMap or Secret volume
 // swaps that symlink to update its files).
@@ -1200,7 +1498,8 @@ Watch StartWatch(const ServerOptions& options) {
     return w;
   }
   std::map<std::string, std::vector<std::string>> by_dir;
-  std::vector<std::string> files = {options.files.bundle, options.files.entities, options.tls_cert, options.tls_key};
+  std::vector<std::string> files = {options.files.bundle, options.files.entities, options.tls_cert, options.tls_key,
+                                    options.client_ca};
   files.insert(files.end(), options.files.schemas.begin(), options.files.schemas.end());
   for (const std::string& f : files) {
     if (f.empty()) continue;
@@ -1269,6 +1568,40 @@ absl::Status ParseListen(std::string_view listen, ServerOptions* options) {
   return absl::OkStatus();
 }
 
+absl::Status ParseAdminListen(std::string_view listen, ServerOptions* options) {
+  constexpr std::string_view kWhat =
+      "the admin listener is plain HTTP, for this machine only: give unix:PATH, 127.0.0.1:PORT or [::1]:PORT";
+  if (listen.substr(0, 5) == "unix:") {
+    std::string_view path = listen.substr(5);
+    if (path.empty()) return absl::InvalidArgumentError(Cat("`", S(listen), "`: the socket's path is empty"));
+    if (path.size() >= sizeof(sockaddr_un::sun_path)) {
+      return absl::InvalidArgumentError(
+          Cat("`", S(listen), "`: the path is longer than ", sizeof(sockaddr_un::sun_path) - 1, " bytes"));
+    }
+    options->admin_unix = S(path);
+    return absl::OkStatus();
+  }
+  ServerOptions parsed;
+  if (absl::Status s = ParseListen(listen, &parsed); !s.ok()) {
+    return absl::InvalidArgumentError(Cat(S(s.message()), ": ", S(kWhat)));
+  }
+  bool loopback = false;
+  struct in_addr v4{};
+  struct in6_addr v6{};
+  bool empty_host = listen.substr(0, listen.rfind(':')).empty();
+  if (!empty_host && inet_pton(AF_INET, parsed.host.c_str(), &v4) == 1) {
+    loopback = (ntohl(v4.s_addr) >> 24) == 127;
+  } else if (!empty_host && inet_pton(AF_INET6, parsed.host.c_str(), &v6) == 1) {
+    loopback = IN6_IS_ADDR_LOOPBACK(&v6);
+  }
+  if (!loopback) {
+    return absl::InvalidArgumentError(Cat("`", S(listen), "` is not a loopback address: ", S(kWhat)));
+  }
+  options->admin_host = parsed.host;
+  options->admin_port = parsed.port;
+  return absl::OkStatus();
+}
+
 int Serve(const ServerOptions& options) {
   // Signals are taken by one thread through a signalfd: blocked here, before
   // any thread starts, so that every thread inherits the mask.
@@ -1291,7 +1624,7 @@ int Serve(const ServerOptions& options) {
     return 1;
   }
   Server server(options, *state);
-  if (absl::Status s = server.certificates().Load(options.tls_cert, options.tls_key); !s.ok()) {
+  if (absl::Status s = server.certificates().Load(options.tls_cert, options.tls_key, options.client_ca); !s.ok()) {
     Say(Cat("error: ", OneLine(s.message())));
     return 1;
   }
@@ -1323,6 +1656,52 @@ int Serve(const ServerOptions& options) {
   SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
                                   SSL_MODE_RELEASE_BUFFERS);
   SSL_CTX_set_cert_cb(ctx.get(), &Certificates::Select, &server.certificates());
+  if (!options.client_ca.empty()) {
+    // Every handshake asks for a client certificate and fails without one
+    // that verifies against the CAs Certificates::Select installs. No
+    // session is resumed, so that every connection is checked against the
+    // CAs loaded when it is made (a reload may have replaced them).
+    SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+    SSL_CTX_set_verify_depth(ctx.get(), options.client_chain_depth);
+    static const unsigned char kSessionContext[] = "charter serve";
+    SSL_CTX_set_session_id_context(ctx.get(), kSessionContext, sizeof kSessionContext - 1);
+    SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_OFF);
+    SSL_CTX_set_options(ctx.get(), SSL_OP_NO_TICKET);
+    SSL_CTX_set_num_tickets(ctx.get(), 0);
+  }
+
+  // The admin listener first: if it cannot be had, nothing listens.
+  UnixSocket admin_socket;
+  int admin_fd = -1, admin_port = 0;
+  std::string admin_where;
+  if (!options.admin_unix.empty()) {
+    gid_t group = static_cast<gid_t>(-1);
+    if (!options.admin_group.empty()) {
+      absl::StatusOr<gid_t> g = GroupId(options.admin_group);
+      if (!g.ok()) {
+        Say(Cat("error: --admin-group: ", OneLine(g.status().message())));
+        return 1;
+      }
+      group = *g;
+    }
+    absl::StatusOr<int> fd = admin_socket.Listen(options.admin_unix, group);
+    if (!fd.ok()) {
+      Say(Cat("error: --admin-listen: ", OneLine(fd.status().message())));
+      return 1;
+    }
+    admin_fd = *fd;
+    admin_where = Cat("unix:", options.admin_unix);
+  } else if (options.admin_port >= 0) {
+    admin_fd = Listen(options.admin_host, options.admin_port, &admin_port);
+    if (admin_fd < 0) {
+      Say(Cat("error: --admin-listen: cannot listen on ", options.admin_host, ":", options.admin_port,
+              " (in use, or not an address here)"));
+      return 1;
+    }
+    std::string h = options.admin_host.find(':') != std::string::npos ? Cat("[", options.admin_host, "]")
+                                                                       : options.admin_host;
+    admin_where = Cat("http://", h, ":", admin_port);
+  }
 
   int port = 0;
   int listen_fd = Listen(options.host, options.port, &port);
@@ -1341,7 +1720,9 @@ int Serve(const ServerOptions& options) {
   for (int i = 0; i < threads; ++i) {
     // maxConnections shared out: the first loops take the remainder.
     size_t share = static_cast<size_t>(options.max_connections / threads + (i < options.max_connections % threads));
-    loops.push_back(std::make_unique<Loop>(&server, options, ctx.get(), listen_fd, &budget, share));
+    std::vector<Listener> listeners = {{listen_fd, false}};
+    if (admin_fd >= 0) listeners.push_back({admin_fd, true});
+    loops.push_back(std::make_unique<Loop>(&server, options, ctx.get(), std::move(listeners), &budget, share));
     if (!loops.back()->Open()) {
       Say("error: cannot set up the event loops (epoll)");
       close(listen_fd);
@@ -1349,6 +1730,12 @@ int Serve(const ServerOptions& options) {
     }
   }
   std::string host = options.host.find(':') != std::string::npos ? Cat("[", options.host, "]") : options.host;
+  if (!options.client_ca.empty()) {
+    int cas = server.certificates().client_ca_count();
+    Say(Cat("client certificates required, verified against ", options.client_ca, " (", cas, " CA certificate",
+            cas == 1 ? "" : "s", ")"));
+  }
+  if (admin_fd >= 0) Say(Cat("admin listening on ", admin_where, " (/v1/authorize, /metrics, /healthz, /readyz)"));
   Say(Cat("listening on https://", host, ":", port, " (bundle ", (*state)->bundle_hash(), ", ",
           (*state)->engine().policy_count(), " policies",
           (*state)->schema() == nullptr ? ""
@@ -1397,6 +1784,8 @@ int Serve(const ServerOptions& options) {
   for (auto& loop : loops) loop->Stop();
   for (std::thread& t : workers) t.join();
   close(listen_fd);
+  if (admin_fd >= 0) close(admin_fd);
+  admin_socket.Remove();
   log.reset();  // writes what is queued, within decisionLog.stopTimeoutSeconds
   if (watch.fd >= 0) close(watch.fd);
   close(sfd);

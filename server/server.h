@@ -22,8 +22,20 @@ namespace charter::server {
 struct ServerOptions {
   PolicyFiles files;
   std::string tls_cert, tls_key;
+  // --client-ca: PEM certificates of the CAs whose client certificates the
+  // TLS listener requires; empty: no client certificate is asked for.
+  std::string client_ca;
   std::string host = "127.0.0.1";
   int port = 8443;
+  // --admin-listen: /v1/authorize and /metrics on a listener of their own,
+  // plain HTTP, for this machine only: a unix socket (admin_unix), or a
+  // loopback address and port (admin_host, admin_port). Neither set: no
+  // admin listener, and the TLS listener serves every endpoint.
+  std::string admin_unix;
+  std::string admin_group;  // --admin-group: the unix socket is 0660 and of this group
+  std::string admin_host;
+  int admin_port = -1;
+  bool has_admin() const { return !admin_unix.empty() || admin_port >= 0; }
   std::string decision_log;  // a file, "-" for stdout, empty for none
 
   // From --config (docs/server.md, "Configuration").
@@ -43,6 +55,7 @@ struct ServerOptions {
   int max_connections = 256;                         // open at once, in all
   int max_connections_per_client = 128;              // open at once from one client address
   int threads = 0;                                   // event loops; 0: one a core
+  int client_chain_depth = 4;                        // CAs between a client certificate and its trusted CA
   size_t decision_log_queue = 8192;                  // lines waiting to be written; more are dropped
   size_t decision_log_queue_bytes = size_t{16} << 20;  // their bytes; more are dropped
   int decision_log_stop_timeout_seconds = 5;         // on SIGTERM, for a blocked output
@@ -51,6 +64,10 @@ struct ServerOptions {
 
 // Parses "ADDR:PORT" ("127.0.0.1:8443", "[::1]:8443", ":8443").
 absl::Status ParseListen(std::string_view listen, ServerOptions* options);
+
+// Parses --admin-listen: "unix:PATH", or a loopback "127.0.0.1:PORT" or
+// "[::1]:PORT" (any other address is refused: the listener is plain HTTP).
+absl::Status ParseAdminListen(std::string_view listen, ServerOptions* options);
 
 // Reads the JSON configuration file into *options.
 absl::Status LoadConfig(const std::string& path, ServerOptions* options);

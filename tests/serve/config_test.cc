@@ -41,5 +41,50 @@ TEST(ConfigTest, AnAcceleratorGivenTwiceIsRefused) {
       << message;
 }
 
+// --admin-listen: a unix socket or a loopback address; the listener is plain
+// HTTP, so any other address is refused.
+TEST(AdminListenTest, UnixAndLoopbackAreRead) {
+  ServerOptions unix_socket;
+  ASSERT_TRUE(ParseAdminListen("unix:/run/charter/admin.sock", &unix_socket).ok());
+  EXPECT_EQ(unix_socket.admin_unix, "/run/charter/admin.sock");
+  EXPECT_TRUE(unix_socket.has_admin());
+  ServerOptions v4;
+  ASSERT_TRUE(ParseAdminListen("127.0.0.1:9090", &v4).ok());
+  EXPECT_EQ(v4.admin_host, "127.0.0.1");
+  EXPECT_EQ(v4.admin_port, 9090);
+  ServerOptions v4_other;
+  ASSERT_TRUE(ParseAdminListen("127.0.0.2:0", &v4_other).ok());
+  EXPECT_EQ(v4_other.admin_port, 0);
+  ServerOptions v6;
+  ASSERT_TRUE(ParseAdminListen("[::1]:9090", &v6).ok());
+  EXPECT_EQ(v6.admin_host, "::1");
+  EXPECT_FALSE(ServerOptions().has_admin());
+}
+
+TEST(AdminListenTest, OtherAddressesAreRefused) {
+  for (const char* listen : {"10.0.0.1:9090", "0.0.0.0:9090", ":9090", "[::]:9090", "[2001:db8::1]:9090",
+                             "localhost:9090", "192.168.1.1:0"}) {
+    ServerOptions options;
+    absl::Status s = ParseAdminListen(listen, &options);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << listen;
+    EXPECT_NE(std::string(s.message()).find(std::string("`") + listen + "` is not a loopback address"),
+              std::string::npos)
+        << s.message();
+    EXPECT_FALSE(options.has_admin()) << listen;
+  }
+  ServerOptions options;
+  EXPECT_FALSE(ParseAdminListen("unix:", &options).ok());
+  EXPECT_FALSE(ParseAdminListen(std::string("unix:/") + std::string(200, 'x'), &options).ok());
+  EXPECT_FALSE(ParseAdminListen("127.0.0.1:99999", &options).ok());
+  EXPECT_FALSE(options.has_admin());
+}
+
+TEST(ConfigTest, ClientChainDepthIsALimit) {
+  ServerOptions options;
+  ASSERT_TRUE(Load(R"({"limits": {"clientChainDepth": 2}})", &options).ok());
+  EXPECT_EQ(options.client_chain_depth, 2);
+  EXPECT_FALSE(Load(R"({"limits": {"clientChainDepth": 17}})", &options).ok());
+}
+
 }  // namespace
 }  // namespace charter::server
