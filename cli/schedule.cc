@@ -358,7 +358,7 @@ void AddCommonFlags(CLI::App* app, ScheduleFlags* flags) {
 Command AddScheduleCommand(CLI::App& root) {
   auto flags = std::make_shared<ScheduleFlags>();
   CLI::App* app = root.add_subcommand("schedule", "Run one Kueue scheduling cycle over a state");
-  app->footer("Exit status: 0 once the cycle ran; 1 on any error.");
+  app->footer("Exit status: 0 once the cycle ran (with --fail-on-pending, 2 when a workload is pending after it); 1 on any error.");
   AddCommonFlags(app, flags.get());
   return Command{app, [flags] { return RunSchedule(*flags); }};
 }
@@ -366,7 +366,7 @@ Command AddScheduleCommand(CLI::App& root) {
 Command AddSimulateCommand(CLI::App& root) {
   auto flags = std::make_shared<ScheduleFlags>();
   CLI::App* app = root.add_subcommand("simulate", "Run scheduling cycles, applying each, until the state settles");
-  app->footer("Exit status: 0 once the cycles ran; 1 on any error.");
+  app->footer("Exit status: 0 once the cycles ran (with --fail-on-pending, 2 when a workload is pending at the end); 1 on any error.");
   AddCommonFlags(app, flags.get());
   app->add_option("--cycles", flags->cycles, "Run exactly N cycles (default: until stable, at most 1000)")
       ->type_name("N")
