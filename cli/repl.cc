@@ -16,12 +16,18 @@
 // attribute names; otherwise entries are read from stdin, so that sessions
 // can be scripted. Positions in errors are `<stdin>:LINE:COL` of the input.
 //
+// On a terminal, Ctrl-C cancels the entry being typed (a continued one
+// whole) and prompts afresh; while an entry runs it sets the flag that
+// Interrupted() reads (repl_output.h), and a second Ctrl-C before the entry
+// ends quits as Ctrl-C does elsewhere. Ctrl-D on an empty line quits.
+//
 // This file reads the entries and runs the loop; the session and its
 // loading are in repl_session.{h,cc}, the entries' commands in
 // repl_commands.cc, completion in repl_complete.{h,cc}, the shapes of input
 // in repl_words.{h,cc} and printing in repl_output.{h,cc}.
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -36,6 +42,7 @@
 #include "command.h"
 #include "files.h"
 #include "repl_complete.h"
+#include "repl_output.h"
 #include "repl_session.h"
 #include "repl_words.h"
 #include "report.h"
@@ -54,6 +61,20 @@ void SaveHistory(const std::string& path) {
   std::remove(tmp.c_str());
 }
 
+// Whether an entry is running (rather than being read), for the handler.
+volatile std::sig_atomic_t g_running = 0;
+
+// SIGINT on a terminal: sets the flag. While an entry runs, a second one
+// quits as SIGINT does by default, for an evaluation that does not end.
+void OnInterrupt(int) {
+  if (g_running != 0 && InterruptFlag() != 0) {
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+    return;
+  }
+  InterruptFlag() = 1;
+}
+
 // Reads entries, from a terminal (libedit) or from stdin.
 class Reader {
  public:
@@ -64,7 +85,16 @@ class Reader {
     bool open = false;
     for (;;) {
       std::string line;
+      InterruptFlag() = 0;
       if (!ReadLine(open ? "     ... " : "charter> ", &line)) {
+        if (terminal_ && InterruptFlag() != 0) {
+          // Ctrl-C: the entry is dropped, and a fresh prompt shown.
+          Out("\n");
+          entry->text.clear();
+          open = false;
+          continue;
+        }
+        if (terminal_ && !open) Out("\n");  // Ctrl-D: the shell's prompt on a line of its own
         if (!open) return false;
         break;  // end of input inside an entry: run what there is
       }
@@ -114,6 +144,11 @@ int RunRepl(const ReplFlags& flags) {
   std::optional<CompletionScope> completion;
   if (terminal) {
     completion.emplace(session);
+    struct sigaction action {};
+    action.sa_handler = OnInterrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0;  // no SA_RESTART: the read of a key returns, and readline() with it
+    sigaction(SIGINT, &action, nullptr);
     std::string history;
     if (const char* home = std::getenv("HOME"); home != nullptr) history = Cat(home, "/.charter_history");
     if (const char* h = std::getenv("CHARTER_HISTORY"); h != nullptr) history = h;
@@ -126,7 +161,11 @@ int RunRepl(const ReplFlags& flags) {
     // An entry that runs out of memory is reported, and the REPL goes on.
     try {
       InputStage stage("line " + std::to_string(entry.line), "running the entry");
-      if (!session.Run(entry)) break;
+      InterruptFlag() = 0;
+      g_running = 1;
+      bool go_on = session.Run(entry);
+      g_running = 0;
+      if (!go_on) break;
     } catch (const std::bad_alloc&) {
       PrintError(InputStage::OutOfMemoryMessage());
       InputStage::Clear();

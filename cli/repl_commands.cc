@@ -14,6 +14,7 @@
 #include "charter/charter.h"
 #include "charter/explain.h"
 #include "charter/json.h"
+#include "charter_support/nearest.h"
 #include "files.h"
 #include "repl_output.h"
 #include "repl_session.h"
@@ -29,21 +30,76 @@ constexpr char kHelp[] =
     "                        without a type is an Action), or a JSON request object\n"
     "  EXPRESSION            evaluate it against the entities and the current request:\n"
     "                        User::\"alice\" in Team::\"ml\", principal.level > 2, [1, 2].contains(2)\n"
-    "  :explain [REQUEST]    explain the decision on the current request, or on REQUEST\n"
+    "  :explain [--brief] [REQUEST]\n"
+    "                        explain the decision on the current request, or on REQUEST;\n"
+    "                        --brief shows only the policies that determined it\n"
     "  :eval EXPRESSION      evaluate, even what looks like a request\n"
     "  :request              show the current request\n"
-    "  :context [JSON]       set the context (of the current request and the next short forms)\n"
+    "  :context [RECORD]     set the context (of the current request and the next short forms):\n"
+    "                        a JSON object, or a Cedar record, {\"now\": datetime(\"2025-11-03T09:00:00Z\")}\n"
     "  :load policies FILE   load policies; :load entities FILE, :load schema FILE likewise\n"
     "  :load FILE            the same, the kind from the name (.cedar, .cedarschema, .json)\n"
-    "                        or else from what the file holds\n"
+    "                        or else from what the file holds; FILE may start with ~/\n"
     "  :edit [KIND]          edit the policies (or entities, schema) in $EDITOR, then load them\n"
     "  :reload               load the files again, after editing them\n"
     "  :policies             show the policy text\n"
     "  :entities [TYPE|UID]  count the entities by type; list a type; show an entity\n"
     "  :schema               show the schema\n"
     "  :help, :quit\n"
+    "A command may be shortened to a prefix that only it has (:ex for :explain).\n"
     "An entry continues on the next line after a `\\`, an operator, or while a bracket or string\n"
-    "is open; an empty line ends it.\n";
+    "is open; an empty line ends it. On a terminal, Ctrl-C drops the entry being typed (or stops\n"
+    "the one running), Ctrl-D on an empty line quits, Tab completes, and long output goes through\n"
+    "$PAGER (less -FRX).\n";
+
+// The commands, for prefixes and "did you mean"; `:q` and `:exit` are
+// also `:quit`, but only in full.
+const char* const kCommandNames[] = {":explain", ":eval",     ":request",  ":context", ":load",
+                                     ":edit",    ":reload",   ":policies", ":entities", ":schema",
+                                     ":help",    ":quit"};
+
+// The command `word` names: itself, or the one command it begins; empty
+// (and `*error` says why) when it names none or several.
+std::string ResolveCommand(const std::string& word, std::string* error) {
+  if (word == ":q" || word == ":exit") return ":quit";
+  std::vector<std::string> candidates;
+  for (const char* name : kCommandNames) {
+    if (word == name) return word;
+    if (std::string_view(name).substr(0, word.size()) == word) candidates.emplace_back(name);
+  }
+  if (candidates.size() == 1) return candidates[0];
+  if (candidates.size() > 1 && word.size() > 1) {
+    std::sort(candidates.begin(), candidates.end());
+    std::string list;
+    for (const std::string& c : candidates) CatAppend(&list, list.empty() ? "" : ", ", c);
+    *error = Cat("`", word, "` is ambiguous: ", list);
+    return "";
+  }
+  std::string best = support::NearestName(word, kCommandNames);
+  *error = Cat("unknown command `", word, "`", best.empty() ? " (:help lists them)" : Cat("; did you mean `", best, "`?"));
+  return "";
+}
+
+// `~` or `~/...` at the start of a file name: the home directory.
+std::string ExpandHome(const std::string& path) {
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || path.empty() || path[0] != '~' || (path.size() > 1 && path[1] != '/')) return path;
+  return home + path.substr(1);
+}
+
+// "LINE:COL" at the start of `message` (after `prefix`), as a number that
+// orders places; 0 when there is none.
+uint64_t PlaceOf(std::string_view message, std::string_view prefix) {
+  if (message.substr(0, prefix.size()) != prefix) return 0;
+  message.remove_prefix(prefix.size());
+  uint64_t line = 0, column = 0;
+  size_t i = 0;
+  while (i < message.size() && std::isdigit(static_cast<unsigned char>(message[i]))) line = line * 10 + (message[i++] - '0');
+  if (i == 0 || i >= message.size() || message[i++] != ':') return 0;
+  size_t start = i;
+  while (i < message.size() && std::isdigit(static_cast<unsigned char>(message[i]))) column = column * 10 + (message[i++] - '0');
+  return i == start ? 0 : (line << 32) | column;
+}
 
 // What a file holds, from the start of its content (its first 64 KiB): a
 // JSON array is entities; a JSON object is a policy set in Cedar's JSON form
@@ -146,21 +202,31 @@ bool Session::Run(const Entry& entry) {
   // The offset of the trimmed text in the entry, for positions.
   size_t lead = entry.text.find_first_not_of(" \t\r\n");
   entry_ = &entry;
-  if (line == ":quit" || line == ":q" || line == ":exit") return false;
-  std::string command = line[0] == ':' ? line.substr(0, line.find_first_of(" \t\n")) : "";
-  std::string rest = command.empty() ? "" : Trim(std::string_view(line).substr(command.size()));
-  if (command == ":quit" || command == ":q" || command == ":exit") {
-    Error(Cat("`", command, "` takes no arguments"));
+  std::string typed = line[0] == ':' ? line.substr(0, line.find_first_of(" \t\n")) : "";
+  std::string rest = typed.empty() ? "" : Trim(std::string_view(line).substr(typed.size()));
+  size_t rest_at = typed.empty() ? lead : entry.text.find(rest, lead + typed.size());
+  std::string command;
+  if (!typed.empty()) {
+    std::string error;
+    command = ResolveCommand(typed, &error);
+    if (command.empty()) {
+      Error(error);
+      return true;
+    }
+  }
+  if (command == ":quit") {
+    if (rest.empty()) return false;
+    Error(Cat("`", typed, "` takes no arguments"));
     return true;
   }
-  size_t rest_at = command.empty() ? lead : entry.text.find(rest, lead + command.size());
   if (command.empty()) {
     RequestOrExpression(line, lead);
   } else if (command == ":help") {
-    Out(kHelp);
+    Page(kHelp);
   } else if (command == ":load") {
     std::vector<Word> w = Words(rest);
     // `:load FILE`: the kind from the file's extension or its content.
+    for (Word& word : w) word.text = ExpandHome(word.text);
     std::string kind = w.size() == 1 ? LoadKindOf(w[0].text) : "";
     if (!kind.empty() && kind != "unreadable") w.insert(w.begin(), Word{kind, 0});
     if (kind == "unreadable") {
@@ -185,13 +251,13 @@ bool Session::Run(const Entry& entry) {
       Out("no policies loaded (:load policies FILE)\n");
     } else {
       const std::string& text = policies_->text();
-      Out(text.empty() || text.back() == '\n' ? text : text + "\n");
+      Page(text.empty() || text.back() == '\n' ? text : text + "\n");
     }
   } else if (command == ":entities") {
     ShowEntities(rest);
   } else if (command == ":schema") {
-    Out(schema_ == nullptr ? "no schema loaded (:load schema FILE)\n"
-                           : Cat("// ", schema_path_, "\n", schema_->ToCedar()));
+    Page(schema_ == nullptr ? "no schema loaded (:load schema FILE)\n"
+                            : Cat("// ", schema_path_, "\n", schema_->ToCedar()));
   } else if (command == ":context") {
     SetContext(rest, rest_at);
   } else if (command == ":request") {
@@ -204,8 +270,6 @@ bool Session::Run(const Entry& entry) {
     }
   } else if (command == ":explain") {
     Explain(rest, rest_at);
-  } else {
-    Error(Cat("unknown command `", command, "` (:help lists them)"));
   }
   return true;
 }
@@ -261,11 +325,15 @@ void Session::Evaluate(const std::string& text, size_t offset) {
     Report(v.status());
     return;
   }
+  if (Interrupted()) {
+    Error("interrupted");
+    return;
+  }
   if (!v->ok) {
     Error(Cat(kInputName, ":", v->error_where.line, ":", v->error_where.column, ": ", v->error));
     return;
   }
-  Out(v->value + "\n");
+  Page(v->value + "\n");
 }
 
 // A request from an entry (short form or JSON), with errors at their
@@ -348,8 +416,12 @@ void Session::Decide(const std::string& line, size_t offset) {
     Report(request.status());
     return;
   }
-  current_ = *request;
   Decision d = engine_->Authorize(*request, entities_);
+  if (Interrupted()) {
+    Error("interrupted");
+    return;
+  }
+  current_ = *request;
   std::string out = d.allowed ? "ALLOW" : "DENY";
   if (!d.reasons.empty()) {
     out += "  reasons:";
@@ -361,9 +433,20 @@ void Session::Decide(const std::string& line, size_t offset) {
   Out(out + "\n");
 }
 
-void Session::Explain(const std::string& rest, size_t rest_at) {
+void Session::Explain(std::string rest, size_t rest_at) {
   if (policies_ == nullptr) {
     Error("no policies loaded (:load policies FILE)");
+    return;
+  }
+  bool brief = false;
+  if (rest == "--brief" || rest.rfind("--brief ", 0) == 0 || rest.rfind("--brief\t", 0) == 0 ||
+      rest.rfind("--brief\n", 0) == 0) {
+    brief = true;
+    std::string after = Trim(std::string_view(rest).substr(7));
+    rest_at = after.empty() ? rest_at : entry_->text.find(after, rest_at + 7);
+    rest = after;
+  } else if (rest.rfind("--", 0) == 0) {
+    Error(Cat("unknown flag `", rest.substr(0, rest.find_first_of(" \t\n")), "`; :explain takes --brief"));
     return;
   }
   if (!rest.empty()) {
@@ -379,28 +462,63 @@ void Session::Explain(const std::string& rest, size_t rest_at) {
     return;
   }
   absl::StatusOr<Explanation> why = charter::Explain(*policies_, {}, *current_, entities_);
+  if (Interrupted()) {
+    Error("interrupted");
+    return;
+  }
   if (!why.ok()) {
     Report(why.status());
     return;
   }
-  Out(why->ToText(*policies_, ColorOnStdout()));
+  if (brief) {
+    // The decision, and the policies among its reasons only.
+    std::vector<PolicyExplanation> determining;
+    for (PolicyExplanation& p : why->policies) {
+      if (p.determining) determining.push_back(std::move(p));
+    }
+    why->policies = std::move(determining);
+  }
+  Page(why->ToText(*policies_, ColorOnStdout()));
 }
 
-void Session::SetContext(const std::string& json, size_t at) {
-  if (json.empty()) {
+void Session::SetContext(const std::string& text, size_t at) {
+  if (text.empty()) {
     Out(Cat("context: ", context_, "\n"));
     return;
   }
-  // Read as JSON at its place (errors point into the input), then as a
-  // request's context.
-  absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(Placed(json, at));
-  if (!doc.ok()) {
-    Error(Cat(kInputName, ":", doc.status().message()));
-    return;
-  }
-  std::string context = json;
-  for (char& c : context) {
-    if (c == '\n' || c == '\r') c = ' ';
+  // Read as JSON at its place (errors point into the input); failing that,
+  // as a Cedar expression whose value is a record (`datetime("...")`,
+  // `User::"alice"`, `ip("10.0.0.1")` as Cedar writes them), evaluated
+  // against the entities and the current request. When neither reads it,
+  // the error of the one that read further is the one shown.
+  std::string context;
+  absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(Placed(text, at));
+  if (doc.ok()) {
+    context = text;
+    for (char& c : context) {
+      if (c == '\n' || c == '\r') c = ' ';
+    }
+  } else {
+    std::string json_error = Cat(kInputName, ":", doc.status().message());
+    SourceFile source(kInputName, Placed(text, at));
+    absl::StatusOr<ExpressionValue> v =
+        EvaluateExpression(source, current_.has_value() ? &*current_ : nullptr, entities_);
+    if (!v.ok()) {
+      std::string cedar_error(v.status().message());
+      std::string prefix = Cat(kInputName, ":");
+      Error(PlaceOf(cedar_error, prefix) > PlaceOf(json_error, prefix) ? OneLine(cedar_error) : json_error);
+      return;
+    }
+    if (!v->ok) {
+      Error(Cat(kInputName, ":", v->error_where.line, ":", v->error_where.column, ": ", v->error));
+      return;
+    }
+    if (v->json.empty() || v->json[0] != '{' || v->value.empty() || v->value[0] != '{') {
+      SourceFile::Position p = source.PositionOf(static_cast<uint32_t>(source.text().size() - text.size()));
+      Error(Cat(kInputName, ":", p.line, ":", p.column, ": the context must be a record, not ", v->value));
+      return;
+    }
+    context = v->json;
   }
   absl::StatusOr<Request> r = Request::FromJson(
       Cat("{\"principal\": \"User::\\\"x\\\"\", \"action\": \"Action::\\\"x\\\"\", \"resource\": \"User::\\\"x\\\"\", "
@@ -472,9 +590,9 @@ void Session::ShowEntities(const std::string& arg) {
   if (arg.empty()) {
     std::map<std::string, size_t> counts;
     for (const EntityUid& e : entities_.Uids()) ++counts[e.type];
-    std::string out = Cat(entities_.size(), " entities from ", entities_path_, "\n");
+    std::string out = Cat(Count(entities_.size(), "entity", "entities"), " from ", entities_path_, "\n");
     for (const auto& [type, n] : counts) CatAppend(&out, "  ", type, ": ", n, "\n");
-    Out(out);
+    Page(out);
     return;
   }
   if (LooksLikeEntity(arg)) {
@@ -509,6 +627,10 @@ void Session::ShowEntities(const std::string& arg) {
   std::string out;
   size_t n = 0;
   for (const EntityUid& e : entities_.Uids()) {
+    if (Interrupted()) {
+      Error("interrupted");
+      return;
+    }
     if (e.type != arg) continue;
     CatAppend(&out, e.ToString(), "\n");
     ++n;
@@ -517,7 +639,7 @@ void Session::ShowEntities(const std::string& arg) {
     Error(Cat("no entities of type `", arg, "` (:entities lists the types)"));
     return;
   }
-  Out(out);
+  Page(out);
 }
 
 }  // namespace charter::cli

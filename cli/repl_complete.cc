@@ -1,6 +1,8 @@
 // Tab completion through libedit's readline interface (repl_complete.h).
 #include "repl_complete.h"
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -57,6 +59,31 @@ std::string BaseBefore(std::string_view line, size_t end) {
   return std::string(line.substr(i, end - i));
 }
 
+// The file names that complete `text` (`~/` too), a directory's with a `/`
+// after it, so that Tab goes on into it.
+// (libedit expands `~` from the password file, not $HOME, which the REPL's
+// `:load` reads: so `~` is expanded here, and put back in the matches.)
+void AddFiles(const char* text, std::vector<std::string>* matches) {
+  std::string word = text;
+  std::string home;
+  if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0' && !word.empty() && word[0] == '~' &&
+                                           (word.size() == 1 || word[1] == '/')) {
+    home = h;
+    if (home.back() == '/') home.pop_back();
+    word = home + (word.size() == 1 ? "/" : word.substr(1));
+  }
+  for (int state = 0;; ++state) {
+    char* m = rl_filename_completion_function(word.c_str(), state);
+    if (m == nullptr) break;
+    std::string path = m;
+    std::free(m);
+    struct stat st {};
+    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && path.back() != '/') path += '/';
+    if (!home.empty() && path.compare(0, home.size(), home) == 0) path = "~" + path.substr(home.size());
+    matches->push_back(std::move(path));
+  }
+}
+
 char** Complete(const char* text, int start, int /*end*/) {
   rl_attempted_completion_over = 1;
   rl_completion_append_character = ' ';
@@ -71,10 +98,11 @@ char** Complete(const char* text, int start, int /*end*/) {
     if (candidate.substr(0, word.size()) == word) matches.emplace_back(candidate);
   };
   if (before == ":load" || before == ":edit") {
+    // `:load FILE` too: the kinds, then the file names.
     for (const char* k : kLoadKinds) add(std::string_view(k).substr(0, std::strlen(k) - 1));
+    if (before == ":load") AddFiles(text, &matches);
   } else if (before == ":load policies" || before == ":load entities" || before == ":load schema") {
-    rl_attempted_completion_over = 0;
-    return rl_completion_matches(text, rl_filename_completion_function);
+    AddFiles(text, &matches);
   } else if (before.empty() && !word.empty() && word[0] == ':') {
     for (const char* c : kCommands) add(Trim(c));
   } else if (size_t dot = word.rfind('.'); dot != std::string_view::npos && BaseBefore(word, dot).size() > 0) {
@@ -99,6 +127,7 @@ char** Complete(const char* text, int start, int /*end*/) {
   if (matches.size() == 1 && matches[0].size() >= 3 && matches[0].compare(matches[0].size() - 3, 3, "::\"") == 0) {
     rl_completion_append_character = '\0';
   }
+  if (matches.size() == 1 && matches[0].back() == '/') rl_completion_append_character = '\0';  // a directory
   if (matches.empty()) return nullptr;
   return rl_completion_matches(text, NextMatch);
 }

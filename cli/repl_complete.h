@@ -1,6 +1,6 @@
-// Tab completion at the REPL's prompt: commands, file names after `:load`,
-// entities, entity types and actions, and after a `.` the attributes of the
-// value before it.
+// Tab completion at the REPL's prompt: commands, file names after `:load`
+// (`~/` too), entities, entity types and actions, and after a `.` the
+// attributes of the value before it.
 #ifndef CHARTER_CLI_REPL_COMPLETE_H_
 #define CHARTER_CLI_REPL_COMPLETE_H_
 

@@ -51,6 +51,7 @@ absl::Status Session::LoadPolicies(const std::string& path) {
   if (!text.ok()) return text.status();
   auto source = std::make_unique<SourceFile>(path, *std::move(text));
   absl::StatusOr<Bundle> bundle = CompilePolicySource(*source, {}, options);
+  if (Interrupted()) return absl::CancelledError(Cat("interrupted; ", path, " was not loaded"));
   if (!bundle.ok()) return bundle.status();
   if (schema_ != nullptr) RETURN_IF_ERROR(ValidatePolicies(*schema_, *source));
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
@@ -59,12 +60,13 @@ absl::Status Session::LoadPolicies(const std::string& path) {
   policies_ = std::move(source);
   policies_path_ = path;
   CollectWords(policies_->text());
-  Out(Cat("loaded ", engine_->policy_ids().size(), " policies from ", path, "\n"));
+  Out(Cat("loaded ", Count(engine_->policy_ids().size(), "policy", "policies"), " from ", path, "\n"));
   return absl::OkStatus();
 }
 
 absl::Status Session::LoadEntitiesFile(const std::string& path) {
   absl::StatusOr<Entities> entities = LoadEntities(path);
+  if (Interrupted()) return absl::CancelledError(Cat("interrupted; ", path, " was not loaded"));
   if (!entities.ok()) return entities.status();
   if (schema_ != nullptr) {
     if (absl::Status s = ValidateEntities(*schema_, *entities); !s.ok()) {
@@ -75,7 +77,7 @@ absl::Status Session::LoadEntitiesFile(const std::string& path) {
   entities_loaded_ = true;
   entities_path_ = path;
   for (const EntityUid& e : entities_.KnownUids()) AddEntityWord(e.type, e.id);
-  Out(Cat("loaded ", entities_.size(), " entities from ", path, "\n"));
+  Out(Cat("loaded ", Count(entities_.size(), "entity", "entities"), " from ", path, "\n"));
   return absl::OkStatus();
 }
 
@@ -98,8 +100,8 @@ absl::Status Session::LoadSchema(const std::string& path) {
   schema_path_ = path;
   for (const std::string& type : schema_->EntityTypes()) words_.insert(Cat(type, "::\""));
   for (const EntityUid& a : schema_->Actions()) AddEntityWord(a.type, a.id);
-  Out(Cat("loaded a schema of ", schema_->EntityTypes().size(), " entity types and ",
-          schema_->Actions().size(), " actions from ", path, "\n"));
+  Out(Cat("loaded a schema of ", Count(schema_->EntityTypes().size(), "entity type", "entity types"), " and ",
+          Count(schema_->Actions().size(), "action", "actions"), " from ", path, "\n"));
   return absl::OkStatus();
 }
 

@@ -60,7 +60,7 @@ class Session {
   absl::Status Check(const Request& r) const;
   absl::StatusOr<Request> ReadRequest(const std::string& text, size_t offset);
   void Decide(const std::string& line, size_t offset);
-  void Explain(const std::string& rest, size_t rest_at);
+  void Explain(std::string rest, size_t rest_at);
   void SetContext(const std::string& json, size_t at);
   void Edit(const std::string& what);
   void ShowEntities(const std::string& arg);

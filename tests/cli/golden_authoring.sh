@@ -371,6 +371,63 @@ case_repl_pipe() {
   expect_no_stderr
 }
 
+# Issue 38, point 4: commands by a unique prefix, "did you mean" for a
+# slip, the candidates of an ambiguous prefix; `:context` in Cedar's own
+# syntax as well as JSON, with errors at their column in either; `:explain
+# --brief`; counts of one in the singular; `~/` in a file name; and no pager
+# when stdout is not a terminal, whatever $PAGER says.
+case_repl_commands() {
+  mkdir -p "$work/home"
+  sed -n '1,3p' $golden/repl-policies.cedar >"$work/home/one.cedar"
+  printf '[{"uid": {"type": "Org::User", "id": "ada"}, "attrs": {"level": 4}, "parents": []}]\n' >"$work/home/one.json"
+  local script=':load ~/one.cedar
+:load entities ~/one.json
+:ent
+:explian
+:e
+:ex Org::User::"ada" view Org::Task::"t1"
+:lo policies tests/cli/golden/repl-policies.cedar
+:lo entities tests/cli/golden/repl-entities.json
+:context {"mfa": true, "now": datetime("2025-11-03T09:00:00Z"), "who": Org::User::"ada", "net": ip("10.0.0.1")}
+:context
+context.now < datetime("2026-01-01T00:00:00Z") && context.who.level > 3
+:context {"mfa": true, "n": 1 + 1}
+:context {"mfa": true,
+  "at": datetime("2025-11-03")}
+:context {"mfa": true, "at": datetime("2025-11-03T09:00:00Z"}
+
+:context {"mfa": tru}
+:context {"mfa": true, "x": Org::User::"nobody".level}
+:context [1, 2]
+:context {"mfa": {"__entity": {"type": "Org::User", "id": "ada"}}}
+:context {"mfa": true}
+:explain --brief Org::User::"ada" submit Org::Task::"t1"
+:explain --brief Org::User::"bo" submit Org::Task::"t1"
+:explain --short
+:qu'
+  status=0
+  printf '%s\n' "$script" | HOME="$work/home" PAGER="sed s/^/paged:/" "$charter_bin" repl \
+    >"$stdout_file" 2>"$stderr_file" || status=$?
+  {
+    echo "\$ HOME=<tmp>/home PAGER='sed s/^/paged:/' charter repl"
+    sed -e 's/^/> /' <<<"$script"
+    section stdout "$stdout_file"
+    section stderr "$stderr_file"
+    echo "--- exit $status"
+  } | sed -e "s|$work|<tmp>|g" >>"$transcript"
+  expect_status 0
+  expect_no_stderr
+  grep -q '^loaded 1 policy from ' "$stdout_file" || fail "not one policy in the singular"
+  grep -q '^loaded 1 entity from ' "$stdout_file" || fail "not one entity in the singular"
+  grep -q '^1 entity from ' "$stdout_file" || fail ":ent did not run :entities"
+  grep -q "did you mean \`:explain\`" "$stdout_file" || fail "no did-you-mean"
+  grep -q '^error: `:e` is ambiguous: ' "$stdout_file" || fail "an ambiguous prefix ran"
+  grep -q '^true$' "$stdout_file" || fail "the Cedar context was not used"
+  grep -q '^ALLOW: permitted by `seniors-submit`$' "$stdout_file" || fail "no brief explanation"
+  ! grep -q 'paged:' "$stdout_file" || fail "paged while stdout is not a terminal"
+  rm -rf "$work/home"
+}
+
 # `:load FILE` without a kind loads what the file holds when its name does
 # not say (issue 15, "Also"): copies of the governance example's files with
 # no extension or a plain .json, in text and in JSON, then files it cannot

@@ -2,7 +2,9 @@
 # `charter repl` on a real terminal (a tmux pane): tab completion of
 # commands, file names, entities, actions and attribute names (from the
 # entities, and from the schema before any request), an entry over two
-# lines, and history kept across sessions.
+# lines, and history kept across sessions; Ctrl-C (an entry dropped, a load
+# interrupted), Ctrl-D (exit 0 on a line of its own), `:load FILE` completed
+# with `~/`, and the pager for what does not fit the screen.
 #
 #   tests/cli/repl_pty_test.sh CHARTER_BINARY
 set -uo pipefail
@@ -17,9 +19,20 @@ failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
 start() {  # ARGS...: a session in a fresh pane
+  start_sized 50 "$@"
+}
+# start_sized ROWS ARGS...: the same in a pane ROWS high, with $PAGER set
+# to mark what goes through it; when the REPL ends the pane shows
+# `exited-STATUS` and stays.
+start_sized() {
+  local rows="$1"
+  shift
   tmux -S "$sock" kill-server 2>/dev/null
-  tmux -S "$sock" new-session -d -x 160 -y 50 \
-    "env HOME=$tmp CHARTER_HISTORY=$tmp/history TERM=xterm $charter_bin repl $*"
+  # (A server still exiting when the next starts takes it down with it.)
+  sleep 0.2
+  rm -f "$sock"
+  tmux -S "$sock" new-session -d -x 160 -y "$rows" \
+    "env HOME=$tmp CHARTER_HISTORY=$tmp/history TERM=xterm PAGER='sed s/^/paged:/' $charter_bin repl $*; echo exited-\$?; sleep 30"
 }
 governance="--policies examples/governance/policies.cedar --entities examples/governance/entities.json"
 # wait_for TEXT: until the pane shows TEXT (at most ~5 s).
@@ -83,6 +96,70 @@ keys 'Org::User::"ada".le' Tab Enter
 wait_for 'charter> Org::User::"ada".level'
 wait_for 'entity `Org::User::"ada"` does not exist'
 keys C-d
+
+# Ctrl-C drops the line being typed, and a continued entry whole; the
+# REPL goes on (it used to exit 130). Ctrl-D on an empty line quits with 0,
+# the shell's prompt on a line of its own.
+start "$governance"
+wait_for "charter>"
+keys '1000 + 337' C-c
+keys '40 + 2' Enter
+wait_for '42'
+tmux -S "$sock" capture-pane -p | grep -q '^1337$' && fail "the dropped line ran"
+keys '[1,' Enter
+wait_for '     ...'
+keys C-c
+keys '7 * 6 + 1' Enter
+wait_for '43'
+tmux -S "$sock" capture-pane -p | grep -q 'error' && fail "the dropped continuation ran"
+keys C-d
+wait_for 'exited-0'
+tmux -S "$sock" capture-pane -p | grep -q '^exited-0$' || fail "no newline after Ctrl-D"
+
+# Ctrl-C while an entry runs: loading a large entities file stops, and
+# nothing is loaded.
+python3 - "$tmp/big.json" <<'PY'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    json.dump([{"uid": {"type": "User", "id": f"u{i}"}, "attrs": {"n": i, "s": "x" * 40},
+                "parents": [{"type": "Team", "id": f"t{i % 97}"}]} for i in range(400000)], f)
+PY
+start ""
+wait_for "charter>"
+keys ":load entities $tmp/big.json" Enter
+sleep 0.3
+keys C-c
+wait_for "error: interrupted; $tmp/big.json was not loaded"
+keys ':entities' Enter
+wait_for 'no entities loaded'
+keys C-d
+wait_for 'exited-0'
+
+# `:load FILE` completes file names, `~/` too, and loads them.
+cp tests/cli/golden/repl-policies.cedar "$tmp/home-policies.cedar"
+start ""
+wait_for "charter>"
+keys ':load tests/cli/golden/repl-pol' Tab Enter
+wait_for 'loaded 2 policies from tests/cli/golden/repl-policies.cedar'
+keys ':load ~/home-pol' Tab Enter
+wait_for "loaded 2 policies from $tmp/home-policies.cedar"
+keys C-d
+wait_for 'exited-0'
+
+# The pager: output taller than the pane goes through $PAGER, short output
+# does not; `:ex` runs :explain.
+start_sized 10 "$governance"
+wait_for "charter>"
+keys ':help' Enter
+wait_for 'paged:$PAGER (less -FRX).'
+keys '1 + 1' Enter
+wait_for 'charter> 1 + 1'
+sleep 0.3
+tmux -S "$sock" capture-pane -p | grep -q '^2$' || fail "short output went through the pager"
+keys ':ex --brief Governance::Member::"alice" viewTask Governance::Task::"vision-finetune-4"' Enter
+wait_for 'paged:    = resource.namespace.team is Governance::Team::"vision-research"'
+keys C-d
+wait_for 'exited-0'
 
 if [[ $failures -gt 0 ]]; then exit 1; fi
 echo "repl_pty: ok"

@@ -216,6 +216,11 @@ class CHARTER_API Coverage {
 struct ExpressionValue {
   bool ok = false;
   std::string value;        // when ok: the value in Cedar's text form
+  // When ok: the value in Cedar's JSON value encoding, as a request's
+  // context or an entity's attributes are written: entities as
+  // {"__entity": {"type", "id"}}, extension values as {"__extn": {"fn",
+  // "arg"}}, sets as arrays, records as objects.
+  std::string json;
   // When ok: the attribute names the value has, sorted: a record's keys, or
   // the attributes of an entity that the store has (for completion).
   std::vector<std::string> attributes;

@@ -7,13 +7,16 @@
 #include "unwrap/unwrap.h"
 #include "common/strings.h"
 #include "explain/source_text.h"
+#include "extensions/extensions.h"
 #include "interp/interp.h"
+#include "json/json.h"
 #include "syntax/parser.h"
 
 namespace charter {
 namespace {
 
 using internal::Cat;
+using internal::CatAppend;
 using internal::Value;
 namespace ast = internal::ast;
 namespace interp = internal::interp;
@@ -28,6 +31,51 @@ const ast::Expr* FirstVariable(const ast::Expr& root) {
     for (auto it = e->args.rbegin(); it != e->args.rend(); ++it) stack.push_back(it->get());
   }
   return nullptr;
+}
+
+// `v` in Cedar's JSON value encoding (ExpressionValue::json). The walk
+// recurses as ToCedar's does: a value the interpreter built is bounded by
+// the expression's nesting, which the parser limits.
+void AppendJson(std::string* out, const Value& v) {
+  auto extension = [&](const char* fn, const std::string& arg) {
+    CatAppend(out, "{\"__extn\": {\"fn\": \"", fn, "\", \"arg\": ");
+    internal::json::AppendQuoted(out, arg);
+    *out += "}}";
+  };
+  switch (v.type) {
+    case internal::Type::kBool: *out += v.b ? "true" : "false"; break;
+    case internal::Type::kLong: CatAppend(out, v.i); break;
+    case internal::Type::kString: internal::json::AppendQuoted(out, v.string()); break;
+    case internal::Type::kEntity:
+      *out += "{\"__entity\": {\"type\": ";
+      internal::json::AppendQuoted(out, v.entity->type);
+      *out += ", \"id\": ";
+      internal::json::AppendQuoted(out, v.entity->id);
+      *out += "}}";
+      break;
+    case internal::Type::kSet:
+      out->push_back('[');
+      for (uint32_t i = 0; i < v.size; ++i) {
+        if (i > 0) *out += ", ";
+        AppendJson(out, v.elements[i]);
+      }
+      out->push_back(']');
+      break;
+    case internal::Type::kRecord:
+      out->push_back('{');
+      for (uint32_t i = 0; i < v.size; ++i) {
+        if (i > 0) *out += ", ";
+        internal::json::AppendQuoted(out, v.fields[i].key);
+        *out += ": ";
+        AppendJson(out, v.fields[i].value);
+      }
+      out->push_back('}');
+      break;
+    case internal::Type::kIp: extension("ip", internal::ext::FormatIp(*v.ip)); break;
+    case internal::Type::kDecimal: extension("decimal", internal::ext::FormatDecimal(v.i)); break;
+    case internal::Type::kDatetime: extension("datetime", internal::ext::FormatDatetime(v.i)); break;
+    case internal::Type::kDuration: extension("duration", internal::ext::FormatDuration(v.i)); break;
+  }
 }
 
 }  // namespace
@@ -63,6 +111,7 @@ absl::StatusOr<ExpressionValue> EvaluateExpression(const SourceFile& expression,
   if (interp::EvaluateExpression(*e, env, &scratch, &v, &out.error, &error_at)) {
     out.ok = true;
     out.value = internal::ToCedar(v);
+    AppendJson(&out.json, v);
     const Value* record = &v;
     if (v.type == internal::Type::kEntity) {
       uint32_t uid = env.store->Find(v.entity->type, v.entity->id);
