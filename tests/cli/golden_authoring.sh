@@ -399,6 +399,7 @@ context.now < datetime("2026-01-01T00:00:00Z") && context.who.level > 3
 :context {"mfa": tru}
 :context {"mfa": true, "x": Org::User::"nobody".level}
 :context [1, 2]
+:context 1 + 1
 :context {"mfa": {"__entity": {"type": "Org::User", "id": "ada"}}}
 :context {"mfa": true}
 :explain --brief Org::User::"ada" submit Org::Task::"t1"

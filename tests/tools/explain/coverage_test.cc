@@ -210,6 +210,23 @@ TEST(EvaluateExpressionTest, Values) {
   EXPECT_TRUE(Eval("[1]").attributes.empty());
 }
 
+// The JSON encoding reads back as a request's context, to the same value.
+TEST(EvaluateExpressionTest, Json) {
+  EXPECT_EQ(Eval("[1, 1, \"a\\nb\"]").json, "[1, \"a\\nb\"]");
+  ExpressionValue v = Eval(
+      "{when: datetime(\"2025-11-03T09:00:00Z\"), who: User::\"alice\", net: ip(\"10.0.0.1\"), "
+      "d: decimal(\"1.5\"), for: duration(\"1h\"), ok: true}");
+  ASSERT_TRUE(v.ok);
+  EXPECT_EQ(v.json,
+            "{\"d\": {\"__extn\": {\"fn\": \"decimal\", \"arg\": \"1.5000\"}}, "
+            "\"for\": {\"__extn\": {\"fn\": \"duration\", \"arg\": \"3600000ms\"}}, "
+            "\"net\": {\"__extn\": {\"fn\": \"ip\", \"arg\": \"10.0.0.1/32\"}}, \"ok\": true, "
+            "\"when\": {\"__extn\": {\"fn\": \"datetime\", \"arg\": \"2025-11-03T09:00:00Z\"}}, "
+            "\"who\": {\"__entity\": {\"type\": \"User\", \"id\": \"alice\"}}}");
+  Request r = Req("alice", "submit", "t1", v.json);
+  EXPECT_EQ(r.ContextToCedar(), v.value);
+}
+
 TEST(EvaluateExpressionTest, WithARequest) {
   Request r = Req("alice", "submit", "t1", "{\"mfa\": true}");
   EXPECT_EQ(Eval("principal.email like \"*@x.org\" && context.mfa", &r).value, "true");
