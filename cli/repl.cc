@@ -94,7 +94,7 @@ class Reader {
           open = false;
           continue;
         }
-        if (terminal_ && !open) Out("\n");  // Ctrl-D: the shell's prompt on a line of its own
+        if (terminal_) Out("\n");  // Ctrl-D: what follows on a line of its own
         if (!open) return false;
         break;  // end of input inside an entry: run what there is
       }
@@ -167,6 +167,7 @@ int RunRepl(const ReplFlags& flags) {
       g_running = 0;
       if (!go_on) break;
     } catch (const std::bad_alloc&) {
+      g_running = 0;
       PrintError(InputStage::OutOfMemoryMessage());
       InputStage::Clear();
     }

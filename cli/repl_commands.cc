@@ -76,7 +76,8 @@ std::string ResolveCommand(const std::string& word, std::string* error) {
     return "";
   }
   std::string best = support::NearestName(word, kCommandNames);
-  *error = Cat("unknown command `", word, "`", best.empty() ? " (:help lists them)" : Cat("; did you mean `", best, "`?"));
+  *error = Cat("unknown command `", word, "`",
+               best.empty() ? " (:help lists them)" : Cat("; did you mean `", best, "`?"));
   return "";
 }
 
@@ -94,11 +95,15 @@ uint64_t PlaceOf(std::string_view message, std::string_view prefix) {
   message.remove_prefix(prefix.size());
   uint64_t line = 0, column = 0;
   size_t i = 0;
-  while (i < message.size() && std::isdigit(static_cast<unsigned char>(message[i]))) line = line * 10 + (message[i++] - '0');
-  if (i == 0 || i >= message.size() || message[i++] != ':') return 0;
-  size_t start = i;
-  while (i < message.size() && std::isdigit(static_cast<unsigned char>(message[i]))) column = column * 10 + (message[i++] - '0');
-  return i == start ? 0 : (line << 32) | column;
+  auto number = [&](uint64_t* n) {
+    size_t start = i;
+    while (i < message.size() && std::isdigit(static_cast<unsigned char>(message[i]))) {
+      *n = *n * 10 + static_cast<uint64_t>(message[i++] - '0');
+    }
+    return i > start;
+  };
+  if (!number(&line) || i >= message.size() || message[i++] != ':' || !number(&column)) return 0;
+  return (line << 32) | column;
 }
 
 // What a file holds, from the start of its content (its first 64 KiB): a
@@ -449,23 +454,25 @@ void Session::Explain(std::string rest, size_t rest_at) {
     Error(Cat("unknown flag `", rest.substr(0, rest.find_first_of(" \t\n")), "`; :explain takes --brief"));
     return;
   }
+  std::optional<Request> request = current_;
   if (!rest.empty()) {
     absl::StatusOr<Request> r = ReadRequest(rest, rest_at);
     if (!r.ok()) {
       Report(r.status());
       return;
     }
-    current_ = *r;
+    request = *r;
   }
-  if (!current_.has_value()) {
+  if (!request.has_value()) {
     Error("no request to explain (type one, or :explain REQUEST)");
     return;
   }
-  absl::StatusOr<Explanation> why = charter::Explain(*policies_, {}, *current_, entities_);
+  absl::StatusOr<Explanation> why = charter::Explain(*policies_, {}, *request, entities_);
   if (Interrupted()) {
     Error("interrupted");
     return;
   }
+  current_ = request;
   if (!why.ok()) {
     Report(why.status());
     return;
