@@ -117,7 +117,7 @@ wait_for 'exited-0'
 tmux -S "$sock" capture-pane -p | grep -q '^exited-0$' || fail "no newline after Ctrl-D"
 
 # Ctrl-C while an entry runs: loading a large entities file stops, and
-# nothing is loaded.
+# nothing is loaded; twice, the REPL quits.
 python3 - "$tmp/big.json" <<'PY'
 import json, sys
 with open(sys.argv[1], "w") as f:
@@ -134,6 +134,21 @@ keys ':entities' Enter
 wait_for 'no entities loaded'
 keys C-d
 wait_for 'exited-0'
+# A second Ctrl-C before the entry ends quits, as Ctrl-C does elsewhere
+# (the pane's shell ignores SIGINT here, so that it lives to say how the
+# REPL ended; the REPL sets its own handler).
+tmux -S "$sock" kill-server 2>/dev/null
+sleep 0.2
+rm -f "$sock"
+tmux -S "$sock" new-session -d -x 160 -y 50 \
+  "trap '' INT; env HOME=$tmp TERM=xterm $charter_bin repl; echo exited-\$?; sleep 30"
+wait_for "charter>"
+keys ":load entities $tmp/big.json" Enter
+sleep 0.3
+keys C-c
+sleep 0.1
+keys C-c
+wait_for 'exited-130'
 
 # `:load FILE` completes file names, `~/` too, and loads them.
 cp tests/cli/golden/repl-policies.cedar "$tmp/home-policies.cedar"
