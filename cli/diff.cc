@@ -191,15 +191,6 @@ struct Change {
   bool flipped = false;
 };
 
-bool HasNewError(const Decision& o, const Decision& n) {
-  for (const PolicyError& e : n.errors) {
-    bool before = std::any_of(o.errors.begin(), o.errors.end(),
-                              [&](const PolicyError& x) { return x.policy_id == e.policy_id; });
-    if (!before) return true;
-  }
-  return false;
-}
-
 std::string Explain(const Decision& d) {
   std::string out = d.allowed ? "allow" : "deny";
   if (!d.reasons.empty()) {

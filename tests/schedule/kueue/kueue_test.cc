@@ -423,9 +423,15 @@ TEST(KueueWorkloads, AdmittedAndPending) {
   for (const schedule::Request& rq : a.pod_sets[0].requests) {
     const std::string& r = s.resources[rq.resource];
     const std::string& f = s.flavors[rq.flavor];
-    if (r == "cpu") EXPECT_EQ(rq.per_pod, 2000);
-    if (r == "memory") EXPECT_EQ(rq.per_pod, int64_t{4} << 30);
-    if (r == "nvidia.com/gpu") EXPECT_EQ(rq.per_pod, 1);
+    if (r == "cpu") {
+      EXPECT_EQ(rq.per_pod, 2000);
+    }
+    if (r == "memory") {
+      EXPECT_EQ(rq.per_pod, int64_t{4} << 30);
+    }
+    if (r == "nvidia.com/gpu") {
+      EXPECT_EQ(rq.per_pod, 1);
+    }
     EXPECT_EQ(f, r == "nvidia.com/gpu" ? "gpu-a100" : "on-demand");
   }
   ASSERT_EQ(s.pending.size(), 1u);

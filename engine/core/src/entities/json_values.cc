@@ -61,7 +61,7 @@ bool ParseEntityUidText(std::string_view s, EntityUid* out, std::string* why) {
       i = run;
       continue;
     }
-    char c = s[i++];  // a backslash
+    ++i;  // past the backslash
     if (i >= s.size()) break;
     char e = s[i++];
     switch (e) {
