@@ -499,7 +499,14 @@ void Session::SetContext(const std::string& text, size_t at) {
   // against the entities and the current request. When neither reads it,
   // the error of the one that read further is the one shown.
   std::string context;
-  absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(Placed(text, at));
+  const std::string placed = Placed(text, at);
+  absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(placed);
+  if (doc.ok() && !doc->root().is_object()) {
+    // JSON, but not an object: said as for a Cedar value that is not a record.
+    Error(Cat(kInputName, ":", JsonLineCol(placed, doc->root().offset()), ": the context must be a record, not ",
+              OneLine(text)));
+    return;
+  }
   if (doc.ok()) {
     context = text;
     for (char& c : context) {
