@@ -192,9 +192,8 @@ absl::Status EntityStore::Add(const EntityRef* self, Value attrs, Value tags, st
   for (uint32_t i = pr.begin; i < pr.begin + pr.size; ++i) {
     const uint32_t p = own_parents_[i];
     own_ancestors_.push_back(p);
-    Override* o = p < base_uids_ && !override_at_.empty() && override_at_.contains(p)
-                      ? &overrides_[override_at_.at(p)]
-                      : nullptr;
+    auto found = p < base_uids_ ? override_at_.find(p) : override_at_.end();
+    Override* o = found != override_at_.end() ? &overrides_[found->second] : nullptr;
     if (p < base_uids_ && o == nullptr) {
       if (base_->data(p) == nullptr) base_parents_.insert(p);  // it may not gain data later
       // A short walk first: it needs no mark for each of the base's uids,
