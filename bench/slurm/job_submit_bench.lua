@@ -9,7 +9,7 @@
 local script, n = arg[1], tonumber(arg[2]) or 20000
 local last_user_message
 slurm = {
-  SUCCESS = 0, ERROR = -1,
+  SUCCESS = 0, ERROR = -1, ESLURM_ACCESS_DENIED = 2002,
   log_info = function() end, log_error = function(...) io.stderr:write(string.format(...), "\n") end,
   log_debug = function() end, log_user = function(...) last_user_message = string.format(...) end,
 }
@@ -23,7 +23,7 @@ local seen = job(1)
 assert(slurm_job_submit(seen, {}, 1000) == slurm.SUCCESS, last_user_message)
 local refused = job(1)
 refused.partition = "reserved"
-assert(slurm_job_submit(refused, {}, 1000) == slurm.ERROR)
+assert(slurm_job_submit(refused, {}, 1000) == slurm.ESLURM_ACCESS_DENIED)
 for _, case in ipairs({{"seen shape, allowed", seen}, {"seen shape, refused", refused}}) do
   local start = os.clock()
   for _ = 1, n do slurm_job_submit(case[2], {}, 1000) end

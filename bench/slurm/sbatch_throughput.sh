@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sbatch throughput with and without Charter's job_submit.lua, on a private
-# one-node cluster (tests/slurm/cluster.sh): N held submissions (default
+# one-node cluster (examples/slurm/cluster.sh): N held submissions (default
 # 300; held, so nothing runs) from 4 concurrent clients, first through a
 # job_submit.lua that accepts everything, then through
 # examples/slurm/job_submit.lua over the governance bundle. Prints jobs a
@@ -14,7 +14,7 @@ n=${2:-300}
 clients=4
 work=$(mktemp -d /tmp/charter-sbatch-bench.XXXXXX)
 chmod 755 "$work"  # the job user reads slurm.conf under it
-cluster="$root/tests/slurm/cluster.sh"
+cluster="$root/examples/slurm/cluster.sh"
 trap 'bash "$cluster" stop "$work/cluster" || true; rm -rf "$work"' EXIT
 
 id -u dave >/dev/null 2>&1 || { useradd --no-create-home --shell /bin/sh dave; trap 'bash "$cluster" stop "$work/cluster" || true; userdel dave || true; rm -rf "$work"' EXIT; }

@@ -228,13 +228,21 @@ local function now()
   return last_now
 end
 
--- Decides the job; returns slurm.SUCCESS or slurm.ERROR (after telling the
--- user why and logging it).
+-- What a refusal returns: a job the policies deny gets "Access/permission
+-- denied" (ESLURM_ACCESS_DENIED), which sbatch and scontrol print; anything
+-- else that refuses it (no policy loaded, a job that cannot be described)
+-- gets slurm.ERROR ("Unspecified error"). Slurm 22.05 shows the message of
+-- slurm.log_user for a submission only, not for a modification, so the code
+-- is all `scontrol update` can tell its user (the policy is in slurmctld's log).
+local DENIED = slurm.ESLURM_ACCESS_DENIED or slurm.ERROR
+
+-- Decides the job; returns slurm.SUCCESS, or DENIED or slurm.ERROR (after
+-- telling the user why and logging it).
 local function decide(job, what)
-  local function refuse(msg)
+  local function refuse(msg, code)
     slurm.log_user("charter: %s refused: %s", what, msg)
     slurm.log_info("charter: %s refused: %s", what, msg)
-    return slurm.ERROR
+    return code or slurm.ERROR
   end
   if state.failure then
     slurm.log_error("charter: %s refused: %s", what, state.failure)
@@ -269,12 +277,12 @@ local function decide(job, what)
       local subject = string.format("user %s, account %s, partition %s", d.user, d.account, partition)
       if #decision.reasons > 0 then
         return refuse(string.format("%s: denied by policy %s", subject,
-                                    table.concat(decision.reasons, ", ")))
+                                    table.concat(decision.reasons, ", ")), DENIED)
       elseif #decision.errors > 0 then
         return refuse(string.format("%s: no policy could allow it (policy %s erred: %s)", subject,
-                                    decision.errors[1].policy, decision.errors[1].message))
+                                    decision.errors[1].policy, decision.errors[1].message), DENIED)
       end
-      return refuse(string.format("%s: no policy allows it", subject))
+      return refuse(string.format("%s: no policy allows it", subject), DENIED)
     end
   end
   slurm.log_info("charter: %s allowed for %s (account %s, partition %s, %d GPUs)", what, d.user,

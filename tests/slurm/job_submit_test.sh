@@ -1,28 +1,38 @@
 #!/usr/bin/env bash
-# Slurm's job_submit/lua plugin deciding by policy on a real controller:
-# starts a private one-node cluster (cluster.sh) whose job_submit.lua is
-# examples/slurm/job_submit.lua over the governance example's bundle, submits
-# jobs with sbatch as the example's members, and checks that the policies'
-# refusals reach the user with the determining policy, that an allowed job
-# runs, and that a corrupt bundle refuses jobs (fail closed) without
-# stopping slurmctld. Stops every daemon it started, by pid, on any exit.
+# Slurm's job_submit/lua plugin deciding by policy on a real controller, set
+# up as a newcomer does: examples/slurm/single-node.sh starts a private
+# one-node cluster whose job_submit.lua is examples/slurm/job_submit.lua over
+# the governance example's bundle and makes the members Unix users. The test
+# submits jobs with sbatch as the example's members, and checks that the
+# policies' refusals reach the user with the determining policy, that an
+# allowed job runs, that a refused modification says it was denied, and that
+# a corrupt bundle refuses jobs (fail closed) without stopping slurmctld;
+# then that `single-node.sh stop` stops every daemon and removes the users it
+# made. Stops every daemon it started, by pid, on any exit.
 #
 #   job_submit_test.sh CHARTER LUA_MODULE_DIR SOURCE_DIR WORK
 set -euo pipefail
 charter=$1 module_dir=$2 src=$3 work=$4
-here="$(cd "$(dirname "$0")" && pwd)"
-cluster="$here/cluster.sh"
+recipe="$src/examples/slurm/single-node.sh"
 
 rm -rf "$work"
-mkdir -p "$work/etc" "$work/charter"
+mkdir -p "$work"
 work=$(realpath "$work")
 
-# The example's members, as Linux users (removed at the end if made here).
-made_users=()
+# The members that exist before the recipe runs stay; the others must be
+# made by start and removed by stop.
+members=$(python3 -c 'import json,sys
+print(" ".join(e["uid"]["id"] for e in json.load(open(sys.argv[1])) if e["uid"]["type"] == "Governance::Member"))' \
+  "$src/examples/governance/entities.json")
+absent=()
+for u in $members; do id -u "$u" >/dev/null 2>&1 || absent+=("$u"); done
+
+stopped=0
 cleanup() {
   local rc=$?
-  bash "$cluster" stop "$work" || true
-  for u in "${made_users[@]}"; do userdel "$u" 2>/dev/null || true; done
+  if ((stopped == 0)); then
+    CHARTER="$charter" bash "$recipe" stop "$work" || true
+  fi
   if ((rc != 0)) && [[ -f "$work/log/slurmctld.log" ]]; then
     echo "--- the end of slurmctld.log" >&2
     tail -n 40 "$work/log/slurmctld.log" >&2 || true
@@ -30,25 +40,15 @@ cleanup() {
   exit $rc
 }
 trap cleanup EXIT
-for u in alice carol dave; do
-  if ! id -u "$u" >/dev/null 2>&1; then
-    useradd --no-create-home --shell /bin/sh "$u"
-    made_users+=("$u")
-  fi
+
+CHARTER="$charter" CHARTER_LUA_DIR="$module_dir" bash "$recipe" start "$work" >"$work/start.out"
+grep -q "runuser -u dave -- sbatch -A nlp-eval -p gpu" "$work/start.out" ||
+  { echo "FAIL: start did not say how to submit:" >&2; cat "$work/start.out" >&2; exit 1; }
+for u in "${absent[@]}"; do
+  id -u "$u" >/dev/null 2>&1 || { echo "FAIL: start did not make user $u" >&2; exit 1; }
 done
-
-# The bundle and the plugin, as examples/slurm/README.md sets them up.
-"$charter" build --policies "$src/examples/governance/policies.cedar" \
-  --schema "$src/stdlib/governance.cedarschema" -o "$work/charter/policies.bundle"
-cp "$src/examples/governance/entities.json" "$work/charter/entities.json"
-cp "$src/examples/slurm/job_submit.lua" "$work/etc/job_submit.lua"
-export CHARTER_SLURM_BUNDLE="$work/charter/policies.bundle"
-export CHARTER_SLURM_ENTITIES="$work/charter/entities.json"
-export CHARTER_SLURM_CLUSTER=slurm-west
-export CHARTER_SLURM_CPATH="$module_dir/?.so"
-
-bash "$cluster" start "$work" 4
-export SLURM_CONF="$work/etc/slurm.conf"
+source "$work/env"
+[[ "$SLURM_CONF" == "$work/etc/slurm.conf" ]] || { echo "FAIL: $work/env gives $SLURM_CONF" >&2; exit 1; }
 
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
@@ -117,8 +117,14 @@ if ((rc != 0)); then
   fail "a held job was not accepted: $out"
 else
   held=${out##* }
-  if runuser -u dave -- env SLURM_CONF="$SLURM_CONF" scontrol update JobId="$held" Partition=reserved 2>/dev/null; then
+  set +e
+  out=$(runuser -u dave -- env SLURM_CONF="$SLURM_CONF" scontrol update JobId="$held" Partition=reserved 2>&1)
+  rc=$?
+  set -e
+  if ((rc == 0)); then
     fail "moving job $held to the reserved partition was accepted"
+  elif [[ "$out" != *"Access/permission denied"* ]]; then
+    fail "a refused modification does not say it was denied: $out"
   fi
   partition=$(scontrol show job "$held" | sed -n 's/.*Partition=\([a-z]*\).*/\1/p')
   [[ "$partition" == gpu ]] || fail "job $held is in partition $partition after a refused update"
@@ -143,6 +149,17 @@ else
 fi
 grep -q "charter: cannot load the bundle" "$work/log/slurmctld.log" || fail "slurmctld.log does not say why"
 scontrol ping >/dev/null 2>&1 || fail "slurmctld stopped"
+
+# The recipe's stop: every daemon gone, the users it made removed.
+pids=$(awk '{print $2}' "$work/pids")
+CHARTER="$charter" bash "$recipe" stop "$work"
+stopped=1
+for pid in $pids; do
+  if kill -0 "$pid" 2>/dev/null; then fail "process $pid still runs after stop"; fi
+done
+for u in "${absent[@]}"; do
+  if id -u "$u" >/dev/null 2>&1; then fail "user $u was not removed by stop"; userdel "$u" || true; fi
+done
 
 ((failures == 0)) || { echo "$failures checks failed" >&2; exit 1; }
 echo "job_submit.lua decided every submission as the policies say"

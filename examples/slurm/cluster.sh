@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# A private, single-node Slurm cluster on 127.0.0.1 for tests: its own munged
-# (own key, socket and pid file), slurmctld and slurmd, on free loopback
-# ports, every file under one directory. Needs root (slurmd runs jobs as
-# their users) and Debian's slurmctld, slurmd, slurm-client and munge.
+# A private, single-node Slurm cluster on 127.0.0.1, for single-node.sh, the
+# tests and the benchmarks: its own munged (own key, socket and pid file),
+# slurmctld and slurmd, on free loopback ports, every file under one directory.
+# Needs root (slurmd runs jobs as their users) and Debian's slurmctld, slurmd,
+# slurm-client and munge.
 #
 #   cluster.sh start DIR [GPUS]   write DIR/etc/slurm.conf, start the daemons,
 #                                 wait until the node is idle; DIR/etc is
@@ -101,7 +102,7 @@ start() {
   while [[ "$slurmd_port" == "$ctld_port" ]]; do slurmd_port=$(free_port); done
 
   cat >"$dir/etc/slurm.conf" <<EOF
-# Written by tests/slurm/cluster.sh: a private one-node cluster.
+# Written by examples/slurm/cluster.sh: a private one-node cluster.
 ClusterName=charter-test
 SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
