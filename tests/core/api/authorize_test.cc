@@ -1,6 +1,7 @@
 // End to end through the public API: text -> bundle -> verified engine ->
 // decisions, with Cedar's decision rules.
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -89,6 +90,52 @@ TEST(Authorize, ForbidWins) {
   d = engine.Authorize(Req("User:alice", "Action:submitTask", "Task:t1"), entities);
   EXPECT_TRUE(d.allowed);
   EXPECT_EQ(d.reasons, (std::vector<std::string>{"policy0"}));
+}
+
+TEST(Authorize, TheContextListsEverySatisfiedPolicy) {
+  Engine engine = MustCompile(R"(
+    @id("all") permit(principal, action, resource);
+    @id("inactive") forbid(principal, action, resource) when { principal.active == false };
+    @id("ml") permit(principal, action, resource) when { principal.team == "ml" };
+    @id("infra") forbid(principal, action, resource) when { principal.team == "infra" };
+    @id("never") forbid(principal, action, resource) when { false };
+  )");
+  Entities entities = MustLoad();
+  EvalContext context;
+  // bob: both forbids and one permit; the forbids decide, the permit is still listed.
+  EXPECT_FALSE(engine.Authorize(Req("User:bob", "Action:submitTask", "Task:t1"), entities, &context));
+  EXPECT_EQ(std::vector<std::string_view>(context.satisfied_forbids().begin(), context.satisfied_forbids().end()),
+            (std::vector<std::string_view>{"inactive", "infra"}));
+  EXPECT_EQ(std::vector<std::string_view>(context.satisfied_permits().begin(), context.satisfied_permits().end()),
+            (std::vector<std::string_view>{"all"}));
+  EXPECT_EQ(std::vector<std::string_view>(context.reasons().begin(), context.reasons().end()),
+            (std::vector<std::string_view>{"inactive", "infra"}));
+  // alice: no forbid; both permits.
+  EXPECT_TRUE(engine.Authorize(Req("User:alice", "Action:submitTask", "Task:t1"), entities, &context));
+  EXPECT_TRUE(context.satisfied_forbids().empty());
+  EXPECT_EQ(std::vector<std::string_view>(context.satisfied_permits().begin(), context.satisfied_permits().end()),
+            (std::vector<std::string_view>{"all", "ml"}));
+}
+
+TEST(Authorize, PoliciesCarryTheirEffectsAndAnnotations) {
+  Engine engine = MustCompile(R"(
+    @owner("team-a") @id("p") permit(principal, action, resource);
+    @enforcement("warn") @id("f") forbid(principal, action, resource);
+    forbid(principal, action, resource);
+  )");
+  std::vector<PolicyInfo> policies = engine.policies();
+  ASSERT_EQ(policies.size(), 3u);
+  EXPECT_EQ(policies[0].id, "p");
+  EXPECT_FALSE(policies[0].forbid);
+  EXPECT_EQ(policies[0].annotations,
+            (std::vector<std::pair<std::string, std::string>>{{"owner", "team-a"}, {"id", "p"}}));
+  EXPECT_EQ(policies[1].id, "f");
+  EXPECT_TRUE(policies[1].forbid);
+  EXPECT_EQ(policies[1].annotations,
+            (std::vector<std::pair<std::string, std::string>>{{"enforcement", "warn"}, {"id", "f"}}));
+  EXPECT_EQ(policies[2].id, "policy2");
+  EXPECT_TRUE(policies[2].forbid);
+  EXPECT_TRUE(policies[2].annotations.empty());
 }
 
 TEST(Authorize, ErroringPolicyIsSkippedAndReported) {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -57,6 +58,15 @@ struct VerifyOptions {
 
 class Schema;  // charter/schema.h
 
+// A policy of an engine as its source wrote it: its id, its effect and its
+// annotations (`@key("value")`, in source order; `@id` among them when the
+// source gave one).
+struct PolicyInfo {
+  std::string id;
+  bool forbid = false;
+  std::vector<std::pair<std::string, std::string>> annotations;
+};
+
 class CHARTER_API Engine {
  public:
   // Verifies the bundle (the FlatBuffers Verifier, then Charter's bytecode
@@ -89,6 +99,8 @@ class CHARTER_API Engine {
   SchemaFit FitSchema(const Schema* schema) const;
   // Policy ids in policy-set order.
   std::vector<std::string> policy_ids() const;
+  // The policies, in policy-set order, with their effects and annotations.
+  std::vector<PolicyInfo> policies() const;
 
   // The bytes of the bundle's section `name`, or nullopt when it has none:
   // what a library above the core compiled from the sources' declarations

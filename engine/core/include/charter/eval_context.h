@@ -47,6 +47,13 @@ class CHARTER_API EvalContext {
   bool allowed() const;
   std::span<const std::string_view> reasons() const;
   std::span<const PolicyErrorView> errors() const;
+  // Every policy the last decision found satisfied, whatever decided it:
+  // its permits and its forbids, each in policy-set order. reasons() is
+  // one of the two (the forbids when any is satisfied, else the permits);
+  // a server that does not enforce some forbids (a rollout's "warn" or
+  // "dryrun") reads both to know what the others alone decide.
+  std::span<const std::string_view> satisfied_permits() const;
+  std::span<const std::string_view> satisfied_forbids() const;
   // The same as an owning Decision (this allocates).
   Decision ToDecision() const;
   // How many policies the last call ran: those the scope index could not

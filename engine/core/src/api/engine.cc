@@ -56,6 +56,23 @@ std::vector<std::string> Engine::policy_ids() const {
   return ids;
 }
 
+std::vector<PolicyInfo> Engine::policies() const {
+  std::vector<PolicyInfo> out;
+  out.reserve(program_->policies().size());
+  for (const internal::PolicyCode& p : program_->policies()) {
+    PolicyInfo& info = out.emplace_back();
+    info.id = std::string(p.id);
+    info.forbid = p.forbid;
+    // The verifier has checked the bundle: every annotation has its key and value.
+    if (p.source != nullptr && p.source->annotations() != nullptr) {
+      for (const internal::fb::Annotation* a : *p.source->annotations()) {
+        info.annotations.emplace_back(a->key()->str(), a->value()->str());
+      }
+    }
+  }
+  return out;
+}
+
 bool Engine::Authorize(const Request& request, const Entities& entities,
                        EvalContext* context) const {
   if (context->scratch_ == nullptr) context->scratch_ = std::make_unique<internal::EvalScratch>();
@@ -81,6 +98,16 @@ bool EvalContext::allowed() const { return scratch_ != nullptr && scratch_->allo
 std::span<const std::string_view> EvalContext::reasons() const {
   if (scratch_ == nullptr) return {};
   return internal::DeterminingPolicies(scratch_->permits, scratch_->forbids);
+}
+
+std::span<const std::string_view> EvalContext::satisfied_permits() const {
+  if (scratch_ == nullptr) return {};
+  return scratch_->permits;
+}
+
+std::span<const std::string_view> EvalContext::satisfied_forbids() const {
+  if (scratch_ == nullptr) return {};
+  return scratch_->forbids;
 }
 
 std::span<const PolicyErrorView> EvalContext::errors() const {
