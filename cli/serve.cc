@@ -5,6 +5,7 @@
 //   charter serve --bundle B [--entities E] [--schema S ...] --tls-cert C --tls-key K
 //                 [--client-ca FILE] [--listen ADDR:PORT] [--admin-listen unix:PATH|127.0.0.1:PORT]
 //                 [--admin-group GROUP] [--decision-log FILE|-] [--config FILE]
+//                 [--enforcement deny|warn|dryrun]
 #include <memory>
 #include <string>
 
@@ -20,6 +21,7 @@ struct ServeFlags {
   std::string listen = "127.0.0.1:8443";
   std::string admin_listen;
   std::string config;
+  std::string enforcement;
   server::ServerOptions options;
 };
 
@@ -43,6 +45,14 @@ int RunServe(ServeFlags& flags) {
       PrintError(std::string(s.message()));
       return kError;
     }
+  }
+  if (!flags.enforcement.empty()) {
+    absl::StatusOr<server::Enforcement> mode = server::ParseEnforcement(flags.enforcement);
+    if (!mode.ok()) {
+      PrintError("--enforcement: " + std::string(mode.status().message()));
+      return kError;
+    }
+    flags.options.enforcement = *mode;
   }
   return server::Serve(flags.options) == 0 ? kOk : kError;
 }
@@ -86,6 +96,10 @@ Command AddServeCommand(CLI::App& root) {
   app->add_option("--decision-log", o.decision_log, "Append a JSON line a decision to FILE (- for stdout)")
       ->type_name("FILE");
   app->add_option("--config", flags->config, "The server's configuration (JSON; docs/server.md)")->type_name("FILE");
+  app->add_option("--enforcement", flags->enforcement,
+                  "Rollout mode over every policy's own: deny (default), warn (allow, with a warning) or dryrun "
+                  "(allow, logged only); overrides the configuration's")
+      ->type_name("MODE");
   return Command{app, [flags] { return RunServe(*flags); }};
 }
 

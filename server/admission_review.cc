@@ -649,9 +649,21 @@ std::string Ids(const std::vector<std::string>& ids) {
   return out;
 }
 
+// "charter: warn: CREATE Pod ns/name by ... would be denied: forbidden by
+// policy `a` (why)" or "...: no policy permits it".
+std::string WouldDeny(const MappedReview& m, const Unenforced& u, const AnswerOptions& options) {
+  std::string out = Cat("charter: ", EnforcementName(u.mode), ": ", Describe(m), " would be denied: ");
+  if (u.policy.empty()) return out + "no policy permits it";
+  CatAppend(&out, "forbidden by policy `", u.policy, "`");
+  std::string why = WhyFor(options, u.policy);
+  if (!why.empty()) CatAppend(&out, ": ", why);
+  return out;
+}
+
 }  // namespace
 
-std::string AdmissionAnswer(const MappedReview& m, const Decision& d, const AnswerOptions& options) {
+std::string AdmissionAnswer(const MappedReview& m, const Decision& d, const AnswerOptions& options,
+                            const std::vector<Unenforced>& unenforced) {
   std::string out = Cat(
       "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":",
       Quoted(m.uid), ",\"allowed\":", d.allowed ? "true" : "false");
@@ -659,17 +671,32 @@ std::string AdmissionAnswer(const MappedReview& m, const Decision& d, const Answ
     CatAppend(&out, ",\"status\":{\"code\":403,\"reason\":\"Forbidden\",\"message\":",
                     Quoted(Because(m, d, options)), "}");
   }
-  if (!d.errors.empty()) {
-    out += ",\"warnings\":[";
-    for (size_t i = 0; i < d.errors.size(); ++i) {
-      CatAppend(&out, i ? "," : "",
-                      Quoted(Cat("charter: policy `", d.errors[i].policy_id,
-                                          "` was skipped: ", d.errors[i].message)));
+  std::vector<std::string> warnings;
+  for (const PolicyError& e : d.errors) {
+    warnings.push_back(Cat("charter: policy `", e.policy_id, "` was skipped: ", e.message));
+  }
+  // A denied review says why already; the rollout's warnings are for what it let through.
+  if (d.allowed) {
+    for (const Unenforced& u : unenforced) {
+      if (u.mode == Enforcement::kWarn) warnings.push_back(WouldDeny(m, u, options));
     }
+  }
+  if (!warnings.empty()) {
+    out += ",\"warnings\":[";
+    for (size_t i = 0; i < warnings.size(); ++i) CatAppend(&out, i ? "," : "", Quoted(warnings[i]));
     out += "]";
   }
   CatAppend(&out, ",\"auditAnnotations\":{\"decision\":", d.allowed ? "\"allow\"" : "\"deny\"",
-                  ",\"policies\":", Quoted(Ids(d.reasons)), ",\"bundle\":", Quoted(options.bundle_hash), "}}}");
+                  ",\"policies\":", Quoted(Ids(d.reasons)));
+  if (!unenforced.empty()) {
+    // Each as "mode:policy", "mode:" for no policy permitting it.
+    std::string would;
+    for (size_t i = 0; i < unenforced.size(); ++i) {
+      CatAppend(&would, i ? "," : "", EnforcementName(unenforced[i].mode), ":", unenforced[i].policy);
+    }
+    CatAppend(&out, ",\"wouldDeny\":", Quoted(would));
+  }
+  CatAppend(&out, ",\"bundle\":", Quoted(options.bundle_hash), "}}}");
   return out;
 }
 

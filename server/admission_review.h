@@ -29,6 +29,7 @@
 #include "absl/status/statusor.h"
 #include "charter/decision.h"
 #include "charter/entities.h"
+#include "enforcement.h"
 
 namespace charter::server {
 
@@ -96,9 +97,11 @@ struct AnswerOptions {
 };
 
 // The AdmissionReview answer (admission.k8s.io/v1, response.uid echoing
-// the request's).
+// the request's). `unenforced` (Enforce's) are what would have denied it:
+// warnings for those in warn mode when it is allowed, and the audit
+// annotation `wouldDeny` naming them all.
 std::string AdmissionAnswer(const MappedReview& review, const Decision& decision,
-                            const AnswerOptions& options);
+                            const AnswerOptions& options, const std::vector<Unenforced>& unenforced = {});
 // The denial of a review whose object was refused (MappedReview::refused),
 // with the reason in its message.
 std::string AdmissionRefusal(const MappedReview& review, const AnswerOptions& options);

@@ -150,7 +150,7 @@ absl::Status LoadConfig(const std::string& path, ServerOptions* options) {
   if (!doc.ok()) return absl::InvalidArgumentError(Cat(path, ":", S(doc.status().message())));
   ConfigReader r(path, text);
   JsonValue root = doc->root();
-  if (absl::Status s = r.Known(root, "the configuration", {"mapping", "reasons", "decisionLog", "limits", "watch", "join"});
+  if (absl::Status s = r.Known(root, "the configuration", {"mapping", "reasons", "decisionLog", "limits", "watch", "join", "enforcement"});
       !s.ok()) {
     return s;
   }
@@ -171,6 +171,13 @@ absl::Status LoadConfig(const std::string& path, ServerOptions* options) {
     if (auto v = j->Find("namespaces")) {
       if (absl::Status s = r.Joins(*v, "join.namespaces", &options->mapping.join.namespaces); !s.ok()) return s;
     }
+  }
+  if (std::optional<JsonValue> v = root.Find("enforcement")) {
+    std::string mode;
+    CONFIG_ASSIGN(mode, r.Str(*v, "enforcement"));
+    absl::StatusOr<Enforcement> parsed = ParseEnforcement(mode);
+    if (!parsed.ok()) return r.Fail(*v, Cat("`enforcement`: ", S(parsed.status().message())));
+    options->enforcement = *parsed;
   }
   if (std::optional<JsonValue> reasons = root.Find("reasons")) {
     if (!reasons->is_object()) return r.Fail(*reasons, "`reasons` must be an object of policy ids to messages");

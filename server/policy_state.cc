@@ -91,7 +91,8 @@ std::string SortedJoin(std::vector<std::string> v) {
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const PolicyState>> PolicyState::Load(const PolicyFiles& files,
-                                                                     const GovernanceJoins& join) {
+                                                                     const GovernanceJoins& join,
+                                                                     Enforcement enforcement) {
   std::optional<Schema> schema;
   if (!files.schemas.empty()) {
     std::vector<SourceFile> sources;
@@ -133,7 +134,10 @@ absl::StatusOr<std::shared_ptr<const PolicyState>> PolicyState::Load(const Polic
               files.schemas.size() > 1 ? " (give the schema files in the order `charter build` had them)" : ""));
     }
   }
+  absl::StatusOr<EnforcementTable> modes = EnforcementTable::FromEngine(*engine, enforcement);
+  if (!modes.ok()) return absl::Status(modes.status().code(), Cat(files.bundle, ": ", S(modes.status().message())));
   std::shared_ptr<PolicyState> state(new PolicyState(*std::move(engine)));
+  state->enforcement_ = *std::move(modes);
   state->schema_ = std::move(schema);
   state->bundle_hash_ = std::move(hash);
   EntitiesOptions options;

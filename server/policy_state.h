@@ -22,6 +22,7 @@
 #include "charter/request.h"
 #include "charter/schema.h"
 #include "admission_review.h"
+#include "enforcement.h"
 
 namespace charter::server {
 
@@ -42,8 +43,11 @@ class PolicyState {
   // entity file and has the type the schema gives the attribute
   // `governance`, and every joined namespace is a configured
   // Kubernetes::Namespace, which then gets the attribute.
+  // `enforcement` is the server's rollout mode; the policies' own
+  // (`@enforcement`) are read from the bundle, and a bad one fails the load.
   static absl::StatusOr<std::shared_ptr<const PolicyState>> Load(const PolicyFiles& files,
-                                                                 const GovernanceJoins& join = {});
+                                                                 const GovernanceJoins& join = {},
+                                                                 Enforcement enforcement = Enforcement::kDeny);
 
   const Engine& engine() const { return engine_; }
   // Whether reviews' entities are read without the schema (PrepareUntypedJoin).
@@ -52,6 +56,8 @@ class PolicyState {
   const Entities& entities() const { return entities_; }
   const Schema* schema() const { return schema_ ? &*schema_ : nullptr; }
   const std::string& bundle_hash() const { return bundle_hash_; }  // "sha256:<hex>"
+  // The rollout mode of each forbid (enforcement.h).
+  const EnforcementTable& enforcement() const { return enforcement_; }
   std::chrono::system_clock::time_point loaded_at() const { return loaded_at_; }
 
   // The request and the entities to decide a mapped review with: the
@@ -81,6 +87,7 @@ class PolicyState {
   Entities entities_;
   std::optional<Schema> schema_;
   std::string bundle_hash_;
+  EnforcementTable enforcement_;
   std::chrono::system_clock::time_point loaded_at_;
 
   // The entity file's text (Join writes the joined namespaces' attribute

@@ -548,7 +548,7 @@ class Server {
 
   // Loads the files again; on any fault the current state keeps serving.
   void Reload(std::string_view why) {
-    absl::StatusOr<std::shared_ptr<const PolicyState>> next = PolicyState::Load(options_.files, options_.mapping.join);
+    absl::StatusOr<std::shared_ptr<const PolicyState>> next = PolicyState::Load(options_.files, options_.mapping.join, options_.enforcement);
     absl::Status certs = certificates_.Load(options_.tls_cert, options_.tls_key, options_.client_ca);
     if (!certs.ok()) {
       // The handshakes keep the certificate they have; the failure counts.
@@ -743,6 +743,7 @@ class Server {
     absl::StatusOr<Request> request =
         entities.ok() ? state->RequestFor(*review) : absl::StatusOr<Request>(entities.status());
     Decision decision;
+    std::vector<Unenforced> unenforced;
     if (!request.ok()) {
       if (e == kAdmission) {
         return Refuse(e, r, 400, Cat("the review does not map to a request the policies accept: ",
@@ -752,9 +753,11 @@ class Server {
       // apiserver asks the next one.
       decision.errors.push_back(PolicyError{"(mapping)", OneLine(request.status().message()), {}});
     } else {
-      decision = state->engine().Authorize(*request, *entities);
+      EvalContext context;
+      state->engine().Authorize(*request, *entities, &context);
+      decision = Enforce(context, state->enforcement(), e == kAdmission, &unenforced);
     }
-    std::string out = e == kAdmission ? AdmissionAnswer(*review, decision, answers)
+    std::string out = e == kAdmission ? AdmissionAnswer(*review, decision, answers, unenforced)
                                       : AuthorizationAnswer(*review, decision, answers);
     out += "\n";
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -1618,7 +1621,7 @@ int Serve(const ServerOptions& options) {
     return 1;
   }
 
-  absl::StatusOr<std::shared_ptr<const PolicyState>> state = PolicyState::Load(options.files, options.mapping.join);
+  absl::StatusOr<std::shared_ptr<const PolicyState>> state = PolicyState::Load(options.files, options.mapping.join, options.enforcement);
   if (!state.ok()) {
     Say(Cat("error: ", OneLine(state.status().message())));
     return 1;
@@ -1736,6 +1739,7 @@ int Serve(const ServerOptions& options) {
             cas == 1 ? "" : "s", ")"));
   }
   if (admin_fd >= 0) Say(Cat("admin listening on ", admin_where, " (/v1/authorize, /metrics, /healthz, /readyz)"));
+  if (!(*state)->enforcement().enforces_all()) Say((*state)->enforcement().Describe());
   Say(Cat("listening on https://", host, ":", port, " (bundle ", (*state)->bundle_hash(), ", ",
           (*state)->engine().policy_count(), " policies",
           (*state)->schema() == nullptr ? ""

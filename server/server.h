@@ -42,6 +42,8 @@ struct ServerOptions {
   MappingOptions mapping;
   std::vector<std::pair<std::string, std::string>> reasons;  // policy id -> why
   std::vector<std::string> mask_context;  // context attributes logged as "***"
+  // The rollout mode (enforcement.h): a ceiling over every policy's own.
+  Enforcement enforcement = Enforcement::kDeny;
   // Limits of the network side (docs/server.md, "Limits"): each stops an attack.
   size_t max_body_bytes = size_t{1} << 20;           // as received, chunked bodies decoded
   size_t max_inflated_body_bytes = size_t{4} << 20;  // a gzip or deflate body once inflated

@@ -160,6 +160,24 @@ for w in vwc["webhooks"]:
     check(w["failurePolicy"] in ("Fail", "Ignore"), "the webhook has a failurePolicy")
     check(1 <= w["timeoutSeconds"] <= 30, "the webhook's timeoutSeconds is in 1..30")
     check("namespaceSelector" in w, "the webhook selects namespaces")
+    # Safe by default: what keeps the cluster running is never sent. The
+    # selector leaves out the system namespaces, the server's own (a webhook
+    # that gates its own pods cannot come back after an outage), Kueue's and
+    # the training operator's.
+    excluded = set()
+    for e in w["namespaceSelector"].get("matchExpressions", []):
+        if e["key"] == "kubernetes.io/metadata.name" and e["operator"] == "NotIn":
+            excluded |= set(e["values"])
+    for ns in ("kube-system", dep["metadata"]["namespace"], "kueue-system", "kubeflow"):
+        check(ns in excluded, f"webhook {w['name']} is not called for namespace {ns}")
+    conditions = w.get("matchConditions", [])
+    check(all(isinstance(c.get("name"), str) and isinstance(c.get("expression"), str) for c in conditions)
+          and len({c["name"] for c in conditions}) == len(conditions),
+          f"webhook {w['name']}'s matchConditions each have a distinct name and an expression")
+    check(any("system:nodes" in c["expression"] and c["expression"].lstrip().startswith("!") for c in conditions),
+          f"webhook {w['name']} is not called for kubelets (a matchCondition on the group system:nodes)")
+    check(all("/" not in r for rule in w["rules"] for r in rule["resources"]),
+          f"webhook {w['name']} is not called for status or other subresources")
     resources = {r for rule in w["rules"] for r in rule["resources"]}
     check({"pods", "jobs", "pytorchjobs", "workloads"} <= resources, "the webhook covers the kinds the mapping reads")
     for rule in w["rules"]:
