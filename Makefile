@@ -17,6 +17,7 @@
 #   make conformance  the differential campaign against Cedar: COUNT cases of SEED
 #   make validation-conformance  the validation campaign against Cedar's validator
 #   make install    install the library, headers, CMake package and CLI into PREFIX
+#   make image      the OCI image of `charter serve` (umoci): build/image/oci and charter-image.tar
 #   make clean      remove every build directory
 #
 # Override any variable on the command line: make test BUILD_DIR=/tmp/b JOBS=8
@@ -92,6 +93,13 @@ demo: build
 
 install: build
 	$(CMAKE) --install $(BUILD_DIR) --prefix $(PREFIX)
+
+# The OCI image of `charter serve` (umoci; no container engine): the layout in
+# $(BUILD_DIR)/image/oci, tagged $(IMAGE_TAG), and $(BUILD_DIR)/image/charter-image.tar.
+IMAGE_TAG ?= dev
+.PHONY: image
+image: build
+	bash scripts/image.sh $(BUILD_DIR) $(BUILD_DIR)/image $(IMAGE_TAG)
 
 bench: deps
 	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \

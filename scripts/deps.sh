@@ -28,6 +28,7 @@ PACKAGES=(
   lua5.1 liblua5.1-0-dev lua5.4 liblua5.4-dev            # the Lua module (5.1: Slurm's job_submit/lua)
   golang-go                                              # the Go binding (cgo, standard library only)
   slurmctld slurmd slurm-client munge                    # a real Slurm controller (tests only)
+  umoci binutils                                         # `make image`: the server's OCI image (umoci, objcopy)
   python3-dev python3-pytest  # the Python module (C, over the C API) and its tests
 )
 

@@ -39,7 +39,8 @@ for d in docs:
           f"{d.get('kind')} has apiVersion, kind and metadata.name")
     by_kind[d["kind"]] = d
 known = {"Deployment": "apps/v1", "PodDisruptionBudget": "policy/v1",
-         "Service": "v1", "ValidatingWebhookConfiguration": "admissionregistration.k8s.io/v1"}
+         "Service": "v1", "ValidatingWebhookConfiguration": "admissionregistration.k8s.io/v1",
+         "NetworkPolicy": "networking.k8s.io/v1"}
 for kind, version in known.items():
     check(kind in by_kind and by_kind[kind]["apiVersion"] == version, f"a {kind} of {version}")
 
@@ -182,6 +183,57 @@ for w in vwc["webhooks"]:
     check({"pods", "jobs", "pytorchjobs", "workloads"} <= resources, "the webhook covers the kinds the mapping reads")
     for rule in w["rules"]:
         check(set(rule["operations"]) <= {"CREATE", "UPDATE", "DELETE", "CONNECT"}, "rule operations are admission operations")
+
+# Spread over zones, and reachable on its port only, reaching nothing.
+spread = pod.get("topologySpreadConstraints", [])
+check(any(t["topologyKey"] == "topology.kubernetes.io/zone" and t["labelSelector"]["matchLabels"].items() <= labels.items()
+          for t in spread), "the pods spread over zones (topologySpreadConstraints selecting them)")
+check(container.get("imagePullPolicy") in ("IfNotPresent", "Always", "Never"), "the container has an imagePullPolicy")
+check(isinstance(container["resources"]["requests"].get("cpu"), str) and "memory" in container["resources"]["limits"],
+      "the container requests CPU and memory and limits memory")
+netpol = by_kind["NetworkPolicy"]
+check(netpol["spec"]["podSelector"]["matchLabels"].items() <= labels.items(), "the NetworkPolicy selects the pods")
+check(set(netpol["spec"]["policyTypes"]) == {"Ingress", "Egress"}, "the NetworkPolicy governs ingress and egress")
+ingress_ports = [p["port"] for rule in netpol["spec"]["ingress"] for p in rule.get("ports", [])]
+check(ingress_ports and all(p in ("https", listen_port) for p in ingress_ports),
+      f"the NetworkPolicy admits the server's port only ({ingress_ports})")
+check(netpol["spec"].get("egress") == [], "the NetworkPolicy lets the server connect to nothing")
+
+# The TLS pair: cert-manager's Certificate for the Service, in the Secret the
+# pods mount, whose CA it injects into the webhook; or make-certs.sh.
+cm = load("cert-manager.yaml")
+certs = {d["metadata"]["name"]: d for d in cm if d["kind"] == "Certificate"}
+issuers = {d["metadata"]["name"]: d for d in cm if d["kind"] == "Issuer"}
+tls_secret = volumes["tls"]["secret"]["secretName"]
+service_dns = f"{svc['metadata']['name']}.{svc['metadata']['namespace']}.svc"
+cert = next((c for c in certs.values() if c["spec"]["secretName"] == tls_secret), None)
+check(cert is not None and service_dns in cert["spec"]["dnsNames"],
+      f"a cert-manager Certificate for {service_dns} fills the Secret the pods mount ({tls_secret})")
+check(all(d["apiVersion"] == "cert-manager.io/v1" and d["metadata"]["namespace"] == "charter-system" for d in cm),
+      "cert-manager.yaml's objects are cert-manager.io/v1, in charter-system")
+check(cert is not None and cert["spec"]["issuerRef"]["name"] in issuers, "the Certificate's issuer is declared")
+inject = vwc["metadata"].get("annotations", {}).get("cert-manager.io/inject-ca-from")
+check(cert is not None and inject == f"{cert['metadata']['namespace']}/{cert['metadata']['name']}",
+      f"the webhook's caBundle is injected from that Certificate ({inject})")
+
+import base64, tempfile
+with tempfile.TemporaryDirectory() as tmp:
+    made = subprocess.run(["bash", os.path.join(deploy, "make-certs.sh"), "--out", tmp], capture_output=True, text=True)
+    check(made.returncode == 0, f"make-certs.sh runs ({made.stderr.strip()})")
+    verify = subprocess.run(["openssl", "verify", "-CAfile", f"{tmp}/ca.crt", f"{tmp}/tls.crt"], capture_output=True, text=True)
+    check(verify.returncode == 0, "make-certs.sh's certificate verifies against its CA")
+    san = subprocess.run(["openssl", "x509", "-in", f"{tmp}/tls.crt", "-noout", "-ext", "subjectAltName"],
+                         capture_output=True, text=True).stdout
+    check(f"DNS:{service_dns}" in san, f"... and is for {service_dns}")
+    secret = yaml.safe_load(open(f"{tmp}/secret.yaml"))
+    check(secret["kind"] == "Secret" and secret["type"] == "kubernetes.io/tls" and secret["metadata"]["name"] == tls_secret
+          and secret["metadata"]["namespace"] == "charter-system"
+          and base64.b64decode(secret["data"]["tls.crt"]) == open(f"{tmp}/tls.crt", "rb").read(),
+          "make-certs.sh's Secret is the one the pods mount, holding the certificate")
+    filled = [d for d in yaml.safe_load_all(open(f"{tmp}/webhook.yaml")) if d]
+    bundles = [base64.b64decode(w["clientConfig"]["caBundle"]) for w in filled[0]["webhooks"]]
+    check(bundles and all(b == open(f"{tmp}/ca.crt", "rb").read() for b in bundles),
+          "make-certs.sh's webhook.yaml has caBundle set to its CA")
 
 kube = load("authorization-webhook.kubeconfig")[0]
 check(kube["apiVersion"] == "v1" and kube["kind"] == "Config", "the authorization webhook's kubeconfig is a Config")
