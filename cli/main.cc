@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "charter/charter.h"
 #include "charter_support/nearest.h"
 #include "command.h"
 #include "files.h"
@@ -100,8 +101,9 @@ int Main(int argc, char** argv) {
       AddTestCommand(app),
       AddVersionCommand(app),
   };
-  // After the commands, so that they do not inherit it.
+  // After the commands, so that they do not inherit them.
   app.footer("Run `charter COMMAND --help` for the options of a command.");
+  app.set_version_flag("--version", "charter " + std::string(Version()), "Print Charter's version and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

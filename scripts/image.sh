@@ -25,7 +25,7 @@ say() { echo "image.sh: $*" >&2; }
 
 command -v umoci >/dev/null || { say "umoci not found: apt-get install umoci (make deps)"; exit 1; }
 [[ -x "$charter" ]] || { say "$charter not found: run make build first"; exit 1; }
-version=$("$charter" version 2>/dev/null | awk '{print $2}' || true)
+version=$("$charter" --version 2>/dev/null | awk '{print $2}' || true)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/charter-image.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -251,6 +251,11 @@ case_version() {
   expect_errors
   run version --frobnicate
   expect_errors
+  # `charter --version` says the same (the golden shows both).
+  run --version
+  expect_status 0
+  grep -q '^charter [0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*$' "$stdout_file" ||
+    fail "--version: not 'charter MAJOR.MINOR.PATCH'"
 }
 
 case_no_command() {
