@@ -23,6 +23,7 @@
 #include "charter/charter.h"
 #include "charter/schema.h"
 #include "command.h"
+#include "files.h"
 #include "load.h"
 #include "report.h"
 
@@ -35,14 +36,6 @@ struct BuildFlags {
   std::vector<std::string> schemas;
   std::string output;
 };
-
-// Whether two paths name the same file (both exist and share device and
-// inode: a symlink or a second name of the input counts).
-bool SameFile(const std::string& a, const std::string& b) {
-  struct stat sa, sb;
-  return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
-         sa.st_ino == sb.st_ino;
-}
 
 int RunBuild(const BuildFlags& flags) {
   if (flags.output.empty()) {

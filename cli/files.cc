@@ -79,6 +79,24 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes) 
   return text;
 }
 
+bool SameFile(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+absl::Status CheckNotAnInput(const std::string& output, const std::vector<std::string>& inputs,
+                             std::string_view what) {
+  if (output.empty() || output == "-") return absl::OkStatus();
+  for (const std::string& input : inputs) {
+    if (!input.empty() && input != "-" && SameFile(input, output)) {
+      return absl::InvalidArgumentError(absl::StrCat(output, ": is an input of this command (", input,
+                                                     "): refusing to overwrite it with ", std::string(what)));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckReadable(const std::string& path) {
   Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   absl::StatusOr<struct stat> st = OpenAndStat(path, fd);

@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -19,6 +21,16 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes);
 // that the library opens itself (bundles, which it maps), so that an
 // unreadable file is reported the same way as for every other input.
 absl::Status CheckReadable(const std::string& path);
+
+// Whether two paths name the same file (both exist and share device and
+// inode: a symlink or a second name counts).
+bool SameFile(const std::string& a, const std::string& b);
+
+// Fails with InvalidArgument when `output` is one of `inputs` (SameFile; empty
+// inputs and "-" are skipped): "OUT: is an input of this command (IN):
+// refusing to overwrite it with WHAT". No output of a command replaces its input.
+absl::Status CheckNotAnInput(const std::string& output, const std::vector<std::string>& inputs,
+                             std::string_view what);
 
 // While one lives, the input being worked on and the stage (`"reading"`,
 // `"loading the schema"`...), so that running out of memory says where:

@@ -75,6 +75,8 @@ void PrintNotes(const std::vector<kueue::Note>& notes) {
   }
 }
 
+// Writes to -o (atomically; RunImport*/RunExport* have refused an -o that is
+// one of their inputs), or to stdout.
 int Write(const std::string& output, const std::string& text) {
   if (output.empty() || output == "-") return WriteStdout(text) ? kOk : kError;
   if (absl::Status s = WriteFileAtomically(output, text); !s.ok()) return Fail(s);
@@ -82,6 +84,7 @@ int Write(const std::string& output, const std::string& text) {
 }
 
 int RunImportKueue(const ImportFlags& flags) {
+  if (absl::Status s = CheckNotAnInput(flags.output, flags.files, "what it imports"); !s.ok()) return Fail(s);
   std::vector<std::string> texts;
   texts.reserve(flags.files.size());
   for (const std::string& f : flags.files) {
@@ -98,6 +101,7 @@ int RunImportKueue(const ImportFlags& flags) {
 }
 
 int RunImportHyperPod(const ImportFlags& flags) {
+  if (absl::Status s = CheckNotAnInput(flags.output, flags.files, "what it imports"); !s.ok()) return Fail(s);
   if (flags.files.size() != 1) {
     PrintError("import hyperpod: give one file holding ClusterSchedulerConfig, ComputeQuotas and InstanceTypes");
     return kError;
@@ -112,6 +116,7 @@ int RunImportHyperPod(const ImportFlags& flags) {
 }
 
 int RunExportKueue(const ExportFlags& flags) {
+  if (absl::Status s = CheckNotAnInput(flags.output, {flags.state}, "what it exports"); !s.ok()) return Fail(s);
   absl::StatusOr<schedule::State> state = ReadInput(flags);
   if (!state.ok()) return Fail(state.status());
   kueue::ExportOptions options;
@@ -124,6 +129,7 @@ int RunExportKueue(const ExportFlags& flags) {
 }
 
 int RunExportHyperPod(const ExportFlags& flags) {
+  if (absl::Status s = CheckNotAnInput(flags.output, {flags.state}, "what it exports"); !s.ok()) return Fail(s);
   absl::StatusOr<schedule::State> state = ReadInput(flags);
   if (!state.ok()) return Fail(state.status());
   kueue::HyperPodExportOptions options;

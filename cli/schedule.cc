@@ -47,6 +47,8 @@ struct ScheduleFlags {
   std::string now;        // the Kueue Workloads' time reference (RFC 3339)
   std::string format = "text";
   int cycles = 0;  // simulate: 0 = until stable (at most 1000)
+  bool summary = false;  // simulate: one line (object) a cycle
+  std::string output;    // simulate -o: the final state, as --state reads it
   bool fail_on_pending = false;  // exit kDeny when a workload is pending at the end
   bool hyperpod = false;
   // The schema files the policies are validated against (read as one
@@ -243,7 +245,29 @@ std::string Fingerprint(const schedule::State& s) {
   return out;
 }
 
+// One cycle in a line: "cycle 3: 2 admitted, 1 preempted, 4 pending heads,
+// 10 queued; then 12 admitted, 14 pending", or the same as a JSON object.
+std::string CycleSummary(int cycle, const schedule::CycleResult& r, const schedule::State& after, bool json) {
+  if (json) {
+    return absl::StrCat("{\"cycle\":", cycle, ",\"admitted\":", r.admitted.size(), ",\"preempted\":",
+                        r.preempted.size(), ",\"not_admitted\":", r.not_admitted.size(), ",\"queued\":",
+                        r.queued.size(), ",\"admitted_total\":", after.admitted.size(), ",\"pending_total\":",
+                        after.pending.size(), "}");
+  }
+  return absl::StrCat("cycle ", cycle, ": ", r.admitted.size(), " admitted, ", r.preempted.size(), " preempted, ",
+                      r.not_admitted.size(), " pending head", r.not_admitted.size() == 1 ? "" : "s", ", ",
+                      r.queued.size(), " queued; then ", after.admitted.size(), " admitted, ", after.pending.size(),
+                      " pending\n");
+}
+
 int RunSimulate(const ScheduleFlags& flags) {
+  if (!flags.output.empty()) {
+    // Refused before any cycle runs: the final state never replaces an input.
+    std::vector<std::string> inputs = flags.policies;
+    inputs.insert(inputs.end(), {flags.state, flags.bundle, flags.workloads, flags.entities});
+    inputs.insert(inputs.end(), flags.schemas.begin(), flags.schemas.end());
+    if (absl::Status s = CheckNotAnInput(flags.output, inputs, "the final state"); !s.ok()) return Fail(s);
+  }
   absl::StatusOr<Input> input = LoadInput(flags);
   if (!input.ok()) return Fail(input.status());
   schedule::CycleOptions options;
@@ -260,15 +284,18 @@ int RunSimulate(const ScheduleFlags& flags) {
     absl::StatusOr<schedule::CycleResult> result = schedule::RunCycle(*state, options);
     if (!result.ok()) return Fail(result.status());
     const bool stable = schedule::IsStable(*state, *result);
-    if (flags.format == "json") {
+    absl::StatusOr<schedule::State> next = schedule::ApplyCycle(*state, *result);
+    if (!next.ok()) return Fail(next.status());
+    if (flags.summary) {
+      out = absl::StrCat(flags.format == "json" ? (cycle == 0 ? "[" : ",") : "",
+                         CycleSummary(cycle + 1, *result, *next, flags.format == "json"));
+    } else if (flags.format == "json") {
       out = absl::StrCat(cycle == 0 ? "[" : ",", result->ToJson());
     } else {
       out = absl::StrCat("== cycle ", cycle + 1, "\n", result->ToText());
     }
     if (!WriteStdout(out)) return kError;
     out.clear();
-    absl::StatusOr<schedule::State> next = schedule::ApplyCycle(*state, *result);
-    if (!next.ok()) return Fail(next.status());
     *state = std::move(*next);
     if (stable && flags.cycles == 0) {
       ++cycle;
@@ -291,14 +318,18 @@ int RunSimulate(const ScheduleFlags& flags) {
     out += loop;
     absl::StrAppend(&out, "== after ", cycle, " cycle", cycle == 1 ? "" : "s", ": ", state->admitted.size(),
                     " admitted, ", state->pending.size(), " pending\n");
-    for (const schedule::Workload& w : state->admitted) {
+    // --summary: the counts only (the final state's workloads are in -o).
+    for (const schedule::Workload& w : flags.summary ? std::vector<schedule::Workload>{} : state->admitted) {
       absl::StrAppend(&out, "ADMITTED ", w.name, " (", state->cluster_queues[w.cluster_queue].name, ")\n");
     }
-    for (const schedule::Workload& w : state->pending) {
+    for (const schedule::Workload& w : flags.summary ? std::vector<schedule::Workload>{} : state->pending) {
       absl::StrAppend(&out, "PENDING  ", w.name, " (", state->cluster_queues[w.cluster_queue].name, ")\n");
     }
   }
   if (!WriteStdout(out)) return kError;
+  if (!flags.output.empty()) {
+    if (absl::Status s = WriteFileAtomically(flags.output, kueue::WriteStateJson(*state)); !s.ok()) return Fail(s);
+  }
   return PendingExit(flags, *state);
 }
 
@@ -371,6 +402,12 @@ Command AddSimulateCommand(CLI::App& root) {
   app->add_option("--cycles", flags->cycles, "Run exactly N cycles (default: until stable, at most 1000)")
       ->type_name("N")
       ->check(WholeNumber(1, 100000));
+  app->add_flag("--summary", flags->summary,
+                "One line a cycle (its counts, and the totals after it) instead of every workload; with "
+                "--format json, one object a cycle");
+  app->add_option("-o,--output", flags->output,
+                  "Write the final state to FILE, in the state format --state reads (never over an input)")
+      ->type_name("FILE");
   return Command{app, [flags] { return RunSimulate(*flags); }};
 }
 

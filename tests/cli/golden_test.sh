@@ -816,6 +816,42 @@ case_simulate_until_stable() {
   expect_no_stderr
 }
 
+# --summary: a line (an object) a cycle; -o: the final state, in the form
+# --state reads, so that runs chain; and no output over an input (simulate,
+# import, export).
+case_simulate_summary() {
+  run simulate --state $golden/schedule-state.json --summary
+  expect_status 0
+  expect_no_stderr
+  run simulate --state $golden/schedule-state.json --summary --format json
+  expect_status 0
+  jq -e 'type == "array" and length >= 1 and all(.[]; has("cycle") and has("admitted_total") and has("pending_total"))' \
+    "$stdout_file" >/dev/null || fail "--summary --format json: not an array of cycle objects"
+  run simulate --state $golden/schedule-state.json --summary -o "$work/final.json"
+  expect_status 0
+  expect_no_stderr
+  local final_admitted
+  final_admitted=$(sed -n 's/^== after .*: \([0-9]*\) admitted.*/\1/p' "$stdout_file")
+  run schedule --state "$work/final.json" --format json
+  expect_status 0
+  run simulate --state "$work/final.json" --summary
+  expect_status 0
+  grep -q "^== after 1 cycle: $final_admitted admitted" "$stdout_file" ||
+    fail "the final state does not start where the run ended ($final_admitted admitted)"
+  cp $golden/schedule-state.json "$work/state.json"
+  run simulate --state "$work/state.json" -o "$work/state.json"
+  expect_errors
+  run export kueue --state "$work/state.json" -o "$work/state.json"
+  expect_errors
+  cmp -s "$work/state.json" $golden/schedule-state.json || fail "an input was written over"
+  cp tests/schedule/kueue/testdata/cluster.yaml "$work/cluster.yaml"
+  ln -s "$work/cluster.yaml" "$work/link.yaml"
+  run import kueue "$work/cluster.yaml" -o "$work/link.yaml"
+  expect_errors
+  cmp -s "$work/cluster.yaml" tests/schedule/kueue/testdata/cluster.yaml || fail "an input was written over"
+  rm -f "$work/final.json" "$work/state.json" "$work/cluster.yaml" "$work/link.yaml"
+}
+
 # --fail-on-pending: the same output, and exit 2 naming what stays pending
 # (after one cycle: what it did not admit, and what it preempted; after a
 # simulation: the final state's); exit 0 when nothing does.
