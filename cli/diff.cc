@@ -111,30 +111,6 @@ absl::StatusOr<Engine> LoadSide(const std::string& path, const Schema* schema) {
   return engine;
 }
 
-// The end (one past the closing brace) of the JSON object starting at
-// `begin` in valid JSON text.
-size_t ObjectEnd(std::string_view text, size_t begin) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = begin; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      ++depth;
-    } else if (c == '}' || c == ']') {
-      if (--depth == 0) return i + 1;
-    }
-  }
-  return text.size();
-}
-
 // "PATH:1:COL: ..." of a message about one line, made "PATH:LINE:COL: ...".
 std::string OnLine(const std::string& path, size_t line, const std::string& message) {
   std::string prefix = path + ":1:";

@@ -30,7 +30,7 @@ check "the start-up line says reviews' entities were checked against the schema 
 check "TLS 1.1 is refused" bash -c "! curl --silent --cacert '$work/tls.crt' --tlsv1.1 --tls-max 1.1 '$base/healthz' >/dev/null 2>&1"
 
 # The reviews and their answers.
-decisions=0 denies=0
+decisions=0 denies=0 no_opinions=0
 while read -r file endpoint answer policies; do
   [[ -z "$file" || "$file" == \#* ]] && continue
   out="$work/answer.json"
@@ -71,7 +71,9 @@ while read -r file endpoint answer policies; do
       denied) want="false true" ;;
       noopinion) want="false false" ;;
     esac
-    [[ "$answer" == allow ]] || denies=$((denies + 1))
+    # Logged and counted as answered: a "no opinion" is not a denial.
+    [[ "$answer" == denied ]] && denies=$((denies + 1))
+    [[ "$answer" == noopinion ]] && no_opinions=$((no_opinions + 1))
     IFS=$'\x1f' read -r kind flags reason < <(jq -r '[.apiVersion + " " + .kind,
       "\(.status.allowed) \(.status.denied)", .status.reason] | join("\u001f")' "$out")
     ok=1
@@ -167,6 +169,8 @@ metric() { awk -v k="$1" '$1 == k { print $2 }' "$work/metrics"; }
 admission_deny="$(metric 'charter_requests_total{endpoint="admission",decision="deny"}')"
 check "metrics: admission denials counted (6 reviews + 1 repeat + the overflow)" test "$admission_deny" = 8
 check "metrics: authorization allows counted" test "$(metric 'charter_requests_total{endpoint="authorization",decision="allow"}')" = 3
+check "metrics: authorization denials counted (a forbid)" test "$(metric 'charter_requests_total{endpoint="authorization",decision="deny"}')" = 2
+check "metrics: authorization no opinions counted apart" test "$(metric 'charter_requests_total{endpoint="authorization",decision="no_opinion"}')" = 2
 check "metrics: 400s on /v1/admission counted" test "$(metric 'charter_request_errors_total{endpoint="admission",code="400"}')" = 5
 check "metrics: the 413s counted" test "$(metric 'charter_request_errors_total{endpoint="admission",code="413"}')" = 2
 check "metrics: latency histogram count" test "$(metric 'charter_request_duration_seconds_count{endpoint="admission"}')" = 12
@@ -208,7 +212,8 @@ still="$(curl_tls --data-binary "@$reviews/sar-team-user-create-pods-other-names
 check "SIGHUP with a bad bundle: the previous bundle still decides" test "$still" = true
 check "SIGHUP with a bad bundle: still ready" test "$(curl_tls "$base/readyz")" = ok
 decisions=$((decisions + 3 + 1))
-denies=$((denies + 1 + 1))
+no_opinions=$((no_opinions + 1))  # the review before the reload
+denies=$((denies + 1))            # the request in flight at SIGTERM, below
 
 # SIGTERM: drains, writes the queued log lines, exits 0.
 check "SIGTERM stops the server with status 0" serve_stop
@@ -225,6 +230,8 @@ check "decision log: the bundle hash and a latency" jq -e --arg h "$hash" '.bund
 check "decision log: masked context" test "$(jq -r .request.context.dryRun <<<"$line")" = '***'
 check "decision log: unmasked context" test "$(jq -r '.request.context.subResource | length' <<<"$line")" = 0
 check "decision log: denials" test "$(jq -s '[.[] | select(.decision == "deny")] | length' "$log")" = "$denies"
+check "decision log: SubjectAccessReviews with no opinion ($no_opinions)" \
+  test "$(jq -s '[.[] | select(.endpoint == "authorization" and .decision == "no opinion")] | length' "$log")" = "$no_opinions"
 # The /v1/authorize lines read back as requests decide as they did.
 jq -s '[.[] | select(.endpoint == "authorize") | .request]' "$log" | jq '.[0:2]' >"$work/replay.json"
 "$charter" authorize --bundle "$work/bundle.orig" --schema "$gov_schema" --schema "$schema" --entities "$ex/entities.json" \
