@@ -315,7 +315,7 @@ std::string Mismatch(const Input& input, const Decision& old_decision, server::O
   };
   return absl::StrCat("--old decides ", side(server::OutcomeName(old_outcome), reasons, errors),
                       " where the log says ", side(input.decision, input.reasons, input.error_policies),
-                      ": the old side is not what the server decided with",
+                      ": --old or --entities is not what the server decided with",
                       input.bundle.empty() ? "" : absl::StrCat(" (bundle ", Printable(input.bundle), ")"));
 }
 
