@@ -308,7 +308,25 @@ check "SIGTERM stops the third server" serve_stop
 # ---- bad configurations are refused before serving ------------------------------
 echo '{"limits": {"threads": 0}}' >"$work/bad.json"
 check "a bad configuration is refused" bash -c "! '$charter' serve --bundle '$work/bundle' --schema '$gov_schema' --schema '$schema' --tls-cert '$work/tls.crt' --tls-key '$work/tls.key' --config '$work/bad.json' 2>'$work/bad.err'"
-check "... with the member named" grep -q 'bad.json:1:24: `threads` must be a whole number from 1 to 4096' "$work/bad.err"
+check "... with the member named, as a start-up fault" grep -q '^charter serve: error: .*bad.json:1:24: `threads` must be a whole number from 1 to 4096' "$work/bad.err"
+# Every file the start reads that fails says `charter serve: error: ...` and exits 1.
+start_fault() {  # start_fault DESCRIPTION MESSAGE-PART FLAGS...
+  local what="$1" part="$2" status=0
+  shift 2
+  "$charter" serve --bundle "$work/bundle" --schema "$gov_schema" --schema "$schema" --tls-cert "$work/tls.crt" \
+    --tls-key "$work/tls.key" --listen 127.0.0.1:0 "$@" 2>"$work/start.err" >/dev/null || status=$?
+  if [[ "$status" == 1 ]] && grep -q "^charter serve: error: .*$part" "$work/start.err"; then
+    echo "ok: start-up fault: $what"
+  else
+    fail "start-up fault: $what: exit $status, $(cat "$work/start.err")"
+  fi
+}
+start_fault "a configuration that is not there" "nope.json: cannot open the configuration" --config "$work/nope.json"
+start_fault "an entity file that is not there" "nope.json: cannot open: No such file or directory" --entities "$work/nope.json"
+start_fault "a decision log that cannot be opened" "cannot open the decision log for appending: No such file or directory" \
+  --decision-log "$work/no/such/dir/log"
+start_fault "a decision log that is a directory" "cannot open the decision log for appending: Is a directory" --decision-log "$work"
+start_fault "a client CA file that is not there" "nope.pem: cannot open the client CA bundle" --client-ca "$work/nope.pem"
 check "a typed bundle without its schema is refused" bash -c "! '$charter' serve --bundle '$work/bundle' --tls-cert '$work/tls.crt' --tls-key '$work/tls.key' 2>'$work/noschema.err'"
 check "... saying so" grep -q 'the bundle was compiled with a schema: pass it with --schema' "$work/noschema.err"
 make_cert other
