@@ -78,7 +78,9 @@ struct Skipped {
 };
 
 struct Inputs {
-  std::string text;  // the decision log's, which the inputs' views point into
+  // The decision log's text, which the inputs' views point into (held by
+  // pointer, so that moving the Inputs never moves it).
+  std::unique_ptr<const std::string> text;
   std::vector<Input> inputs;
   std::vector<Skipped> skipped;
 };
@@ -147,11 +149,11 @@ absl::StatusOr<Inputs> LoadDecisionLog(const std::string& path, const Schema* sc
   absl::StatusOr<std::string> text = ReadFile(path, kMaxRequestsBytes);
   if (!text.ok()) return text.status();
   Inputs out;
-  out.text = *std::move(text);
+  out.text = std::make_unique<const std::string>(*std::move(text));
   std::string errors;
   size_t line_no = 0;
   size_t faults = 0;
-  std::string_view all = out.text;
+  std::string_view all = *out.text;
   for (size_t start = 0; start < all.size();) {
     size_t end = all.find('\n', start);
     if (end == std::string_view::npos) end = all.size();
@@ -221,8 +223,13 @@ absl::StatusOr<Inputs> LoadDecisionLog(const std::string& path, const Schema* sc
     input.error_policies = logged->error_policies;
     std::sort(input.error_policies.begin(), input.error_policies.end());
     input.bundle = logged->bundle;
+    // A line of /v1/authorize has none of its own: "[]".
+    std::string_view entities_text;
     if (logged->entities_begin != std::string_view::npos) {
-      input.entities = line.substr(logged->entities_begin, logged->entities_end - logged->entities_begin);
+      entities_text = line.substr(logged->entities_begin, logged->entities_end - logged->entities_begin);
+    }
+    if (!entities_text.empty() && entities_text != "[]") {
+      input.entities = entities_text;
       input.entities_column = CharactersBefore(line, logged->entities_begin);
     }
     out.inputs.push_back(std::move(input));
@@ -351,6 +358,8 @@ int RunDiff(const DiffFlags& flags) {
   const Entities& after = new_entities.has_value() ? **new_entities : *old_entities;
   const std::vector<Input>& inputs = loaded->inputs;
   std::vector<Skipped>& skipped = loaded->skipped;
+  // Every request and every line, decided again or not.
+  const size_t requests = inputs.size() + skipped.size();
 
   // One evaluation context a side; a Decision is made only for what is
   // reported, and for a logged request, to check the old side against it.
@@ -430,7 +439,6 @@ int RunDiff(const DiffFlags& flags) {
   }
 
   size_t changed = allow_to_deny + deny_to_allow + deny_no_opinion;
-  size_t requests = inputs.size() + skipped.size();
   bool log = !flags.decision_log.empty();
   std::string out;
   if (flags.format == "json") {

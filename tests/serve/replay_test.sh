@@ -126,7 +126,8 @@ awk -v n="$n_bare" 'NR == n { sub(/"decision":"deny"/, "\"decision\":\"allow\"")
 diff_log "$work/tampered.jsonl"
 check "diff: a line the old side decides otherwise is named" \
   grep -qF "$work/tampered.jsonl:$n_bare: --old decides deny (gpu-work-goes-through-kueue) where the log says allow (team-admits-in-own-namespace)" "$work/diff.out"
-check "diff: ... counted as not replayed (2), not as a change" grep -q ', 2 not replayed$' "$work/diff.out"
+check "diff: ... counted as not replayed (2), not as a change, every line once" \
+  grep -q "^$total requests: 1 changed (0 allow -> deny, 0 deny -> allow, 1 between deny and no opinion), 0 with a newly failing policy, 2 not replayed$" "$work/diff.out"
 check "diff: ... and the bare pod's change is no longer reported" bash -c "! grep -q 'alice-gpu-debug\"  (' '$work/diff.out'"
 
 # Lines of a server before the entities were logged: not replayed, each named.
