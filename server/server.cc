@@ -3,9 +3,10 @@
 // verified against --client-ca, an admin listener of plain HTTP on a unix
 // socket or loopback (--admin-listen) served by the same loops, a
 // PolicyState swapped atomically on reload, Prometheus metrics, a decision
-// log written by its own thread from a queue bounded in lines and bytes, and
-// one thread that waits for signals (SIGHUP reloads, SIGTERM and SIGINT drain
-// and stop) and for inotify events on the files served.
+// log (decision_log.h: its lines, and a writer thread of its own), and one
+// thread that waits for signals (SIGHUP reloads and reopens the decision log,
+// SIGTERM and SIGINT drain and stop) and for inotify events on the files
+// served.
 //
 // A connection holds no thread: each loop owns its connections and drives
 // them as their sockets become ready, so a slow client costs a few
