@@ -4,9 +4,12 @@
 //
 //   charter serve --bundle B [--entities E] [--schema S ...] --tls-cert C --tls-key K
 //                 [--client-ca FILE] [--listen ADDR:PORT] [--admin-listen unix:PATH|127.0.0.1:PORT]
-//                 [--admin-group GROUP] [--decision-log FILE|-] [--config FILE]
-//                 [--enforcement deny|warn|dryrun]
+//                 [--admin-group GROUP] [--decision-log FILE|-] [--decision-log-max-bytes N]
+//                 [--decision-log-keep K] [--config FILE] [--enforcement deny|warn|dryrun]
+#include <cstdint>
+#include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -22,6 +25,9 @@ struct ServeFlags {
   std::string admin_listen;
   std::string config;
   std::string enforcement;
+  // Given on the command line, they override the configuration's.
+  std::optional<uint64_t> log_max_bytes;
+  std::optional<int> log_keep;
   server::ServerOptions options;
 };
 
@@ -42,7 +48,9 @@ int RunServe(ServeFlags& flags) {
   }
   if (!flags.config.empty()) {
     if (absl::Status s = server::LoadConfig(flags.config, &flags.options); !s.ok()) {
-      PrintError(std::string(s.message()));
+      // A file that does not load, as the server's own files say it.
+      std::string line = "charter serve: error: " + Printable(s.message()) + "\n";
+      std::fwrite(line.data(), 1, line.size(), stderr);
       return kError;
     }
   }
@@ -54,6 +62,8 @@ int RunServe(ServeFlags& flags) {
     }
     flags.options.enforcement = *mode;
   }
+  if (flags.log_max_bytes.has_value()) flags.options.decision_log_max_bytes = *flags.log_max_bytes;
+  if (flags.log_keep.has_value()) flags.options.decision_log_keep = *flags.log_keep;
   return server::Serve(flags.options) == 0 ? kOk : kError;
 }
 
@@ -95,6 +105,13 @@ Command AddServeCommand(CLI::App& root) {
       ->type_name("GROUP");
   app->add_option("--decision-log", o.decision_log, "Append a JSON line a decision to FILE (- for stdout)")
       ->type_name("FILE");
+  app->add_option("--decision-log-max-bytes", flags->log_max_bytes,
+                  "Rotate the decision log before it passes N bytes (FILE becomes FILE.1); 0: never (the default)")
+      ->type_name("N")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 50));
+  app->add_option("--decision-log-keep", flags->log_keep, "Rotated decision logs kept, FILE.1 ... FILE.K (default 5)")
+      ->type_name("K")
+      ->check(CLI::Range(1, 1000));
   app->add_option("--config", flags->config, "The server's configuration (JSON; docs/server.md)")->type_name("FILE");
   app->add_option("--enforcement", flags->enforcement,
                   "Rollout mode over every policy's own: deny (default), warn (allow, with a warning) or dryrun "

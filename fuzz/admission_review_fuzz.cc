@@ -3,7 +3,10 @@
 // cleanly, and what a review maps to must be what the library reads: the
 // request JSON a Request, the entities JSON an entity store, the answers
 // JSON, and the compact copy of the input (the decision log's) the same
-// JSON again.
+// JSON again. The decision-log line of a mapped review is one line of JSON
+// that server/decision_log.h reads back to the same request and entities;
+// any line of the input read as a decision-log line reads or fails with a
+// fault at a column of line 1 (`charter diff --decision-log`).
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -15,8 +18,9 @@
 #include "charter/entities.h"
 #include "charter/json.h"
 #include "charter/request.h"
-#include "json_write.h"
 #include "admission_review.h"
+#include "decision_log.h"
+#include "json_write.h"
 
 namespace {
 
@@ -42,6 +46,30 @@ void CheckMapped(const charter::server::MappedReview& m, bool admission) {
   std::string answer = admission ? charter::server::AdmissionAnswer(m, d, answers)
                                  : charter::server::AuthorizationAnswer(m, d, answers);
   Check(charter::JsonDocument::Parse(answer).ok(), "the answer is not JSON", answer);
+
+  // The decision-log line, masking `dryRun`, read back.
+  charter::server::DecisionLogEntry entry{admission ? "admission" : "authorization", m.uid, m.principal, m.action,
+                                          m.resource, &d, charter::server::OutcomeOf(d, !admission),
+                                          "sha256:00", 0.000041, m.request_json, entities};
+  std::string line = charter::server::DecisionLogLine(entry, {"dryRun"});
+  Check(!line.empty() && line.back() == '\n' && line.find('\n') == line.size() - 1, "the log line is not one line",
+        line);
+  line.pop_back();
+  absl::StatusOr<charter::server::LoggedDecision> logged = charter::server::ReadDecisionLogLine(line);
+  Check(logged.ok(), "the log line does not read back", line);
+  Check(logged->decision == std::string(charter::server::OutcomeName(entry.outcome)) &&
+            logged->reasons == d.reasons && logged->endpoint == entry.endpoint,
+        "the log line reads back otherwise", line);
+  Check(logged->request_begin != std::string_view::npos && logged->entities_begin != std::string_view::npos,
+        "the log line lacks its request or entities", line);
+  std::string_view logged_entities =
+      std::string_view(line).substr(logged->entities_begin, logged->entities_end - logged->entities_begin);
+  Check(charter::Entities::FromJson(logged_entities).ok(), "the logged entities do not read", line);
+  if (logged->masked.empty()) {
+    std::string_view logged_request =
+        std::string_view(line).substr(logged->request_begin, logged->request_end - logged->request_begin);
+    Check(charter::Request::FromJson(logged_request).ok(), "the logged request does not read", line);
+  }
 }
 
 }  // namespace
@@ -66,6 +94,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   if (auto m = charter::server::MapSubjectAccessReview(text, options); m.ok()) CheckMapped(*m, false);
+  // The input's first line as a decision-log line: read, or a fault at a
+  // column of line 1.
+  std::string_view first = text.substr(0, text.find('\n'));
+  if (absl::StatusOr<charter::server::LoggedDecision> logged = charter::server::ReadDecisionLogLine(first);
+      !logged.ok()) {
+    std::string message(logged.status().message());
+    size_t digits = message.size() > 2 ? message.find_first_not_of("0123456789", 2) : std::string::npos;
+    Check(message.substr(0, 2) == "1:" && digits != std::string::npos && digits > 2 && message[digits] == ':',
+          "a decision-log line's fault is not at 1:COL", message);
+  } else if (logged->request_begin != std::string_view::npos) {
+    Check(logged->request_end <= first.size() && first[logged->request_begin] == '{' &&
+              first[logged->request_end - 1] == '}',
+          "the request's place on the line is not an object", first);
+  }
   absl::StatusOr<charter::JsonDocument> doc = charter::JsonDocument::Parse(text);
   if (doc.ok()) {
     std::string compact;

@@ -710,7 +710,7 @@ std::string AdmissionRefusal(const MappedReview& m, const AnswerOptions& options
 std::string AuthorizationAnswer(const MappedReview& m, const Decision& d, const AnswerOptions& options) {
   // A forbid among the determining policies denies; a default deny is no
   // opinion, so that the apiserver asks its next authorizer (RBAC).
-  bool denied = !d.allowed && !d.reasons.empty();
+  bool denied = ForbidDetermined(d);
   std::string reason = d.allowed || denied ? Because(m, d, options)
                                            : Cat("charter: no policy permits ", Describe(m));
   std::string out = Cat(

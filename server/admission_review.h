@@ -105,6 +105,11 @@ std::string AdmissionAnswer(const MappedReview& review, const Decision& decision
 // The denial of a review whose object was refused (MappedReview::refused),
 // with the reason in its message.
 std::string AdmissionRefusal(const MappedReview& review, const AnswerOptions& options);
+// Whether a forbid determined the decision: a SubjectAccessReview is
+// denied only then; a deny for want of a permit is "no opinion", so that
+// the apiserver asks its next authorizer.
+inline bool ForbidDetermined(const Decision& decision) { return !decision.allowed && !decision.reasons.empty(); }
+
 // The SubjectAccessReview answer: allowed when permitted; denied only when
 // a forbid matched (no permit and no forbid is "no opinion").
 std::string AuthorizationAnswer(const MappedReview& review, const Decision& decision,

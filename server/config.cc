@@ -188,7 +188,7 @@ absl::Status LoadConfig(const std::string& path, ServerOptions* options) {
     }
   }
   if (std::optional<JsonValue> d = root.Find("decisionLog")) {
-    if (absl::Status s = r.Known(*d, "`decisionLog`", {"maskContext", "queue", "queueBytes", "stopTimeoutSeconds"});
+    if (absl::Status s = r.Known(*d, "`decisionLog`", {"maskContext", "queue", "queueBytes", "stopTimeoutSeconds", "maxBytes", "keep"});
         !s.ok()) {
       return s;
     }
@@ -207,6 +207,16 @@ absl::Status LoadConfig(const std::string& path, ServerOptions* options) {
       int64_t n = 0;
       CONFIG_ASSIGN(n, r.Int(*v, "stopTimeoutSeconds", 0, 3600));
       options->decision_log_stop_timeout_seconds = static_cast<int>(n);
+    }
+    if (auto v = d->Find("maxBytes")) {
+      int64_t n = 0;
+      CONFIG_ASSIGN(n, r.Int(*v, "maxBytes", 0, int64_t{1} << 50));
+      options->decision_log_max_bytes = static_cast<uint64_t>(n);
+    }
+    if (auto v = d->Find("keep")) {
+      int64_t n = 0;
+      CONFIG_ASSIGN(n, r.Int(*v, "keep", 1, 1000));
+      options->decision_log_keep = static_cast<int>(n);
     }
   }
   if (std::optional<JsonValue> l = root.Find("limits")) {

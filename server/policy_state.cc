@@ -292,12 +292,20 @@ absl::StatusOr<Entities> PolicyState::EntitiesFor(const MappedReview& review) co
   // The review's entities laid over the configured ones (never copied or
   // read again); a principal the configuration defines is the
   // configuration's.
-  std::string json = "[";
-  if (!entities_.Contains(review.principal)) CatAppend(&json, review.principal_json, ",");
-  json += review.entities_json;
-  json += "]";
+  std::string json = ReviewEntitiesJson(review);
   if (untyped_join_ || !schema_) return entities_.Extend(json, "review");
   return entities_.Extend(json, *schema_, "review");
+}
+
+std::string PolicyState::ReviewEntitiesJson(const MappedReview& review) const {
+  std::string json = "[";
+  if (!entities_.Contains(review.principal)) {
+    json += review.principal_json;
+    if (!review.entities_json.empty()) json += ",";
+  }
+  json += review.entities_json;
+  json += "]";
+  return json;
 }
 
 absl::StatusOr<Request> PolicyState::RequestFor(const MappedReview& review) const {

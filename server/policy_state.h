@@ -67,6 +67,10 @@ class PolicyState {
   // entity of the review that the configuration defines must be the same
   // (Entities::Extend).
   absl::StatusOr<Entities> EntitiesFor(const MappedReview& review) const;
+  // The review's entities that EntitiesFor lays over the configured ones, a
+  // JSON array in Cedar's entity form (the decision log writes it, so that
+  // `charter diff` lays the same over the same entity file).
+  std::string ReviewEntitiesJson(const MappedReview& review) const;
   absl::StatusOr<Request> RequestFor(const MappedReview& review) const;
   absl::StatusOr<Request> RequestFromJson(std::string_view json) const;
   absl::StatusOr<std::vector<Request>> RequestsFromJson(std::string_view json) const;

@@ -3,9 +3,10 @@
 // verified against --client-ca, an admin listener of plain HTTP on a unix
 // socket or loopback (--admin-listen) served by the same loops, a
 // PolicyState swapped atomically on reload, Prometheus metrics, a decision
-// log written by its own thread from a queue bounded in lines and bytes, and
-// one thread that waits for signals (SIGHUP reloads, SIGTERM and SIGINT drain
-// and stop) and for inotify events on the files served.
+// log (decision_log.h: its lines, and a writer thread of its own), and one
+// thread that waits for signals (SIGHUP reloads and reopens the decision log,
+// SIGTERM and SIGINT drain and stop) and for inotify events on the files
+// served.
 //
 // A connection holds no thread: each loop owns its connections and drives
 // them as their sockets become ready, so a slow client costs a few
@@ -65,6 +66,7 @@
 #include "absl/strings/str_cat.h"
 #include "charter_support/strings.h"
 #include "charter/json.h"
+#include "decision_log.h"
 #include "http.h"
 #include "json_write.h"
 
@@ -99,8 +101,8 @@ constexpr std::array<double, 11> kBuckets = {0.00005, 0.0001, 0.00025, 0.0005, 0
 
 class Metrics {
  public:
-  void Decided(Endpoint e, bool allowed, double seconds) {
-    decisions_[e][allowed ? 0 : 1].fetch_add(1, std::memory_order_relaxed);
+  void Decided(Endpoint e, Outcome outcome, double seconds) {
+    decisions_[e][static_cast<int>(outcome)].fetch_add(1, std::memory_order_relaxed);
     Observe(e, seconds);
   }
   void Observe(Endpoint e, double seconds) {
@@ -114,7 +116,8 @@ class Metrics {
     std::lock_guard<std::mutex> lock(mu_);
     ++errors_[{S(endpoint), code}];
   }
-  std::atomic<uint64_t> reloads{0}, reload_failures{0}, log_dropped{0}, log_written{0};
+  std::atomic<uint64_t> reloads{0}, reload_failures{0};
+  DecisionLogCounters log;
   // Connections: open now; refused at accept, by reason; evicted to make
   // room; closed at a deadline, by phase.
   enum Refusal { kPerClient, kTotal, kRefusals };
@@ -130,16 +133,17 @@ class Metrics {
   enum CertRefusal { kCertMissing, kCertUnverified, kCertRefusals };
   static constexpr std::array<const char*, kCertRefusals> kCertRefusalNames = {"missing", "unverified"};
   std::array<std::atomic<uint64_t>, kCertRefusals> client_certificates_refused{};
-  std::atomic<uint64_t> log_queue_bytes{0};
 
   std::string Render(const PolicyState& state) const {
     std::string out;
-    out += "# HELP charter_requests_total Requests decided, by endpoint and decision.\n"
+    out += "# HELP charter_requests_total Requests decided, by endpoint and decision (a SubjectAccessReview's: "
+           "allow, deny or no_opinion).\n"
            "# TYPE charter_requests_total counter\n";
+    static constexpr std::array<const char*, 3> kOutcomes = {"allow", "deny", "no_opinion"};
     for (int e = 0; e < kEndpoints; ++e) {
-      for (int d = 0; d < 2; ++d) {
-        CatAppend(&out, "charter_requests_total{endpoint=\"", kEndpointNames[e], "\",decision=\"",
-                        d == 0 ? "allow" : "deny", "\"} ", decisions_[e][d].load(), "\n");
+      for (int d = 0; d < (e == kAuthorization ? 3 : 2); ++d) {
+        CatAppend(&out, "charter_requests_total{endpoint=\"", kEndpointNames[e], "\",decision=\"", kOutcomes[d],
+                        "\"} ", decisions_[e][d].load(), "\n");
       }
     }
     out += "# HELP charter_request_errors_total Requests refused with an HTTP error, by endpoint and status.\n"
@@ -180,14 +184,24 @@ class Metrics {
         "# TYPE charter_reload_failures_total counter\ncharter_reload_failures_total ", reload_failures.load(), "\n",
         "# HELP charter_decision_log_written_total Decision-log lines written.\n"
         "# TYPE charter_decision_log_written_total counter\ncharter_decision_log_written_total ",
-        log_written.load(), "\n",
+        log.written.load(), "\n",
         "# HELP charter_decision_log_dropped_total Decision-log lines dropped: the queue was full (in lines "
         "or bytes), the output failed, or it was still blocked when the server stopped.\n"
         "# TYPE charter_decision_log_dropped_total counter\ncharter_decision_log_dropped_total ",
-        log_dropped.load(), "\n",
+        log.dropped.load(), "\n",
         "# HELP charter_decision_log_queue_bytes Bytes of decision-log lines waiting to be written.\n"
         "# TYPE charter_decision_log_queue_bytes gauge\ncharter_decision_log_queue_bytes ",
-        log_queue_bytes.load(), "\n",
+        log.queue_bytes.load(), "\n",
+        "# HELP charter_decision_log_reopened_total Times the decision-log file was opened again (SIGHUP).\n"
+        "# TYPE charter_decision_log_reopened_total counter\ncharter_decision_log_reopened_total ",
+        log.reopened.load(), "\n",
+        "# HELP charter_decision_log_rotated_total Times the decision-log file was rotated (decisionLog.maxBytes).\n"
+        "# TYPE charter_decision_log_rotated_total counter\ncharter_decision_log_rotated_total ",
+        log.rotated.load(), "\n",
+        "# HELP charter_decision_log_file_failures_total Reopens and rotations of the decision-log file that "
+        "failed; the file open before is still written.\n"
+        "# TYPE charter_decision_log_file_failures_total counter\ncharter_decision_log_file_failures_total ",
+        log.file_failures.load(), "\n",
         "# HELP charter_connections_open Connections open, on the TLS and the admin listener.\n"
         "# TYPE charter_connections_open gauge\ncharter_connections_open ", connections_open.load(), "\n",
         "# HELP charter_connections_evicted_total Connections closed before their request head was whole, to "
@@ -218,144 +232,12 @@ class Metrics {
   }
 
  private:
-  std::array<std::array<std::atomic<uint64_t>, 2>, kEndpoints> decisions_{};
+  std::array<std::array<std::atomic<uint64_t>, 3>, kEndpoints> decisions_{};  // by Outcome
   std::array<std::array<std::atomic<uint64_t>, kBuckets.size() + 1>, kEndpoints> buckets_{};
   std::array<std::atomic<uint64_t>, kEndpoints> sum_us_{};
   mutable std::mutex mu_;
   std::map<std::pair<std::string, int>, uint64_t> errors_;
 };
-
-// ---- decision log --------------------------------------------------------------
-
-// Lines go into a queue bounded in lines and in bytes that one thread writes
-// out with write(2); a decision never waits for the output: when the queue is
-// full the line is dropped and counted. Stop() gives the writer a deadline:
-// an output that stays blocked (a pipe nobody reads) loses the lines still
-// queued, counted, and the writer is left behind (it owns its state, so the
-// server can go on stopping without it).
-class DecisionLog {
- public:
-  DecisionLog(int fd, bool owned, size_t max_lines, size_t max_bytes, std::chrono::seconds stop_timeout,
-              Metrics* metrics)
-      : shared_(std::make_shared<Shared>()), stop_timeout_(stop_timeout) {
-    shared_->fd = fd;
-    shared_->owned = owned;
-    shared_->max_lines = max_lines;
-    shared_->max_bytes = max_bytes;
-    shared_->metrics = metrics;
-    writer_ = std::thread([s = shared_] { Run(s); });
-  }
-  ~DecisionLog() { Stop(); }
-
-  void Push(std::string line) {
-    Shared& s = *shared_;
-    {
-      std::lock_guard<std::mutex> lock(s.mu);
-      // INVARIANT: pending_lines and pending_bytes count the lines queued and
-      // those the writer has taken and not yet written.
-      if (s.stopping || s.queue.size() >= s.max_lines || s.pending_bytes + line.size() > s.max_bytes) {
-        s.metrics->log_dropped.fetch_add(1, std::memory_order_relaxed);
-        return;
-      }
-      s.pending_lines += 1;
-      s.pending_bytes += line.size();
-      s.metrics->log_queue_bytes.store(s.pending_bytes, std::memory_order_relaxed);
-      s.queue.push_back(std::move(line));
-    }
-    s.wake.notify_one();
-  }
-
-  // Writes what is queued, waiting at most the stop timeout for the output.
-  void Stop() {
-    if (!writer_.joinable()) return;
-    std::chrono::milliseconds deadline = stop_timeout_;
-    Shared& s = *shared_;
-    std::unique_lock<std::mutex> lock(s.mu);
-    s.stopping = true;
-    s.wake.notify_one();
-    if (s.done.wait_for(lock, deadline, [&s] { return s.finished; })) {
-      lock.unlock();
-      writer_.join();
-      if (s.owned) close(s.fd);
-      return;
-    }
-    s.abandoned = true;
-    size_t lost = s.pending_lines;
-    s.metrics->log_dropped.fetch_add(lost, std::memory_order_relaxed);
-    lock.unlock();
-    writer_.detach();
-    Say(Cat("decision log: the output is still blocked after ", deadline.count() / 1000.0, " s: ", lost,
-            " line(s) not written (decisionLog.stopTimeoutSeconds)"));
-  }
-
- private:
-  struct Shared {
-    std::mutex mu;
-    std::condition_variable wake, done;
-    std::deque<std::string> queue;
-    size_t pending_lines = 0, pending_bytes = 0, in_batch = 0;
-    size_t max_lines = 0, max_bytes = 0;
-    bool stopping = false, finished = false, abandoned = false;
-    int fd = -1;
-    bool owned = false;
-    Metrics* metrics = nullptr;  // not touched once abandoned
-  };
-
-  static bool WriteAll(int fd, std::string_view data) {
-    while (!data.empty()) {
-      ssize_t n = write(fd, data.data(), data.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      data.remove_prefix(static_cast<size_t>(n));
-    }
-    return true;
-  }
-
-  static void Run(std::shared_ptr<Shared> s) {
-    std::deque<std::string> batch;
-    for (;;) {
-      {
-        std::unique_lock<std::mutex> lock(s->mu);
-        s->wake.wait(lock, [&s] { return s->stopping || !s->queue.empty(); });
-        if (s->queue.empty()) {
-          s->finished = true;
-          s->done.notify_all();
-          return;
-        }
-        batch.swap(s->queue);
-        s->in_batch = batch.size();
-      }
-      for (const std::string& line : batch) {
-        bool ok = WriteAll(s->fd, line);
-        std::lock_guard<std::mutex> lock(s->mu);
-        if (s->abandoned) return;
-        s->pending_lines -= 1;
-        s->pending_bytes -= line.size();
-        s->in_batch -= 1;
-        s->metrics->log_queue_bytes.store(s->pending_bytes, std::memory_order_relaxed);
-        (ok ? s->metrics->log_written : s->metrics->log_dropped).fetch_add(1, std::memory_order_relaxed);
-      }
-      batch.clear();
-    }
-  }
-
-  std::shared_ptr<Shared> shared_;
-  std::chrono::seconds stop_timeout_;
-  std::thread writer_;
-};
-
-std::string NowRfc3339() {
-  auto now = std::chrono::system_clock::now();
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  long micros = static_cast<long>(
-      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000);
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, micros);
-  return buf;
-}
 
 // ---- certificates ---------------------------------------------------------------
 
@@ -538,7 +420,7 @@ class Server {
 
   Certificates& certificates() { return certificates_; }
   Metrics& metrics() { return metrics_; }
-  void set_log(DecisionLog* log) { log_ = log; }
+  void set_log(DecisionLogWriter* log) { log_ = log; }
   void set_draining() { draining_.store(true); }
 
   std::shared_ptr<const PolicyState> State() const {
@@ -584,7 +466,7 @@ class Server {
     }
     if (admin && webhook) return Error(q, r, 404, " on the admin listener: it is served over TLS (--listen)");
     if (q.path == "/metrics") {
-      if (!get) return Error(q, r, 405, "GET");
+      if (!get) return Error(q, r, 405, "GET, HEAD");
       return r.set_content(metrics_.Render(*State()), "text/plain; version=0.0.4");
     }
     if (local || webhook) {
@@ -599,7 +481,7 @@ class Server {
       return Review(q.path == "/v1/admission" ? kAdmission : kAuthorization, q, r);
     }
     if (q.path == "/healthz" || q.path == "/readyz") {
-      if (!get) return Error(q, r, 405, "GET");
+      if (!get) return Error(q, r, 405, "GET, HEAD");
       if (q.path == "/healthz") return r.set_content("ok\n", "text/plain");
       if (draining_.load()) {
         r.status = 503;
@@ -652,29 +534,20 @@ class Server {
     r.set_content(ErrorBody(code, OneLine(message)), "application/json");
   }
 
+  // The line of one decision (decision_log.h): the request decided and the
+  // entities laid over the configured ones for it.
   void Log(Endpoint e, std::string_view uid, const EntityUid& p, const EntityUid& a, const EntityUid& res,
-           const Decision& d, const PolicyState& state, double seconds, std::string_view request_json) {
+           const Decision& d, const PolicyState& state, double seconds, std::string_view request_json,
+           std::string_view entities_json, const std::vector<Unenforced>* unenforced = nullptr,
+           const Decision* answered = nullptr) {
     if (log_ == nullptr) return;
-    std::string line = Cat("{\"time\":", Quoted(NowRfc3339()), ",\"endpoint\":", Quoted(kEndpointNames[e]),
-                                    ",\"uid\":", Quoted(uid), ",\"principal\":", Quoted(p.ToString()),
-                                    ",\"action\":", Quoted(a.ToString()), ",\"resource\":", Quoted(res.ToString()),
-                                    ",\"decision\":", d.allowed ? "\"allow\"" : "\"deny\"", ",\"reasons\":[");
-    for (size_t i = 0; i < d.reasons.size(); ++i) CatAppend(&line, i ? "," : "", Quoted(d.reasons[i]));
-    line += "],\"errors\":[";
-    for (size_t i = 0; i < d.errors.size(); ++i) {
-      CatAppend(&line, i ? "," : "", "{\"policy\":", Quoted(d.errors[i].policy_id), ",\"message\":",
-                      Quoted(d.errors[i].message), "}");
+    DecisionLogEntry entry{kEndpointNames[e], uid, p, a, res, &d, OutcomeOf(d, e == kAuthorization),
+                           state.bundle_hash(), seconds, request_json, entities_json};
+    if (unenforced != nullptr && !unenforced->empty() && answered != nullptr) {
+      entry.unenforced = unenforced;
+      entry.answered = OutcomeOf(*answered, e == kAuthorization);
     }
-    CatAppend(&line, "],\"bundle\":", Quoted(state.bundle_hash()),
-                    ",\"latency_us\":", static_cast<int64_t>(seconds * 1e6), ",\"request\":");
-    absl::StatusOr<JsonDocument> doc = JsonDocument::Parse(request_json);
-    if (doc.ok()) {
-      AppendCompact(&line, request_json, doc->root(), &options_.mask_context);
-    } else {
-      line += "null";
-    }
-    line += "}\n";
-    log_->Push(std::move(line));
+    log_->Push(DecisionLogLine(entry, options_.mask_context));
   }
 
   void Authorize(const HttpRequest& q, Response& r) {
@@ -708,13 +581,13 @@ class Server {
       if (parsed.ok()) doc = *std::move(parsed);
     }
     for (size_t i = 0; i < requests.size(); ++i) {
-      metrics_.Decided(kAuthorize, decisions[i].allowed, each);
+      metrics_.Decided(kAuthorize, OutcomeOf(decisions[i], false), each);
       if (doc.has_value()) {
         JsonValue v = batch ? doc->root().at(i) : doc->root();
         size_t begin = v.offset();
         std::string_view raw = std::string_view(q.body).substr(begin, JsonValueEnd(q.body, begin) - begin);
         Log(kAuthorize, "", requests[i].principal(), requests[i].action(), requests[i].resource(), decisions[i],
-            *state, each, raw);
+            *state, each, raw, "[]");
       }
     }
     r.set_content(out, "application/json");
@@ -734,8 +607,8 @@ class Server {
       Decision decision;
       decision.errors.push_back(PolicyError{"(mapping)", OneLine(review->refused), {}});
       double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      metrics_.Decided(e, false, seconds);
-      Log(e, review->uid, review->principal, review->action, review->resource, decision, *state, seconds, "");
+      metrics_.Decided(e, OutcomeOf(decision, e == kAuthorization), seconds);
+      Log(e, review->uid, review->principal, review->action, review->resource, decision, *state, seconds, "", "");
       r.set_content(AdmissionRefusal(*review, answers) + "\n", "application/json");
       return;
     }
@@ -744,6 +617,9 @@ class Server {
         entities.ok() ? state->RequestFor(*review) : absl::StatusOr<Request>(entities.status());
     Decision decision;
     std::vector<Unenforced> unenforced;
+    // The policies' own decision, logged (and replayed) when the rollout
+    // answered otherwise; else `decision` is both.
+    Decision policies;
     if (!request.ok()) {
       if (e == kAdmission) {
         return Refuse(e, r, 400, Cat("the review does not map to a request the policies accept: ",
@@ -756,14 +632,17 @@ class Server {
       EvalContext context;
       state->engine().Authorize(*request, *entities, &context);
       decision = Enforce(context, state->enforcement(), e == kAdmission, &unenforced);
+      if (!unenforced.empty()) policies = context.ToDecision();
     }
     std::string out = e == kAdmission ? AdmissionAnswer(*review, decision, answers, unenforced)
                                       : AuthorizationAnswer(*review, decision, answers);
     out += "\n";
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    metrics_.Decided(e, decision.allowed, seconds);
-    Log(e, review->uid, review->principal, review->action, review->resource, decision, *state, seconds,
-        review->request_json);
+    metrics_.Decided(e, OutcomeOf(decision, e == kAuthorization), seconds);
+    // A request that did not map is logged without it: there is nothing to decide again.
+    Log(e, review->uid, review->principal, review->action, review->resource, unenforced.empty() ? decision : policies,
+        *state, seconds, request.ok() ? std::string_view(review->request_json) : std::string_view(),
+        request.ok() && log_ != nullptr ? state->ReviewEntitiesJson(*review) : std::string(), &unenforced, &decision);
     r.set_content(out, "application/json");
   }
 
@@ -773,7 +652,7 @@ class Server {
   std::shared_ptr<const PolicyState> state_;
   Certificates certificates_;
   Metrics metrics_;
-  DecisionLog* log_ = nullptr;
+  DecisionLogWriter* log_ = nullptr;
   std::atomic<bool> draining_{false};
 };
 
@@ -1631,21 +1510,21 @@ int Serve(const ServerOptions& options) {
     Say(Cat("error: ", OneLine(s.message())));
     return 1;
   }
-  std::unique_ptr<DecisionLog> log;
+  std::unique_ptr<DecisionLogWriter> log;
   if (!options.decision_log.empty()) {
-    int fd = STDOUT_FILENO;
-    bool owned = false;
-    if (options.decision_log != "-") {
-      fd = open(options.decision_log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-      if (fd < 0) {
-        Say(Cat("error: ", options.decision_log, ": cannot open the decision log for appending"));
-        return 1;
-      }
-      owned = true;
+    DecisionLogOptions o;
+    o.path = options.decision_log;
+    o.queue_lines = options.decision_log_queue;
+    o.queue_bytes = options.decision_log_queue_bytes;
+    o.stop_timeout = std::chrono::seconds(options.decision_log_stop_timeout_seconds);
+    o.max_bytes = options.decision_log_max_bytes;
+    o.keep = options.decision_log_keep;
+    absl::StatusOr<std::unique_ptr<DecisionLogWriter>> opened = DecisionLogWriter::Open(o, &server.metrics().log);
+    if (!opened.ok()) {
+      Say(Cat("error: ", OneLine(opened.status().message())));
+      return 1;
     }
-    log = std::make_unique<DecisionLog>(fd, owned, options.decision_log_queue, options.decision_log_queue_bytes,
-                                        std::chrono::seconds(options.decision_log_stop_timeout_seconds),
-                                        &server.metrics());
+    log = *std::move(opened);
     server.set_log(log.get());
   }
 
@@ -1764,6 +1643,7 @@ int Serve(const ServerOptions& options) {
     struct signalfd_siginfo info;
     while (read(sfd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
       if (info.ssi_signo == SIGHUP) {
+        if (log != nullptr) log->Reopen();  // logrotate moved the file away
         server.Reload("SIGHUP");
       } else {
         stop = true;

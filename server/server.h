@@ -7,6 +7,7 @@
 #define CHARTER_SERVER_SERVER_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -61,6 +62,8 @@ struct ServerOptions {
   size_t decision_log_queue = 8192;                  // lines waiting to be written; more are dropped
   size_t decision_log_queue_bytes = size_t{16} << 20;  // their bytes; more are dropped
   int decision_log_stop_timeout_seconds = 5;         // on SIGTERM, for a blocked output
+  uint64_t decision_log_max_bytes = 0;               // rotate the file past this size; 0: never
+  int decision_log_keep = 5;                         // rotated files kept (log.1 ... log.K)
   bool watch = true;                // inotify on the bundle, entity and certificate files
 };
 

@@ -1199,6 +1199,24 @@ case_diff_governance_tightened() {
     '{"endpoint":"authorize","request":{"principal":"Governance::Member::\"alice\"","action":7}}' >"$work/log.jsonl"
   run diff --old "$policies" --new "$work/tightened.cedar" --entities "$entities" --decision-log "$work/log.jsonl"
   expect_errors
+  # Replayed lines: the old side must give the logged decision; the lines it
+  # cannot replay are named with the reason and counted apart.
+  local r17='"request":{"principal":"Governance::Identity::\"gpu-east/ops-admin\"","action":"Governance::Action::\"cancelTask\"","resource":"Governance::Task::\"nlp-pretrain-7\"","context":{}}'
+  printf '%s\n' \
+    "{\"endpoint\":\"authorize\",\"decision\":\"allow\",\"reasons\":[\"admins-oversee-cluster-tasks\"],\"errors\":[],$r17,\"entities\":[],\"masked\":[]}" \
+    "{\"endpoint\":\"authorize\",\"decision\":\"deny\",\"reasons\":[],\"errors\":[],\"bundle\":\"sha256:0123\",$r17,\"entities\":[],\"masked\":[]}" \
+    "{\"endpoint\":\"authorize\",$r17}" \
+    '{"endpoint":"admission","decision":"deny","reasons":[],"errors":[{"policy":"(mapping)","message":"request.object.spec: the accelerators requested come to more than 2147483648"}],"request":null,"entities":null,"masked":[]}' \
+    '{"endpoint":"admission","decision":"allow","reasons":[],"errors":[],"request":{"principal":"Governance::Member::\"alice\"","action":"Governance::Action::\"viewTask\"","resource":"Governance::Task::\"vision-train-17\""}}' \
+    '{"endpoint":"authorize","decision":"allow","reasons":[],"errors":[],"request":{"principal":"Governance::Member::\"alice\"","action":"Governance::Action::\"viewTask\"","resource":"Governance::Task::\"vision-train-17\"","context":{"mfa":"***"}},"entities":[],"masked":["context.mfa"]}' \
+    >"$work/replay.jsonl"
+  run diff --old "$policies" --new "$work/tightened.cedar" --entities "$entities" --decision-log "$work/replay.jsonl"
+  expect_status 0
+  expect_no_stderr
+  run diff --old "$policies" --new "$work/tightened.cedar" --entities "$entities" --decision-log "$work/replay.jsonl" \
+    --format json --fail-on-change
+  expect_status 2
+  expect_no_stderr
 }
 
 # A typed bundle (built with --schema) decides only with the schema it was

@@ -41,6 +41,23 @@ TEST(ConfigTest, AnAcceleratorGivenTwiceIsRefused) {
       << message;
 }
 
+// The decision log's rotation: a size (0: never) and the files kept, from 1.
+TEST(ConfigTest, DecisionLogRotationIsRead) {
+  ServerOptions options;
+  EXPECT_EQ(options.decision_log_max_bytes, 0u);
+  EXPECT_EQ(options.decision_log_keep, 5);
+  ASSERT_TRUE(Load(R"({"decisionLog": {"maxBytes": 104857600, "keep": 3}})", &options).ok());
+  EXPECT_EQ(options.decision_log_max_bytes, 104857600u);
+  EXPECT_EQ(options.decision_log_keep, 3);
+  absl::Status s = Load(R"({"decisionLog": {"keep": 0}})", &options);
+  EXPECT_NE(std::string(s.message()).find(".json:1:26: `keep` must be a whole number from 1 to 1000"),
+            std::string::npos)
+      << s.message();
+  s = Load(R"({"decisionLog": {"maxBytes": -1}})", &options);
+  EXPECT_NE(std::string(s.message()).find("`maxBytes` must be a whole number from 0 to"), std::string::npos)
+      << s.message();
+}
+
 // --admin-listen: a unix socket or a loopback address; the listener is plain
 // HTTP, so any other address is refused.
 TEST(AdminListenTest, UnixAndLoopbackAreRead) {

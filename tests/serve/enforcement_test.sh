@@ -53,7 +53,7 @@ serve_stop
 
 # ---- the server in dryrun mode: a ceiling over every policy ------------------------------
 "$charter" build --policies "$ex/policies.cedar" --schema "$gov_schema" --schema "$schema" -o "$work/bundle" >/dev/null
-serve_start --config "$ex/config.json" --enforcement dryrun
+serve_start --config "$ex/config.json" --enforcement dryrun --decision-log "$work/log.jsonl"
 check "the server says its mode at start" grep -q "enforcement dryrun" "$work/stderr"
 out=$(review admission pod-create-bare-gpu.json)
 check "dryrun lets the bare GPU Pod through" test "$(jq -r .response.allowed <<<"$out")" = true
@@ -72,6 +72,19 @@ check "... and no opinion stays no opinion (never allowed)" \
 out=$(review authorization sar-team-user-create-pods.json)
 check "... and a permit still allows" test "$(jq -r .status.allowed <<<"$out")" = true
 serve_stop
+# dryrun is "logged only": the line keeps the policies' own decision (so that
+# charter diff replays it) and says what was answered and what was not enforced.
+line=$(jq -c 'select(.resource | contains("alice-gpu-debug")) | select(.endpoint == "admission")' "$work/log.jsonl" | head -1)
+check "the log line has the policies' decision (deny, gpu-work-goes-through-kueue)" \
+  test "$(jq -r '"\(.decision) \(.reasons | join(","))"' <<<"$line")" = "deny gpu-work-goes-through-kueue"
+check "... the answer given and what was not enforced" \
+  test "$(jq -c .enforcement <<<"$line")" = '{"answered":"allow","notEnforced":["dryrun:gpu-work-goes-through-kueue"]}'
+check "a line nothing was set aside for has no enforcement member" \
+  test "$(jq -s '[.[] | select(.decision == "allow" and .endpoint == "admission") | has("enforcement")] | any' "$work/log.jsonl")" = false
+"$charter" diff --old "$work/bundle" --new "$work/bundle" --decision-log "$work/log.jsonl" --entities "$ex/entities.json" \
+  --schema "$gov_schema" --schema "$schema" >"$work/diff.txt" 2>&1 || true
+check "charter diff replays the dryrun log: nothing changed, nothing it could not replay ($(tail -1 "$work/diff.txt"))" \
+  grep -q ": 0 changed.* 0 not replayed" "$work/diff.txt"
 
 # ---- the server in warn mode, from the configuration ------------------------------------
 jq '. + {enforcement: "warn"}' "$ex/config.json" >"$work/config.json"

@@ -108,6 +108,27 @@ printf 'GET /healthz HTTP/1.1\r\nX-Folded: a\r\n b\r\n\r\n' >"$work/bad"
 bad "an obsolete folded header line" 400 'obsolete line folding'
 printf 'GET /v1/admission HTTP/1.1\r\n\r\n' >"$work/bad"
 bad "GET on a POST endpoint" 405 'GET is not allowed on /v1/admission'
+# A wrong method on every endpoint: 405 with the Allow header, and the server keeps serving.
+wrong_method() {  # wrong_method METHOD PATH ALLOW
+  local got allow
+  if [[ "$1" == HEAD ]]; then
+    got="$(curl_tls -I -o "$work/405.head" -w '%{http_code}' "$base$2")"
+  else
+    got="$(curl_tls -X "$1" -D "$work/405.head" -o "$work/405.body" -w '%{http_code}' "$base$2")"
+  fi
+  allow="$(sed -n 's/^[Aa]llow: \(.*\)\r$/\1/p' "$work/405.head")"
+  if [[ "$got" == 405 && "$allow" == "$3" ]] && { [[ "$1" == HEAD ]] || grep -qF "$1 is not allowed on $2 ($3)" "$work/405.body"; }; then
+    echo "ok: $1 $2: 405, Allow: $allow"
+  else
+    fail "$1 $2: want 405 with Allow: $3, got $got, Allow: $allow"
+  fi
+}
+for path in /v1/admission /v1/authorization /v1/authorize; do
+  for method in GET HEAD PUT OPTIONS; do wrong_method "$method" "$path" POST; done
+done
+for path in /healthz /readyz /metrics; do
+  for method in POST PUT DELETE; do wrong_method "$method" "$path" "GET, HEAD"; done
+done
 check "the server still answers after the attacks" test "$(curl_tls "$base/healthz")" = ok
 check "SIGTERM stops the server" serve_stop
 

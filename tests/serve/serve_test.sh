@@ -30,7 +30,7 @@ check "the start-up line says reviews' entities were checked against the schema 
 check "TLS 1.1 is refused" bash -c "! curl --silent --cacert '$work/tls.crt' --tlsv1.1 --tls-max 1.1 '$base/healthz' >/dev/null 2>&1"
 
 # The reviews and their answers.
-decisions=0 denies=0
+decisions=0 denies=0 no_opinions=0
 while read -r file endpoint answer policies; do
   [[ -z "$file" || "$file" == \#* ]] && continue
   out="$work/answer.json"
@@ -71,7 +71,9 @@ while read -r file endpoint answer policies; do
       denied) want="false true" ;;
       noopinion) want="false false" ;;
     esac
-    [[ "$answer" == allow ]] || denies=$((denies + 1))
+    # Logged and counted as answered: a "no opinion" is not a denial.
+    [[ "$answer" == denied ]] && denies=$((denies + 1))
+    [[ "$answer" == noopinion ]] && no_opinions=$((no_opinions + 1))
     IFS=$'\x1f' read -r kind flags reason < <(jq -r '[.apiVersion + " " + .kind,
       "\(.status.allowed) \(.status.denied)", .status.reason] | join("\u001f")' "$out")
     ok=1
@@ -172,6 +174,8 @@ policy_count=$(grep -cE '^(permit|forbid) \(' "$ex/policies.cedar")
 check "metrics: admission denials counted ($admission_denied reviews + 1 repeat + the overflow)" \
   test "$admission_deny" = $((admission_denied + 2))
 check "metrics: authorization allows counted" test "$(metric 'charter_requests_total{endpoint="authorization",decision="allow"}')" = 3
+check "metrics: authorization denials counted (a forbid)" test "$(metric 'charter_requests_total{endpoint="authorization",decision="deny"}')" = 2
+check "metrics: authorization no opinions counted apart" test "$(metric 'charter_requests_total{endpoint="authorization",decision="no_opinion"}')" = 2
 check "metrics: 400s on /v1/admission counted" test "$(metric 'charter_request_errors_total{endpoint="admission",code="400"}')" = 5
 check "metrics: the 413s counted" test "$(metric 'charter_request_errors_total{endpoint="admission",code="413"}')" = 2
 check "metrics: latency histogram count" \
@@ -214,7 +218,8 @@ still="$(curl_tls --data-binary "@$reviews/sar-team-user-create-pods-other-names
 check "SIGHUP with a bad bundle: the previous bundle still decides" test "$still" = true
 check "SIGHUP with a bad bundle: still ready" test "$(curl_tls "$base/readyz")" = ok
 decisions=$((decisions + 3 + 1))
-denies=$((denies + 1 + 1))
+no_opinions=$((no_opinions + 1))  # the review before the reload
+denies=$((denies + 1))            # the request in flight at SIGTERM, below
 
 # SIGTERM: drains, writes the queued log lines, exits 0.
 check "SIGTERM stops the server with status 0" serve_stop
@@ -231,6 +236,8 @@ check "decision log: the bundle hash and a latency" jq -e --arg h "$hash" '.bund
 check "decision log: masked context" test "$(jq -r .request.context.dryRun <<<"$line")" = '***'
 check "decision log: unmasked context" test "$(jq -r '.request.context.subResource | length' <<<"$line")" = 0
 check "decision log: denials" test "$(jq -s '[.[] | select(.decision == "deny")] | length' "$log")" = "$denies"
+check "decision log: SubjectAccessReviews with no opinion ($no_opinions)" \
+  test "$(jq -s '[.[] | select(.endpoint == "authorization" and .decision == "no opinion")] | length' "$log")" = "$no_opinions"
 # The /v1/authorize lines read back as requests decide as they did.
 jq -s '[.[] | select(.endpoint == "authorize") | .request]' "$log" | jq '.[0:2]' >"$work/replay.json"
 "$charter" authorize --bundle "$work/bundle.orig" --schema "$gov_schema" --schema "$schema" --entities "$ex/entities.json" \
@@ -307,7 +314,25 @@ check "SIGTERM stops the third server" serve_stop
 # ---- bad configurations are refused before serving ------------------------------
 echo '{"limits": {"threads": 0}}' >"$work/bad.json"
 check "a bad configuration is refused" bash -c "! '$charter' serve --bundle '$work/bundle' --schema '$gov_schema' --schema '$schema' --tls-cert '$work/tls.crt' --tls-key '$work/tls.key' --config '$work/bad.json' 2>'$work/bad.err'"
-check "... with the member named" grep -q 'bad.json:1:24: `threads` must be a whole number from 1 to 4096' "$work/bad.err"
+check "... with the member named, as a start-up fault" grep -q '^charter serve: error: .*bad.json:1:24: `threads` must be a whole number from 1 to 4096' "$work/bad.err"
+# Every file the start reads that fails says `charter serve: error: ...` and exits 1.
+start_fault() {  # start_fault DESCRIPTION MESSAGE-PART FLAGS...
+  local what="$1" part="$2" status=0
+  shift 2
+  "$charter" serve --bundle "$work/bundle" --schema "$gov_schema" --schema "$schema" --tls-cert "$work/tls.crt" \
+    --tls-key "$work/tls.key" --listen 127.0.0.1:0 "$@" 2>"$work/start.err" >/dev/null || status=$?
+  if [[ "$status" == 1 ]] && grep -q "^charter serve: error: .*$part" "$work/start.err"; then
+    echo "ok: start-up fault: $what"
+  else
+    fail "start-up fault: $what: exit $status, $(cat "$work/start.err")"
+  fi
+}
+start_fault "a configuration that is not there" "nope.json: cannot open the configuration" --config "$work/nope.json"
+start_fault "an entity file that is not there" "nope.json: cannot open: No such file or directory" --entities "$work/nope.json"
+start_fault "a decision log that cannot be opened" "cannot open the decision log for appending: No such file or directory" \
+  --decision-log "$work/no/such/dir/log"
+start_fault "a decision log that is a directory" "cannot open the decision log for appending: Is a directory" --decision-log "$work"
+start_fault "a client CA file that is not there" "nope.pem: cannot open the client CA bundle" --client-ca "$work/nope.pem"
 check "a typed bundle without its schema is refused" bash -c "! '$charter' serve --bundle '$work/bundle' --tls-cert '$work/tls.crt' --tls-key '$work/tls.key' 2>'$work/noschema.err'"
 check "... saying so" grep -q 'the bundle was compiled with a schema: pass it with --schema' "$work/noschema.err"
 make_cert other
