@@ -65,6 +65,7 @@
 #include "absl/strings/str_cat.h"
 #include "charter_support/strings.h"
 #include "charter/json.h"
+#include "decide.h"
 #include "http.h"
 #include "json_write.h"
 
@@ -723,45 +724,17 @@ class Server {
   void Review(Endpoint e, const HttpRequest& q, Response& r) {
     auto start = std::chrono::steady_clock::now();
     std::shared_ptr<const PolicyState> state = State();
-    absl::StatusOr<MappedReview> review = e == kAdmission ? MapAdmissionReview(q.body, options_.mapping)
-                                                          : MapSubjectAccessReview(q.body, options_.mapping);
     AnswerOptions answers = answers_base_;
     answers.bundle_hash = state->bundle_hash();
-    if (!review.ok()) return Refuse(e, r, 400, review.status().message());
-    if (!review->refused.empty()) {
-      // A well-formed object asking for more than can be counted: denied,
-      // so that no failure policy lets it through.
-      Decision decision;
-      decision.errors.push_back(PolicyError{"(mapping)", OneLine(review->refused), {}});
-      double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      metrics_.Decided(e, false, seconds);
-      Log(e, review->uid, review->principal, review->action, review->resource, decision, *state, seconds, "");
-      r.set_content(AdmissionRefusal(*review, answers) + "\n", "application/json");
-      return;
-    }
-    absl::StatusOr<Entities> entities = state->EntitiesFor(*review);
-    absl::StatusOr<Request> request =
-        entities.ok() ? state->RequestFor(*review) : absl::StatusOr<Request>(entities.status());
-    Decision decision;
-    if (!request.ok()) {
-      if (e == kAdmission) {
-        return Refuse(e, r, 400, Cat("the review does not map to a request the policies accept: ",
-                                              S(request.status().message())));
-      }
-      // An authorizer that cannot read a request has no opinion on it; the
-      // apiserver asks the next one.
-      decision.errors.push_back(PolicyError{"(mapping)", OneLine(request.status().message()), {}});
-    } else {
-      decision = state->engine().Authorize(*request, *entities);
-    }
-    std::string out = e == kAdmission ? AdmissionAnswer(*review, decision, answers)
-                                      : AuthorizationAnswer(*review, decision, answers);
-    out += "\n";
+    ReviewDecision d = DecideReview(e == kAdmission ? ReviewKind::kAdmission : ReviewKind::kAuthorization, q.body,
+                                    options_.mapping, *state, answers);
+    if (d.outcome == ReviewDecision::kMalformed) return Refuse(e, r, 400, d.error.message());
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    metrics_.Decided(e, decision.allowed, seconds);
-    Log(e, review->uid, review->principal, review->action, review->resource, decision, *state, seconds,
-        review->request_json);
-    r.set_content(out, "application/json");
+    metrics_.Decided(e, d.decision.allowed, seconds);
+    // A refused object's line has no request: it was never asked.
+    Log(e, d.review.uid, d.review.principal, d.review.action, d.review.resource, d.decision, *state, seconds,
+        d.outcome == ReviewDecision::kRefused ? "" : d.review.request_json);
+    r.set_content(d.answer + "\n", "application/json");
   }
 
   const ServerOptions& options_;
