@@ -106,6 +106,12 @@ server::ReviewDecision Decide(const Admission& admission, const AdmissionInput& 
   return server::DecideReview(input.kind, input.body, admission.mapping, *admission.state, admission.answers);
 }
 
+std::string AboutObject(const AdmissionInput& input, std::string message) {
+  constexpr std::string_view kObject = "request.object.";
+  if (input.wrapped && message.rfind(kObject, 0) == 0) message.erase(0, kObject.size());
+  return message;
+}
+
 std::string_view Verdict(const AdmissionInput& input, const server::ReviewDecision& d) {
   if (d.outcome == server::ReviewDecision::kMalformed) return "error";
   if (d.decision.allowed) return "allowed";

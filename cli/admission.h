@@ -59,6 +59,11 @@ absl::StatusOr<std::vector<AdmissionInput>> ReadAdmissionInputs(const std::strin
 // Decides one input, as the server's endpoint for its kind would.
 server::ReviewDecision Decide(const Admission& admission, const AdmissionInput& input);
 
+// A mapping message about a plain object, with the object's fields named
+// as in its own file ("spec.containers[0]...", not
+// "request.object.spec.containers[0]...").
+std::string AboutObject(const AdmissionInput& input, std::string message);
+
 // How the input was answered: "allowed", "denied", or "no opinion" (a
 // SubjectAccessReview that no policy decided).
 std::string_view Verdict(const AdmissionInput& input, const server::ReviewDecision& d);

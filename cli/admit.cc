@@ -55,15 +55,6 @@ absl::StatusOr<std::string> ReadInput(const std::string& path) {
   return text;
 }
 
-// A mapping message about a plain object, with the object's fields named
-// as in its own file ("spec.containers[0]...", not
-// "request.object.spec.containers[0]...").
-std::string AboutObject(const AdmissionInput& in, std::string message) {
-  constexpr std::string_view kObject = "request.object.";
-  if (in.wrapped && message.rfind(kObject, 0) == 0) message.erase(0, kObject.size());
-  return message;
-}
-
 // The policy's configured reason, "" when none.
 std::string WhyFor(const Admission& a, const std::string& policy) {
   for (const auto& [id, why] : a.answers.reasons) {
@@ -244,7 +235,7 @@ Command AddAdmitCommand(CLI::App& root) {
       "Exit status: 0 when everything is allowed, 2 when something is not, 1 on an error.");
   app->add_option("FILE", flags->files,
                   "Objects or reviews, YAML (several documents) or JSON; a List's items each; - for stdin")
-      ->type_name("FILE...")
+      ->type_name("FILE")
       ->required();
   AdmissionSetup& s = flags->setup;
   CLI::Option* bundle =
@@ -254,14 +245,16 @@ Command AddAdmitCommand(CLI::App& root) {
                                           "them; give it again for more files")
                               ->type_name("FILE")
                               ->expected(1)
-                              ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+                              ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+                              ->allow_extra_args(false);
   bundle->excludes(policies);
   app->add_option("--schema", s.schemas,
                   "The schema, as for `charter serve`; give it again for more files, read as one schema "
                   "(stdlib/governance.cedarschema, then stdlib/kubernetes.cedarschema)")
       ->type_name("FILE")
       ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
   app->add_option("--entities", s.entities, "Configured entities in Cedar's JSON format, as for `charter serve`")
       ->type_name("FILE");
   app->add_option("--config", s.config, "The server's configuration (mapping, join, reasons; docs/server.md)")
@@ -274,6 +267,7 @@ Command AddAdmitCommand(CLI::App& root) {
       ->type_name("GROUP")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false)
       ->needs(as);
   app->add_option("--format", flags->format,
                   "Output: text (default), a line each and a summary by policy; json, the server's answer a line "

@@ -263,7 +263,8 @@ absl::StatusOr<server::ReviewDecision> RunAdmissionCase(const std::string& path,
   }
   server::ReviewDecision d = Decide(admission, inputs->front());
   if (d.outcome == server::ReviewDecision::kMalformed) {
-    return absl::InvalidArgumentError(Cat(inputs->front().where, ": case ", number, ": ", OneLine(d.error.message())));
+    return absl::InvalidArgumentError(Cat(inputs->front().where, ": case ", number, ": ",
+                                          AboutObject(inputs->front(), OneLine(d.error.message()))));
   }
   return d;
 }
