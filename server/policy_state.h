@@ -36,8 +36,8 @@ struct PolicyFiles {
   // instead of a file: the bytes of a bundle they compiled (`bundle` then
   // names it in messages), and the entities' JSON text (inline in a test
   // file; `entities` names it).
-  std::optional<std::string> bundle_bytes;
-  std::optional<std::string> entities_json;
+  std::optional<std::string> bundle_bytes = std::nullopt;
+  std::optional<std::string> entities_json = std::nullopt;
 };
 
 class PolicyState {
