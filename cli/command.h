@@ -68,6 +68,7 @@ inline CLI::Validator OneOf(std::vector<std::string> words) {
 }
 
 Command AddAccessCommand(CLI::App& root);
+Command AddAdmitCommand(CLI::App& root);
 Command AddAuditCommand(CLI::App& root);
 Command AddAuthorizeCommand(CLI::App& root);
 Command AddBenchCommand(CLI::App& root);

@@ -82,6 +82,7 @@ int Main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   std::vector<Command> commands = {
       AddAccessCommand(app),
+      AddAdmitCommand(app),
       AddAuditCommand(app),
       AddAuthorizeCommand(app),
       AddBenchCommand(app),

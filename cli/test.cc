@@ -5,7 +5,9 @@
 // A test file (`*.test.json`, or any file named on the command line) names
 // the policies and entities and lists cases: a request and its expected
 // decision, optionally the expected determining policies and erring
-// policies. Each case prints PASS or FAIL (with a diff), then a summary
+// policies; or an admission case: a Kubernetes object or review (a file, or
+// inline) decided as `charter admit` decides it, with the file's schemas and
+// the server's configuration. Each case prints PASS or FAIL (with a diff), then a summary
 // `N passed, N failed`; exit 1 if any case fails or a file cannot be run.
 // --coverage reports the policies that no case exercised (none of the cases
 // had it among its determining or erring policies), and the `when`/`unless`
@@ -23,6 +25,7 @@
 
 #include "charter/charter.h"
 #include "charter/explain.h"
+#include "admission.h"
 #include "command.h"
 #include "files.h"
 #include "load.h"
@@ -213,6 +216,59 @@ PolicyFile& LoadPolicyFile(const std::string& path, bool coverage, Totals* total
   return file;
 }
 
+// An admission case: its object or review (`admit`: a file, relative to the
+// test file, or inline), by `as` in `groups` for a plain object (default the
+// cluster administrator), decided as `charter admit` decides it.
+absl::StatusOr<server::ReviewDecision> RunAdmissionCase(const std::string& path, std::string_view text,
+                                                        size_t number, const JsonValue& admit, const JsonValue& c,
+                                                        const Admission& admission) {
+  server::Requester who;
+  if (std::optional<JsonValue> as = c.Find("as")) {
+    if (!as->is_string() || as->as_string().empty()) {
+      return Fault(path, text, as->offset(), Cat("case ", number, ": \"as\" must be a user name (a string)"));
+    }
+    who.username = std::string(as->as_string());
+    who.groups.clear();
+  }
+  if (std::optional<JsonValue> groups = c.Find("groups")) {
+    bool ok = groups->is_array() && c.Find("as").has_value();
+    for (size_t i = 0; ok && i < groups->size(); ++i) {
+      ok = groups->at(i).is_string();
+      if (ok) who.groups.emplace_back(groups->at(i).as_string());
+    }
+    if (!ok) {
+      return Fault(path, text, groups->offset(),
+                   Cat("case ", number, ": \"groups\" must be an array of group names, with \"as\""));
+    }
+  }
+  if (c.Find("as") && std::find(who.groups.begin(), who.groups.end(), "system:authenticated") == who.groups.end()) {
+    who.groups.push_back("system:authenticated");  // as `charter admit --as` and the apiserver
+  }
+  absl::StatusOr<std::vector<AdmissionInput>> inputs;
+  if (admit.is_string()) {
+    std::string file = Resolve(path, admit.as_string());
+    absl::StatusOr<std::string> read = ReadFile(file, size_t{256} << 20);
+    if (!read.ok()) return read.status();
+    inputs = ReadAdmissionInputs(file, *read, who);
+  } else if (admit.is_object()) {
+    inputs = ReadAdmissionInputs(path, InPlace(text, admit), who);
+  } else {
+    return Fault(path, text, admit.offset(),
+                 Cat("case ", number, ": \"admit\" must be the path of an object or review (a string), or an object"));
+  }
+  if (!inputs.ok()) return inputs.status();
+  if (inputs->size() != 1) {
+    return Fault(path, text, admit.offset(),
+                 Cat("case ", number, ": \"admit\" holds ", inputs->size(), " objects; a case decides one"));
+  }
+  server::ReviewDecision d = Decide(admission, inputs->front());
+  if (d.outcome == server::ReviewDecision::kMalformed) {
+    return absl::InvalidArgumentError(Cat(inputs->front().where, ": case ", number, ": ",
+                                          AboutObject(inputs->front(), OneLine(d.error.message()))));
+  }
+  return d;
+}
+
 absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* totals, std::string* out,
                      std::string* json_cases) {
   absl::StatusOr<std::string> read = ReadFile(path, size_t{256} << 20);
@@ -227,12 +283,15 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
   std::optional<JsonValue> policies = root.Find("policies");
   std::optional<JsonValue> entities = root.Find("entities");
   std::optional<JsonValue> cases = root.Find("cases");
+  std::optional<JsonValue> schemas = root.Find("schemas");
+  std::optional<JsonValue> config = root.Find("config");
   // Each fault in the file's structure at the value (or member) it is about.
   constexpr std::string_view kShape =
       "a test file is an object with \"policies\" (a path), \"cases\" (an array) "
       "and optionally \"entities\" (a path or an array)";
   if (!root.is_object()) return Fault(path, text, root.offset(), kShape);
-  RETURN_IF_ERROR(KnownMembers(path, text, root, {"policies", "entities", "cases"}, "a test file"));
+  RETURN_IF_ERROR(
+      KnownMembers(path, text, root, {"policies", "entities", "schemas", "config", "cases"}, "a test file"));
   if (policies == std::nullopt) return Fault(path, text, root.offset(), Cat(kShape, "; it has no \"policies\""));
   if (!policies->is_string()) {
     return Fault(path, text, policies->offset(), "\"policies\" must be the path of a policy file (a string)");
@@ -243,11 +302,48 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
     return Fault(path, text, entities->offset(),
                  "\"entities\" must be the path of an entity file (a string) or an array of entities");
   }
+  std::vector<std::string> schema_paths;
+  if (schemas != std::nullopt) {
+    bool ok = schemas->is_string() || schemas->is_array();
+    if (schemas->is_string()) schema_paths.push_back(Resolve(path, schemas->as_string()));
+    for (size_t i = 0; ok && schemas->is_array() && i < schemas->size(); ++i) {
+      ok = schemas->at(i).is_string();
+      if (ok) schema_paths.push_back(Resolve(path, schemas->at(i).as_string()));
+    }
+    if (!ok || schema_paths.empty()) {
+      return Fault(path, text, schemas->offset(),
+                   "\"schemas\" must be the path of a schema file (a string) or an array of them");
+    }
+  }
+  if (config != std::nullopt && !config->is_string()) {
+    return Fault(path, text, config->offset(), "\"config\" must be the path of a `charter serve` configuration file");
+  }
   std::string policy_path = Resolve(path, policies->as_string());
   PolicyFile& policy_file = LoadPolicyFile(policy_path, flags.coverage, totals);
   if (!policy_file.status.ok()) return policy_file.status;
+  // With schemas, a configuration or an admission case, every case is
+  // decided as `charter serve` and `charter admit` decide: the policies
+  // compiled with the schemas, the entities and requests read with them.
+  bool admission_cases = schemas != std::nullopt || config != std::nullopt;
+  for (size_t i = 0; i < cases->size(); ++i) {
+    admission_cases = admission_cases || (cases->at(i).is_object() && cases->at(i).Find("admit"));
+  }
+  std::optional<Admission> admission;
   Entities store;
-  if (entities != std::nullopt && entities->is_string()) {
+  if (admission_cases) {
+    AdmissionSetup setup;
+    setup.policies = {policy_path};
+    setup.schemas = schema_paths;
+    if (config != std::nullopt) setup.config = Resolve(path, config->as_string());
+    if (entities != std::nullopt && entities->is_string()) {
+      setup.entities = Resolve(path, entities->as_string());
+    } else if (entities != std::nullopt) {
+      setup.entities = path;
+      setup.entities_json = InPlace(text, *entities);  // faults at their place in the test file
+    }
+    InputStage stage(path, "loading its policies, schemas and entities");
+    ASSIGN_OR_RETURN(admission, LoadAdmission(setup));
+  } else if (entities != std::nullopt && entities->is_string()) {
     ASSIGN_OR_RETURN(store, LoadEntities(Resolve(path, entities->as_string())));
   } else if (entities != std::nullopt) {
     InputStage stage(path, "loading its entities");
@@ -255,27 +351,29 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
                        return Entities::FromJson(piece, path);
                      }));
   }
+  const Engine& engine = admission ? admission->state->engine() : *policy_file.engine;
+  const Entities& configured = admission ? admission->state->entities() : store;
+  std::optional<Entities> admission_entities;  // an admission case's: the review's over the configured
   for (size_t i = 0; i < cases->size(); ++i) {
     JsonValue c = cases->at(i);
     size_t number = i + 1;
     if (!c.is_object()) return Fault(path, text, c.offset(), Cat("case ", number, " is not an object"));
-    RETURN_IF_ERROR(KnownMembers(path, text, c, {"name", "request", "decision", "reasons", "errors"},
+    RETURN_IF_ERROR(KnownMembers(path, text, c,
+                                 {"name", "request", "admit", "as", "groups", "decision", "reasons", "errors"},
                                  Cat("case ", number)));
     std::optional<JsonValue> name = c.Find("name");
     std::optional<JsonValue> request = c.Find("request");
+    std::optional<JsonValue> admit = c.Find("admit");
     std::optional<JsonValue> decision = c.Find("decision");
     if (name != std::nullopt && !name->is_string()) {
       return Fault(path, text, name->offset(), Cat("case ", number, ": \"name\" must be a string"));
     }
     std::string label = name != std::nullopt ? std::string(name->as_string()) : Cat(path, " case ", number);
-    if (request == std::nullopt || decision == std::nullopt || !decision->is_string() ||
+    if ((request == std::nullopt) == (admit == std::nullopt) || decision == std::nullopt || !decision->is_string() ||
         (decision->as_string() != "allow" && decision->as_string() != "deny")) {
       return Fault(path, text, decision != std::nullopt ? decision->offset() : c.offset(),
-                   Cat("case ", number, ": needs \"request\" and \"decision\" (\"allow\" or \"deny\")"));
+                   Cat("case ", number, ": needs \"request\" or \"admit\", and \"decision\" (\"allow\" or \"deny\")"));
     }
-    ASSIGN_OR_RETURN(Request r, ParseInline<Request>(path, text, *request, [&](std::string_view piece) {
-                       return Request::FromJson(piece, path);
-                     }));
     std::optional<std::vector<std::string>> want_reasons, want_errors;
     if (std::optional<JsonValue> v = c.Find("reasons"); v != std::nullopt) {
       ASSIGN_OR_RETURN(want_reasons, PolicyIds(path, text, number, "reasons", *v));
@@ -283,9 +381,29 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
     if (std::optional<JsonValue> v = c.Find("errors"); v != std::nullopt) {
       ASSIGN_OR_RETURN(want_errors, PolicyIds(path, text, number, "errors", *v));
     }
-    Decision d = policy_file.engine->Authorize(r, store);
-    if (policy_file.coverage.has_value()) {
-      Decision traced = policy_file.coverage->Record(r, store);
+    Decision d;
+    std::optional<Request> r;
+    const Entities* decided_with = &configured;
+    if (request != std::nullopt) {
+      for (std::string_view key : {"as", "groups"}) {
+        if (std::optional<JsonValue> v = c.Find(key)) {
+          return Fault(path, text, v->offset(), Cat("case ", number, ": \"", key, "\" goes with \"admit\""));
+        }
+      }
+      const Schema* schema = admission ? admission->state->schema() : nullptr;
+      ASSIGN_OR_RETURN(r, ParseInline<Request>(path, text, *request, [&](std::string_view piece) {
+                         return schema ? Request::FromJson(piece, *schema, path) : Request::FromJson(piece, path);
+                       }));
+      d = engine.Authorize(*r, configured);
+    } else {
+      ASSIGN_OR_RETURN(server::ReviewDecision decided, RunAdmissionCase(path, text, number, *admit, c, *admission));
+      d = std::move(decided.decision);
+      r = std::move(decided.request);
+      if (decided.entities) admission_entities = std::move(decided.entities);
+      decided_with = admission_entities ? &*admission_entities : nullptr;
+    }
+    if (policy_file.coverage.has_value() && r.has_value() && decided_with != nullptr) {
+      Decision traced = policy_file.coverage->Record(*r, *decided_with);
       if (traced.ToJson() != d.ToJson()) {
         return absl::InternalError(Cat(path, ": case ", number, ": internal error: the coverage tracer decided ",
                                        traced.ToJson(), ", the engine ", d.ToJson()));

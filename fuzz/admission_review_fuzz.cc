@@ -7,20 +7,28 @@
 // that server/decision_log.h reads back to the same request and entities;
 // any line of the input read as a decision-log line reads or fails with a
 // fault at a column of line 1 (`charter diff --decision-log`).
+// The input read as Kubernetes objects (`charter admit`:
+// charter::kueue::ReadObjectsAsJson, YAML or JSON) gives JSON objects of
+// their kind, or fails naming the source; each wrapped as the review of its
+// CREATE (object_review.h) is a well-formed AdmissionReview to the mapping.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
+#include <optional>
 
 #include "charter/decision.h"
 #include "charter/entities.h"
 #include "charter/json.h"
+#include "charter/kueue.h"
 #include "charter/request.h"
 #include "admission_review.h"
 #include "decision_log.h"
 #include "json_write.h"
+#include "object_review.h"
 
 namespace {
 
@@ -107,6 +115,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(logged->request_end <= first.size() && first[logged->request_begin] == '{' &&
               first[logged->request_end - 1] == '}',
           "the request's place on the line is not an object", first);
+  }
+  charter::kueue::ReadOptions read;
+  read.max_nodes = 20000;
+  absl::StatusOr<std::vector<charter::kueue::ObjectJson>> objects = charter::kueue::ReadObjectsAsJson({"k", text}, read);
+  if (!objects.ok()) {
+    std::string_view m(objects.status().message().data(), objects.status().message().size());
+    Check(m.substr(0, 2) == "k:", "an object reader's error names the source", m);
+  } else {
+    for (size_t i = 0; i < objects->size(); ++i) {
+      const charter::kueue::ObjectJson& o = (*objects)[i];
+      absl::StatusOr<charter::JsonDocument> object = charter::JsonDocument::Parse(o.json);
+      Check(object.ok() && object->root().is_object(), "an object read is not a JSON object", o.json);
+      std::optional<charter::JsonValue> kind = object->root().Find("kind");
+      Check(kind && kind->is_string() && kind->as_string() == o.kind, "an object's JSON is not of its kind", o.json);
+      charter::server::ObjectRef ref{o.group, o.version, o.kind, o.name, o.namespace_name};
+      std::string review = charter::server::CreateReviewFor(o.json, ref, {}, charter::server::ObjectUid(o.json, i));
+      if (auto m = charter::server::MapAdmissionReview(review, options); m.ok()) {
+        if (m->refused.empty()) CheckMapped(*m, true);
+      } else {
+        std::string_view why(m.status().message().data(), m.status().message().size());
+        Check(why.substr(0, 15) == "request.object.", "a wrapped object's review is refused for more than its object",
+              why);
+      }
+    }
   }
   absl::StatusOr<charter::JsonDocument> doc = charter::JsonDocument::Parse(text);
   if (doc.ok()) {

@@ -108,7 +108,8 @@ absl::StatusOr<std::shared_ptr<const PolicyState>> PolicyState::Load(const Polic
   VerifyOptions verify;
   // Read, not mapped (Bundle::FromFile): the file may be rewritten in place
   // while this state serves, and a mapped file that shrinks faults.
-  absl::StatusOr<std::string> bytes = ReadWhole(files.bundle, verify.max_bundle_bytes);
+  absl::StatusOr<std::string> bytes =
+      files.bundle_bytes ? absl::StatusOr<std::string>(*files.bundle_bytes) : ReadWhole(files.bundle, verify.max_bundle_bytes);
   if (!bytes.ok()) return bytes.status();
   std::string hash = Sha256(*bytes);
   absl::StatusOr<Bundle> bundle = Bundle::FromBytes(*std::move(bytes));
@@ -141,14 +142,16 @@ absl::StatusOr<std::shared_ptr<const PolicyState>> PolicyState::Load(const Polic
   state->schema_ = std::move(schema);
   state->bundle_hash_ = std::move(hash);
   EntitiesOptions options;
-  if (files.entities.empty()) {
+  if (files.entities_json) {
+    state->entities_text_ = *files.entities_json;
+  } else if (files.entities.empty()) {
     state->entities_text_ = "[]";
   } else {
     absl::StatusOr<std::string> text = ReadWhole(files.entities, options.max_input_bytes);
     if (!text.ok()) return text.status();
     state->entities_text_ = *std::move(text);
   }
-  std::string name = files.entities.empty() ? "(no entities)" : files.entities;
+  std::string name = files.entities.empty() && !files.entities_json ? "(no entities)" : files.entities;
   absl::StatusOr<Entities> entities =
       state->schema_ ? Entities::FromJson(state->entities_text_, *state->schema_, name, options)
                      : Entities::FromJson(state->entities_text_, name, options);

@@ -33,6 +33,12 @@ struct PolicyFiles {
   // read as one schema, in this order (stdlib/governance.cedarschema, then
   // stdlib/kubernetes.cedarschema).
   std::vector<std::string> schemas;
+  // What `charter admit --policies` and `charter test` have in memory
+  // instead of a file: the bytes of a bundle they compiled (`bundle` then
+  // names it in messages), and the entities' JSON text (inline in a test
+  // file; `entities` names it).
+  std::optional<std::string> bundle_bytes = std::nullopt;
+  std::optional<std::string> entities_json = std::nullopt;
 };
 
 class PolicyState {

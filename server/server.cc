@@ -66,6 +66,7 @@
 #include "absl/strings/str_cat.h"
 #include "charter_support/strings.h"
 #include "charter/json.h"
+#include "decide.h"
 #include "decision_log.h"
 #include "http.h"
 #include "json_write.h"
@@ -596,54 +597,22 @@ class Server {
   void Review(Endpoint e, const HttpRequest& q, Response& r) {
     auto start = std::chrono::steady_clock::now();
     std::shared_ptr<const PolicyState> state = State();
-    absl::StatusOr<MappedReview> review = e == kAdmission ? MapAdmissionReview(q.body, options_.mapping)
-                                                          : MapSubjectAccessReview(q.body, options_.mapping);
     AnswerOptions answers = answers_base_;
     answers.bundle_hash = state->bundle_hash();
-    if (!review.ok()) return Refuse(e, r, 400, review.status().message());
-    if (!review->refused.empty()) {
-      // A well-formed object asking for more than can be counted: denied,
-      // so that no failure policy lets it through.
-      Decision decision;
-      decision.errors.push_back(PolicyError{"(mapping)", OneLine(review->refused), {}});
-      double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      metrics_.Decided(e, OutcomeOf(decision, e == kAuthorization), seconds);
-      Log(e, review->uid, review->principal, review->action, review->resource, decision, *state, seconds, "", "");
-      r.set_content(AdmissionRefusal(*review, answers) + "\n", "application/json");
-      return;
-    }
-    absl::StatusOr<Entities> entities = state->EntitiesFor(*review);
-    absl::StatusOr<Request> request =
-        entities.ok() ? state->RequestFor(*review) : absl::StatusOr<Request>(entities.status());
-    Decision decision;
-    std::vector<Unenforced> unenforced;
-    // The policies' own decision, logged (and replayed) when the rollout
-    // answered otherwise; else `decision` is both.
-    Decision policies;
-    if (!request.ok()) {
-      if (e == kAdmission) {
-        return Refuse(e, r, 400, Cat("the review does not map to a request the policies accept: ",
-                                              S(request.status().message())));
-      }
-      // An authorizer that cannot read a request has no opinion on it; the
-      // apiserver asks the next one.
-      decision.errors.push_back(PolicyError{"(mapping)", OneLine(request.status().message()), {}});
-    } else {
-      EvalContext context;
-      state->engine().Authorize(*request, *entities, &context);
-      decision = Enforce(context, state->enforcement(), e == kAdmission, &unenforced);
-      if (!unenforced.empty()) policies = context.ToDecision();
-    }
-    std::string out = e == kAdmission ? AdmissionAnswer(*review, decision, answers, unenforced)
-                                      : AuthorizationAnswer(*review, decision, answers);
-    out += "\n";
+    ReviewDecision d = DecideReview(e == kAdmission ? ReviewKind::kAdmission : ReviewKind::kAuthorization, q.body,
+                                    options_.mapping, *state, answers);
+    if (d.outcome == ReviewDecision::kMalformed) return Refuse(e, r, 400, d.error.message());
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    metrics_.Decided(e, OutcomeOf(decision, e == kAuthorization), seconds);
-    // A request that did not map is logged without it: there is nothing to decide again.
-    Log(e, review->uid, review->principal, review->action, review->resource, unenforced.empty() ? decision : policies,
-        *state, seconds, request.ok() ? std::string_view(review->request_json) : std::string_view(),
-        request.ok() && log_ != nullptr ? state->ReviewEntitiesJson(*review) : std::string(), &unenforced, &decision);
-    r.set_content(out, "application/json");
+    metrics_.Decided(e, OutcomeOf(d.decision, e == kAuthorization), seconds);
+    // A refused object's line, and a review whose request did not read, have
+    // no request: there is nothing to decide again. The line keeps the
+    // policies' own decision when the rollout answered otherwise.
+    const bool asked = d.request.has_value();
+    Log(e, d.review.uid, d.review.principal, d.review.action, d.review.resource,
+        d.unenforced.empty() ? d.decision : d.policies, *state, seconds,
+        asked ? std::string_view(d.review.request_json) : std::string_view(),
+        asked && log_ != nullptr ? state->ReviewEntitiesJson(d.review) : std::string(), &d.unenforced, &d.decision);
+    r.set_content(d.answer + "\n", "application/json");
   }
 
   const ServerOptions& options_;

@@ -57,13 +57,16 @@ section() {  # NAME FILE
   fi
 }
 
-# run ARGS...: runs charter with ARGS and appends it to the transcript.
+# run ARGS...: runs charter with ARGS and appends it to the transcript. Its
+# stdin is /dev/null, or the file $stdin_from names (shown as `< FILE`).
+stdin_from=""
 run() {
   status=0
-  "$charter_bin" "$@" >"$stdout_file" 2>"$stderr_file" </dev/null || status=$?
+  "$charter_bin" "$@" >"$stdout_file" 2>"$stderr_file" <"${stdin_from:-/dev/null}" || status=$?
   {
     printf '$ charter'
     [[ $# -eq 0 ]] || printf ' %q' "$@"
+    [[ -z "$stdin_from" ]] || printf ' < %q' "$stdin_from"
     echo
     section stdout "$stdout_file"
     section stderr "$stderr_file"
@@ -270,7 +273,7 @@ case_help() {
   run --help
   expect_status 0
   expect_no_stderr
-  for command in access audit authorize bench build check diff disasm explain export fmt import query repl schedule simulate test version; do
+  for command in access admit audit authorize bench build check diff disasm explain export fmt import query repl schedule simulate test version; do
     run "$command" --help
     expect_status 0
     expect_no_stderr
@@ -1322,6 +1325,154 @@ case_schedule_rules_errors() {
   run schedule --state $std "${scenario[@]}" --policies "$work/permit.cedar"
   expect_status 0
   [[ $(wc -l <"$stderr_file") -eq 1 ]] || fail "not one warning"
+}
+
+# ---- charter admit ------------------------------------------------------------
+# The webhook example's policies, entities and configuration, decided offline
+# as `charter serve` would decide them (tests/serve/admit_test.sh checks the
+# answers against the server's).
+
+admit_example=(--policies examples/webhook/policies.cedar --schema stdlib/governance.cedarschema
+  --schema stdlib/kubernetes.cedarschema --entities examples/webhook/entities.json
+  --config examples/webhook/config.json)
+admit_alice=(--as alice --as-group hyperpod-team-a-users)
+objects=examples/webhook/objects
+
+case_admit_objects() {
+  note "an allowed Pod, YAML"
+  run admit "${admit_example[@]}" "${admit_alice[@]}" $objects/pod.yaml
+  expect_status 0
+  expect_no_stderr
+  note "a denied Pod: the configured reason follows the policy"
+  run admit "${admit_example[@]}" "${admit_alice[@]}" $objects/pod-bare-gpu.yaml
+  expect_status 2
+  expect_no_stderr
+  note "a Job (allowed) and a PyTorchJob (denied): the answers as the server gives them, a line each"
+  run admit "${admit_example[@]}" "${admit_alice[@]}" --format json $objects/job.yaml $objects/pytorchjob.yaml
+  expect_status 2
+  expect_no_stderr
+  [[ $(wc -l <"$stdout_file") -eq 2 ]] || fail "not one answer a line"
+  note "a Kueue Workload, created by Kueue's controller"
+  run admit "${admit_example[@]}" --as system:serviceaccount:kueue-system:kueue-controller-manager $objects/workload.yaml
+  expect_status 0
+  expect_no_stderr
+  note "by default the cluster administrator creates it, whom these policies let in (the forbids still apply)"
+  run admit "${admit_example[@]}" $objects/job.yaml
+  expect_status 0
+  note "... and a bare GPU Pod is forbidden to the administrator too"
+  run admit "${admit_example[@]}" $objects/pod-bare-gpu.yaml
+  expect_status 2
+  note "in a rollout's warn mode, as charter serve --enforcement warn answers: allowed, with a warning"
+  run admit "${admit_example[@]}" --enforcement warn $objects/pod-bare-gpu.yaml
+  expect_status 0
+  note "the same Pod from stdin, in JSON"
+  printf '%s\n' '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "alice-notebook", "namespace": "hyperpod-ns-team-a", "labels": {"kueue.x-k8s.io/queue-name": "hyperpod-ns-team-a-localqueue"}}, "spec": {"containers": [{"name": "notebook", "resources": {"requests": {"nvidia.com/gpu": 1}}}]}}' >"$work/pod.json"
+  stdin_from="$work/pod.json"
+  run admit "${admit_example[@]}" "${admit_alice[@]}" -
+  stdin_from=""
+  expect_status 0
+  expect_no_stderr
+  rm -f "$work/pod.json"
+  note "a bundle instead of the policies, and the review each object is decided as"
+  run build --policies examples/webhook/policies.cedar --schema stdlib/governance.cedarschema \
+    --schema stdlib/kubernetes.cedarschema -o "$work/webhook.bundle"
+  run admit --bundle "$work/webhook.bundle" "${admit_example[@]:2}" "${admit_alice[@]}" $objects/pod-bare-gpu.yaml
+  expect_status 2
+  rm -f "$work/webhook.bundle"
+  run admit --format review --as bob --as-group hyperpod-team-b-users $objects/pod.yaml
+  expect_status 0
+  expect_no_files
+}
+
+# A cluster's objects as `kubectl get -A -o json` prints them: which would
+# be denied today, by policy.
+case_admit_audit() {
+  run admit "${admit_example[@]}" "${admit_alice[@]}" $objects/cluster.json
+  expect_status 2
+  expect_no_stderr
+  note "several files, YAML and JSON, summed up together"
+  run admit "${admit_example[@]}" "${admit_alice[@]}" $objects/pod.yaml $objects/job.yaml $objects/pod-bare-gpu.yaml
+  expect_status 2
+  note "everything allowed: exit 0"
+  run admit "${admit_example[@]}" "${admit_alice[@]}" $objects/pod.yaml $objects/job.yaml
+  expect_status 0
+}
+
+# Reviews as the apiserver sends them, decided as they are (--as is for
+# plain objects only).
+case_admit_reviews() {
+  local r=tests/serve/reviews
+  run admit "${admit_example[@]}" $r/pytorchjob-update-priority-escalation.json $r/pod-delete.json \
+    $r/sar-team-sa-delete-nodes.json $r/sar-team-user-create-pods.json $r/sar-nonresource-healthz.json
+  expect_status 2
+  expect_no_stderr
+  run admit "${admit_example[@]}" --format json $r/sar-team-user-create-pods.json
+  expect_status 0
+  expect_no_stderr
+}
+
+case_admit_bad_input() {
+  note "no policies"
+  run admit $objects/pod.yaml
+  expect_errors
+  note "--as-group without --as; an empty --as"
+  run admit "${admit_example[@]}" --as-group g $objects/pod.yaml
+  expect_errors
+  run admit "${admit_example[@]}" --as "" $objects/pod.yaml
+  expect_errors
+  note "a missing file and malformed YAML: each at its place, nothing decided"
+  printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: x\n' >"$work/bad.yaml"
+  run admit "${admit_example[@]}" "$work/none.yaml" "$work/bad.yaml"
+  expect_errors 2
+  note "a document that is not an object; an object without a kind; a value with no JSON form"
+  printf -- '- a\n- b\n' >"$work/seq.yaml"
+  printf 'apiVersion: v1\nmetadata: {name: x}\n' >"$work/nokind.yaml"
+  printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {priority: .inf}\n' >"$work/inf.yaml"
+  run admit "${admit_example[@]}" "$work/seq.yaml" "$work/nokind.yaml" "$work/inf.yaml"
+  expect_errors 3
+  note "stdin given twice"
+  run admit "${admit_example[@]}" - -
+  expect_errors
+  note "a review of the wrong version"
+  printf '{"apiVersion": "admission.k8s.io/v1beta1", "kind": "AdmissionReview", "request": {}}\n' >"$work/v1beta1.json"
+  run admit "${admit_example[@]}" "$work/v1beta1.json"
+  expect_status 1
+  note "an object the server would answer with 400 is an error at its place; the others are decided"
+  printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: half, namespace: hyperpod-ns-team-a}\nspec:\n  containers:\n  - name: a\n    resources: {requests: {nvidia.com/gpu: "1.5"}}\n---\n' >"$work/two.yaml"
+  cat $objects/pod.yaml >>"$work/two.yaml"
+  run admit "${admit_example[@]}" "${admit_alice[@]}" "$work/two.yaml"
+  expect_status 1
+  run admit "${admit_example[@]}" "${admit_alice[@]}" --format json "$work/two.yaml"
+  expect_status 1
+  note "an object that asks for more GPUs than can be counted is denied, not an error"
+  printf 'apiVersion: batch/v1\nkind: Job\nmetadata: {name: wrap, namespace: hyperpod-ns-team-a}\nspec:\n  parallelism: 8\n  template: {spec: {containers: [{name: a, resources: {requests: {nvidia.com/gpu: 2147483647}}}]}}\n' >"$work/wrap.yaml"
+  run admit "${admit_example[@]}" "${admit_alice[@]}" "$work/wrap.yaml"
+  expect_status 2
+  note "policies that do not compile against the schema; a configuration that does not load"
+  printf 'permit (principal, action, resource is Kubernetes::Pod) when { resource.nope };\n' >"$work/p.cedar"
+  run admit --policies "$work/p.cedar" "${admit_example[@]:2}" $objects/pod.yaml
+  expect_status 1
+  printf '{"reasons": 5}\n' >"$work/config.json"
+  run admit "${admit_example[@]:0:8}" --config "$work/config.json" $objects/pod.yaml
+  expect_errors
+  rm -f "$work"/*.yaml "$work"/*.json "$work"/*.cedar
+}
+
+# Admission cases of `charter test` (docs/testing.md): the webhook example's.
+case_admit_test_cases() {
+  run test examples/webhook/webhook.test.json --coverage
+  expect_status 0
+  expect_no_stderr
+  note "a failing admission case beside an inline object that passes"
+  run test $golden/admit-failing.test.json
+  expect_status 1
+  note "faults at their place in the test file"
+  local t
+  for t in groups-without-as two-objects fractional-gpu; do
+    run test $golden/admit-$t.test.json
+    expect_status 1
+    [[ $(wc -l <"$stderr_file") -eq 1 ]] || fail "not one error"
+  done
 }
 
 # ---------------------------------------------------------------------------

@@ -566,5 +566,73 @@ TEST(KueueHyperPod, SaysWhatItCannotExpress) {
   }
 }
 
+// ---- any object as JSON (ReadObjectsAsJson, for `charter admit`) ------------------
+
+TEST(KueueObjectsAsJson, YamlScalarsAsTheApiserverReadsThem) {
+  const std::string text =
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: team\n"
+      "spec: {a: yes, b: \"yes\", c: 0x1F, d: 017, e: 0o17, f: 1_000, g: 08, h: 1.5e3, i: ~, j: -0b11,\n"
+      "  k: 99999999999999999999, l: 1e21, m: 1.5e-7, n: 'text', o: [1, two], p: 18446744073709551615}\n";
+  absl::StatusOr<std::vector<ObjectJson>> objects = ReadObjectsAsJson({"pod.yaml", text});
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  ASSERT_EQ(objects->size(), 1u);
+  const ObjectJson& o = objects->front();
+  EXPECT_EQ(o.group, "");
+  EXPECT_EQ(o.version, "v1");
+  EXPECT_EQ(o.kind, "Pod");
+  EXPECT_EQ(o.name, "p");
+  EXPECT_EQ(o.namespace_name, "team");
+  EXPECT_EQ(o.line, 1u);
+  EXPECT_EQ(o.json,
+            "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"team\"},"
+            "\"spec\":{\"a\":true,\"b\":\"yes\",\"c\":31,\"d\":15,\"e\":15,\"f\":1000,\"g\":8,\"h\":1500,"
+            "\"i\":null,\"j\":-3,\"k\":100000000000000000000,\"l\":1e+21,\"m\":1.5e-7,\"n\":\"text\","
+            "\"o\":[1,\"two\"],\"p\":18446744073709551615}}");
+}
+
+TEST(KueueObjectsAsJson, ListsAndDocumentsEachObjectAtItsPlace) {
+  const std::string text =
+      "apiVersion: v1\nkind: PodList\nitems:\n- metadata: {name: a}\n- metadata: {name: b}\n---\n"
+      "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: n}\n";
+  absl::StatusOr<std::vector<ObjectJson>> objects = ReadObjectsAsJson({"list.yaml", text});
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  ASSERT_EQ(objects->size(), 3u);
+  // A typed list's items take their apiVersion and kind from it.
+  EXPECT_EQ((*objects)[0].json, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"}}");
+  EXPECT_EQ((*objects)[1].name, "b");
+  EXPECT_EQ((*objects)[1].line, 5u);
+  EXPECT_EQ((*objects)[1].column, 3u);
+  EXPECT_EQ((*objects)[2].group, "batch");
+  EXPECT_EQ((*objects)[2].kind, "Job");
+  EXPECT_EQ((*objects)[2].line, 7u);
+}
+
+TEST(KueueObjectsAsJson, JsonNumbersAsWritten) {
+  const std::string text =
+      "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [\n"
+      "  {\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"spec\": {\"x\": 1.50, \"y\": 1E3, \"s\": \"\\u00e9\\n\"}}]}";
+  absl::StatusOr<std::vector<ObjectJson>> objects = ReadObjectsAsJson({"list.json", text});
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  ASSERT_EQ(objects->size(), 1u);
+  EXPECT_EQ(objects->front().json,
+            "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"spec\":{\"x\":1.50,\"y\":1E3,\"s\":\"\u00e9\\n\"}}");
+  EXPECT_EQ(objects->front().line, 2u);
+  EXPECT_EQ(objects->front().column, 3u);
+}
+
+TEST(KueueObjectsAsJson, FaultsAtTheirPlace) {
+  auto fault = [](const std::string& text) {
+    absl::StatusOr<std::vector<ObjectJson>> o = ReadObjectsAsJson({"f.yaml", text});
+    return o.ok() ? std::string("ok") : std::string(o.status().message());
+  };
+  EXPECT_EQ(fault("apiVersion: v1\nkind: Pod\nspec: {x: .inf}\n"),
+            "f.yaml:3:11: `.inf` has no JSON form: write a number, or quote it for a string");
+  EXPECT_EQ(fault("apiVersion: v1\nkind: Pod\nspec: {x: 0x10000000000000000}\n"),
+            "f.yaml:3:11: the integer `0x10000000000000000` is out of range");
+  EXPECT_EQ(fault("apiVersion: v1\nkind: \"\"\n"), "f.yaml:2:7: the object's `kind` is empty");
+  EXPECT_EQ(fault("apiVersion: v1\nmetadata: {}\n"), "f.yaml:1:1: the object has no `kind`");
+  EXPECT_EQ(fault("- a\n"), "f.yaml:1:1: a Kubernetes object must be a map, not a list");
+}
+
 }  // namespace
 }  // namespace charter::kueue

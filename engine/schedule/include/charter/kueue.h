@@ -16,7 +16,8 @@
 //
 // ReadKueueWorkloads adds Kueue Workload objects to a State as the workloads
 // of a cycle: one with `status.admission` holds quota with its assigned
-// flavors, one without waits. ExportHyperPod writes a State as the requests
+// flavors, one without waits. ReadObjectsAsJson reads Kubernetes objects of
+// any kind as JSON (for `charter admit`). ExportHyperPod writes a State as the requests
 // of SageMaker HyperPod task governance (the reverse of
 // schedule::LoadHyperPodState). docs/scheduling.md gives every mapping.
 //
@@ -126,6 +127,29 @@ struct WorkloadOptions {
 // On error `state` is unchanged.
 CHARTER_API absl::Status ReadKueueWorkloads(std::string_view text, const WorkloadOptions& options,
                                             schedule::State* state, std::vector<Note>* notes);
+
+// A Kubernetes object of any kind, as JSON (ReadObjectsAsJson).
+struct ObjectJson {
+  std::string json;  // the object, one line of JSON
+  std::string group;    // "" for the core group ("v1")
+  std::string version;  // "v1"
+  std::string kind;     // "Pod"
+  std::string name, namespace_name;  // metadata's ("" when absent)
+  uint32_t line = 1, column = 1;     // where the object starts in its source
+};
+
+// The Kubernetes objects of any kind in `source` (YAML with one or several
+// documents, or JSON; every item of a `kind: List`, or of a typed list such
+// as PodList, as kubectl prints them), each written as JSON the way the
+// apiserver reads YAML: scalars typed as YAML 1.1 types them (`yes` is
+// true, `0x1F` is 31, `08` is 8), and the apiVersion and kind a typed list
+// gives its items written into them. JSON's own numbers are kept as written.
+// `charter admit` decides these objects as the apiserver would send them to
+// a webhook. Faults read "FILE:LINE:COL: message": malformed text, a
+// document that is not an object, or has no apiVersion or kind, a value
+// with no JSON form (`.inf`).
+CHARTER_API absl::StatusOr<std::vector<ObjectJson>> ReadObjectsAsJson(const Source& source,
+                                                                      const ReadOptions& options = {});
 
 // Whether `text` looks like Kueue Workload objects rather than the state
 // JSON of docs/scheduling.md: YAML, or JSON whose top level has `kind` or
