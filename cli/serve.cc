@@ -2,7 +2,7 @@
 // Charter's own decisions over HTTPS (docs/server.md). The server itself is
 // server/; this file is its command line.
 //
-//   charter serve --bundle B [--entities E] [--schema S ...] --tls-cert C --tls-key K
+//   charter serve (--bundle B | --policies FILE ...) [--entities E] [--schema S ...] --tls-cert C --tls-key K
 //                 [--client-ca FILE] [--listen ADDR:PORT] [--admin-listen unix:PATH|127.0.0.1:PORT]
 //                 [--admin-group GROUP] [--decision-log FILE|-] [--decision-log-max-bytes N]
 //                 [--decision-log-keep K] [--config FILE] [--enforcement deny|warn|dryrun]
@@ -64,6 +64,10 @@ int RunServe(ServeFlags& flags) {
   }
   if (flags.log_max_bytes.has_value()) flags.options.decision_log_max_bytes = *flags.log_max_bytes;
   if (flags.log_keep.has_value()) flags.options.decision_log_keep = *flags.log_keep;
+  if (flags.options.files.bundle.empty() && flags.options.files.policies.empty()) {
+    PrintError("--bundle or --policies is required");
+    return kError;
+  }
   return server::Serve(flags.options) == 0 ? kOk : kError;
 }
 
@@ -78,7 +82,16 @@ Command AddServeCommand(CLI::App& root) {
       "(with --admin-listen, /v1/authorize and /metrics are served there only). "
       "SIGHUP reloads the files (as a change to them does); SIGTERM finishes the requests in flight and stops.");
   server::ServerOptions& o = flags->options;
-  app->add_option("--bundle", o.files.bundle, "The policy bundle (`charter build`)")->type_name("FILE")->required();
+  CLI::Option* bundle = app->add_option("--bundle", o.files.bundle, "The policy bundle (`charter build`)")->type_name("FILE");
+  CLI::Option* policies =
+      app->add_option("--policies", o.files.policies,
+                      "Policy files in place of a bundle, compiled with --schema at start and at every reload (a "
+                      "change to one reloads them); give it again for more files")
+          ->type_name("FILE")
+          ->expected(1)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+          ->allow_extra_args(false);
+  bundle->excludes(policies);
   app->add_option("--entities", o.files.entities, "Entities in Cedar's JSON format, joined to every request")
       ->type_name("FILE");
   app->add_option("--schema", o.files.schemas,

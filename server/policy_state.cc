@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "charter_support/schema_files.h"
 #include "charter_support/strings.h"
+#include "charter/compiler.h"
 #include "charter/diagnostics.h"
 #include "charter/json.h"
 #include "charter/schedule.h"
@@ -106,37 +107,76 @@ absl::StatusOr<std::shared_ptr<const PolicyState>> PolicyState::Load(const Polic
     schema = *std::move(parsed);
   }
   VerifyOptions verify;
+  // What messages name: the bundle, or the first policy file compiled.
+  const std::string& bundle_name = !files.bundle.empty() || files.policies.empty() ? files.bundle : files.policies[0];
+  std::optional<std::string> compiled;
+  if (!files.policies.empty() && !files.bundle_bytes) {
+    // Policy sources: compiled here, at every load, with the schema (and the
+    // scheduling declarations), as `charter build` would; the first faults
+    // of each file, at their line and column.
+    std::vector<SourceFile> sources;
+    for (const std::string& path : files.policies) {
+      absl::StatusOr<std::string> text = ReadWhole(path, size_t{64} << 20);
+      if (!text.ok()) return text.status();
+      sources.emplace_back(path, *std::move(text));
+    }
+    CompileOptions options;
+    options.schema = schema.has_value() ? &*schema : nullptr;
+    options.declarations = &schedule::Declarations();
+    std::vector<Diagnostics> diagnostics;
+    absl::StatusOr<Bundle> built = Compile(sources, {}, options, &diagnostics);
+    if (!built.ok()) {
+      std::string errors;
+      for (size_t i = 0; i < sources.size() && i < diagnostics.size(); ++i) {
+        for (const Diagnostic& d : diagnostics[i].items()) {
+          if (d.severity == Severity::kWarning) continue;
+          Diagnostics one;
+          one.Add(d);
+          std::string line = one.RenderShort(sources[i]);
+          while (!line.empty() && line.back() == '\n') line.pop_back();
+          for (char& c : line) {
+            if (c == '\n') c = ' ';
+          }
+          CatAppend(&errors, errors.empty() ? "" : "; ", line);
+        }
+      }
+      return absl::InvalidArgumentError(errors.empty() ? std::string(built.status().message()) : errors);
+    }
+    compiled = std::string(built->bytes());
+  }
   // Read, not mapped (Bundle::FromFile): the file may be rewritten in place
   // while this state serves, and a mapped file that shrinks faults.
   absl::StatusOr<std::string> bytes =
-      files.bundle_bytes ? absl::StatusOr<std::string>(*files.bundle_bytes) : ReadWhole(files.bundle, verify.max_bundle_bytes);
+      files.bundle_bytes ? absl::StatusOr<std::string>(*files.bundle_bytes)
+      : compiled         ? absl::StatusOr<std::string>(*std::move(compiled))
+                         : ReadWhole(files.bundle, verify.max_bundle_bytes);
   if (!bytes.ok()) return bytes.status();
   std::string hash = Sha256(*bytes);
   absl::StatusOr<Bundle> bundle = Bundle::FromBytes(*std::move(bytes));
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle), verify);
-  if (!engine.ok()) return absl::Status(engine.status().code(), Cat(files.bundle, ": ", S(engine.status().message())));
+  if (!engine.ok()) return absl::Status(engine.status().code(), Cat(bundle_name, ": ", S(engine.status().message())));
   // The scheduling section, the scheduling library's to verify, is checked
   // before the engine serves, as the bundle's other tables are.
   if (absl::Status config = schedule::ReadConfiguration(*engine).status(); !config.ok()) {
-    return absl::Status(config.code(), Cat(files.bundle, ": ", S(config.message())));
+    return absl::Status(config.code(), Cat(bundle_name, ": ", S(config.message())));
   }
   switch (engine->FitSchema(schema.has_value() ? &*schema : nullptr)) {
     case Engine::SchemaFit::kUntyped:
     case Engine::SchemaFit::kSame: break;
     case Engine::SchemaFit::kMissing:
       return absl::InvalidArgumentError(Cat(
-          files.bundle, ": the bundle was compiled with a schema: pass it with --schema"));
+          bundle_name, ": the bundle was compiled with a schema: pass it with --schema"));
     case Engine::SchemaFit::kOther: {
       std::string names;
       for (const std::string& path : files.schemas) CatAppend(&names, names.empty() ? "`" : "` + `", path);
       return absl::InvalidArgumentError(
-          Cat(files.bundle, ": the bundle was compiled with another schema (", S(engine->schema_fingerprint()),
+          Cat(bundle_name, ": the bundle was compiled with another schema (", S(engine->schema_fingerprint()),
               "); ", names, "` is ", schema->Fingerprint(),
               files.schemas.size() > 1 ? " (give the schema files in the order `charter build` had them)" : ""));
     }
   }
   absl::StatusOr<EnforcementTable> modes = EnforcementTable::FromEngine(*engine, enforcement);
-  if (!modes.ok()) return absl::Status(modes.status().code(), Cat(files.bundle, ": ", S(modes.status().message())));
+  if (!modes.ok()) return absl::Status(modes.status().code(), Cat(bundle_name, ": ", S(modes.status().message())));
   std::shared_ptr<PolicyState> state(new PolicyState(*std::move(engine)));
   state->enforcement_ = *std::move(modes);
   state->schema_ = std::move(schema);

@@ -27,7 +27,7 @@
 namespace charter::server {
 
 struct PolicyFiles {
-  std::string bundle;    // required
+  std::string bundle;    // the bundle, or `policies` (below)
   std::string entities;  // optional: no configured entities
   // Optional; required for a bundle compiled with one. Several files are
   // read as one schema, in this order (stdlib/governance.cedarschema, then
@@ -39,6 +39,10 @@ struct PolicyFiles {
   // file; `entities` names it).
   std::optional<std::string> bundle_bytes = std::nullopt;
   std::optional<std::string> entities_json = std::nullopt;
+  // In place of `bundle`: the policy files (Cedar text, Cedar's JSON policy
+  // format, .charter), compiled at each load with the schema as `charter
+  // build` compiles them (`charter serve --policies`).
+  std::vector<std::string> policies = {};
 };
 
 class PolicyState {

@@ -1352,6 +1352,8 @@ Watch StartWatch(const ServerOptions& options) {
   std::vector<std::string> files = {options.files.bundle, options.files.entities, options.tls_cert, options.tls_key,
                                     options.client_ca};
   files.insert(files.end(), options.files.schemas.begin(), options.files.schemas.end());
+  // Policy sources, when the server compiles them: a change is a reload.
+  files.insert(files.end(), options.files.policies.begin(), options.files.policies.end());
   for (const std::string& f : files) {
     if (f.empty()) continue;
     std::filesystem::path p(f);
