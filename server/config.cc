@@ -1,5 +1,9 @@
 // The server's configuration file (docs/server.md, "Configuration"): JSON,
 // every member checked, an unknown one refused by name.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 #include <charconv>
 #include <fstream>
 #include <functional>
@@ -140,8 +144,12 @@ class ConfigReader {
 }  // namespace
 
 absl::Status LoadConfig(const std::string& path, ServerOptions* options) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(Cat(path, ": is a directory, not a configuration file"));
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(Cat(path, ": cannot open the configuration"));
+  if (!in) return absl::NotFoundError(Cat(path, ": cannot open the configuration: ", std::strerror(errno)));
   std::stringstream buffer;
   buffer << in.rdbuf();
   std::string text = buffer.str();

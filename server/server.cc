@@ -307,12 +307,23 @@ class Certificates {
     *p = Set{};
   }
 
+  // A directory opens for reading and then reads as nothing: say what it is.
+  static absl::Status Openable(const std::string& path, std::string_view what) {
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      return absl::InvalidArgumentError(Cat(path, ": is a directory, not ", what));
+    }
+    return absl::OkStatus();
+  }
+
   static absl::Status Read(const std::string& cert_path, const std::string& key_path, const std::string& client_ca,
                            Set* next) {
+    if (absl::Status s = Openable(cert_path, "the certificate"); !s.ok()) return s;
     BIO* bio = BIO_new_file(cert_path.c_str(), "r");
     if (bio == nullptr) {
+      std::string why = std::strerror(errno);
       ERR_clear_error();
-      return absl::NotFoundError(Cat(cert_path, ": cannot open the certificate"));
+      return absl::NotFoundError(Cat(cert_path, ": cannot open the certificate: ", why));
     }
     next->leaf = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
     if (next->leaf != nullptr) {
@@ -322,10 +333,12 @@ class Certificates {
     BIO_free(bio);
     ERR_clear_error();
     if (next->leaf == nullptr) return absl::InvalidArgumentError(Cat(cert_path, ": no PEM certificate in it"));
+    if (absl::Status s = Openable(key_path, "the key"); !s.ok()) return s;
     bio = BIO_new_file(key_path.c_str(), "r");
     if (bio == nullptr) {
+      std::string why = std::strerror(errno);
       ERR_clear_error();
-      return absl::NotFoundError(Cat(key_path, ": cannot open the key"));
+      return absl::NotFoundError(Cat(key_path, ": cannot open the key: ", why));
     }
     next->key = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
     BIO_free(bio);

@@ -327,7 +327,26 @@ start_fault() {  # start_fault DESCRIPTION MESSAGE-PART FLAGS...
     fail "start-up fault: $what: exit $status, $(cat "$work/start.err")"
   fi
 }
-start_fault "a configuration that is not there" "nope.json: cannot open the configuration" --config "$work/nope.json"
+start_fault "a configuration that is not there" "nope.json: cannot open the configuration: No such file or directory" \
+  --config "$work/nope.json"
+start_fault "a configuration that is a directory" "$(basename "$work"): is a directory, not a configuration file" \
+  --config "$work"
+# The certificate and key, which start_fault's own flags name: given here.
+cert_fault() {  # cert_fault DESCRIPTION MESSAGE-PART CERT KEY
+  local status=0
+  "$charter" serve --bundle "$work/bundle" --schema "$gov_schema" --schema "$schema" --tls-cert "$3" \
+    --tls-key "$4" --listen 127.0.0.1:0 2>"$work/start.err" >/dev/null || status=$?
+  if [[ "$status" == 1 ]] && grep -q "^charter serve: error: .*$2" "$work/start.err"; then
+    echo "ok: start-up fault: $1"
+  else
+    fail "start-up fault: $1: exit $status, $(cat "$work/start.err")"
+  fi
+}
+cert_fault "a certificate that is not there" "nope.crt: cannot open the certificate: No such file or directory" \
+  "$work/nope.crt" "$work/tls.key"
+cert_fault "a certificate that is a directory" "is a directory, not the certificate" "$work" "$work/tls.key"
+cert_fault "a key that is not there" "nope.key: cannot open the key: No such file or directory" \
+  "$work/tls.crt" "$work/nope.key"
 start_fault "an entity file that is not there" "nope.json: cannot open: No such file or directory" --entities "$work/nope.json"
 start_fault "a decision log that cannot be opened" "cannot open the decision log for appending: No such file or directory" \
   --decision-log "$work/no/such/dir/log"
