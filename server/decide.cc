@@ -15,15 +15,8 @@ namespace charter::server {
 namespace {
 
 using support::Cat;
+using support::OneLine;
 using support::S;
-
-std::string OneLine(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return out;
-}
 
 }  // namespace
 

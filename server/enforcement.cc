@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "absl/strings/string_view.h"
+
 namespace charter::server {
 
 absl::StatusOr<Enforcement> ParseEnforcement(std::string_view text) {
@@ -70,7 +72,8 @@ std::string EnforcementTable::Describe() const {
 }
 
 Enforcement EnforcementTable::For(std::string_view forbid) const {
-  auto it = relaxed_.find(std::string(forbid));
+  // The map's string hash looks an absl::string_view up without a copy.
+  auto it = relaxed_.find(absl::string_view(forbid.data(), forbid.size()));
   return it == relaxed_.end() ? server_ : it->second;
 }
 

@@ -132,12 +132,7 @@ absl::StatusOr<std::shared_ptr<const PolicyState>> PolicyState::Load(const Polic
           if (d.severity == Severity::kWarning) continue;
           Diagnostics one;
           one.Add(d);
-          std::string line = one.RenderShort(sources[i]);
-          while (!line.empty() && line.back() == '\n') line.pop_back();
-          for (char& c : line) {
-            if (c == '\n') c = ' ';
-          }
-          CatAppend(&errors, errors.empty() ? "" : "; ", line);
+          CatAppend(&errors, errors.empty() ? "" : "; ", support::OneLine(one.RenderShort(sources[i])));
         }
       }
       return absl::InvalidArgumentError(errors.empty() ? std::string(built.status().message()) : errors);

@@ -77,20 +77,13 @@ namespace {
 using support::Cat;
 using support::CatAppend;
 
+using support::OneLine;
 using support::S;
 
 void Say(std::string_view line) {
   std::string out = Cat("charter serve: ", S(line), "\n");
   std::fwrite(out.data(), 1, out.size(), stderr);
   std::fflush(stderr);
-}
-
-std::string OneLine(absl::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return out;
 }
 
 // ---- metrics -----------------------------------------------------------------

@@ -39,6 +39,20 @@ inline std::string S(absl::string_view s) { return std::string(s); }
 inline std::string S(const std::string& s) { return s; }
 inline std::string S(const char* s) { return s; }
 
+// `text` on one line, for a log line or a message that must be one: line
+// breaks at the end dropped, those inside made spaces.
+inline std::string OneLine(std::string_view text) {
+  std::string out(text);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  for (char& c : out) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return out;
+}
+inline std::string OneLine(absl::string_view text) { return OneLine(ToStd(text)); }
+inline std::string OneLine(const std::string& text) { return OneLine(std::string_view(text)); }
+inline std::string OneLine(const char* text) { return OneLine(std::string_view(text)); }
+
 }  // namespace charter::support
 
 #endif  // CHARTER_SUPPORT_STRINGS_H_
