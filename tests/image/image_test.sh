@@ -79,12 +79,15 @@ args=("${args[@]:1}")
 check "the manifest runs the image make image tags ($image)" test "$image" = "charter:dev"
 
 # Its root filesystem read-only (a bind mount remounted ro, in a mount
-# namespace of its own), as user 65532.
+# namespace of its own), as user 65532, with /proc mounted as a container
+# runtime mounts it (a sanitized build's runtime reads /proc/self at exit).
 cat >"$work/run.sh" <<'EOF'
 set -e
 rootfs=$1; shift
+mkdir -p "$rootfs/proc"
 mount --bind "$rootfs" "$rootfs"
 mount -o remount,bind,ro "$rootfs"
+mount -t proc proc "$rootfs/proc"
 echo $$ >"$PIDFILE"
 exec chroot --userspec=65532:65532 "$rootfs" /usr/bin/charter "$@"
 EOF
@@ -126,6 +129,7 @@ wait "$runner_pid" || status=$?
 server_pid=""
 runner_pid=""
 check "it stops on SIGTERM with status 0" test "$status" = 0
+((status == 0)) || tail -20 "$work/stderr" >&2
 check "its decision log went to stdout (--decision-log=-)" test "$(wc -l <"$work/stdout")" -ge 3
 
 ((failures == 0)) || { echo "$failures check(s) failed" >&2; exit 1; }
