@@ -34,6 +34,7 @@
 #include "files.h"
 #include "load.h"
 #include "report.h"
+#include "schedule.h"
 
 namespace charter::cli {
 namespace {
@@ -57,13 +58,16 @@ struct ScheduleFlags {
   std::string entities;
 };
 
-// Kueue Workload objects (YAML or JSON) added to `state`, at --now.
-absl::Status AddKueueWorkloads(const ScheduleFlags& flags, std::string_view text, schedule::State* state) {
+}  // namespace
+
+// Kueue Workload objects (YAML or JSON) added to `state`, at `now`.
+absl::Status AddKueueWorkloads(const std::string& source_name, std::string_view text, const std::string& now,
+                               schedule::State* state) {
   kueue::WorkloadOptions wl;
-  wl.source_name = flags.workloads;
-  if (!flags.now.empty()) {
-    wl.now = kueue::ParseTime(flags.now);
-    if (!wl.now) return absl::InvalidArgumentError(absl::StrCat("--now: `", flags.now, "` is not an RFC 3339 time"));
+  wl.source_name = source_name;
+  if (!now.empty()) {
+    wl.now = kueue::ParseTime(now);
+    if (!wl.now) return absl::InvalidArgumentError(absl::StrCat("--now: `", now, "` is not an RFC 3339 time"));
   }
   std::vector<kueue::Note> notes;
   if (absl::Status s = kueue::ReadKueueWorkloads(text, wl, state, &notes); !s.ok()) return s;
@@ -73,25 +77,31 @@ absl::Status AddKueueWorkloads(const ScheduleFlags& flags, std::string_view text
   return absl::OkStatus();
 }
 
-// The workloads of W onto a configuration that holds none (a bundle's or the
-// policy files' declarations): Kueue Workload objects, or the state format's
-// {"admitted": [...], "pending": [...]}.
-absl::StatusOr<schedule::State> ReadWorkloads(const ScheduleFlags& flags, const schedule::State& config) {
-  absl::StatusOr<std::string> text = ReadFile(flags.workloads, size_t{1} << 30);
-  if (!text.ok()) return text.status();
-  if (kueue::LooksLikeKueueObjects(*text)) {
+absl::StatusOr<schedule::State> WorkloadsOnto(const schedule::State& config, const std::string& source_name,
+                                              std::string_view text, const std::string& now) {
+  if (kueue::LooksLikeKueueObjects(text)) {
     schedule::State state = config;
-    if (absl::Status s = AddKueueWorkloads(flags, *text, &state); !s.ok()) return s;
+    if (absl::Status s = AddKueueWorkloads(source_name, text, now, &state); !s.ok()) return s;
     return state;
   }
-  if (!flags.now.empty()) {
+  if (!now.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--now applies to Kueue Workload objects; ", flags.workloads,
+        "--now applies to Kueue Workload objects; ", source_name,
         " holds workloads in the state format, whose times are relative (createdAt)"));
   }
   schedule::LoadOptions options;
-  options.source_name = flags.workloads;
-  return schedule::LoadWorkloads(config, *text, options);
+  options.source_name = source_name;
+  return schedule::LoadWorkloads(config, text, options);
+}
+
+namespace {
+
+// The workloads of W onto a configuration that holds none (a bundle's or the
+// policy files' declarations).
+absl::StatusOr<schedule::State> ReadWorkloads(const ScheduleFlags& flags, const schedule::State& config) {
+  absl::StatusOr<std::string> text = ReadFile(flags.workloads, size_t{1} << 30);
+  if (!text.ok()) return text.status();
+  return WorkloadsOnto(config, flags.workloads, *text, flags.now);
 }
 
 // A state file, with the Kueue Workload objects of W added to its workloads.
@@ -112,7 +122,7 @@ absl::StatusOr<schedule::State> LoadStateFile(const ScheduleFlags& flags) {
         flags.workloads, ": not Kueue Workload objects (YAML, or JSON with apiVersion and kind); with --state, "
         "workloads in the state format go in the state file"));
   }
-  if (absl::Status s = AddKueueWorkloads(flags, *workloads, &*state); !s.ok()) return s;
+  if (absl::Status s = AddKueueWorkloads(flags.workloads, *workloads, flags.now, &*state); !s.ok()) return s;
   return state;
 }
 

@@ -7,17 +7,24 @@
 // decision, optionally the expected determining policies and erring
 // policies; or an admission case: a Kubernetes object or review (a file, or
 // inline) decided as `charter admit` decides it, with the file's schemas and
-// the server's configuration. Each case prints PASS or FAIL (with a diff), then a summary
+// the server's configuration; or a scheduling case: workloads (a file, or
+// inline) run through one or more scheduling cycles of the policies'
+// declarations and scheduling rules, with the expected admitted, pending and
+// preempted workloads, pending reasons and rules. Each case prints PASS or
+// FAIL (with a diff), then a summary
 // `N passed, N failed`; exit 1 if any case fails or a file cannot be run.
 // --coverage reports the policies that no case exercised (none of the cases
 // had it among its determining or erring policies), and the `when`/`unless`
 // conditions and their sub-conditions that no case saw both true and false
-// (charter::Coverage, beside the Engine that decides the cases).
+// (charter::Coverage, beside the Engine that decides the cases), and the
+// scheduling rules that no scheduling case saw refuse or err.
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,11 +32,13 @@
 
 #include "charter/charter.h"
 #include "charter/explain.h"
+#include "charter/schedule.h"
 #include "admission.h"
 #include "command.h"
 #include "files.h"
 #include "load.h"
 #include "report.h"
+#include "schedule.h"
 #include "util.h"
 
 namespace charter::cli {
@@ -169,22 +178,57 @@ struct PolicyFile {
   std::unique_ptr<Engine> engine;
   std::optional<Coverage> coverage;
   absl::Status status;  // why it could not be loaded
+  // Several files compiled as one policy set: their policy coverage is not
+  // computed (Coverage reads one policy file).
+  bool several = false;
+};
+
+// The scheduling rules of a policy set, and those some scheduling case saw
+// change an outcome (refused, or erred).
+struct RuleCoverage {
+  std::vector<std::string> rules;
+  std::set<std::string> exercised;
 };
 
 struct Totals {
   size_t passed = 0;
   size_t failed = 0;
   bool broken = false;
-  std::map<std::string, PolicyFile> policies;  // by path
+  std::map<std::string, PolicyFile> policies;  // by path (several: joined with ", ")
+  std::map<std::string, RuleCoverage> rules;   // likewise, for the sets that scheduling cases ran
   std::string json_files;                      // --format json: the "files" array's members
   std::vector<std::string> errors;             // files that could not be run
 };
 
-PolicyFile& LoadPolicyFile(const std::string& path, bool coverage, Totals* totals) {
-  auto [it, fresh] = totals->policies.try_emplace(path);
+// The key of a policy set in Totals: its files, joined with ", ".
+std::string PolicyKey(const std::vector<std::string>& paths) {
+  std::string key;
+  for (const std::string& p : paths) CatAppend(&key, key.empty() ? "" : ", ", p);
+  return key;
+}
+
+PolicyFile& LoadPolicyFile(const std::vector<std::string>& paths, bool coverage, Totals* totals) {
+  auto [it, fresh] = totals->policies.try_emplace(PolicyKey(paths));
   PolicyFile& file = it->second;
   if (!fresh) return file;
   CompileOptions options;
+  if (paths.size() > 1) {
+    file.several = true;
+    absl::StatusOr<Bundle> bundle = CompilePolicyFiles(paths, "", options);
+    if (!bundle.ok()) {
+      file.status = bundle.status();
+      return file;
+    }
+    absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
+    if (!engine.ok()) {
+      file.status = absl::InternalError(Cat(PolicyKey(paths), ": internal error: the compiled bundle does not verify: ",
+                                            OneLine(engine.status().message())));
+      return file;
+    }
+    file.engine = std::make_unique<Engine>(*std::move(engine));
+    return file;
+  }
+  const std::string& path = paths.front();
   absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
   if (!text.ok()) {
     file.status = text.status();
@@ -269,6 +313,298 @@ absl::StatusOr<server::ReviewDecision> RunAdmissionCase(const std::string& path,
   return d;
 }
 
+// What a scheduling case starts from: the policy set's scheduling
+// configuration (its declarations) and its scheduling rules over the file's
+// entities. Built at the file's first scheduling case.
+struct ScheduleSetup {
+  schedule::State config;
+  schedule::SchedulingRules rules;
+};
+
+absl::StatusOr<ScheduleSetup> LoadScheduleSetup(const std::string& key, const Engine& engine,
+                                                const Entities& entities) {
+  ASSIGN_OR_RETURN(std::optional<schedule::State> config, schedule::ReadConfiguration(engine));
+  if (!config.has_value()) {
+    return absl::InvalidArgumentError(Cat("the policies (", key, ") declare no scheduling configuration (no `flavor`, ",
+                                          "`cohort` or `queue` in a .charter file) to schedule on"));
+  }
+  ASSIGN_OR_RETURN(schedule::SchedulingRules rules, schedule::SchedulingRules::Create({engine}, &entities));
+  for (const std::string& id : rules.ignored_permits()) {
+    PrintWarning(Cat("permit `", Printable(id),
+                     "` names a scheduling action; scheduling rules only forbid, so it has no effect"));
+  }
+  return ScheduleSetup{*std::move(config), std::move(rules)};
+}
+
+// A scheduling case's outcome after its cycles: who is admitted and who
+// pending at the end, who was preempted on the way, each workload's reason
+// (`admitted`, the pending state of the last cycle it was a head in, or
+// `queued` when it never was), and the rules that changed its outcomes.
+struct ScheduleOutcome {
+  std::vector<std::string> admitted, pending, preempted;  // sorted
+  std::map<std::string, std::string> reasons;
+  std::map<std::string, std::set<std::string>> rules;
+};
+
+// What a scheduling case expects; each part is checked when given.
+struct ScheduleExpectation {
+  std::optional<std::vector<std::string>> admitted, pending, preempted;  // sorted
+  std::optional<std::map<std::string, std::string>> reasons;
+  std::optional<std::map<std::string, std::vector<std::string>>> rules;  // each sorted
+};
+
+// An array of strings (workload names, rule ids), sorted.
+absl::StatusOr<std::vector<std::string>> SortedNames(const std::string& path, std::string_view text, size_t number,
+                                                     std::string_view key, std::string_view what, const JsonValue& v) {
+  std::vector<std::string> out;
+  bool ok = v.is_array();
+  for (size_t i = 0; ok && i < v.size(); ++i) {
+    ok = v.at(i).is_string();
+    if (ok) out.emplace_back(v.at(i).as_string());
+  }
+  if (!ok) return Fault(path, text, v.offset(), Cat("case ", number, ": \"", key, "\" must be an array of ", what));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+absl::StatusOr<ScheduleExpectation> ReadScheduleExpectation(const std::string& path, std::string_view text,
+                                                            size_t number, const JsonValue& c) {
+  ScheduleExpectation want;
+  if (std::optional<JsonValue> v = c.Find("admitted")) {
+    ASSIGN_OR_RETURN(want.admitted, SortedNames(path, text, number, "admitted", "workload names", *v));
+  }
+  if (std::optional<JsonValue> v = c.Find("pending")) {
+    ASSIGN_OR_RETURN(want.pending, SortedNames(path, text, number, "pending", "workload names", *v));
+  }
+  if (std::optional<JsonValue> v = c.Find("preempted")) {
+    ASSIGN_OR_RETURN(want.preempted, SortedNames(path, text, number, "preempted", "workload names", *v));
+  }
+  if (std::optional<JsonValue> v = c.Find("reasons")) {
+    bool ok = v->is_object();
+    std::map<std::string, std::string> reasons;
+    for (size_t i = 0; ok && i < v->size(); ++i) {
+      ok = v->member(i).is_string();
+      if (ok) reasons[std::string(v->key(i))] = std::string(v->member(i).as_string());
+    }
+    if (!ok) {
+      return Fault(path, text, v->offset(),
+                   Cat("case ", number, ": in a scheduling case, \"reasons\" must be an object from workload names ",
+                       "to reasons (\"admitted\", \"queued\" or a pending state such as \"no_fit\")"));
+    }
+    want.reasons = std::move(reasons);
+  }
+  if (std::optional<JsonValue> v = c.Find("rules")) {
+    if (!v->is_object()) {
+      return Fault(path, text, v->offset(),
+                   Cat("case ", number, ": \"rules\" must be an object from workload names to arrays of rule ids"));
+    }
+    std::map<std::string, std::vector<std::string>> rules;
+    for (size_t i = 0; i < v->size(); ++i) {
+      ASSIGN_OR_RETURN(rules[std::string(v->key(i))],
+                       SortedNames(path, text, number, "rules", "rule ids, for each workload", v->member(i)));
+    }
+    want.rules = std::move(rules);
+  }
+  if (!want.admitted && !want.pending && !want.preempted && !want.reasons && !want.rules) {
+    return Fault(path, text, c.offset(),
+                 Cat("case ", number, ": a scheduling case expects something: \"admitted\", \"pending\", ",
+                     "\"preempted\", \"reasons\" or \"rules\""));
+  }
+  return want;
+}
+
+constexpr int kMaxCaseCycles = 1000;
+
+// Runs a scheduling case: its workloads (`schedule`: a file, relative to the
+// test file, or inline) onto the configuration, `cycles` cycles (default 1;
+// 0: until nothing changes, at most kMaxCaseCycles), each applied as
+// `charter simulate` applies it.
+absl::StatusOr<ScheduleOutcome> RunScheduleCase(const std::string& path, std::string_view text, size_t number,
+                                                const JsonValue& c, const JsonValue& workloads,
+                                                const ScheduleSetup& setup, RuleCoverage* coverage) {
+  std::string now;
+  if (std::optional<JsonValue> v = c.Find("now")) {
+    if (!v->is_string()) {
+      return Fault(path, text, v->offset(), Cat("case ", number, ": \"now\" must be an RFC 3339 time (a string)"));
+    }
+    now = std::string(v->as_string());
+  }
+  int cycles = 1;
+  if (std::optional<JsonValue> v = c.Find("cycles")) {
+    std::string_view raw = Raw(text, *v);
+    auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), cycles);
+    if (!v->is_number() || ec != std::errc() || end != raw.data() + raw.size() || cycles < 0 ||
+        cycles > kMaxCaseCycles) {
+      return Fault(path, text, v->offset(),
+                   Cat("case ", number, ": \"cycles\" must be a whole number from 0 (until nothing changes) to ",
+                       kMaxCaseCycles));
+    }
+  }
+  absl::StatusOr<schedule::State> start;
+  std::string which;  // after a fault in the workloads: which case's
+  if (workloads.is_string()) {
+    std::string file = Resolve(path, workloads.as_string());
+    ASSIGN_OR_RETURN(std::string read, ReadFile(file, size_t{256} << 20));
+    start = WorkloadsOnto(setup.config, file, read, now);
+    which = Cat(" (the workloads of case ", number, " of ", path, ")");
+  } else if (workloads.is_object() || workloads.is_array()) {
+    // Inline: its faults at their place in the test file.
+    start = WorkloadsOnto(setup.config, path, InPlace(text, workloads), now);
+    which = Cat(" (case ", number, ")");
+  } else {
+    return Fault(path, text, workloads.offset(),
+                 Cat("case ", number, ": \"schedule\" must be the path of a workloads file (a string), or the ",
+                     "workloads inline"));
+  }
+  if (!start.ok()) return absl::InvalidArgumentError(Cat(OneLine(start.status().message()), which));
+  schedule::State state = *std::move(start);
+  schedule::CycleOptions options;
+  options.rules = &setup.rules;
+  ScheduleOutcome outcome;
+  std::set<std::string> preempted;
+  auto note_rules = [&](const std::string& workload, const std::vector<schedule::RuleNote>& notes) {
+    for (const schedule::RuleNote& n : notes) {
+      outcome.rules[workload].insert(n.rule);
+      coverage->exercised.insert(n.rule);
+    }
+  };
+  const int limit = cycles > 0 ? cycles : kMaxCaseCycles;
+  for (int n = 0; n < limit; ++n) {
+    absl::StatusOr<schedule::CycleResult> result = schedule::RunCycle(state, options);
+    if (!result.ok()) {
+      return absl::InvalidArgumentError(Cat(path, ": case ", number, ": cycle ", n + 1, ": ",
+                                            OneLine(result.status().message())));
+    }
+    for (const schedule::Admitted& a : result->admitted) note_rules(a.name, a.rules);
+    for (const schedule::NotAdmitted& na : result->not_admitted) {
+      outcome.reasons[na.name] = std::string(schedule::StateName(na.state));
+      note_rules(na.name, na.rules);
+    }
+    for (const schedule::Preempted& p : result->preempted) preempted.insert(p.name);
+    const bool stable = schedule::IsStable(state, *result);
+    absl::StatusOr<schedule::State> after = schedule::ApplyCycle(state, *result);
+    if (!after.ok()) {
+      return absl::InvalidArgumentError(Cat(path, ": case ", number, ": cycle ", n + 1, ": ",
+                                            OneLine(after.status().message())));
+    }
+    state = *std::move(after);
+    if (cycles == 0 && stable) break;
+  }
+  for (const schedule::Workload& w : state.admitted) {
+    outcome.admitted.push_back(w.name);
+    outcome.reasons[w.name] = "admitted";
+  }
+  for (const schedule::Workload& w : state.pending) {
+    outcome.pending.push_back(w.name);
+    outcome.reasons.try_emplace(w.name, "queued");
+  }
+  std::sort(outcome.admitted.begin(), outcome.admitted.end());
+  std::sort(outcome.pending.begin(), outcome.pending.end());
+  outcome.preempted.assign(preempted.begin(), preempted.end());
+  return outcome;
+}
+
+std::string ReasonsText(const std::map<std::string, std::string>& reasons) {
+  std::string out = "{";
+  for (const auto& [w, r] : reasons) CatAppend(&out, out.size() > 1 ? ", " : "", Printable(w), ": ", Printable(r));
+  return out + "}";
+}
+
+std::string RulesText(const std::map<std::string, std::vector<std::string>>& rules) {
+  std::string out = "{";
+  for (const auto& [w, ids] : rules) CatAppend(&out, out.size() > 1 ? ", " : "", Printable(w), ": ", List(ids));
+  return out + "}";
+}
+
+// A scheduling case's diff ("" when it passed): each expected part against
+// the outcome, the reasons and rules of the workloads the case names.
+std::string ScheduleDiff(const ScheduleExpectation& want, const ScheduleOutcome& got) {
+  std::string diff;
+  auto lists = [&](std::string_view key, const std::optional<std::vector<std::string>>& w,
+                   const std::vector<std::string>& g) {
+    if (w.has_value() && *w != g) CatAppend(&diff, "    -", key, ": ", List(*w), "\n    +", key, ": ", List(g), "\n");
+  };
+  lists("admitted", want.admitted, got.admitted);
+  lists("pending", want.pending, got.pending);
+  lists("preempted", want.preempted, got.preempted);
+  if (want.reasons.has_value()) {
+    std::map<std::string, std::string> actual;
+    for (const auto& [w, r] : *want.reasons) {
+      auto it = got.reasons.find(w);
+      actual[w] = it == got.reasons.end() ? "(no such workload)" : it->second;
+    }
+    if (actual != *want.reasons) {
+      CatAppend(&diff, "    -reasons: ", ReasonsText(*want.reasons), "\n    +reasons: ", ReasonsText(actual), "\n");
+    }
+  }
+  if (want.rules.has_value()) {
+    std::map<std::string, std::vector<std::string>> actual;
+    for (const auto& [w, ids] : *want.rules) {
+      auto it = got.rules.find(w);
+      actual[w] = it == got.rules.end() ? std::vector<std::string>{}
+                                        : std::vector<std::string>(it->second.begin(), it->second.end());
+    }
+    if (actual != *want.rules) {
+      CatAppend(&diff, "    -rules: ", RulesText(*want.rules), "\n    +rules: ", RulesText(actual), "\n");
+    }
+  }
+  return diff;
+}
+
+void JsonReasons(std::string* out, const std::map<std::string, std::string>& reasons) {
+  *out += "{";
+  bool first = true;
+  for (const auto& [w, r] : reasons) {
+    if (!first) *out += ",";
+    first = false;
+    AppendJsonQuoted(out, w);
+    *out += ":";
+    AppendJsonQuoted(out, r);
+  }
+  *out += "}";
+}
+
+template <typename Ids>
+void JsonRules(std::string* out, const std::map<std::string, Ids>& rules) {
+  *out += "{";
+  bool first = true;
+  for (const auto& [w, ids] : rules) {
+    if (!first) *out += ",";
+    first = false;
+    AppendJsonQuoted(out, w);
+    *out += ":";
+    JsonList(out, std::vector<std::string>(ids.begin(), ids.end()));
+  }
+  *out += "}";
+}
+
+// --format json: a scheduling case's "expected" (the parts given) and
+// "actual" (every part).
+void ScheduleCaseJson(std::string* out, const ScheduleExpectation& want, const ScheduleOutcome& got) {
+  *out += ",\"expected\":{";
+  bool first = true;
+  auto member = [&](std::string_view key) {
+    CatAppend(out, first ? "\"" : ",\"", key, "\":");
+    first = false;
+  };
+  if (want.admitted) member("admitted"), JsonList(out, *want.admitted);
+  if (want.pending) member("pending"), JsonList(out, *want.pending);
+  if (want.preempted) member("preempted"), JsonList(out, *want.preempted);
+  if (want.reasons) member("reasons"), JsonReasons(out, *want.reasons);
+  if (want.rules) member("rules"), JsonRules(out, *want.rules);
+  *out += "},\"actual\":{\"admitted\":";
+  JsonList(out, got.admitted);
+  *out += ",\"pending\":";
+  JsonList(out, got.pending);
+  *out += ",\"preempted\":";
+  JsonList(out, got.preempted);
+  *out += ",\"reasons\":";
+  JsonReasons(out, got.reasons);
+  *out += ",\"rules\":";
+  JsonRules(out, got.rules);
+  *out += "}";
+}
+
 absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* totals, std::string* out,
                      std::string* json_cases) {
   absl::StatusOr<std::string> read = ReadFile(path, size_t{256} << 20);
@@ -287,14 +623,25 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
   std::optional<JsonValue> config = root.Find("config");
   // Each fault in the file's structure at the value (or member) it is about.
   constexpr std::string_view kShape =
-      "a test file is an object with \"policies\" (a path), \"cases\" (an array) "
+      "a test file is an object with \"policies\" (a path, or an array of paths), \"cases\" (an array) "
       "and optionally \"entities\" (a path or an array)";
   if (!root.is_object()) return Fault(path, text, root.offset(), kShape);
   RETURN_IF_ERROR(
       KnownMembers(path, text, root, {"policies", "entities", "schemas", "config", "cases"}, "a test file"));
   if (policies == std::nullopt) return Fault(path, text, root.offset(), Cat(kShape, "; it has no \"policies\""));
-  if (!policies->is_string()) {
-    return Fault(path, text, policies->offset(), "\"policies\" must be the path of a policy file (a string)");
+  std::vector<std::string> policy_paths;
+  {
+    bool ok = policies->is_string() || (policies->is_array() && policies->size() > 0);
+    if (policies->is_string()) policy_paths.push_back(Resolve(path, policies->as_string()));
+    for (size_t i = 0; ok && policies->is_array() && i < policies->size(); ++i) {
+      ok = policies->at(i).is_string();
+      if (ok) policy_paths.push_back(Resolve(path, policies->at(i).as_string()));
+    }
+    if (!ok) {
+      return Fault(path, text, policies->offset(),
+                   "\"policies\" must be the path of a policy file (a string), or an array of them compiled as one "
+                   "policy set");
+    }
   }
   if (cases == std::nullopt) return Fault(path, text, root.offset(), Cat(kShape, "; it has no \"cases\""));
   if (!cases->is_array()) return Fault(path, text, cases->offset(), "\"cases\" must be an array of test cases");
@@ -318,8 +665,8 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
   if (config != std::nullopt && !config->is_string()) {
     return Fault(path, text, config->offset(), "\"config\" must be the path of a `charter serve` configuration file");
   }
-  std::string policy_path = Resolve(path, policies->as_string());
-  PolicyFile& policy_file = LoadPolicyFile(policy_path, flags.coverage, totals);
+  const std::string policy_key = PolicyKey(policy_paths);
+  PolicyFile& policy_file = LoadPolicyFile(policy_paths, flags.coverage, totals);
   if (!policy_file.status.ok()) return policy_file.status;
   // With schemas, a configuration or an admission case, every case is
   // decided as `charter serve` and `charter admit` decide: the policies
@@ -332,7 +679,7 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
   Entities store;
   if (admission_cases) {
     AdmissionSetup setup;
-    setup.policies = {policy_path};
+    setup.policies = policy_paths;
     setup.schemas = schema_paths;
     if (config != std::nullopt) setup.config = Resolve(path, config->as_string());
     if (entities != std::nullopt && entities->is_string()) {
@@ -354,25 +701,59 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
   const Engine& engine = admission ? admission->state->engine() : *policy_file.engine;
   const Entities& configured = admission ? admission->state->entities() : store;
   std::optional<Entities> admission_entities;  // an admission case's: the review's over the configured
+  std::optional<ScheduleSetup> schedule_setup;  // at the first scheduling case
   for (size_t i = 0; i < cases->size(); ++i) {
     JsonValue c = cases->at(i);
     size_t number = i + 1;
     if (!c.is_object()) return Fault(path, text, c.offset(), Cat("case ", number, " is not an object"));
-    RETURN_IF_ERROR(KnownMembers(path, text, c,
-                                 {"name", "request", "admit", "as", "groups", "decision", "reasons", "errors"},
-                                 Cat("case ", number)));
     std::optional<JsonValue> name = c.Find("name");
-    std::optional<JsonValue> request = c.Find("request");
-    std::optional<JsonValue> admit = c.Find("admit");
-    std::optional<JsonValue> decision = c.Find("decision");
     if (name != std::nullopt && !name->is_string()) {
       return Fault(path, text, name->offset(), Cat("case ", number, ": \"name\" must be a string"));
     }
     std::string label = name != std::nullopt ? std::string(name->as_string()) : Cat(path, " case ", number);
+    if (std::optional<JsonValue> workloads = c.Find("schedule")) {
+      RETURN_IF_ERROR(KnownMembers(path, text, c,
+                                   {"name", "schedule", "now", "cycles", "admitted", "pending", "preempted",
+                                    "reasons", "rules"},
+                                   Cat("case ", number, " (a scheduling case)")));
+      ASSIGN_OR_RETURN(ScheduleExpectation want, ReadScheduleExpectation(path, text, number, c));
+      if (!schedule_setup.has_value()) {
+        InputStage stage(path, "reading its scheduling configuration and rules");
+        absl::StatusOr<ScheduleSetup> setup = LoadScheduleSetup(policy_key, engine, configured);
+        if (!setup.ok()) {
+          return Fault(path, text, workloads->offset(), Cat("case ", number, ": ", OneLine(setup.status().message())));
+        }
+        schedule_setup = *std::move(setup);
+      }
+      RuleCoverage& rule_coverage = totals->rules[policy_key];
+      if (rule_coverage.rules.empty()) rule_coverage.rules = schedule_setup->rules.rule_ids();
+      ASSIGN_OR_RETURN(ScheduleOutcome got,
+                       RunScheduleCase(path, text, number, c, *workloads, *schedule_setup, &rule_coverage));
+      std::string diff = ScheduleDiff(want, got);
+      bool passed = diff.empty();
+      ++(passed ? totals->passed : totals->failed);
+      CatAppend(out, passed ? "PASS " : "FAIL ", Printable(label), "\n", diff);
+      if (flags.format == "json") {
+        *json_cases += json_cases->empty() ? "{\"name\":" : ",{\"name\":";
+        AppendJsonQuoted(json_cases, label);
+        CatAppend(json_cases, ",\"passed\":", passed ? "true" : "false");
+        ScheduleCaseJson(json_cases, want, got);
+        *json_cases += "}";
+      }
+      continue;
+    }
+    RETURN_IF_ERROR(KnownMembers(path, text, c,
+                                 {"name", "request", "admit", "as", "groups", "decision", "reasons", "errors",
+                                  "schedule"},
+                                 Cat("case ", number)));
+    std::optional<JsonValue> request = c.Find("request");
+    std::optional<JsonValue> admit = c.Find("admit");
+    std::optional<JsonValue> decision = c.Find("decision");
     if ((request == std::nullopt) == (admit == std::nullopt) || decision == std::nullopt || !decision->is_string() ||
         (decision->as_string() != "allow" && decision->as_string() != "deny")) {
       return Fault(path, text, decision != std::nullopt ? decision->offset() : c.offset(),
-                   Cat("case ", number, ": needs \"request\" or \"admit\", and \"decision\" (\"allow\" or \"deny\")"));
+                   Cat("case ", number, ": needs \"request\" or \"admit\", and \"decision\" (\"allow\" or \"deny\"); ",
+                       "or \"schedule\" (a scheduling case)"));
     }
     std::optional<std::vector<std::string>> want_reasons, want_errors;
     if (std::optional<JsonValue> v = c.Find("reasons"); v != std::nullopt) {
@@ -520,6 +901,19 @@ std::string CoverageText(const std::string& path, const Coverage& coverage) {
   return out;
 }
 
+// The scheduling rules of one policy set that no scheduling case saw change
+// an outcome (refuse, or err).
+std::string RuleCoverageText(const std::string& key, const RuleCoverage& rc) {
+  std::vector<std::string> missed;
+  for (const std::string& id : rc.rules) {
+    if (!rc.exercised.count(id)) missed.push_back(id);
+  }
+  std::string out = Cat("coverage: ", key, ": ", rc.rules.size() - missed.size(), " of ", rc.rules.size(),
+                        " scheduling rules exercised (refused or erred in some scheduling case)\n");
+  for (const std::string& id : missed) CatAppend(&out, "  never exercised: ", Printable(id), "\n");
+  return out;
+}
+
 int RunTest(const TestFlags& flags) {
   std::vector<std::string> files = TestFiles(flags.paths);
   if (files.empty()) {
@@ -556,12 +950,31 @@ int RunTest(const TestFlags& flags) {
     json += ",\"coverage\":[";
     bool first = true;
     for (const auto& [path, file] : totals.policies) {
+      if (file.several && file.engine != nullptr) {
+        CatAppend(&summary, "coverage: ", path,
+                  ": policy coverage not computed (it reads one policy file; these are several)\n");
+      }
       if (!file.coverage.has_value()) continue;
       summary += CoverageText(path, *file.coverage);
       CatAppend(&json, first ? "" : ",", "{\"policies_file\":");
       AppendJsonQuoted(&json, path);
       std::string c = file.coverage->ToJson();
       CatAppend(&json, ",", std::string_view(c).substr(1));
+      first = false;
+    }
+    json += "],\"scheduling_rules\":[";
+    first = true;
+    for (const auto& [key, rc] : totals.rules) {
+      summary += RuleCoverageText(key, rc);
+      CatAppend(&json, first ? "" : ",", "{\"policies\":");
+      AppendJsonQuoted(&json, key);
+      json += ",\"rules\":[";
+      for (size_t i = 0; i < rc.rules.size(); ++i) {
+        CatAppend(&json, i ? "," : "", "{\"id\":");
+        AppendJsonQuoted(&json, rc.rules[i]);
+        CatAppend(&json, ",\"exercised\":", rc.exercised.count(rc.rules[i]) ? "true" : "false", "}");
+      }
+      json += "]}";
       first = false;
     }
     json += "]";

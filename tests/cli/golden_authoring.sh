@@ -323,8 +323,16 @@ case_test_governance_json() {
     const r = JSON.parse(require("fs").readFileSync(0, "utf8"));
     const cases = r.files.flatMap((f) => f.cases);
     if (r.failed !== 0 || r.passed !== cases.length || !cases.every((c) => c.passed)) throw "totals";
+    // The authorization cases (governance.test.json) decide requests; the
+    // scheduling cases (scheduling.test.json) run cycles.
+    const decided = r.files.find((f) => f.file.endsWith("/governance.test.json")).cases;
     const c = r.coverage[0];
-    if (c.requests !== cases.length || !c.policies.every((p) => p.exercised)) throw "policy coverage";
+    if (c.requests !== decided.length || !c.policies.every((p) => p.exercised)) throw "policy coverage";
+    const rules = r.scheduling_rules[0].rules;
+    const exercised = rules.filter((x) => x.exercised).map((x) => x.id);
+    for (const id of ["restricted-data-never-borrows", "interactive-never-preempted"]) {
+      if (!exercised.includes(id)) throw "scheduling rule " + id;
+    }
     for (const p of c.policies) for (const k of p.clauses) {
       if (k.covered !== (k.true > 0 && k.false > 0)) throw "covered";
     }' <"$stdout_file" || fail "not the expected JSON"

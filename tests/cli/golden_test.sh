@@ -1475,6 +1475,30 @@ case_admit_test_cases() {
   done
 }
 
+# Scheduling cases of `charter test` (docs/testing.md): the governance
+# example's, with the standard rules; a failing case; faults at their place.
+case_schedule_test_cases() {
+  run test examples/governance/scheduling.test.json --coverage
+  expect_status 0
+  expect_no_stderr
+  run test examples/governance/scheduling.test.json --format json
+  expect_status 0
+  note "the two standard rules the example's queues cannot meet, on nested cohorts and fair sharing"
+  run test tests/schedule/rules/standard
+  expect_status 0
+  expect_no_stderr
+  note "a failing case beside one that reads its workloads from a file and runs two cycles"
+  run test $golden/schedule-failing.test.json
+  expect_status 1
+  note "faults at their place in the test file"
+  local t
+  for t in faults cycles reasons decision no-declarations bad-workload; do
+    run test $golden/schedule-$t.test.json
+    expect_status 1
+    [[ $(wc -l <"$stderr_file") -eq 1 ]] || fail "not one error"
+  done
+}
+
 # ---------------------------------------------------------------------------
 
 cases() { declare -F | sed -n 's/^declare -f case_//p'; }
