@@ -36,6 +36,7 @@ GENERATOR    ?= Ninja
 FUZZ_SECONDS ?= 60
 PREFIX       ?= /usr/local
 CXX_CLANG    ?= clang++
+C_CLANG      ?= clang
 CMAKE        ?= cmake
 CTEST        ?= ctest
 # Extra arguments: CMAKE_ARGS for every configure, CTEST_ARGS for every ctest
@@ -202,6 +203,10 @@ perf-report: deps
 	node bench/perf/report.js --build $(BENCH_DIR) --runs $(PERF_RUNS) \
 	  --wasm-seconds $(PERF_WASM_SECONDS) --peer-sets '$(PERF_PEER_SETS)' --json $(BENCH_DIR)/perf-report.json
 
+# Built with clang (CXX_CLANG, C_CLANG): with AddressSanitizer and
+# UndefinedBehaviorSanitizer it compiles Charter about twice as fast as GCC
+# (a test file here: 14 CPU-seconds against 27.5), and a second compiler
+# checks the code `make test` builds with GCC.
 # -O1 keeps the sanitizer build quick to compile and its tests quick to run;
 # -g1 (functions and line tables) is what the sanitizers' stacks need, and
 # compiles about a fifth faster than -g with half the object size.
@@ -220,6 +225,7 @@ perf-report: deps
 # under). A -LE in CTEST_ARGS replaces this one.
 sanitize: deps
 	$(call configure,$(SANITIZE_DIR),-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG='-O1 -g1' \
+	  -DCMAKE_CXX_COMPILER=$(CXX_CLANG) -DCMAKE_C_COMPILER=$(C_CLANG) \
 	  -DCHARTER_SANITIZE=ON -DCHARTER_BUILD_TESTS=ON -DCHARTER_BUILD_BENCH=OFF -DCHARTER_BUILD_FUZZERS=OFF \
 	  -DCHARTER_BUILD_LUA=OFF)
 	$(CMAKE) --build $(SANITIZE_DIR) -j $(JOBS)

@@ -29,7 +29,9 @@ try() {
     if [[ "$want" == ok ]]; then echo "ok: $library includes $header"; else
       echo "FAIL: $library includes $header, which its library does not use" >&2; failures=$((failures + 1)); fi
   else
-    if [[ "$want" == refused && "$out" == *"$header: No such file or directory"* ]]; then
+    # (GCC: "HEADER: No such file or directory"; clang: "'HEADER' file not found".)
+    if [[ "$want" == refused && ( "$out" == *"$header: No such file or directory"* ||
+          "$out" == *"'$header' file not found"* ) ]]; then
       echo "ok: $library cannot include $header"
     else
       echo "FAIL: $library including $header: want $want, got:" >&2; echo "$out" | head -5 >&2

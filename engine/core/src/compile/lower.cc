@@ -535,17 +535,23 @@ absl::StatusOr<std::string> LowerToBundle(const PolicySet& set, const std::vecto
     }
     std::vector<flatbuffers::Offset<fb::Annotation>> annotations;
     for (const ast::Annotation& a : p.annotations) {
-      annotations.push_back(
-          fb::CreateAnnotation(fbb, fbb.CreateString(a.key), fbb.CreateString(a.value)));
+      // Each offset in its own statement, in one order: as arguments of one
+      // call they would be written in the order the compiler chose, and the
+      // bundle's bytes would depend on the compiler that built Charter.
+      auto value = fbb.CreateString(a.value);
+      auto key = fbb.CreateString(a.key);
+      annotations.push_back(fb::CreateAnnotation(fbb, key, value));
     }
     std::vector<fb::PcSpan> spans;
     for (const auto& s : lowerer.spans()) spans.emplace_back(s[0], s[1], s[2]);
     fb::SourceSpan span(p.span.begin, p.span.end);
+    auto spans_vec = fbb.CreateVectorOfStructs(spans);
+    auto code_vec = fbb.CreateVector(lowerer.code());
+    auto annotations_vec = fbb.CreateVector(annotations);
+    auto id_str = fbb.CreateString(id);
     policies.push_back(fb::CreatePolicy(
-        fbb, fbb.CreateString(id),
-        p.effect == ast::Effect::kPermit ? fb::Effect::Permit : fb::Effect::Forbid,
-        fbb.CreateVector(annotations), &span, static_cast<uint16_t>(lowerer.num_registers()),
-        fbb.CreateVector(lowerer.code()), fbb.CreateVectorOfStructs(spans), p.source));
+        fbb, id_str, p.effect == ast::Effect::kPermit ? fb::Effect::Permit : fb::Effect::Forbid, annotations_vec,
+        &span, static_cast<uint16_t>(lowerer.num_registers()), code_vec, spans_vec, p.source));
   };
   // The limits of the bundle (the verifier's): each stops the lowering at
   // the policy that crosses it.
@@ -600,7 +606,9 @@ absl::StatusOr<std::string> LowerToBundle(const PolicySet& set, const std::vecto
   for (const std::string& s : pools.strings()) strings.push_back(fbb.CreateString(s));
   std::vector<flatbuffers::Offset<fb::EntityConst>> entities;
   for (const auto& [type, id] : pools.entities()) {
-    entities.push_back(fb::CreateEntityConst(fbb, fbb.CreateString(type), fbb.CreateString(id)));
+    auto id_str = fbb.CreateString(id);
+    auto type_str = fbb.CreateString(type);
+    entities.push_back(fb::CreateEntityConst(fbb, type_str, id_str));
   }
   std::vector<flatbuffers::Offset<fb::Pattern>> patterns;
   for (const auto& elems : pools.patterns()) {
@@ -612,7 +620,9 @@ absl::StatusOr<std::string> LowerToBundle(const PolicySet& set, const std::vecto
   }
   std::vector<flatbuffers::Offset<fb::RecordShape>> shapes;
   for (const auto& [keys, order] : pools.shapes()) {
-    shapes.push_back(fb::CreateRecordShape(fbb, fbb.CreateVector(keys), fbb.CreateVector(order)));
+    auto order_vec = fbb.CreateVector(order);
+    auto keys_vec = fbb.CreateVector(keys);
+    shapes.push_back(fb::CreateRecordShape(fbb, keys_vec, order_vec));
   }
   std::vector<flatbuffers::Offset<fb::ConstSet>> const_sets;
   for (const auto& elems : pools.const_sets()) {
@@ -627,15 +637,25 @@ absl::StatusOr<std::string> LowerToBundle(const PolicySet& set, const std::vecto
   for (const SourceFile* source : sources) names.push_back(fbb.CreateString(source->name()));
   std::vector<flatbuffers::Offset<fb::Section>> sections;
   for (const auto& [name, data] : options.sections) {
-    sections.push_back(fb::CreateSection(fbb, fbb.CreateString(name),
-                                         fbb.CreateVector(reinterpret_cast<const uint8_t*>(data.data()), data.size())));
+    auto data_vec = fbb.CreateVector(reinterpret_cast<const uint8_t*>(data.data()), data.size());
+    auto name_str = fbb.CreateString(name);
+    sections.push_back(fb::CreateSection(fbb, name_str, data_vec));
   }
-  auto root = fb::CreateBundle(fbb, kFormatVersion, fbb.CreateString(CHARTER_VERSION),
-                               fbb.CreateString(sources.empty() ? std::string_view() : sources[0]->name()),
-                               fbb.CreateVector(strings), fbb.CreateVector(pools.longs()), fbb.CreateVector(entities),
-                               fbb.CreateVector(policies), fingerprint, fbb.CreateVector(patterns),
-                               fbb.CreateVector(shapes), fbb.CreateVector(const_sets), fbb.CreateVector(names),
-                               sections.empty() ? 0 : fbb.CreateVectorOfSortedTables(&sections));
+  // The root's parts, last first (the order the bundle has always had).
+  auto sections_vec = sections.empty() ? 0 : fbb.CreateVectorOfSortedTables(&sections);
+  auto names_vec = fbb.CreateVector(names);
+  auto const_sets_vec = fbb.CreateVector(const_sets);
+  auto shapes_vec = fbb.CreateVector(shapes);
+  auto patterns_vec = fbb.CreateVector(patterns);
+  auto policies_vec = fbb.CreateVector(policies);
+  auto entities_vec = fbb.CreateVector(entities);
+  auto longs_vec = fbb.CreateVector(pools.longs());
+  auto strings_vec = fbb.CreateVector(strings);
+  auto source_str = fbb.CreateString(sources.empty() ? std::string_view() : sources[0]->name());
+  auto version_str = fbb.CreateString(CHARTER_VERSION);
+  auto root = fb::CreateBundle(fbb, kFormatVersion, version_str, source_str, strings_vec, longs_vec, entities_vec,
+                               policies_vec, fingerprint, patterns_vec, shapes_vec, const_sets_vec, names_vec,
+                               sections_vec);
   fb::FinishBundleBuffer(fbb, root);
   if (fbb.GetSize() > options.max_bundle_bytes) {
     // (The sections are not estimated: the declarations they come from are

@@ -39,7 +39,11 @@ Offset<flatbuffers::Vector<Offset<fb::SchedResourceGroup>>> WriteGroups(FlatBuff
       }
       flavors.push_back(fb::CreateSchedFlavorQuotas(fbb, static_cast<uint32_t>(f.flavor), fbb.CreateVectorOfStructs(quotas)));
     }
-    out.push_back(fb::CreateSchedResourceGroup(fbb, fbb.CreateVector(covered), fbb.CreateVector(flavors)));
+    // One offset a statement: as arguments of one call they would be written
+    // in the order the compiler chose (the bundle's bytes would depend on it).
+    auto flavors_vec = fbb.CreateVector(flavors);
+    auto covered_vec = fbb.CreateVector(covered);
+    out.push_back(fb::CreateSchedResourceGroup(fbb, covered_vec, flavors_vec));
   }
   return fbb.CreateVector(out);
 }
