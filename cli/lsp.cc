@@ -63,15 +63,14 @@ int RunLsp() {
 
 Command AddLspCommand(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
-      "lsp", "Run the language server (Language Server Protocol on stdin and stdout) for editors");
+      "lsp", "Run the language server for editors (LSP on stdin and stdout)");
   // vscode-languageclient passes --stdio for its stdio transport; stdio is the only one.
   auto stdio = std::make_shared<bool>(false);
   app->add_flag("--stdio", *stdio, "Talk over stdin and stdout (the default, and the only transport)");
   app->footer(
-      "Editors start it and talk to it; see docs/editors.md. Settings (initializationOptions or "
-      "workspace/didChangeConfiguration): {\"schemas\": [FILE...], \"entities\": FILE}, paths relative to "
-      "the workspace folder.\nExit status: 0 after the client's shutdown and exit; 1 when the input ends "
-      "without them.");
+      "An editor starts it and talks to it (docs/editors.md). Its settings, in initializationOptions or\n"
+      "workspace/didChangeConfiguration: {\"schemas\": [FILE...], \"entities\": FILE}, relative to the\n"
+      "workspace folder.\nExit status: 0 after the client's shutdown and exit; 1 when the input ends first.");
   return Command{app, [stdio] { return RunLsp(); }};
 }
 
