@@ -26,6 +26,7 @@ PACKAGES=(
   clang libclang-rt-14-dev                               # libFuzzer and sanitizer runtimes
   nodejs npm                                             # the Cedar oracle, the language server's client (tests only)
   tmux                                                   # drives the REPL on a terminal (tests only)
+  neovim                                                 # a real LSP client for `charter lsp` (tests only)
   graphviz                                               # renders `charter access --format dot` (tests only)
   lua5.1 liblua5.1-0-dev lua5.4 liblua5.4-dev            # the Lua module (5.1: Slurm's job_submit/lua)
   golang-go                                              # the Go binding (cgo, standard library only)
