@@ -723,8 +723,20 @@ struct Server::State {
     std::string language;
     if (const json* l = Optional(item, "languageId"); l != nullptr && l->is_string()) language = l->get<std::string>();
     doc.kind = KindOf(doc.uri, language);
+    if (TooLarge(doc)) return;
     Document& stored = documents[doc.uri] = std::move(doc);
     Changed(stored);
+  }
+
+  // Whether a document is past the limit; then it is forgotten, and the client told.
+  bool TooLarge(const Document& doc) {
+    if (doc.text.size() <= limits.max_document_bytes) return false;
+    ShowMessage(1, "charter: " + doc.name() + " is larger than " + std::to_string(limits.max_document_bytes) +
+                       " bytes; the server no longer follows it");
+    std::string uri = doc.uri;  // `doc` may be the map's own
+    Notify("textDocument/publishDiagnostics", json{{"uri", uri}, {"diagnostics", json::array()}});
+    documents.erase(uri);
+    return true;
   }
 
   void DidChange(const json& params) {
@@ -738,6 +750,7 @@ struct Server::State {
       } else {
         doc.text = std::move(text);
       }
+      if (TooLarge(doc)) return;
     }
     if (const json* v = Optional(Member(params, "textDocument"), "version"); v != nullptr && v->is_number_integer()) {
       doc.version = v->get<int64_t>();

@@ -11,6 +11,7 @@
 #ifndef CHARTER_CLI_LSP_SERVER_H_
 #define CHARTER_CLI_LSP_SERVER_H_
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,8 +25,11 @@ struct ServerOptions {
   bool read_files = true;
   // Nesting of a message's JSON arrays and objects; deeper is refused.
   int max_json_depth = 64;
-  // The most a schema or entities file read from disk may hold.
+  // The most a schema or entities file read from disk may hold, and a
+  // document open in the editor (one that grows past it is dropped, and
+  // the client told so).
   size_t max_file_bytes = size_t{64} << 20;
+  size_t max_document_bytes = size_t{64} << 20;
 };
 
 class Server {

@@ -183,5 +183,30 @@ TEST(Server, AnswersWhatIsNotARequest) {
   EXPECT_EQ(server.exit_code(), 0);
 }
 
+TEST(Server, ForgetsADocumentThatGrowsPastTheLimit) {
+  Server server(ServerOptions{.read_files = false, .max_document_bytes = 40});
+  std::vector<std::string> out;
+  server.Handle(R"({"jsonrpc":"2.0","id":1,"method":"initialize"})", &out);
+  server.Handle(R"({"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":)"
+                R"({"uri":"file:///a.cedar","version":1,"text":"permit(principal, action, resource);"}}})",
+                &out);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_THAT(out[1], HasSubstr("\"diagnostics\":[]"));
+  out.clear();
+  server.Handle(R"({"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":)"
+                R"({"uri":"file:///a.cedar","version":2},"contentChanges":[{"range":{"start":{"line":0,)"
+                R"("character":0},"end":{"line":0,"character":0}},"text":"// a comment\n"}]}})",
+                &out);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_THAT(out[0], HasSubstr("/a.cedar is larger than 40 bytes; the server no longer follows it"));
+  EXPECT_THAT(out[1], HasSubstr("\"diagnostics\":[]"));
+  out.clear();
+  server.Handle(R"({"jsonrpc":"2.0","id":2,"method":"textDocument/documentSymbol","params":{"textDocument":)"
+                R"({"uri":"file:///a.cedar"}}})",
+                &out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_THAT(out[0], HasSubstr("is not open"));
+}
+
 }  // namespace
 }  // namespace charter::cli::lsp
