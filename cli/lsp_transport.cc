@@ -84,19 +84,16 @@ void MessageReader::Consume(size_t n) {
 
 std::optional<MessageReader::Event> MessageReader::Next() {
   std::string_view unread = std::string_view(buffer_).substr(at_);
-  size_t end = unread.find("\r\n\r\n");
+  // The end of the header is looked for in its first max_header_bytes + 4
+  // bytes only, so that what is read does not depend on how the bytes
+  // arrived.
+  size_t window = limits_.max_header_bytes + 4;
+  size_t end = unread.substr(0, window).find("\r\n\r\n");
   if (end == std::string_view::npos) {
-    if (unread.size() > limits_.max_header_bytes) {
-      // No end of the header in sight: drop it, keeping the last bytes in
-      // case they start the end of it.
-      Consume(unread.size() > 3 ? unread.size() - 3 : unread.size());
-      return Event{Kind::kBadHeader, "the header is longer than " + std::to_string(limits_.max_header_bytes) +
-                                         " bytes"};
-    }
-    return std::nullopt;
-  }
-  if (end > limits_.max_header_bytes) {
-    Consume(end + 4);
+    if (unread.size() < window) return std::nullopt;
+    // No end of the header within the limit: drop that much, keeping the
+    // last 3 bytes in case they start the end of a header.
+    Consume(window - 3);
     return Event{Kind::kBadHeader,
                  "the header is longer than " + std::to_string(limits_.max_header_bytes) + " bytes"};
   }
