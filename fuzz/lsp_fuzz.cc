@@ -4,10 +4,12 @@
 // whole and fed in pieces (sizes taken from the input), the server must
 // answer the same, every answer must be JSON, and nothing may crash
 // whatever the headers, bodies, methods, positions and document texts.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
