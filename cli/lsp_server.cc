@@ -549,6 +549,54 @@ struct Server::State {
     return out;
   }
 
+  // Quick fixes for the diagnostics the client sends back whose help is
+  // "did you mean `X`?": the name the message quotes last, where it is in
+  // the diagnostic's range, replaced by X.
+  json CodeActions(const Document& doc, const json& params) const {
+    json actions = json::array();
+    const json* context = Optional(params, "context");
+    const json* diagnostics = context != nullptr ? Optional(*context, "diagnostics") : nullptr;
+    if (diagnostics == nullptr || !diagnostics->is_array()) return actions;
+    LineIndex index(doc.text);
+    auto quoted_last = [](std::string_view s) -> std::string {
+      size_t close = s.rfind('`');
+      if (close == std::string_view::npos || close == 0) return "";
+      size_t open = s.rfind('`', close - 1);
+      return open == std::string_view::npos ? "" : std::string(s.substr(open + 1, close - open - 1));
+    };
+    for (const json& d : *diagnostics) {
+      const json* message = Optional(d, "message");
+      const json* related = Optional(d, "relatedInformation");
+      const json* range = Optional(d, "range");
+      if (message == nullptr || !message->is_string() || related == nullptr || !related->is_array() ||
+          range == nullptr) {
+        continue;
+      }
+      std::string suggestion;
+      for (const json& r : *related) {
+        const json* help = Optional(r, "message");
+        if (help == nullptr || !help->is_string()) continue;
+        const std::string& h = help->get_ref<const std::string&>();
+        if (h.rfind("help: did you mean `", 0) == 0) suggestion = quoted_last(h);
+      }
+      std::string wrong = quoted_last(message->get_ref<const std::string&>());
+      if (suggestion.empty() || wrong.empty() || wrong == suggestion) continue;
+      size_t begin = index.OffsetOf(PositionFrom(Member(*range, "start")));
+      size_t end = std::max(begin, index.OffsetOf(PositionFrom(Member(*range, "end"))));
+      size_t at = std::string_view(doc.text).substr(begin, end - begin).rfind(wrong);
+      if (at == std::string_view::npos) continue;
+      at += begin;
+      json fix{{"range", {{"start", ToJson(index.PositionOf(at))}, {"end", ToJson(index.PositionOf(at + wrong.size()))}}},
+               {"newText", suggestion}};
+      actions.push_back(json{{"title", "Change `" + wrong + "` to `" + suggestion + "`"},
+                             {"kind", "quickfix"},
+                             {"isPreferred", true},
+                             {"diagnostics", json::array({d})},
+                             {"edit", {{"changes", {{doc.uri, json::array({std::move(fix)})}}}}}});
+    }
+    return actions;
+  }
+
   json Hover(const Document& doc, const json& params) const {
     Reference r = ReferenceIn(doc, params);
     if (r.kind == Reference::Kind::kNone) return nullptr;
@@ -709,6 +757,7 @@ struct Server::State {
           {"documentSymbolProvider", true},
           {"hoverProvider", true},
           {"definitionProvider", true},
+          {"codeActionProvider", {{"codeActionKinds", json::array({"quickfix"})}}},
           {"completionProvider", {{"triggerCharacters", json::array({".", ":", "\""})}}}}},
         {"serverInfo", {{"name", "charter"}, {"version", std::string(Version())}}}};
   }
@@ -783,6 +832,7 @@ struct Server::State {
     if (method == "textDocument/completion") return Completion(Open(params), params);
     if (method == "textDocument/hover") return Hover(Open(params), params);
     if (method == "textDocument/definition") return Definition(Open(params), params);
+    if (method == "textDocument/codeAction") return CodeActions(Open(params), params);
     throw RpcError{kMethodNotFound, "unknown method `" + method + "`"};
   }
 

@@ -82,6 +82,7 @@ async function features() {
   assert.equal(init.capabilities.documentSymbolProvider, true);
   assert.equal(init.capabilities.hoverProvider, true);
   assert.equal(init.capabilities.definitionProvider, true);
+  assert.deepEqual(init.capabilities.codeActionProvider, { codeActionKinds: ['quickfix'] });
   assert.deepEqual(init.capabilities.completionProvider.triggerCharacters, ['.', ':', '"']);
   assert.equal(init.serverInfo.name, 'charter');
   connection.sendNotification('initialized', {});
@@ -105,6 +106,14 @@ async function features() {
     message: '`Org::User` has no attribute `levle`',
     relatedInformation: [{ location: { uri: policiesUri, range: range(2, 7, 2, 22) }, message: 'help: did you mean `level`?' }],
   });
+  // Its quick fix: the did-you-mean, on the misspelt name alone.
+  const actions = await within(connection.sendRequest('textDocument/codeAction', {
+    textDocument: { uri: policiesUri }, range: range(2, 19, 2, 19), context: { diagnostics: d.diagnostics },
+  }), 'code actions');
+  assert.deepEqual(actions, [{
+    title: 'Change `levle` to `level`', kind: 'quickfix', isPreferred: true, diagnostics: d.diagnostics,
+    edit: { changes: { [policiesUri]: [{ range: range(2, 17, 2, 22), newText: 'level' }] } },
+  }]);
   // The same as `charter check` on the same text.
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'charter-lsp-'));
   const onDisk = path.join(tmp, 'open.cedar');
