@@ -24,7 +24,7 @@ PACKAGES=(
   openssl curl jq iproute2 wrk python3-yaml              # its tests (certificates, clients, ss, manifests; Go below), benchmark
   time                                                   # GNU time: peak memory of the growth tests (tests only)
   clang libclang-rt-14-dev                               # libFuzzer and sanitizer runtimes
-  nodejs npm                                             # the Cedar oracle, the language server's client (tests only)
+  nodejs npm                                             # the Cedar oracle (tests only)
   tmux                                                   # drives the REPL on a terminal (tests only)
   neovim                                                 # a real LSP client for `charter lsp` (tests only)
   graphviz                                               # renders `charter access --format dot` (tests only)
