@@ -75,6 +75,7 @@ Command AddBenchCommand(CLI::App& root);
 Command AddBuildCommand(CLI::App& root);
 Command AddCheckCommand(CLI::App& root);
 Command AddFmtCommand(CLI::App& root);
+Command AddLspCommand(CLI::App& root);
 Command AddTestCommand(CLI::App& root);
 Command AddReplCommand(CLI::App& root);
 Command AddVersionCommand(CLI::App& root);

@@ -94,6 +94,7 @@ int Main(int argc, char** argv) {
       AddExportCommand(app),
       AddFmtCommand(app),
       AddImportCommand(app),
+      AddLspCommand(app),
       AddQueryCommand(app),
       AddReplCommand(app),
       AddScheduleCommand(app),

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything Charter needs to build, test, benchmark and fuzz on
-# Debian 12, from Debian's packages and (for the Cedar oracle) npm. Idempotent:
-# apt-get runs only when a package is missing, and `npm ci` only when the
-# oracle's node_modules is missing or older than its lock file.
+# Debian 12, from Debian's packages and (for the Cedar oracle and the language
+# server's client tests) npm. Idempotent: apt-get runs only when a package is
+# missing, and `npm ci` only when a node_modules is missing or older than its
+# lock file.
 #
 #   scripts/deps.sh            # check, install what is missing
 #   scripts/deps.sh --check    # exit 1 and list what is missing, install nothing
@@ -17,6 +18,7 @@ PACKAGES=(
   flatbuffers-compiler libflatbuffers-dev                # bundle schema
   libabsl-dev libre2-dev libcli11-dev libedit-dev        # libraries
   libyaml-dev                                            # Kueue's objects (YAML)
+  nlohmann-json3-dev                                     # `charter lsp`'s JSON-RPC messages
   libgtest-dev libgmock-dev libbenchmark-dev             # tests and benchmarks
   libssl-dev zlib1g-dev                                  # `charter serve` (HTTPS; gzip bodies)
   openssl curl jq iproute2 wrk python3-yaml              # its tests (certificates, clients, ss, manifests; Go below), benchmark
@@ -25,6 +27,7 @@ PACKAGES=(
   lld                                                    # the linker (faster than GNU ld for the large test programs)
   nodejs npm                                             # the Cedar oracle (tests only)
   tmux                                                   # drives the REPL on a terminal (tests only)
+  neovim                                                 # a real LSP client for `charter lsp` (tests only)
   graphviz                                               # renders `charter access --format dot` (tests only)
   lua5.1 liblua5.1-0-dev lua5.4 liblua5.4-dev            # the Lua module (5.1: Slurm's job_submit/lua)
   golang-go                                              # the Go binding (cgo, standard library only)
@@ -68,19 +71,21 @@ else
   echo "deps: all ${#PACKAGES[@]} Debian packages present"
 fi
 
-# npm packages for the Cedar oracle, exactly as the committed lock file pins them.
-oracle=tests/oracle
-if [[ -f "$oracle/package-lock.json" ]]; then
-  stamp="$oracle/node_modules/.package-lock.json"  # written by npm on every install
-  if [[ ! -f "$stamp" || "$oracle/package-lock.json" -nt "$stamp" || "$oracle/package.json" -nt "$stamp" ]]; then
-    if ((check_only)); then
-      echo "deps: $oracle/node_modules is missing or stale" >&2
-      exit 1
+# npm packages of the tests, exactly as the committed lock files pin them:
+# the Cedar oracle (cedar-wasm) and the language server's client (vscode-jsonrpc).
+for dir in tests/oracle tests/lsp; do
+  if [[ -f "$dir/package-lock.json" ]]; then
+    stamp="$dir/node_modules/.package-lock.json"  # written by npm on every install
+    if [[ ! -f "$stamp" || "$dir/package-lock.json" -nt "$stamp" || "$dir/package.json" -nt "$stamp" ]]; then
+      if ((check_only)); then
+        echo "deps: $dir/node_modules is missing or stale" >&2
+        exit 1
+      fi
+      echo "deps: npm ci in $dir"
+      (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+      touch "$stamp"
+    else
+      echo "deps: $dir/node_modules up to date"
     fi
-    echo "deps: npm ci in $oracle"
-    (cd "$oracle" && npm ci --no-audit --no-fund --loglevel=error)
-    touch "$stamp"
-  else
-    echo "deps: $oracle/node_modules up to date"
   fi
-fi
+done

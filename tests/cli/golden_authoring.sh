@@ -151,7 +151,7 @@ case_check_schema_bad_schema() {
 
 case_help_authoring() {
   local command
-  for command in check fmt test repl; do
+  for command in check fmt test repl lsp; do
     run "$command" --help
     expect_status 0
     expect_no_stderr

@@ -1,0 +1,400 @@
+// A tolerant scan of policy, declaration and schema text into an outline
+// (lsp_outline.h). Every loop moves forward over a finite token list.
+#include "lsp_outline.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+
+namespace charter::cli::lsp {
+namespace {
+
+enum class Tok : uint8_t { kIdent, kString, kPunct, kOther };
+
+struct Token {
+  Tok kind;
+  size_t begin, end;
+  std::string_view text;
+};
+
+bool IdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool IdentChar(char c) { return IdentStart(c) || (c >= '0' && c <= '9'); }
+
+std::vector<Token> Tokenize(std::string_view text) {
+  std::vector<Token> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (IdentStart(c)) {
+      size_t b = i;
+      while (i < text.size() && IdentChar(text[i])) ++i;
+      out.push_back({Tok::kIdent, b, i, text.substr(b, i - b)});
+    } else if (c == '"') {
+      size_t b = i++;
+      while (i < text.size() && text[i] != '"' && text[i] != '\n') i += text[i] == '\\' && i + 1 < text.size() ? 2 : 1;
+      if (i < text.size() && text[i] == '"') ++i;
+      out.push_back({Tok::kString, b, i, text.substr(b, i - b)});
+    } else if (c == ':' && i + 1 < text.size() && text[i + 1] == ':') {
+      out.push_back({Tok::kPunct, i, i + 2, text.substr(i, 2)});
+      i += 2;
+    } else if (c == '(' || c == ')' || c == '[' || c == ']' || c == '{' || c == '}' || c == ';' || c == ',' ||
+               c == ':' || c == '@' || c == '?' || c == '=' || c == '<' || c == '>') {
+      out.push_back({Tok::kPunct, i, i + 1, text.substr(i, 1)});
+      ++i;
+    } else {
+      size_t b = i++;
+      while (i < text.size() && !IdentStart(text[i]) && text[i] != '"' && text[i] != ' ' && text[i] != '\n' &&
+             text[i] != '\t' && text[i] != '\r' && std::string_view("()[]{};,:@?=<>/").find(text[i]) == std::string_view::npos) {
+        ++i;
+      }
+      out.push_back({Tok::kOther, b, i, text.substr(b, i - b)});
+    }
+  }
+  return out;
+}
+
+bool Is(const std::vector<Token>& t, size_t i, std::string_view text) { return i < t.size() && t[i].text == text; }
+bool IsOpen(const Token& t) { return t.kind == Tok::kPunct && (t.text == "(" || t.text == "[" || t.text == "{"); }
+bool IsClose(const Token& t) { return t.kind == Tok::kPunct && (t.text == ")" || t.text == "]" || t.text == "}"); }
+
+// A string literal's contents with `\"` and `\\` unescaped (other escapes as written).
+std::string Unquote(std::string_view s) {
+  if (s.size() >= 1 && s.front() == '"') s.remove_prefix(1);
+  if (!s.empty() && s.back() == '"') s.remove_suffix(1);
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size() && (s[i + 1] == '"' || s[i + 1] == '\\')) ++i;
+    out.push_back(s[i]);
+  }
+  return out;
+}
+
+// The index after the bracket that closes the one at `i` (or the end).
+size_t SkipBalanced(const std::vector<Token>& t, size_t i) {
+  int depth = 0;
+  for (; i < t.size(); ++i) {
+    if (IsOpen(t[i])) ++depth;
+    else if (IsClose(t[i]) && --depth <= 0) return i + 1;
+  }
+  return t.size();
+}
+
+// Annotations `@key` or `@key("value")` from `i`; returns the index after
+// them, and the value of `@id` in *id when there is one.
+size_t SkipAnnotations(const std::vector<Token>& t, size_t i, std::optional<std::string>* id) {
+  while (Is(t, i, "@")) {
+    ++i;
+    bool is_id = i < t.size() && t[i].kind == Tok::kIdent && t[i].text == "id";
+    if (i < t.size() && t[i].kind == Tok::kIdent) ++i;
+    if (Is(t, i, "(")) {
+      if (is_id && i + 2 < t.size() && t[i + 1].kind == Tok::kString && t[i + 2].text == ")" && id != nullptr) {
+        *id = Unquote(t[i + 1].text);
+      }
+      i = SkipBalanced(t, i);
+    }
+  }
+  return i;
+}
+
+// The `//` comment lines right above byte offset `at` (no blank line between).
+void DocAbove(std::string_view text, size_t at, Symbol* s) {
+  size_t line = text.rfind('\n', at == 0 ? 0 : at - 1);
+  if (at == 0 || line == std::string_view::npos) return;
+  // `at` must start its line (but for blanks).
+  for (size_t k = line + 1; k < at; ++k) {
+    if (text[k] != ' ' && text[k] != '\t') return;
+  }
+  size_t doc_end = line, doc_begin = line;
+  while (doc_begin > 0) {
+    size_t prev = text.rfind('\n', doc_begin - 1);
+    size_t start = prev == std::string_view::npos ? 0 : prev + 1;
+    std::string_view l = text.substr(start, doc_begin - start);
+    size_t first = l.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos || l.substr(first, 2) != "//") break;
+    doc_begin = start;
+    if (prev == std::string_view::npos) break;
+  }
+  if (doc_begin < doc_end) {
+    s->doc_begin = doc_begin;
+    s->doc_end = doc_end;
+  }
+}
+
+// The end of the statement from `i`: after the `;` at its depth, or after
+// a `}` that closes a brace it opened when `brace_ends`; before a
+// depth-0 token that starts the next statement (`permit`, `forbid`, `@`)
+// when the `;` is missing.
+size_t StatementEnd(const std::vector<Token>& t, size_t i, bool brace_ends, bool policy) {
+  int depth = 0;
+  for (; i < t.size(); ++i) {
+    const Token& k = t[i];
+    if (IsOpen(k)) {
+      ++depth;
+    } else if (IsClose(k)) {
+      if (depth == 0) return i;  // closes an enclosing block
+      if (--depth == 0 && brace_ends && k.text == "}" && !Is(t, i + 1, ";")) return i + 1;
+    } else if (depth == 0 && k.text == ";") {
+      return i + 1;
+    } else if (depth == 0 && policy && i > 0 && (k.text == "@" || k.text == "permit" || k.text == "forbid")) {
+      return i;
+    }
+  }
+  return t.size();
+}
+
+}  // namespace
+
+std::vector<Symbol> OutlinePolicies(std::string_view text) {
+  std::vector<Token> t = Tokenize(text);
+  std::vector<Symbol> out;
+  size_t index = 0;
+  size_t i = 0;
+  while (i < t.size()) {
+    size_t start = i;
+    std::optional<std::string> id;
+    i = SkipAnnotations(t, i, &id);
+    if (i >= t.size()) break;
+    Symbol s;
+    s.begin = t[start].begin;
+    if (t[i].kind == Tok::kIdent && (t[i].text == "permit" || t[i].text == "forbid")) {
+      s.kind = SymbolKind::kFunction;
+      s.detail = std::string(t[i].text);
+      s.name_begin = t[i].begin;
+      s.name_end = t[i].end;
+      s.name = id.has_value() ? *id : "policy" + std::to_string(index);
+      ++index;
+      size_t end = StatementEnd(t, i + 1, false, true);
+      s.end = end > i + 1 ? t[end - 1].end : t[i].end;
+      i = std::max(end, i + 1);
+    } else if (t[i].kind == Tok::kIdent && i == start) {
+      s.kind = SymbolKind::kObject;
+      s.detail = std::string(t[i].text);
+      size_t n = i + 1;
+      if (n < t.size() && (t[n].kind == Tok::kString || t[n].kind == Tok::kIdent)) {
+        s.name = t[n].kind == Tok::kString ? Unquote(t[n].text) : std::string(t[n].text);
+        s.name_begin = t[n].begin;
+        s.name_end = t[n].end;
+      } else {
+        s.name = s.detail;
+        s.name_begin = t[i].begin;
+        s.name_end = t[i].end;
+      }
+      size_t end = StatementEnd(t, i + 1, true, false);
+      s.end = end > i + 1 ? t[end - 1].end : t[i].end;
+      i = std::max(end, i + 1);
+    } else {
+      i = std::max(i + 1, start + 1);
+      continue;
+    }
+    DocAbove(text, s.begin, &s);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+namespace {
+
+// The attributes of the record whose `{` is at `open`.
+std::vector<Symbol> RecordFields(std::string_view text, const std::vector<Token>& t, size_t open) {
+  std::vector<Symbol> out;
+  size_t close = SkipBalanced(t, open);  // after the `}`
+  size_t i = open + 1;
+  while (i + 1 < close) {
+    size_t start = i;
+    i = SkipAnnotations(t, i, nullptr);
+    if (i + 1 >= close) break;
+    const Token& name = t[i];
+    size_t colon = i + 1;
+    if (Is(t, colon, "?")) ++colon;
+    if ((name.kind == Tok::kIdent || name.kind == Tok::kString) && Is(t, colon, ":")) {
+      Symbol f;
+      f.kind = SymbolKind::kField;
+      f.name = name.kind == Tok::kString ? Unquote(name.text) : std::string(name.text);
+      f.name_begin = name.begin;
+      f.name_end = name.end;
+      f.begin = t[start].begin;
+      // The type: up to the `,` or `}` at this depth.
+      size_t j = colon + 1;
+      int depth = 0;
+      for (; j + 1 < close; ++j) {
+        if (IsOpen(t[j])) ++depth;
+        else if (IsClose(t[j])) --depth;
+        else if (depth == 0 && t[j].text == ",") break;
+      }
+      size_t last = j > colon + 1 ? j - 1 : colon;
+      f.end = t[last].end;
+      size_t type_begin = colon + 1 < j ? t[colon + 1].begin : f.end;
+      f.detail = std::string(text.substr(type_begin, f.end - std::min(f.end, type_begin)));
+      DocAbove(text, f.begin, &f);
+      if (f.doc_end == f.doc_begin) {
+        // Else a comment at the end of its line: `owner: User, // who answers`.
+        size_t k = f.end;
+        while (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == ',')) ++k;
+        if (text.substr(k, 2) == "//") {
+          f.doc_begin = k;
+          f.doc_end = std::min(text.find('\n', k), text.size());
+        }
+      }
+      out.push_back(std::move(f));
+      i = j + 1;
+    } else {
+      i = std::max(i + 1, start + 1);
+      // Past a nested bracket, never into it.
+      if (i - 1 < t.size() && IsOpen(t[i - 1])) i = SkipBalanced(t, i - 1);
+    }
+  }
+  return out;
+}
+
+// The declarations from `i` to the `}` that closes the block (or the end).
+std::vector<Symbol> SchemaDeclarations(std::string_view text, const std::vector<Token>& t, size_t* at,
+                                       bool in_namespace) {
+  std::vector<Symbol> out;
+  size_t& i = *at;
+  while (i < t.size()) {
+    if (t[i].text == "}") {
+      if (in_namespace) return out;
+      ++i;
+      continue;
+    }
+    size_t start = i;
+    i = SkipAnnotations(t, i, nullptr);
+    if (i >= t.size()) break;
+    const Token& key = t[i];
+    size_t begin = t[start].begin;
+    if (key.kind == Tok::kIdent && key.text == "namespace" && !in_namespace) {
+      Symbol ns;
+      ns.kind = SymbolKind::kNamespace;
+      ns.detail = "namespace";
+      ns.begin = begin;
+      size_t j = i + 1;
+      ns.name_begin = j < t.size() ? t[j].begin : key.end;
+      while (j < t.size() && (t[j].kind == Tok::kIdent || t[j].text == "::")) ns.name += t[j++].text;
+      ns.name_end = j > i + 1 ? t[j - 1].end : key.end;
+      if (Is(t, j, "{")) {
+        i = j + 1;
+        ns.children = SchemaDeclarations(text, t, &i, true);
+        if (i < t.size()) ++i;  // the `}`
+      } else {
+        i = j;
+      }
+      ns.end = i > 0 ? t[i - 1].end : key.end;
+      DocAbove(text, begin, &ns);
+      out.push_back(std::move(ns));
+      continue;
+    }
+    if (key.kind != Tok::kIdent || (key.text != "entity" && key.text != "action" && key.text != "type")) {
+      i = std::max(StatementEnd(t, i, false, false), i + 1);
+      continue;
+    }
+    // The names: `entity A, B ...`, `action "a", b ...`, `type T = ...`.
+    std::vector<const Token*> names;
+    size_t j = i + 1;
+    while (j < t.size() && (t[j].kind == Tok::kIdent || t[j].kind == Tok::kString)) {
+      names.push_back(&t[j++]);
+      if (!Is(t, j, ",")) break;
+      ++j;
+    }
+    size_t end = std::max(StatementEnd(t, i + 1, false, false), i + 1);
+    std::vector<Symbol> fields;
+    if (key.text == "entity") {
+      // The shape: the first `{` at this depth, unless `enum` comes first.
+      int depth = 0;
+      for (size_t k = j; k < end; ++k) {
+        if (depth == 0 && t[k].text == "enum") break;
+        if (depth == 0 && t[k].text == "{") {
+          fields = RecordFields(text, t, k);
+          break;
+        }
+        if (IsOpen(t[k])) ++depth;
+        else if (IsClose(t[k])) --depth;
+      }
+    }
+    for (const Token* n : names) {
+      Symbol s;
+      s.kind = key.text == "entity" ? SymbolKind::kClass : key.text == "action" ? SymbolKind::kEvent : SymbolKind::kStruct;
+      s.detail = std::string(key.text);
+      s.name = n->kind == Tok::kString ? Unquote(n->text) : std::string(n->text);
+      s.name_begin = n->begin;
+      s.name_end = n->end;
+      s.begin = begin;
+      s.end = end > 0 && end <= t.size() ? t[end - 1].end : key.end;
+      s.children = fields;
+      DocAbove(text, begin, &s);
+      out.push_back(std::move(s));
+    }
+    i = end;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Symbol> OutlineSchema(std::string_view text) {
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && text[first] == '{') return {};  // Cedar's JSON schema format
+  std::vector<Token> t = Tokenize(text);
+  size_t i = 0;
+  return SchemaDeclarations(text, t, &i, false);
+}
+
+}  // namespace charter::cli::lsp
+
+namespace charter::cli::lsp {
+
+Reference ReferenceAt(std::string_view text, size_t offset) {
+  std::vector<Token> t = Tokenize(text);
+  Reference r;
+  // The token holding the offset; at the end of an identifier, that one.
+  size_t k = t.size();
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i].begin <= offset && offset < t[i].end) {
+      k = i;
+      break;
+    }
+    if (t[i].end == offset && (t[i].kind == Tok::kIdent || t[i].kind == Tok::kString)) k = i;
+    if (t[i].begin > offset) break;
+  }
+  if (k == t.size()) return r;
+  const Token& at = t[k];
+  r.begin = at.begin;
+  r.end = at.end;
+  // The path of identifiers joined by `::` that ends at token `last`.
+  auto path_back = [&](size_t last) {
+    std::string path(t[last].text);
+    size_t i = last;
+    while (i >= 2 && t[i - 1].text == "::" && t[i - 2].kind == Tok::kIdent) {
+      path = std::string(t[i - 2].text) + "::" + path;
+      i -= 2;
+    }
+    return path;
+  };
+  if (at.kind == Tok::kString) {
+    if (k >= 2 && t[k - 1].text == "::" && t[k - 2].kind == Tok::kIdent) {
+      r.kind = Reference::Kind::kEntity;
+      r.type = path_back(k - 2);
+      r.id = Unquote(at.text);
+    }
+    return r;
+  }
+  if (at.kind != Tok::kIdent) return r;
+  if (k >= 1 && (t[k - 1].text == "." || t[k - 1].text == "has")) {
+    r.kind = Reference::Kind::kAttribute;
+    r.id = std::string(at.text);
+    if (t[k - 1].text == "." && k >= 2 && t[k - 2].kind == Tok::kIdent) r.base = std::string(t[k - 2].text);
+    return r;
+  }
+  // A type: the whole path the identifier is part of, up to it and on
+  // through the identifiers after it (not an entity's id).
+  size_t last = k;
+  while (last + 2 < t.size() && t[last + 1].text == "::" && t[last + 2].kind == Tok::kIdent) last += 2;
+  r.kind = Reference::Kind::kType;
+  r.type = path_back(last);
+  return r;
+}
+
+}  // namespace charter::cli::lsp

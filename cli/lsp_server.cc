@@ -1,0 +1,943 @@
+// The language server's methods (lsp_server.h). JSON through nlohmann-json;
+// what a document is worth (its diagnostics, its layout) through the
+// library's public API, as `charter check` and `charter fmt` use it.
+#include "lsp_server.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "charter/charter.h"
+#include "charter/format.h"
+#include "charter/schedule.h"
+#include "charter/schema.h"
+#include "charter_support/schema_files.h"
+#include "lsp_outline.h"
+#include "lsp_text.h"
+#include "nlohmann/json.hpp"
+#include "repl_words.h"
+
+namespace charter::cli::lsp {
+namespace {
+
+using json = nlohmann::json;
+
+// JSON-RPC's and LSP's error codes.
+constexpr int kParseError = -32700;
+constexpr int kInvalidRequest = -32600;
+constexpr int kMethodNotFound = -32601;
+constexpr int kInvalidParams = -32602;
+constexpr int kInternalError = -32603;
+constexpr int kServerNotInitialized = -32002;
+constexpr int kRequestFailed = -32803;
+
+// A request's failure, thrown by a handler and answered as an error.
+struct RpcError {
+  int code;
+  std::string message;
+};
+
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// Members of params, checked: a missing or mistyped one is InvalidParams.
+const json& Member(const json& object, const char* key) {
+  if (!object.is_object()) throw RpcError{kInvalidParams, std::string("expected an object with `") + key + "`"};
+  auto it = object.find(key);
+  if (it == object.end()) throw RpcError{kInvalidParams, std::string("`") + key + "` is missing"};
+  return *it;
+}
+const json* Optional(const json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() || it->is_null() ? nullptr : &*it;
+}
+std::string String(const json& object, const char* key) {
+  const json& v = Member(object, key);
+  if (!v.is_string()) throw RpcError{kInvalidParams, std::string("`") + key + "` is not a string"};
+  return v.get<std::string>();
+}
+uint32_t Unsigned(const json& object, const char* key) {
+  const json& v = Member(object, key);
+  if (!v.is_number_integer() || v.get<int64_t>() < 0) {
+    throw RpcError{kInvalidParams, std::string("`") + key + "` is not a whole number"};
+  }
+  int64_t n = v.get<int64_t>();
+  return n > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(n);
+}
+Position PositionFrom(const json& p) { return Position{Unsigned(p, "line"), Unsigned(p, "character")}; }
+json ToJson(Position p) { return json{{"line", p.line}, {"character", p.character}}; }
+
+// ---- documents ----
+
+enum class Kind { kCedar, kCharter, kSchema, kOther };
+
+struct Document {
+  std::string uri;
+  std::string path;  // for a file: URI, else empty
+  std::string text;
+  int64_t version = 0;
+  Kind kind = Kind::kOther;
+  std::string name() const { return path.empty() ? uri : path; }
+};
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The path of a `file:` URI (percent-decoded), or empty.
+std::string PathOf(std::string_view uri) {
+  if (uri.substr(0, 7) != "file://") return "";
+  std::string_view rest = uri.substr(7);
+  size_t slash = rest.find('/');
+  if (slash == std::string_view::npos) return "";
+  rest = rest.substr(slash);  // past the authority (empty or localhost)
+  rest = rest.substr(0, rest.find_first_of("?#"));
+  std::string out;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == '%' && i + 2 < rest.size() && HexValue(rest[i + 1]) >= 0 && HexValue(rest[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(HexValue(rest[i + 1]) * 16 + HexValue(rest[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(rest[i]);
+    }
+  }
+  return out;
+}
+
+std::string UriOf(std::string_view path) {
+  std::string out = "file://";
+  const char* hex = "0123456789ABCDEF";
+  for (char c : path) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) != 0 || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+      out.push_back(c);
+    } else {
+      out.push_back('%');
+      out.push_back(hex[u >> 4]);
+      out.push_back(hex[u & 15]);
+    }
+  }
+  return out;
+}
+
+bool EndsWith(std::string_view s, std::string_view end) {
+  return s.size() >= end.size() && s.substr(s.size() - end.size()) == end;
+}
+
+Kind KindOf(std::string_view uri, std::string_view language) {
+  std::string_view name = uri.substr(0, uri.find_first_of("?#"));
+  if (EndsWith(name, ".cedarschema") || EndsWith(name, ".cedarschema.json")) return Kind::kSchema;
+  if (EndsWith(name, ".charter")) return Kind::kCharter;
+  if (EndsWith(name, ".cedar")) return Kind::kCedar;
+  if (language == "cedarschema") return Kind::kSchema;
+  if (language == "charter") return Kind::kCharter;
+  if (language == "cedar") return Kind::kCedar;
+  return Kind::kOther;
+}
+
+// ---- the schema of the settings ----
+
+struct SchemaFile {
+  std::string path;
+  std::string text;
+  std::vector<Symbol> outline;
+};
+
+// A declaration of the schema, for hover and go-to-definition.
+struct Declared {
+  const SchemaFile* file;
+  const Symbol* symbol;
+  std::string owner;              // an attribute's entity type
+  const Symbol* parent = nullptr;  // and its declaration
+};
+
+// The text of `//` comment lines, without the slashes.
+std::string CommentText(std::string_view comment) {
+  std::string plain;
+  size_t from = 0;
+  while (from <= comment.size()) {
+    size_t eol = comment.find('\n', from);
+    std::string line = Trim(comment.substr(from, eol == std::string_view::npos ? std::string_view::npos : eol - from));
+    if (line.rfind("//", 0) == 0) line = Trim(std::string_view(line).substr(2));
+    plain += line + "\n";
+    if (eol == std::string_view::npos) break;
+    from = eol + 1;
+  }
+  return plain;
+}
+
+std::string Qualified(const std::string& ns, const std::string& name) {
+  return ns.empty() ? name : ns + "::" + name;
+}
+
+const char* const kPolicyKeywords[] = {"permit", "forbid", "when", "unless", "principal", "action", "resource",
+                                       "context", "in", "has", "like", "is", "if", "then", "else", "true", "false"};
+const char* const kSchemaKeywords[] = {"namespace", "entity", "action", "type", "in", "appliesTo", "principal",
+                                       "resource", "context", "tags", "enum", "Set", "Long", "String", "Bool"};
+
+}  // namespace
+
+struct Server::State {
+  ServerOptions limits;
+  bool initialized = false;
+  bool shut_down = false;
+  bool exited = false;
+  std::string root;  // the workspace's folder, for relative paths in the settings
+  std::map<std::string, Document> documents;  // by URI
+
+  // Settings.
+  std::vector<std::string> schema_paths;
+  std::string entities_path;
+
+  // The schema they name, as last loaded.
+  std::optional<Schema> schema;
+  std::vector<SchemaFile> schema_files;
+  std::string schema_fault;  // why it did not load
+  std::set<std::string> entity_words;  // `Type::"id"` of the entities file
+
+  std::vector<std::string>* sink = nullptr;
+
+  // ---- output ----
+  void Send(json message) {
+    message["jsonrpc"] = "2.0";
+    sink->push_back(Dump(message));
+  }
+  void Respond(const json& id, json result) { Send(json{{"id", id}, {"result", std::move(result)}}); }
+  void RespondError(const json& id, int code, std::string message) {
+    Send(json{{"id", id}, {"error", {{"code", code}, {"message", std::move(message)}}}});
+  }
+  void Notify(const char* method, json params) { Send(json{{"method", method}, {"params", std::move(params)}}); }
+  void ShowMessage(int type, const std::string& message) {
+    Notify("window/showMessage", json{{"type", type}, {"message", message}});
+  }
+
+  // ---- settings ----
+  std::string Resolve(const std::string& path) const {
+    if (path.rfind("file://", 0) == 0) return PathOf(path);
+    if (path.empty() || path[0] == '/' || root.empty()) return path;
+    return root + "/" + path;
+  }
+
+  // Reads `{"schemas": [...] or "schema": "...", "entities": "..."}` (at
+  // the top or under "charter"). Whether they changed.
+  bool ReadSettings(const json& settings) {
+    const json* s = &settings;
+    if (const json* nested = Optional(settings, "charter"); nested != nullptr && nested->is_object()) s = nested;
+    if (!s->is_object()) return false;
+    std::vector<std::string> schemas;
+    if (const json* v = Optional(*s, "schemas"); v != nullptr && v->is_array()) {
+      for (const json& p : *v) {
+        if (p.is_string()) schemas.push_back(Resolve(p.get<std::string>()));
+      }
+    } else if (const json* one = Optional(*s, "schema"); one != nullptr && one->is_string()) {
+      schemas.push_back(Resolve(one->get<std::string>()));
+    }
+    std::string entities;
+    if (const json* v = Optional(*s, "entities"); v != nullptr && v->is_string()) {
+      entities = Resolve(v->get<std::string>());
+    }
+    bool changed = schemas != schema_paths || entities != entities_path;
+    schema_paths = std::move(schemas);
+    entities_path = std::move(entities);
+    return changed;
+  }
+
+  // The text of a file: the editor's, when it is open, else the disk's.
+  std::optional<std::string> TextOf(const std::string& path, std::string* why) const {
+    for (const auto& [uri, doc] : documents) {
+      if (doc.path == path) return doc.text;
+    }
+    if (!limits.read_files) {
+      *why = path + ": not open";
+      return std::nullopt;
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      *why = path + ": cannot read";
+      return std::nullopt;
+    }
+    std::string text;
+    char buf[1 << 16];
+    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+      text.append(buf, static_cast<size_t>(in.gcount()));
+      if (text.size() > limits.max_file_bytes) {
+        *why = path + ": larger than " + std::to_string(limits.max_file_bytes) + " bytes";
+        return std::nullopt;
+      }
+    }
+    return text;
+  }
+
+  // Loads the schema of the settings. A schema that no longer parses (being
+  // edited) leaves the last good one in force, its fault in schema_fault.
+  void LoadSchema() {
+    schema_files.clear();
+    schema_fault.clear();
+    if (schema_paths.empty()) {
+      schema.reset();
+      return;
+    }
+    std::vector<SourceFile> sources;
+    for (const std::string& path : schema_paths) {
+      std::string why;
+      std::optional<std::string> text = TextOf(path, &why);
+      if (!text.has_value()) {
+        schema.reset();
+        schema_files.clear();
+        schema_fault = why;
+        return;
+      }
+      sources.emplace_back(path, *text);
+      schema_files.push_back(SchemaFile{path, *std::move(text), {}});
+    }
+    for (SchemaFile& f : schema_files) f.outline = OutlineSchema(f.text);
+    absl::StatusOr<Schema> parsed = support::ParseSchemaFiles(sources);
+    if (!parsed.ok()) {
+      schema_fault = std::string(parsed.status().message());
+      return;  // the last good schema, if any, stays
+    }
+    schema = *std::move(parsed);
+  }
+
+  void LoadEntities() {
+    entity_words.clear();
+    if (entities_path.empty()) return;
+    std::string why;
+    std::optional<std::string> text = TextOf(entities_path, &why);
+    if (!text.has_value()) return;
+    absl::StatusOr<Entities> entities = Entities::FromJson(*text, entities_path);
+    if (!entities.ok()) return;
+    for (const EntityUid& e : entities->KnownUids()) entity_words.insert(e.ToString());
+  }
+
+  // Loads what the settings name, and says so when the schema cannot be read.
+  void Reload() {
+    LoadSchema();
+    LoadEntities();
+    if (!schema_fault.empty()) {
+      ShowMessage(2, "charter: the schema was not loaded; policies are checked without it: " + schema_fault);
+    }
+  }
+
+  bool IsSchemaPath(const std::string& path) const {
+    return !path.empty() && std::find(schema_paths.begin(), schema_paths.end(), path) != schema_paths.end();
+  }
+
+  // ---- diagnostics ----
+  static bool OnlyLimits(const Diagnostics& diagnostics) {
+    for (const Diagnostic& d : diagnostics.items()) {
+      if (d.code != "CH0202" && d.code != "CH0203" && d.code != "CH0204" && d.code != "CH0205") return false;
+    }
+    return !diagnostics.empty();
+  }
+
+  // What `charter check --policies FILE [--schema ...]` reports for the
+  // document, or for a schema what Schema::Parse does.
+  Diagnostics Check(const Document& doc, std::string* failure) const {
+    SourceFile source(doc.name(), doc.text);
+    Diagnostics diagnostics;
+    if (doc.kind == Kind::kSchema) {
+      (void)Schema::Parse(source, SchemaOptions{}, &diagnostics);
+      return diagnostics;
+    }
+    CompileOptions options;
+    options.language = doc.kind == Kind::kCharter ? SourceLanguage::kCharter : SourceLanguage::kCedar;
+    options.declarations = &schedule::Declarations();
+    absl::StatusOr<Bundle> bundle = Compile(source, {}, options, &diagnostics);
+    const Schema* with = schema.has_value() ? &*schema : nullptr;
+    if (with != nullptr && !bundle.ok() && OnlyLimits(diagnostics)) {
+      CompileOptions typed = options;
+      typed.schema = with;
+      Diagnostics again;
+      absl::StatusOr<Bundle> typed_bundle = Compile(source, {}, typed, &again);
+      if (typed_bundle.ok()) {
+        diagnostics = Diagnostics();
+        bundle = *std::move(typed_bundle);
+      } else if (OnlyLimits(again)) {
+        diagnostics = std::move(again);
+      }
+    }
+    if (!bundle.ok() && !diagnostics.has_errors()) {
+      *failure = std::string(bundle.status().message());
+      return diagnostics;
+    }
+    if (with != nullptr) {
+      Diagnostics validation;
+      (void)Validate(*with, source, {}, options, &validation);
+      for (const Diagnostic& d : validation.items()) {
+        if (d.code.rfind("CH05", 0) == 0) diagnostics.Add(d);
+      }
+    }
+    return diagnostics;
+  }
+
+  void Publish(const Document& doc) {
+    if (doc.kind == Kind::kOther) return;
+    std::string failure;
+    Diagnostics diagnostics = Check(doc, &failure);
+    LineIndex index(doc.text);
+    json items = json::array();
+    auto range = [&](size_t b, size_t e) {
+      return json{{"start", ToJson(index.PositionOf(b))}, {"end", ToJson(index.PositionOf(std::max(b, e)))}};
+    };
+    for (const Diagnostic& d : diagnostics.items()) {
+      json item{{"range", range(d.span.begin, d.span.end)},
+                {"severity", d.severity == Severity::kWarning ? 2 : 1},
+                {"code", d.code},
+                {"source", "charter"},
+                {"message", d.message}};
+      if (!d.help.empty()) {
+        item["relatedInformation"] = json::array(
+            {json{{"location", {{"uri", doc.uri}, {"range", range(d.span.begin, d.span.end)}}},
+                  {"message", "help: " + d.help}}});
+      }
+      items.push_back(std::move(item));
+    }
+    if (!failure.empty()) {
+      items.push_back(json{{"range", range(0, 0)}, {"severity", 1}, {"source", "charter"}, {"message", failure}});
+    }
+    Notify("textDocument/publishDiagnostics",
+           json{{"uri", doc.uri}, {"version", doc.version}, {"diagnostics", std::move(items)}});
+  }
+
+  void PublishAll() {
+    for (const auto& [uri, doc] : documents) Publish(doc);
+  }
+
+  // A document changed: its diagnostics again, and, for a schema of the
+  // settings, the schema reloaded and every policy document's too.
+  void Changed(const Document& doc) {
+    if (IsSchemaPath(doc.path)) {
+      LoadSchema();
+      PublishAll();
+    } else {
+      Publish(doc);
+    }
+  }
+
+  Document& Open(const json& params) {
+    const json& item = Member(params, "textDocument");
+    std::string uri = String(item, "uri");
+    auto it = documents.find(uri);
+    if (it == documents.end()) throw RpcError{kInvalidParams, "`" + uri + "` is not open"};
+    return it->second;
+  }
+
+  // ---- features ----
+  json Symbols(const std::vector<Symbol>& symbols, const LineIndex& index, int depth = 0) const {
+    json out = json::array();
+    for (const Symbol& s : symbols) {
+      size_t end = std::max(s.end, s.begin);
+      size_t nb = std::clamp(s.name_begin, s.begin, end);
+      size_t ne = std::clamp(s.name_end, nb, end);
+      json item{{"name", s.name.empty() ? s.detail : s.name},
+                {"kind", static_cast<int>(s.kind)},
+                {"range", {{"start", ToJson(index.PositionOf(s.begin))}, {"end", ToJson(index.PositionOf(end))}}},
+                {"selectionRange", {{"start", ToJson(index.PositionOf(nb))}, {"end", ToJson(index.PositionOf(ne))}}}};
+      if (!s.detail.empty()) item["detail"] = s.detail;
+      if (!s.children.empty() && depth < 4) item["children"] = Symbols(s.children, index, depth + 1);
+      out.push_back(std::move(item));
+    }
+    return out;
+  }
+
+  json DocumentSymbols(const Document& doc) const {
+    LineIndex index(doc.text);
+    if (doc.kind == Kind::kSchema) return Symbols(OutlineSchema(doc.text), index);
+    if (doc.kind == Kind::kOther) return json::array();
+    return Symbols(OutlinePolicies(doc.text), index);
+  }
+
+  json Formatting(const Document& doc) const {
+    if (doc.kind == Kind::kOther) throw RpcError{kRequestFailed, doc.name() + ": not a Cedar, Charter or schema file"};
+    SourceFile source(doc.name(), doc.text);
+    FormatOptions options;
+    options.parse.language = doc.kind == Kind::kCharter ? SourceLanguage::kCharter : SourceLanguage::kCedar;
+    Diagnostics diagnostics;
+    absl::StatusOr<std::string> formatted = doc.kind == Kind::kSchema
+                                                ? FormatSchema(source, options, &diagnostics)
+                                                : FormatPolicies(source, options, &diagnostics);
+    if (!formatted.ok()) {
+      std::string first = diagnostics.FirstErrorLine(source);
+      throw RpcError{kRequestFailed,
+                     "not formatted: " + (first.empty() ? std::string(formatted.status().message()) : first)};
+    }
+    if (*formatted == doc.text) return json::array();
+    LineIndex index(doc.text);
+    return json::array({json{{"range", {{"start", ToJson(Position{0, 0})},
+                                        {"end", ToJson(index.PositionOf(doc.text.size()))}}},
+                             {"newText", *formatted}}});
+  }
+
+  // The declarations of the schema a reference names.
+  std::vector<Declared> Lookup(const Reference& r) const {
+    std::vector<Declared> found;
+    auto last = [](const std::string& path) {
+      size_t at = path.rfind("::");
+      return at == std::string::npos ? path : path.substr(at + 2);
+    };
+    for (const SchemaFile& f : schema_files) {
+      auto visit = [&](const std::vector<Symbol>& symbols, const std::string& ns) {
+        for (const Symbol& s : symbols) {
+          std::string full = Qualified(ns, s.name);
+          if (r.kind == Reference::Kind::kType && (s.kind == SymbolKind::kClass || s.kind == SymbolKind::kStruct)) {
+            if (full == r.type || (r.type.find("::") == std::string::npos && s.name == r.type)) {
+              found.push_back({&f, &s, ""});
+            }
+          } else if (r.kind == Reference::Kind::kEntity && s.kind == SymbolKind::kEvent) {
+            if (IsActionType(r.type) && s.name == r.id &&
+                (r.type == Qualified(ns, "Action") || (r.type == "Action" && ns.empty()))) {
+              found.push_back({&f, &s, ""});
+            }
+          } else if (r.kind == Reference::Kind::kEntity && s.kind == SymbolKind::kClass && !IsActionType(r.type)) {
+            if (full == r.type || last(r.type) == s.name) found.push_back({&f, &s, ""});
+          } else if (r.kind == Reference::Kind::kAttribute && s.kind == SymbolKind::kClass) {
+            for (const Symbol& field : s.children) {
+              if (field.name == r.id) found.push_back({&f, &field, full, &s});
+            }
+          }
+        }
+      };
+      visit(f.outline, "");
+      for (const Symbol& ns : f.outline) {
+        if (ns.kind == SymbolKind::kNamespace) visit(ns.children, ns.name);
+      }
+    }
+    // For an attribute of `principal` or `resource`, those of the types it may be first.
+    if (r.kind == Reference::Kind::kAttribute && schema.has_value() && (r.base == "principal" || r.base == "resource")) {
+      std::vector<std::string> types = r.base == "principal" ? schema->PrincipalTypes() : schema->ResourceTypes();
+      std::vector<Declared> narrowed;
+      for (const Declared& d : found) {
+        if (std::find(types.begin(), types.end(), d.owner) != types.end()) narrowed.push_back(d);
+      }
+      if (!narrowed.empty()) found = std::move(narrowed);
+    }
+    return found;
+  }
+
+  json LocationOf(const Declared& d) const {
+    LineIndex index(d.file->text);
+    return json{{"uri", UriOf(d.file->path)},
+                {"range", {{"start", ToJson(index.PositionOf(d.symbol->name_begin))},
+                           {"end", ToJson(index.PositionOf(d.symbol->name_end))}}}};
+  }
+
+  Reference ReferenceIn(const Document& doc, const json& params, size_t* offset = nullptr) const {
+    Position p = PositionFrom(Member(params, "position"));
+    LineIndex index(doc.text);
+    size_t at = index.OffsetOf(p);
+    if (offset != nullptr) *offset = at;
+    return ReferenceAt(doc.text, at);
+  }
+
+  json Definition(const Document& doc, const json& params) const {
+    Reference r = ReferenceIn(doc, params);
+    json out = json::array();
+    if (r.kind == Reference::Kind::kNone) return out;
+    for (const Declared& d : Lookup(r)) out.push_back(LocationOf(d));
+    return out;
+  }
+
+  // Quick fixes for the diagnostics the client sends back whose help is
+  // "did you mean `X`?": the name the message quotes last, where it is in
+  // the diagnostic's range, replaced by X.
+  json CodeActions(const Document& doc, const json& params) const {
+    json actions = json::array();
+    const json* context = Optional(params, "context");
+    const json* diagnostics = context != nullptr ? Optional(*context, "diagnostics") : nullptr;
+    if (diagnostics == nullptr || !diagnostics->is_array()) return actions;
+    LineIndex index(doc.text);
+    auto quoted_last = [](std::string_view s) -> std::string {
+      size_t close = s.rfind('`');
+      if (close == std::string_view::npos || close == 0) return "";
+      size_t open = s.rfind('`', close - 1);
+      return open == std::string_view::npos ? "" : std::string(s.substr(open + 1, close - open - 1));
+    };
+    for (const json& d : *diagnostics) {
+      const json* message = Optional(d, "message");
+      const json* related = Optional(d, "relatedInformation");
+      const json* range = Optional(d, "range");
+      if (message == nullptr || !message->is_string() || related == nullptr || !related->is_array() ||
+          range == nullptr) {
+        continue;
+      }
+      std::string suggestion;
+      for (const json& r : *related) {
+        const json* help = Optional(r, "message");
+        if (help == nullptr || !help->is_string()) continue;
+        const std::string& h = help->get_ref<const std::string&>();
+        if (h.rfind("help: did you mean `", 0) == 0) suggestion = quoted_last(h);
+      }
+      std::string wrong = quoted_last(message->get_ref<const std::string&>());
+      if (suggestion.empty() || wrong.empty() || wrong == suggestion) continue;
+      size_t begin = index.OffsetOf(PositionFrom(Member(*range, "start")));
+      size_t end = std::max(begin, index.OffsetOf(PositionFrom(Member(*range, "end"))));
+      size_t at = std::string_view(doc.text).substr(begin, end - begin).rfind(wrong);
+      if (at == std::string_view::npos) continue;
+      at += begin;
+      json fix{{"range", {{"start", ToJson(index.PositionOf(at))}, {"end", ToJson(index.PositionOf(at + wrong.size()))}}},
+               {"newText", suggestion}};
+      actions.push_back(json{{"title", "Change `" + wrong + "` to `" + suggestion + "`"},
+                             {"kind", "quickfix"},
+                             {"isPreferred", true},
+                             {"diagnostics", json::array({d})},
+                             {"edit", {{"changes", {{doc.uri, json::array({std::move(fix)})}}}}}});
+    }
+    return actions;
+  }
+
+  json Hover(const Document& doc, const json& params) const {
+    Reference r = ReferenceIn(doc, params);
+    if (r.kind == Reference::Kind::kNone) return nullptr;
+    std::vector<Declared> found = Lookup(r);
+    if (found.empty()) return nullptr;
+    std::string text;
+    size_t shown = 0;
+    for (const Declared& d : found) {
+      if (++shown > 8) break;
+      const Symbol& s = *d.symbol;
+      std::string_view source(d.file->text);
+      std::string declaration(source.substr(s.begin, std::max(s.end, s.begin) - s.begin));
+      // At most 12 lines of it.
+      size_t cut = 0;
+      for (int lines = 0; cut != std::string::npos && lines < 12; ++lines) {
+        cut = declaration.find('\n', cut == 0 ? 0 : cut + 1);
+      }
+      if (cut != std::string::npos) declaration = declaration.substr(0, cut) + "\n  ...";
+      if (!text.empty()) text += "\n---\n";
+      if (!d.owner.empty()) text += "attribute of `" + d.owner + "`\n";
+      text += "```cedarschema\n" + declaration + "\n```\n";
+      if (s.doc_end > s.doc_begin) text += "\n" + CommentText(source.substr(s.doc_begin, s.doc_end - s.doc_begin));
+      if (d.parent != nullptr && d.parent->doc_end > d.parent->doc_begin) {
+        text += "\n`" + d.owner + "`: " + CommentText(source.substr(d.parent->doc_begin, d.parent->doc_end - d.parent->doc_begin));
+      }
+      LineIndex index(d.file->text);
+      std::string shown_path = d.file->path;
+      if (!root.empty() && shown_path.rfind(root + "/", 0) == 0) shown_path = shown_path.substr(root.size() + 1);
+      text += "\n" + shown_path + ":" + std::to_string(index.PositionOf(s.name_begin).line + 1) + "\n";
+    }
+    LineIndex index(doc.text);
+    return json{{"contents", {{"kind", "markdown"}, {"value", text}}},
+                {"range", {{"start", ToJson(index.PositionOf(r.begin))}, {"end", ToJson(index.PositionOf(r.end))}}}};
+  }
+
+  json Completion(const Document& doc, const json& params) const {
+    Position p = PositionFrom(Member(params, "position"));
+    LineIndex index(doc.text);
+    size_t at = index.OffsetOf(p);
+    size_t line_start = index.OffsetOf(Position{p.line, 0});
+    std::string_view line = std::string_view(doc.text).substr(line_start, at - line_start);
+    json items = json::array();
+    auto add = [&](const std::string& label, int kind, const std::string& detail) {
+      json item{{"label", label}, {"kind", kind}};
+      if (!detail.empty()) item["detail"] = detail;
+      items.push_back(std::move(item));
+    };
+    // The identifier being typed, and what comes before it.
+    size_t word = line.size();
+    while (word > 0 && IsIdentChar(line[word - 1])) --word;
+    std::string_view before = line.substr(0, word);
+    if (doc.kind == Kind::kSchema) {
+      for (const char* k : kSchemaKeywords) add(k, 14, "keyword");
+      if (schema.has_value()) {
+        for (const std::string& t : schema->EntityTypes()) add(t, 7, "entity type");
+      }
+      return json{{"isIncomplete", false}, {"items", std::move(items)}};
+    }
+    if (!before.empty() && before.back() == '.') {
+      // `principal.`, `resource.`, `x.`: the attributes the schema declares.
+      size_t b = before.size() - 1;
+      while (b > 0 && IsIdentChar(before[b - 1])) --b;
+      std::string base(before.substr(b, before.size() - 1 - b));
+      std::set<std::string> names;
+      if (schema.has_value()) {
+        std::vector<std::string> types = base == "principal"  ? schema->PrincipalTypes()
+                                         : base == "resource" ? schema->ResourceTypes()
+                                                              : schema->EntityTypes();
+        for (const std::string& t : types) {
+          for (const std::string& a : schema->Attributes(t)) names.insert(a);
+        }
+      }
+      for (const std::string& n : names) {
+        if (IsIdentifier(n)) add(n, 5, "attribute");
+      }
+      return json{{"isIncomplete", false}, {"items", std::move(items)}};
+    }
+    // Inside `Type::"`: the ids known for the type.
+    size_t quote = line.rfind('"');
+    if (quote != std::string_view::npos && quote >= 2 && line.substr(quote - 2, 2) == "::" &&
+        line.find('"', quote + 1) == std::string_view::npos) {
+      size_t b = quote - 2;
+      while (b > 0 && (IsIdentChar(line[b - 1]) || line[b - 1] == ':')) --b;
+      std::string prefix(line.substr(b, quote + 1 - b));  // `Type::"`
+      std::set<std::string> ids;
+      for (const std::string& w : Words(doc)) {
+        if (w.rfind(prefix, 0) == 0 && w.size() > prefix.size() + 1) ids.insert(w.substr(prefix.size(), w.size() - prefix.size() - 1));
+      }
+      for (const std::string& id : ids) {
+        json item{{"label", id}, {"kind", 12}, {"detail", prefix + id + "\""}};
+        items.push_back(std::move(item));
+      }
+      return json{{"isIncomplete", false}, {"items", std::move(items)}};
+    }
+    for (const char* k : kPolicyKeywords) add(k, 14, "keyword");
+    items.push_back(json{{"label", "permit"},
+                         {"kind", 15},
+                         {"detail", "permit (...) when { ... };"},
+                         {"insertTextFormat", 2},
+                         {"insertText", "permit (\n  principal${1},\n  action${2},\n  resource${3}\n)\nwhen { ${0:true} };"}});
+    items.push_back(json{{"label", "forbid"},
+                         {"kind", 15},
+                         {"detail", "forbid (...) when { ... };"},
+                         {"insertTextFormat", 2},
+                         {"insertText", "forbid (\n  principal${1},\n  action${2},\n  resource${3}\n)\nwhen { ${0:true} };"}});
+    if (schema.has_value()) {
+      for (const std::string& t : schema->EntityTypes()) add(t, 7, "entity type");
+      for (const EntityUid& a : schema->Actions()) add(a.ToString(), 20, "action");
+    }
+    for (const std::string& w : entity_words) add(w, 12, "entity");
+    return json{{"isIncomplete", false}, {"items", std::move(items)}};
+  }
+
+  // `Type::"id"` words: the schema's actions, the entities file's, and the
+  // document's own references (as the REPL collects them from policy text).
+  std::set<std::string> Words(const Document& doc) const {
+    std::set<std::string> words = entity_words;
+    if (schema.has_value()) {
+      for (const EntityUid& a : schema->Actions()) words.insert(a.ToString());
+    }
+    const std::string& text = doc.text;
+    for (size_t at = text.find("::\""); at != std::string::npos; at = text.find("::\"", at + 3)) {
+      size_t begin = at;
+      while (begin > 0 && (IsIdentChar(text[begin - 1]) || text[begin - 1] == ':')) --begin;
+      size_t end = text.find('"', at + 3);
+      if (end == std::string::npos || begin == at) continue;
+      std::string id = text.substr(at + 3, end - at - 3);
+      if (id.find('\\') != std::string::npos || id.find('\n') != std::string::npos) continue;
+      words.insert(text.substr(begin, end + 1 - begin));
+    }
+    return words;
+  }
+
+  // ---- dispatch ----
+  json Initialize(const json& params) {
+    if (initialized) throw RpcError{kInvalidRequest, "initialize was already received"};
+    initialized = true;
+    if (const json* uri = Optional(params, "rootUri"); uri != nullptr && uri->is_string()) {
+      root = PathOf(uri->get<std::string>());
+    } else if (const json* path = Optional(params, "rootPath"); path != nullptr && path->is_string()) {
+      root = path->get<std::string>();
+    }
+    if (const json* folders = Optional(params, "workspaceFolders");
+        root.empty() && folders != nullptr && folders->is_array() && !folders->empty()) {
+      if (const json* uri = Optional((*folders)[0], "uri"); uri != nullptr && uri->is_string()) {
+        root = PathOf(uri->get<std::string>());
+      }
+    }
+    while (root.size() > 1 && root.back() == '/') root.pop_back();
+    if (const json* init = Optional(params, "initializationOptions"); init != nullptr) ReadSettings(*init);
+    LoadSchema();
+    LoadEntities();
+    return json{
+        {"capabilities",
+         {{"positionEncoding", "utf-16"},
+          {"textDocumentSync", {{"openClose", true}, {"change", 2}}},
+          {"documentFormattingProvider", true},
+          {"documentSymbolProvider", true},
+          {"hoverProvider", true},
+          {"definitionProvider", true},
+          {"codeActionProvider", {{"codeActionKinds", json::array({"quickfix"})}}},
+          {"completionProvider", {{"triggerCharacters", json::array({".", ":", "\""})}}}}},
+        {"serverInfo", {{"name", "charter"}, {"version", std::string(Version())}}}};
+  }
+
+  void DidOpen(const json& params) {
+    const json& item = Member(params, "textDocument");
+    Document doc;
+    doc.uri = String(item, "uri");
+    doc.path = PathOf(doc.uri);
+    doc.text = String(item, "text");
+    if (const json* v = Optional(item, "version"); v != nullptr && v->is_number_integer()) doc.version = v->get<int64_t>();
+    std::string language;
+    if (const json* l = Optional(item, "languageId"); l != nullptr && l->is_string()) language = l->get<std::string>();
+    doc.kind = KindOf(doc.uri, language);
+    if (TooLarge(doc)) return;
+    Document& stored = documents[doc.uri] = std::move(doc);
+    Changed(stored);
+  }
+
+  // Whether a document is past the limit; then it is forgotten, and the client told.
+  bool TooLarge(const Document& doc) {
+    if (doc.text.size() <= limits.max_document_bytes) return false;
+    ShowMessage(1, "charter: " + doc.name() + " is larger than " + std::to_string(limits.max_document_bytes) +
+                       " bytes; the server no longer follows it");
+    std::string uri = doc.uri;  // `doc` may be the map's own
+    Notify("textDocument/publishDiagnostics", json{{"uri", uri}, {"diagnostics", json::array()}});
+    documents.erase(uri);
+    return true;
+  }
+
+  void DidChange(const json& params) {
+    Document& doc = Open(params);
+    const json& changes = Member(params, "contentChanges");
+    if (!changes.is_array()) throw RpcError{kInvalidParams, "`contentChanges` is not an array"};
+    for (const json& change : changes) {
+      std::string text = String(change, "text");
+      if (const json* range = Optional(change, "range"); range != nullptr) {
+        ApplyEdit(&doc.text, PositionFrom(Member(*range, "start")), PositionFrom(Member(*range, "end")), text);
+      } else {
+        doc.text = std::move(text);
+      }
+      if (TooLarge(doc)) return;
+    }
+    if (const json* v = Optional(Member(params, "textDocument"), "version"); v != nullptr && v->is_number_integer()) {
+      doc.version = v->get<int64_t>();
+    }
+    Changed(doc);
+  }
+
+  void DidClose(const json& params) {
+    Document& doc = Open(params);
+    std::string uri = doc.uri;
+    bool schema_file = IsSchemaPath(doc.path);
+    Notify("textDocument/publishDiagnostics", json{{"uri", uri}, {"diagnostics", json::array()}});
+    documents.erase(uri);
+    if (schema_file) {
+      LoadSchema();  // from the disk again
+      PublishAll();
+    }
+  }
+
+  json Request(const std::string& method, const json& params) {
+    if (method == "initialize") return Initialize(params);
+    if (!initialized) throw RpcError{kServerNotInitialized, "the server is not initialized"};
+    if (shut_down) throw RpcError{kInvalidRequest, "the server is shutting down"};
+    if (method == "shutdown") {
+      shut_down = true;
+      return nullptr;
+    }
+    if (method == "textDocument/formatting") return Formatting(Open(params));
+    if (method == "textDocument/documentSymbol") return DocumentSymbols(Open(params));
+    if (method == "textDocument/completion") return Completion(Open(params), params);
+    if (method == "textDocument/hover") return Hover(Open(params), params);
+    if (method == "textDocument/definition") return Definition(Open(params), params);
+    if (method == "textDocument/codeAction") return CodeActions(Open(params), params);
+    throw RpcError{kMethodNotFound, "unknown method `" + method + "`"};
+  }
+
+  void Notification(const std::string& method, const json& params) {
+    if (method == "exit") {
+      exited = true;
+      return;
+    }
+    if (!initialized || shut_down) return;
+    if (method == "initialized") {
+      if (!schema_fault.empty()) {
+        ShowMessage(2, "charter: the schema was not loaded; policies are checked without it: " + schema_fault);
+      }
+    } else if (method == "textDocument/didOpen") {
+      DidOpen(params);
+    } else if (method == "textDocument/didChange") {
+      DidChange(params);
+    } else if (method == "textDocument/didClose") {
+      DidClose(params);
+    } else if (method == "workspace/didChangeConfiguration") {
+      if (const json* settings = Optional(params, "settings"); settings != nullptr && ReadSettings(*settings)) {
+        schema.reset();  // no last good schema of other files
+        Reload();
+        PublishAll();
+      }
+    } else if (method == "textDocument/didSave") {
+      // Nothing: the diagnostics follow the editor's text.
+    }
+    // Other notifications ($/cancelRequest, $/setTrace, ...) are ignored, as the protocol allows.
+  }
+
+  void Handle(std::string_view body) {
+    bool too_deep = false;
+    int max_depth = limits.max_json_depth;
+    json::parser_callback_t depth_check = [&too_deep, max_depth](int depth, json::parse_event_t, json&) {
+      if (depth > max_depth) too_deep = true;
+      return !too_deep;
+    };
+    json message = json::parse(body.begin(), body.end(), depth_check, /*allow_exceptions=*/false);
+    if (too_deep) {
+      RespondError(nullptr, kInvalidRequest, "the message is nested deeper than " + std::to_string(max_depth));
+      return;
+    }
+    if (message.is_discarded()) {
+      RespondError(nullptr, kParseError, "the message is not JSON");
+      return;
+    }
+    if (!message.is_object()) {
+      RespondError(nullptr, kInvalidRequest, "the message is not a JSON-RPC request (an object)");
+      return;
+    }
+    const json* id = Optional(message, "id");
+    if (id != nullptr && !id->is_string() && !id->is_number_integer()) {
+      RespondError(nullptr, kInvalidRequest, "the id is neither a number nor a string");
+      return;
+    }
+    auto method = message.find("method");
+    if (method == message.end() || !method->is_string()) {
+      if (message.contains("result") || message.contains("error")) return;  // a response: none is awaited
+      RespondError(id != nullptr ? *id : json(nullptr), kInvalidRequest, "the message has no method");
+      return;
+    }
+    static const json kNoParams = json::object();
+    const json* params = Optional(message, "params");
+    if (params != nullptr && !params->is_object() && !params->is_array()) {
+      if (id != nullptr) RespondError(*id, kInvalidParams, "params is neither an object nor an array");
+      return;
+    }
+    if (params == nullptr) params = &kNoParams;
+    std::string name = method->get<std::string>();
+    try {
+      if (id == nullptr) {
+        Notification(name, *params);
+      } else {
+        json result = Request(name, *params);
+        Respond(*id, std::move(result));
+      }
+    } catch (const RpcError& e) {
+      if (id != nullptr) RespondError(*id, e.code, e.message);
+    } catch (const json::exception& e) {
+      if (id != nullptr) RespondError(*id, kInvalidParams, e.what());
+    } catch (const std::bad_alloc&) {
+      if (id != nullptr) RespondError(*id, kInternalError, "out of memory");
+    } catch (const std::exception& e) {
+      if (id != nullptr) RespondError(*id, kInternalError, e.what());
+    }
+  }
+};
+
+Server::Server(ServerOptions options) : state_(std::make_unique<State>()) { state_->limits = options; }
+Server::~Server() = default;
+
+void Server::Handle(std::string_view body, std::vector<std::string>* out) {
+  state_->sink = out;
+  state_->Handle(body);
+  state_->sink = nullptr;
+}
+
+void Server::Refuse(bool parse_error, std::string_view why, std::vector<std::string>* out) {
+  state_->sink = out;
+  state_->RespondError(nullptr, parse_error ? kParseError : kInvalidRequest, std::string(why));
+  state_->sink = nullptr;
+}
+
+bool Server::exited() const { return state_->exited; }
+int Server::exit_code() const { return state_->shut_down ? 0 : 1; }
+
+}  // namespace charter::cli::lsp

@@ -1,0 +1,368 @@
+// `charter lsp` driven by a real client: vscode-jsonrpc, the JSON-RPC
+// transport under VS Code's language client, over the server's stdin and
+// stdout. Each feature is asserted with exact positions and results:
+// initialize's capabilities, didOpen/didChange (incremental, UTF-16
+// columns)/didClose with the diagnostics `charter check` gives, formatting
+// as `charter fmt` formats (and its refusal), document symbols, completion,
+// hover, go-to-definition, and the lifecycle's exit statuses. A second part
+// writes raw bytes (a bad header, a body that is not JSON, one too deep, an
+// unknown method) and checks the JSON-RPC errors and that the server goes on.
+//
+//   node tests/lsp/lsp_test.js build/cli/charter
+'use strict';
+
+const assert = require('node:assert/strict');
+const { spawn, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const rpc = require('vscode-jsonrpc/node');
+
+const charter = path.resolve(process.argv[2] || 'build/cli/charter');
+const fixtures = path.join(__dirname, 'fixtures');
+const uriOf = (p) => 'file://' + p.split('/').map(encodeURIComponent).join('/');
+const rootUri = uriOf(fixtures);
+const policiesUri = uriOf(path.join(fixtures, 'open.cedar'));  // never on disk: the editor's text only
+const schemaPath = path.join(fixtures, 'model.cedarschema');
+const schemaUri = uriOf(schemaPath);
+
+// Every wait is bounded (generously: the sanitizer build is slow), and says what it waited for.
+const WAIT_MS = 60000;
+function within(promise, what) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('timed out waiting for ' + what)), WAIT_MS); }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+function start() {
+  const child = spawn(charter, ['lsp', '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return { child, exited };
+}
+
+// The client: diagnostics kept as they come, awaited by uri and version.
+function connect(child) {
+  const connection = rpc.createMessageConnection(
+    new rpc.StreamMessageReader(child.stdout), new rpc.StreamMessageWriter(child.stdin));
+  const published = [];
+  const waiters = [];
+  connection.onNotification('textDocument/publishDiagnostics', (params) => {
+    published.push(params);
+    for (const w of waiters.splice(0)) {
+      if (!w.match(params)) waiters.push(w); else w.resolve(params);
+    }
+  });
+  const messages = [];
+  connection.onNotification('window/showMessage', (params) => messages.push(params));
+  connection.listen();
+  const diagnostics = (uri, version) => within(new Promise((resolve) => {
+    const match = (p) => p.uri === uri && (version === undefined || p.version === version);
+    const seen = published.find(match);
+    if (seen) { published.splice(published.indexOf(seen), 1); resolve(seen); return; }
+    waiters.push({ match, resolve: (p) => { published.splice(published.indexOf(p), 1); resolve(p); } });
+  }), `diagnostics of ${uri} version ${version}`);
+  return { connection, diagnostics, messages };
+}
+
+const range = (l1, c1, l2, c2) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
+
+async function features() {
+  const { child, exited } = start();
+  const { connection, diagnostics, messages } = connect(child);
+
+  // ---- initialize ----
+  const init = await within(connection.sendRequest('initialize', {
+    processId: process.pid, rootUri, capabilities: {},
+    initializationOptions: { schemas: ['model.cedarschema'] },
+  }), 'initialize');
+  assert.deepEqual(init.capabilities.textDocumentSync, { openClose: true, change: 2 });
+  assert.equal(init.capabilities.documentFormattingProvider, true);
+  assert.equal(init.capabilities.documentSymbolProvider, true);
+  assert.equal(init.capabilities.hoverProvider, true);
+  assert.equal(init.capabilities.definitionProvider, true);
+  assert.deepEqual(init.capabilities.codeActionProvider, { codeActionKinds: ['quickfix'] });
+  assert.deepEqual(init.capabilities.completionProvider.triggerCharacters, ['.', ':', '"']);
+  assert.equal(init.serverInfo.name, 'charter');
+  connection.sendNotification('initialized', {});
+
+  // ---- didOpen: what `charter check --schema` reports, at its place ----
+  // Line 1 holds a character outside the BMP (two UTF-16 code units), so
+  // that a column counted in bytes or in code points would be off.
+  const text = [
+    '@id("readers")',
+    'permit (principal, action == Org::Action::"view", resource) // 😀 ok',
+    'when { principal.levle > 2 };',
+    'permit(principal,action,resource) when { resource.owner == principal };',
+    '',
+  ].join('\n');
+  connection.sendNotification('textDocument/didOpen',
+    { textDocument: { uri: policiesUri, languageId: 'cedar', version: 1, text } });
+  let d = await diagnostics(policiesUri, 1);
+  assert.equal(d.diagnostics.length, 1);
+  assert.deepEqual(d.diagnostics[0], {
+    range: range(2, 7, 2, 22), severity: 1, code: 'CH0512', source: 'charter',
+    message: '`Org::User` has no attribute `levle`',
+    relatedInformation: [{ location: { uri: policiesUri, range: range(2, 7, 2, 22) }, message: 'help: did you mean `level`?' }],
+  });
+  // Its quick fix: the did-you-mean, on the misspelt name alone.
+  const actions = await within(connection.sendRequest('textDocument/codeAction', {
+    textDocument: { uri: policiesUri }, range: range(2, 19, 2, 19), context: { diagnostics: d.diagnostics },
+  }), 'code actions');
+  assert.deepEqual(actions, [{
+    title: 'Change `levle` to `level`', kind: 'quickfix', isPreferred: true, diagnostics: d.diagnostics,
+    edit: { changes: { [policiesUri]: [{ range: range(2, 17, 2, 22), newText: 'level' }] } },
+  }]);
+  // The same as `charter check` on the same text.
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'charter-lsp-'));
+  const onDisk = path.join(tmp, 'open.cedar');
+  fs.writeFileSync(onDisk, text);
+  let check = '';
+  try {
+    execFileSync(charter, ['check', '--policies', onDisk, '--schema', schemaPath], { stdio: 'pipe' });
+  } catch (e) { check = e.stderr.toString(); }
+  assert.match(check, /open\.cedar:3:8: error\[CH0512\]: `Org::User` has no attribute `levle`/);
+
+  // ---- didChange, incremental: the fix clears the diagnostic ----
+  connection.sendNotification('textDocument/didChange', {
+    textDocument: { uri: policiesUri, version: 2 },
+    contentChanges: [{ range: range(2, 17, 2, 22), text: 'level' }],
+  });
+  d = await diagnostics(policiesUri, 2);
+  assert.deepEqual(d.diagnostics, []);
+  // Two changes in one notification: one after the emoji (JavaScript's
+  // string indices are UTF-16 code units, as LSP's columns: `ok` becomes
+  // `fine`, which the formatting below shows), and one that drops the last `;`.
+  const lines = text.split('\n');
+  const ok = lines[1].indexOf('ok');
+  assert.equal(ok, 66);  // 65 in code points, 68 in bytes
+  const last = lines[3].length - 1;
+  connection.sendNotification('textDocument/didChange', {
+    textDocument: { uri: policiesUri, version: 3 },
+    contentChanges: [
+      { range: range(1, ok, 1, ok + 2), text: 'fine' },
+      { range: range(3, last, 3, last + 1), text: '' },
+    ],
+  });
+  d = await diagnostics(policiesUri, 3);
+  assert.equal(d.diagnostics.length, 1);
+  assert.equal(d.diagnostics[0].code, 'CH0101');
+  assert.deepEqual(d.diagnostics[0].range, range(4, 0, 4, 0));
+  assert.equal(d.diagnostics[0].message, 'unexpected end of input');
+  connection.sendNotification('textDocument/didChange', {
+    textDocument: { uri: policiesUri, version: 4 },
+    contentChanges: [{ range: range(3, last, 3, last), text: ';' }],
+  });
+  d = await diagnostics(policiesUri, 4);
+  assert.deepEqual(d.diagnostics, []);
+
+  // ---- documentSymbol ----
+  const symbols = await within(connection.sendRequest('textDocument/documentSymbol', { textDocument: { uri: policiesUri } }), 'symbols');
+  assert.deepEqual(symbols.map((s) => [s.name, s.detail, s.kind, s.range, s.selectionRange]), [
+    ['readers', 'permit', 12, range(0, 0, 2, 29), range(1, 0, 1, 6)],
+    ['policy1', 'permit', 12, range(3, 0, 3, 71), range(3, 0, 3, 6)],
+  ]);
+
+  // ---- completion ----
+  const complete = async (line, character) => (await within(connection.sendRequest('textDocument/completion',
+    { textDocument: { uri: policiesUri }, position: { line, character } }), 'completion')).items;
+  // After `principal.` (line 2, `when { principal.` ends at column 17).
+  let items = await complete(2, 17);
+  assert.deepEqual(items.map((i) => i.label), ['level', 'manager']);
+  // Inside `Org::Action::"` (line 1, column 43): the actions' ids.
+  items = await complete(1, 43);
+  assert.deepEqual(items.map((i) => i.label), ['view']);
+  // At the start of a line: keywords, snippets, types and actions.
+  items = await complete(4, 0);
+  const labels = items.map((i) => i.label);
+  for (const want of ['permit', 'forbid', 'when', 'unless', 'Org::User', 'Org::Doc', 'Org::Action::"view"']) {
+    assert.ok(labels.includes(want), 'completion lacks ' + want);
+  }
+  const snippet = items.find((i) => i.label === 'permit' && i.kind === 15);
+  assert.equal(snippet.insertTextFormat, 2);
+  assert.match(snippet.insertText, /^permit \(\n  principal\$\{1\},/);
+
+  // ---- hover and definition: to the schema's declaration ----
+  let hover = await within(connection.sendRequest('textDocument/hover',
+    { textDocument: { uri: policiesUri }, position: { line: 2, character: 19 } }), 'hover');
+  assert.deepEqual(hover.range, range(2, 17, 2, 22));
+  assert.equal(hover.contents.kind, 'markdown');
+  assert.match(hover.contents.value, /^attribute of `Org::User`\n```cedarschema\nlevel: Long\n```/);
+  hover = await within(connection.sendRequest('textDocument/hover',
+    { textDocument: { uri: policiesUri }, position: { line: 3, character: 52 } }), 'hover');
+  assert.match(hover.contents.value, /attribute of `Org::Doc`\n```cedarschema\nowner: User\n```/);
+  assert.match(hover.contents.value, /Something to read; its owner may always read it\./);
+  let definition = await within(connection.sendRequest('textDocument/definition',
+    { textDocument: { uri: policiesUri }, position: { line: 1, character: 31 } }), 'definition');
+  assert.deepEqual(definition, []);  // `Org` alone names nothing
+  definition = await within(connection.sendRequest('textDocument/definition',
+    { textDocument: { uri: policiesUri }, position: { line: 1, character: 45 } }), 'definition');
+  assert.deepEqual(definition, [{ uri: schemaUri, range: range(7, 9, 7, 13) }]);  // action view
+  definition = await within(connection.sendRequest('textDocument/definition',
+    { textDocument: { uri: policiesUri }, position: { line: 2, character: 20 } }), 'definition');
+  assert.deepEqual(definition, [{ uri: schemaUri, range: range(3, 26, 3, 31) }]);  // level
+
+  // ---- formatting: `charter fmt`'s text; refused when it does not parse ----
+  const edits = await within(connection.sendRequest('textDocument/formatting',
+    { textDocument: { uri: policiesUri }, options: { tabSize: 2, insertSpaces: true } }), 'formatting');
+  assert.equal(edits.length, 1);
+  assert.deepEqual(edits[0].range, range(0, 0, 4, 0));
+  fs.writeFileSync(onDisk, text.replace('levle', 'level').replace('// 😀 ok', '// 😀 fine'));
+  assert.equal(edits[0].newText, execFileSync(charter, ['fmt', onDisk]).toString());
+  connection.sendNotification('textDocument/didChange', {
+    textDocument: { uri: policiesUri, version: 5 },
+    contentChanges: [{ range: range(4, 0, 4, 0), text: 'permit (' }],
+  });
+  d = await diagnostics(policiesUri, 5);
+  assert.equal(d.diagnostics[0].code, 'CH0101');
+  await assert.rejects(within(connection.sendRequest('textDocument/formatting',
+    { textDocument: { uri: policiesUri }, options: { tabSize: 2, insertSpaces: true } }), 'formatting'),
+  (e) => e.code === -32803 && /^not formatted: .*open\.cedar:5:9: unexpected end of input$/.test(e.message));
+
+  // ---- a schema document: its outline, its faults; edits re-validate the policies ----
+  const schemaText = fs.readFileSync(schemaPath, 'utf8');
+  connection.sendNotification('textDocument/didOpen',
+    { textDocument: { uri: schemaUri, languageId: 'cedarschema', version: 1, text: schemaText } });
+  d = await diagnostics(schemaUri, 1);
+  assert.deepEqual(d.diagnostics, []);
+  const outline = await within(connection.sendRequest('textDocument/documentSymbol', { textDocument: { uri: schemaUri } }), 'symbols');
+  assert.equal(outline.length, 1);
+  assert.deepEqual([outline[0].name, outline[0].kind, outline[0].range], ['Org', 3, range(1, 0, 8, 1)]);
+  assert.deepEqual(outline[0].children.map((s) => [s.name, s.detail, s.kind, s.selectionRange]), [
+    ['User', 'entity', 5, range(3, 9, 3, 13)],
+    ['Team', 'entity', 5, range(4, 9, 4, 13)],
+    ['Doc', 'entity', 5, range(6, 9, 6, 12)],
+    ['view', 'action', 24, range(7, 9, 7, 13)],
+  ]);
+  assert.deepEqual(outline[0].children[0].children.map((s) => [s.name, s.detail, s.kind]),
+    [['level', 'Long', 8], ['manager', 'User', 8]]);
+  // Renaming `level` in the open schema makes the policy's `level` unknown.
+  connection.sendNotification('textDocument/didChange', {
+    textDocument: { uri: schemaUri, version: 2 },
+    contentChanges: [{ range: range(3, 26, 3, 31), text: 'rank' }],
+  });
+  d = await diagnostics(policiesUri);
+  assert.deepEqual(d.diagnostics.map((x) => x.code), ['CH0101']);  // still the syntax fault; validation needs a parse
+  connection.sendNotification('textDocument/didChange', {
+    textDocument: { uri: policiesUri, version: 6 },
+    contentChanges: [{ range: range(4, 0, 4, 8), text: '' }],
+  });
+  d = await diagnostics(policiesUri, 6);
+  assert.deepEqual(d.diagnostics.map((x) => [x.code, x.range]), [['CH0512', range(2, 7, 2, 22)]]);
+  connection.sendNotification('textDocument/didChange', {
+    textDocument: { uri: schemaUri, version: 3 },
+    contentChanges: [{ range: range(3, 40, 3, 40), text: ' oops' }],
+  });
+  d = await diagnostics(schemaUri, 3);
+  assert.equal(d.diagnostics.length >= 1, true);
+  assert.match(d.diagnostics[0].code, /^CH04/);
+  // While the schema does not parse, the last good one stays in force.
+  d = await diagnostics(policiesUri, 6);
+  assert.deepEqual(d.diagnostics.map((x) => [x.code, x.message]), [['CH0512', '`Org::User` has no attribute `level`']]);
+
+  // ---- didClose: its diagnostics cleared ----
+  connection.sendNotification('textDocument/didClose', { textDocument: { uri: schemaUri } });
+  d = await diagnostics(schemaUri);
+  assert.deepEqual(d.diagnostics, []);
+  // Back to the schema on disk: `level` is declared again.
+  d = await diagnostics(policiesUri, 6);
+  assert.deepEqual(d.diagnostics, []);
+
+  // ---- an unknown method: MethodNotFound, and the server goes on ----
+  await assert.rejects(within(connection.sendRequest('charter/nothing', {}), 'an unknown method'),
+    (e) => e.code === -32601);
+  await assert.rejects(within(connection.sendRequest('textDocument/hover', { textDocument: { uri: 'file:///nowhere.cedar' }, position: { line: 0, character: 0 } }), 'hover'),
+    (e) => e.code === -32602);
+  assert.deepEqual(messages, []);
+
+  // ---- shutdown and exit: status 0 ----
+  assert.equal(await within(connection.sendRequest('shutdown'), 'shutdown'), null);
+  connection.sendNotification('exit');
+  const status = await within(exited, 'the server to exit');
+  assert.deepEqual(status, { code: 0, signal: null });
+  connection.dispose();
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+
+// ---- raw bytes: the framing and JSON-RPC's errors ----
+function frame(body) {
+  return Buffer.concat([Buffer.from(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`), Buffer.from(body)]);
+}
+
+// Reads framed messages from the server's stdout as they come.
+function rawReader(stream) {
+  let buffer = Buffer.alloc(0);
+  const messages = [];
+  const waiters = [];
+  stream.on('data', (chunk) => {
+    buffer = Buffer.concat([buffer, chunk]);
+    for (;;) {
+      const end = buffer.indexOf('\r\n\r\n');
+      if (end < 0) break;
+      const m = /Content-Length: (\d+)/i.exec(buffer.subarray(0, end).toString());
+      assert.ok(m, 'the server wrote a header without Content-Length');
+      const length = Number(m[1]);
+      if (buffer.length < end + 4 + length) break;
+      messages.push(JSON.parse(buffer.subarray(end + 4, end + 4 + length).toString()));
+      buffer = buffer.subarray(end + 4 + length);
+    }
+    while (waiters.length > 0 && messages.length > 0) waiters.shift()(messages.shift());
+  });
+  return () => within(new Promise((resolve) => {
+    if (messages.length > 0) resolve(messages.shift()); else waiters.push(resolve);
+  }), 'a message from the server');
+}
+
+async function robustness() {
+  const { child, exited } = start();
+  const next = rawReader(child.stdout);
+  const send = (bytes) => child.stdin.write(bytes);
+
+  // Before initialize, a request is refused with ServerNotInitialized.
+  send(frame('{"jsonrpc":"2.0","id":1,"method":"textDocument/documentSymbol","params":{}}'));
+  assert.deepEqual(await next(), { jsonrpc: '2.0', id: 1, error: { code: -32002, message: 'the server is not initialized' } });
+  send(frame('{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"capabilities":{}}}'));
+  assert.equal((await next()).id, 2);
+  // A body that is not JSON: ParseError.
+  send(frame('{"jsonrpc": "2.0", "id": 3, "method": '));
+  assert.deepEqual(await next(), { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'the message is not JSON' } });
+  // A header without Content-Length: ParseError, and the next message is read.
+  send('Content-Type: application/json\r\n\r\n');
+  assert.deepEqual(await next(), { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'the header has no Content-Length' } });
+  // JSON that is not a request.
+  send(frame('[1, 2, 3]'));
+  assert.equal((await next()).error.code, -32600);
+  send(frame('{"jsonrpc":"2.0","id":{"a":1},"method":"shutdown"}'));
+  assert.equal((await next()).error.code, -32600);
+  // Nested deeper than the limit.
+  send(frame('['.repeat(100000) + ']'.repeat(100000)));
+  assert.deepEqual(await next(), { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'the message is nested deeper than 64' } });
+  // A body over the limit (64 MiB) is refused by its header alone, and
+  // skipped as it comes; the server goes on.
+  send(`Content-Length: ${(64 << 20) + 1}\r\n\r\n`);
+  assert.deepEqual(await next(), { jsonrpc: '2.0', id: null, error: { code: -32600, message: `the message is ${(64 << 20) + 1} bytes, more than the limit of ${64 << 20}` } });
+  send(Buffer.alloc((64 << 20) + 1, 'x'));
+  // Unknown method, bad params.
+  send(frame('{"jsonrpc":"2.0","id":4,"method":"nope/nothing"}'));
+  assert.deepEqual(await next(), { jsonrpc: '2.0', id: 4, error: { code: -32601, message: 'unknown method `nope/nothing`' } });
+  send(frame('{"jsonrpc":"2.0","id":5,"method":"textDocument/formatting","params":{"textDocument":{"uri":7}}}'));
+  assert.deepEqual(await next(), { jsonrpc: '2.0', id: 5, error: { code: -32602, message: '`uri` is not a string' } });
+  // didChange out of range is clamped, never a crash.
+  send(frame(JSON.stringify({ jsonrpc: '2.0', method: 'textDocument/didOpen', params: { textDocument: { uri: 'file:///x.cedar', languageId: 'cedar', version: 1, text: 'permit(principal, action, resource);' } } })));
+  assert.deepEqual((await next()).params.diagnostics, []);
+  send(frame(JSON.stringify({ jsonrpc: '2.0', method: 'textDocument/didChange', params: { textDocument: { uri: 'file:///x.cedar', version: 2 }, contentChanges: [{ range: range(9, 99, 0, 3), text: '\n' }] } })));
+  assert.deepEqual((await next()).params.diagnostics, []);
+  // Exit without shutdown: status 1.
+  send(frame('{"jsonrpc":"2.0","method":"exit"}'));
+  assert.deepEqual(await within(exited, 'the server to exit'), { code: 1, signal: null });
+}
+
+(async () => {
+  await features();
+  await robustness();
+  console.log('lsp_test: ok');
+})().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
