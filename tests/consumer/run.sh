@@ -225,6 +225,19 @@ case "$mode" in
     ;;
   subproject)
     build="$work/charter"  # the consumer's build holds Charter's: kept between runs
+    # ... unless it was configured with another compiler (CMake would throw
+    # its cache away halfway through a configure).
+    for arg in "$@"; do
+      case "$arg" in
+        -DCMAKE_CXX_COMPILER=*)
+          if [[ -f "$build/CMakeCache.txt" ]] &&
+            ! grep -qx "CMAKE_CXX_COMPILER:[A-Z]*=${arg#-DCMAKE_CXX_COMPILER=}" "$build/CMakeCache.txt"; then
+            echo "== $build was configured with another compiler: starting afresh"
+            rm -rf "$build"
+          fi
+          ;;
+      esac
+    done
     build_consumer -DCHARTER_SOURCE_DIR="$dir" -DCMAKE_DISABLE_FIND_PACKAGE_CLI11=ON \
       -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON "$@"
     for option in CHARTER_BUILD_TESTS CHARTER_BUILD_BENCH CHARTER_BUILD_CLI CHARTER_BUILD_FUZZERS CHARTER_INSTALL; do
