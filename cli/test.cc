@@ -317,23 +317,19 @@ absl::StatusOr<server::ReviewDecision> RunAdmissionCase(const std::string& path,
 // configuration (its declarations) and its scheduling rules over the file's
 // entities. Built at the file's first scheduling case.
 struct ScheduleSetup {
-  schedule::State config;
+  std::optional<schedule::State> config;  // none: the cases give whole states
   schedule::SchedulingRules rules;
 };
 
 absl::StatusOr<ScheduleSetup> LoadScheduleSetup(const std::string& key, const Engine& engine,
                                                 const Entities& entities) {
   ASSIGN_OR_RETURN(std::optional<schedule::State> config, schedule::ReadConfiguration(engine));
-  if (!config.has_value()) {
-    return absl::InvalidArgumentError(Cat("the policies (", key, ") declare no scheduling configuration (no `flavor`, ",
-                                          "`cohort` or `queue` in a .charter file) to schedule on"));
-  }
   ASSIGN_OR_RETURN(schedule::SchedulingRules rules, schedule::SchedulingRules::Create({engine}, &entities));
   for (const std::string& id : rules.ignored_permits()) {
     PrintWarning(Cat("permit `", Printable(id),
                      "` names a scheduling action; scheduling rules only forbid, so it has no effect"));
   }
-  return ScheduleSetup{*std::move(config), std::move(rules)};
+  return ScheduleSetup{std::move(config), std::move(rules)};
 }
 
 // A scheduling case's outcome after its cycles: who is admitted and who
@@ -416,12 +412,14 @@ absl::StatusOr<ScheduleExpectation> ReadScheduleExpectation(const std::string& p
 constexpr int kMaxCaseCycles = 1000;
 
 // Runs a scheduling case: its workloads (`schedule`: a file, relative to the
-// test file, or inline) onto the configuration, `cycles` cycles (default 1;
-// 0: until nothing changes, at most kMaxCaseCycles), each applied as
-// `charter simulate` applies it.
+// test file, or inline) onto the policies' configuration, or a whole state
+// (`state`: the same), then `cycles` cycles (default 1; 0: until nothing
+// changes, at most kMaxCaseCycles), each applied as `charter simulate`
+// applies it, with the policies' scheduling rules. `key` names the policies.
 absl::StatusOr<ScheduleOutcome> RunScheduleCase(const std::string& path, std::string_view text, size_t number,
-                                                const JsonValue& c, const JsonValue& workloads,
-                                                const ScheduleSetup& setup, RuleCoverage* coverage) {
+                                                const JsonValue& c, const JsonValue& workloads, bool whole_state,
+                                                const std::string& key, const ScheduleSetup& setup,
+                                                RuleCoverage* coverage) {
   std::string now;
   if (std::optional<JsonValue> v = c.Find("now")) {
     if (!v->is_string()) {
@@ -440,21 +438,46 @@ absl::StatusOr<ScheduleOutcome> RunScheduleCase(const std::string& path, std::st
                        kMaxCaseCycles));
     }
   }
+  const char* member = whole_state ? "state" : "schedule";
+  if (whole_state && setup.config.has_value()) {
+    return Fault(path, text, workloads.offset(),
+                 Cat("case ", number, ": a state holds a configuration, and so do the declarations of ", key,
+                     ": give the workloads alone with \"schedule\""));
+  }
+  if (!whole_state && !setup.config.has_value()) {
+    return Fault(path, text, workloads.offset(),
+                 Cat("case ", number, ": the policies (", key, ") declare no scheduling configuration (no `flavor`, ",
+                     "`cohort` or `queue` in a .charter file) to schedule on; give a whole state with \"state\""));
+  }
+  if (whole_state && c.Find("now")) {
+    return Fault(path, text, c.Find("now")->offset(),
+                 Cat("case ", number, ": \"now\" goes with Kueue Workload objects in \"schedule\""));
+  }
+  // The state, or the workloads onto the configuration, from `source` (its
+  // faults named by `name`).
+  auto load = [&](const std::string& name, std::string_view source) -> absl::StatusOr<schedule::State> {
+    if (!whole_state) return WorkloadsOnto(*setup.config, name, source, now);
+    schedule::LoadOptions options;
+    options.source_name = name;
+    return schedule::LoadState(source, options);
+  };
   absl::StatusOr<schedule::State> start;
   std::string which;  // after a fault in the workloads: which case's
   if (workloads.is_string()) {
     std::string file = Resolve(path, workloads.as_string());
     ASSIGN_OR_RETURN(std::string read, ReadFile(file, size_t{256} << 20));
-    start = WorkloadsOnto(setup.config, file, read, now);
-    which = Cat(" (the workloads of case ", number, " of ", path, ")");
-  } else if (workloads.is_object() || workloads.is_array()) {
+    start = load(file, read);
+    which = Cat(" (the ", member, " of case ", number, " of ", path, ")");
+  } else if (workloads.is_object() || (!whole_state && workloads.is_array())) {
     // Inline: its faults at their place in the test file.
-    start = WorkloadsOnto(setup.config, path, InPlace(text, workloads), now);
+    start = load(path, InPlace(text, workloads));
     which = Cat(" (case ", number, ")");
   } else {
     return Fault(path, text, workloads.offset(),
-                 Cat("case ", number, ": \"schedule\" must be the path of a workloads file (a string), or the ",
-                     "workloads inline"));
+                 whole_state ? Cat("case ", number, ": \"state\" must be the path of a state file (a string), or ",
+                                   "the state inline")
+                             : Cat("case ", number, ": \"schedule\" must be the path of a workloads file (a string), ",
+                                   "or the workloads inline"));
   }
   if (!start.ok()) return absl::InvalidArgumentError(Cat(OneLine(start.status().message()), which));
   schedule::State state = *std::move(start);
@@ -711,10 +734,13 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
       return Fault(path, text, name->offset(), Cat("case ", number, ": \"name\" must be a string"));
     }
     std::string label = name != std::nullopt ? std::string(name->as_string()) : Cat(path, " case ", number);
-    if (std::optional<JsonValue> workloads = c.Find("schedule")) {
+    std::optional<JsonValue> workloads = c.Find("schedule");
+    const bool whole_state = !workloads.has_value() && c.Find("state").has_value();
+    if (whole_state) workloads = c.Find("state");
+    if (workloads.has_value()) {
       RETURN_IF_ERROR(KnownMembers(path, text, c,
-                                   {"name", "schedule", "now", "cycles", "admitted", "pending", "preempted",
-                                    "reasons", "rules"},
+                                   {"name", whole_state ? "state" : "schedule", "now", "cycles", "admitted", "pending",
+                                    "preempted", "reasons", "rules"},
                                    Cat("case ", number, " (a scheduling case)")));
       ASSIGN_OR_RETURN(ScheduleExpectation want, ReadScheduleExpectation(path, text, number, c));
       if (!schedule_setup.has_value()) {
@@ -727,8 +753,8 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
       }
       RuleCoverage& rule_coverage = totals->rules[policy_key];
       if (rule_coverage.rules.empty()) rule_coverage.rules = schedule_setup->rules.rule_ids();
-      ASSIGN_OR_RETURN(ScheduleOutcome got,
-                       RunScheduleCase(path, text, number, c, *workloads, *schedule_setup, &rule_coverage));
+      ASSIGN_OR_RETURN(ScheduleOutcome got, RunScheduleCase(path, text, number, c, *workloads, whole_state, policy_key,
+                                                            *schedule_setup, &rule_coverage));
       std::string diff = ScheduleDiff(want, got);
       bool passed = diff.empty();
       ++(passed ? totals->passed : totals->failed);
@@ -744,7 +770,7 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
     }
     RETURN_IF_ERROR(KnownMembers(path, text, c,
                                  {"name", "request", "admit", "as", "groups", "decision", "reasons", "errors",
-                                  "schedule"},
+                                  "schedule", "state"},
                                  Cat("case ", number)));
     std::optional<JsonValue> request = c.Find("request");
     std::optional<JsonValue> admit = c.Find("admit");
@@ -753,7 +779,7 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
         (decision->as_string() != "allow" && decision->as_string() != "deny")) {
       return Fault(path, text, decision != std::nullopt ? decision->offset() : c.offset(),
                    Cat("case ", number, ": needs \"request\" or \"admit\", and \"decision\" (\"allow\" or \"deny\"); ",
-                       "or \"schedule\" (a scheduling case)"));
+                       "or \"schedule\" or \"state\" (a scheduling case)"));
     }
     std::optional<std::vector<std::string>> want_reasons, want_errors;
     if (std::optional<JsonValue> v = c.Find("reasons"); v != std::nullopt) {

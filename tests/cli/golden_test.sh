@@ -1483,7 +1483,7 @@ case_schedule_test_cases() {
   expect_no_stderr
   run test examples/governance/scheduling.test.json --format json
   expect_status 0
-  note "the two standard rules the example's queues cannot meet, on nested cohorts and fair sharing"
+  note "the two standard rules the example's queues cannot meet, on nested cohorts and fair sharing; whole states"
   run test tests/schedule/rules/standard
   expect_status 0
   expect_no_stderr
@@ -1492,7 +1492,7 @@ case_schedule_test_cases() {
   expect_status 1
   note "faults at their place in the test file"
   local t
-  for t in faults cycles reasons decision no-declarations bad-workload; do
+  for t in faults cycles reasons decision no-declarations state-and-declarations bad-workload; do
     run test $golden/schedule-$t.test.json
     expect_status 1
     [[ $(wc -l <"$stderr_file") -eq 1 ]] || fail "not one error"
