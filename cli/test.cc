@@ -314,15 +314,14 @@ absl::StatusOr<server::ReviewDecision> RunAdmissionCase(const std::string& path,
 }
 
 // What a scheduling case starts from: the policy set's scheduling
-// configuration (its declarations) and its scheduling rules over the file's
+// configuration (its declarations, if any) and its scheduling rules over the file's
 // entities. Built at the file's first scheduling case.
 struct ScheduleSetup {
   std::optional<schedule::State> config;  // none: the cases give whole states
   schedule::SchedulingRules rules;
 };
 
-absl::StatusOr<ScheduleSetup> LoadScheduleSetup(const std::string& key, const Engine& engine,
-                                                const Entities& entities) {
+absl::StatusOr<ScheduleSetup> LoadScheduleSetup(const Engine& engine, const Entities& entities) {
   ASSIGN_OR_RETURN(std::optional<schedule::State> config, schedule::ReadConfiguration(engine));
   ASSIGN_OR_RETURN(schedule::SchedulingRules rules, schedule::SchedulingRules::Create({engine}, &entities));
   for (const std::string& id : rules.ignored_permits()) {
@@ -745,7 +744,7 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
       ASSIGN_OR_RETURN(ScheduleExpectation want, ReadScheduleExpectation(path, text, number, c));
       if (!schedule_setup.has_value()) {
         InputStage stage(path, "reading its scheduling configuration and rules");
-        absl::StatusOr<ScheduleSetup> setup = LoadScheduleSetup(policy_key, engine, configured);
+        absl::StatusOr<ScheduleSetup> setup = LoadScheduleSetup(engine, configured);
         if (!setup.ok()) {
           return Fault(path, text, workloads->offset(), Cat("case ", number, ": ", OneLine(setup.status().message())));
         }
