@@ -81,7 +81,7 @@ class Importer {
   Importer(const ReadOptions& options, std::vector<Note>* notes) : options_(options), notes_(notes) {}
 
   absl::Status Read(const Source& source);
-  absl::StatusOr<schedule::State> Build();
+  absl::StatusOr<schedule::State> Build(schedule::DeclarationComments* origins);
 
  private:
   absl::Status ReadFlavor(const ik::Object& o, Fields& f);
@@ -703,13 +703,22 @@ absl::Status Importer::ReadConfiguration(const ik::Object& o, Fields& f) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<schedule::State> Importer::Build() {
+// "from FILE:LINE (Kind name)" for a declaring object; "FILE:LINE
+// (Kind name) names it; no KIND declares it" for a name only referred to.
+std::string From(const Where& w) { return Cat("from ", w.source, ":", w.line, " (", w.object, ")"); }
+std::string NamedBy(const Where& w, std::string_view kind) {
+  return Cat("named by ", w.object, " at ", w.source, ":", w.line, "; no ", kind, " declares it");
+}
+
+absl::StatusOr<schedule::State> Importer::Build(schedule::DeclarationComments* origins) {
   schedule::State state;
   state.engine = engine_;
+  if (configuration_) origins->scheduler = From(*configuration_);
   std::map<std::string, int> flavor_index, resource_index, cohort_index, queue_index;
   for (const auto& [name, where] : flavors_) {
     flavor_index[name] = static_cast<int>(state.flavors.size());
     state.flavors.push_back(name);
+    origins->flavors.push_back(From(where));
   }
   auto resource = [&](const std::string& name) {
     auto [it, inserted] = resource_index.try_emplace(name, static_cast<int>(state.resources.size()));
@@ -811,6 +820,7 @@ absl::StatusOr<schedule::State> Importer::Build() {
     cohort.name = c.name;
     cohort.fair_weight = c.weight;
     state.cohorts.push_back(std::move(cohort));
+    origins->cohorts.push_back(c.declared ? From(c.where) : NamedBy(c.where, "Cohort"));
   }
   for (const RawCohort& c : cohorts) {
     auto it = cohort_index.find(c.name);
@@ -825,6 +835,7 @@ absl::StatusOr<schedule::State> Importer::Build() {
           Note(fq.where, Cat("flavor `", fq.name, "` is declared by no ResourceFlavor; added"), true);
           flavor_index[fq.name] = static_cast<int>(state.flavors.size());
           state.flavors.push_back(fq.name);
+          origins->flavors.push_back(NamedBy(fq.where, "ResourceFlavor"));
         }
       }
     }
@@ -861,6 +872,7 @@ absl::StatusOr<schedule::State> Importer::Build() {
     cq.implements = q.implements;
     RETURN_IF_ERROR(convert_groups(q.groups, &cq.resource_groups));
     state.cluster_queues.push_back(std::move(cq));
+    origins->cluster_queues.push_back(From(q.where));
   }
   for (const RawLocalQueue& lq : local_queues_) {
     auto it = queue_index.find(lq.cluster_queue);
@@ -871,8 +883,12 @@ absl::StatusOr<schedule::State> Importer::Build() {
       continue;
     }
     state.local_queues.push_back(schedule::LocalQueue{lq.namespace_name, lq.name, it->second});
+    origins->local_queues.push_back(From(lq.where));
   }
-  for (const auto& [pc, where] : classes_) state.priority_classes.push_back(pc);
+  for (const auto& [pc, where] : classes_) {
+    state.priority_classes.push_back(pc);
+    origins->priority_classes.push_back(From(where));
+  }
   if (std::string error = internal::schedule::QuotaCellsError(state, options_.max_quota_cells); !error.empty()) {
     return absl::InvalidArgumentError(error);
   }
@@ -885,7 +901,7 @@ absl::StatusOr<Imported> ImportKueue(const std::vector<Source>& sources, const R
   Imported out;
   Importer importer(options, &out.notes);
   for (const Source& s : sources) RETURN_IF_ERROR(importer.Read(s));
-  ASSIGN_OR_RETURN(out.state, importer.Build());
+  ASSIGN_OR_RETURN(out.state, importer.Build(&out.origins));
   return out;
 }
 
