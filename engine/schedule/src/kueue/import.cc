@@ -700,11 +700,22 @@ absl::Status Importer::ReadConfiguration(const ik::Object& o, Fields& f) {
     Note(f.At(*r), "`resources` (excluded prefixes, transformations) is not in the model: requests are counted as written",
          true);
   }
+  // The manager's own settings (ports, leader election, integrations...)
+  // declare nothing about scheduling: said once, not dropped silently.
+  std::string settings;
+  for (size_t i = 0; i < n.keys.size(); ++i) {
+    const std::string& k = n.keys[i].key;
+    if (k == "apiVersion" || k == "kind" || k == "fairSharing" || k == "admissionFairSharing" || k == "resources") continue;
+    CatAppend(&settings, settings.empty() ? "" : ", ", "`", k, "`");
+  }
+  if (!settings.empty()) {
+    Note(f.At(n), Cat("the manager's own settings are not scheduling declarations and are not imported: ", settings));
+  }
   return absl::OkStatus();
 }
 
-// "from FILE:LINE (Kind name)" for a declaring object; "FILE:LINE
-// (Kind name) names it; no KIND declares it" for a name only referred to.
+// "from FILE:LINE (Kind name)" for a declaring object; "named by Kind
+// name at FILE:LINE; no KIND declares it" for a name only referred to.
 std::string From(const Where& w) { return Cat("from ", w.source, ":", w.line, " (", w.object, ")"); }
 std::string NamedBy(const Where& w, std::string_view kind) {
   return Cat("named by ", w.object, " at ", w.source, ":", w.line, "; no ", kind, " declares it");
