@@ -301,6 +301,9 @@ absl::Status Importer::ReadFlavor(const ik::Object& o, Fields& f) {
         if (seconds && effect.value_or("") != "NoExecute") return f.Fail(t, "effect must be 'NoExecute' when 'tolerationSeconds' is set");
         if (op.value_or("") == "Exists" && value) return f.Fail(t, "a value must be empty when 'operator' is 'Exists'");
       }
+      if (!tolerations->items.empty()) {
+        Note(f.At(*tolerations), "`spec.tolerations` are not in the model: they are not added to the flavor's workloads");
+      }
     }
     ASSIGN_OR_RETURN(std::optional<std::string> topology, f.OptString(*spec, "topologyName", "spec.topologyName"));
     if (topology) {

@@ -123,12 +123,16 @@ std::string PrintDeclarations(const State& s, const DeclarationComments& comment
     if (out.size() > body) out.push_back('\n');
   };
   const EngineConfig defaults;
-  if (s.engine.fair_sharing != defaults.fair_sharing ||
-      s.engine.fair_sharing_strategies != defaults.fair_sharing_strategies) {
+  const bool default_engine = s.engine.fair_sharing == defaults.fair_sharing &&
+                              s.engine.fair_sharing_strategies == defaults.fair_sharing_strategies;
+  // With a comment (the source declared a configuration), even the
+  // defaults are written: the declarations still say what it set.
+  if (!default_engine || !comments.scheduler.empty()) {
     section();
     AppendComment(&out, "", comments.scheduler);
     out.append("scheduler {\n");
     if (s.engine.fair_sharing) out.append("  fair_sharing: true;\n");
+    if (default_engine) out.append("  fair_sharing: false;\n");
     if (s.engine.fair_sharing_strategies != defaults.fair_sharing_strategies) {
       out.append("  fair_sharing_strategies: [");
       for (size_t i = 0; i < s.engine.fair_sharing_strategies.size(); ++i) {
@@ -183,6 +187,7 @@ std::string PrintDeclarations(const State& s, const DeclarationComments& comment
     section();
     AppendComment(&out, "", Row(comments.cluster_queues, qi));
     CatAppend(&out, "queue ", Name(q.name), " {\n");
+    const size_t body_start = out.size();
     if (q.cohort >= 0) CatAppend(&out, "  cohort: ", Name(s.cohorts[q.cohort].name), ";\n");
     if (!q.implements.empty()) CatAppend(&out, "  implements: ", q.implements, ";\n");
     if (q.queueing_strategy == QueueingStrategy::kStrictFIFO) out.append("  queueing: StrictFIFO;\n");
@@ -237,6 +242,7 @@ std::string PrintDeclarations(const State& s, const DeclarationComments& comment
         out.append(";\n");
       }
     }
+    if (out.size() == body_start) out.pop_back();  // an empty queue is `queue q {}`, as fmt writes it
     out.append("}\n");
   }
   if (!grouped) {
