@@ -466,6 +466,7 @@ cohort root;
 cohort org { parent: root; resources cpu { flavor a { cpu: 4; } } }
 queue q1 { cohort: org; resources cpu { flavor a { cpu: 1; } flavor "b-1" { cpu: 2; } } }
 queue q2 { resources cpu { flavor a { cpu: 1; } } }
+queue q3 {}
 local_queue "ns/one": q2;
 local_queue two: q1;
 )"),
@@ -503,7 +504,13 @@ local_queue two: q1;
   printed = schedule::PrintDeclarations(in_order, comments);
   EXPECT_EQ(FormatCharter(printed, &error), printed) << error;
   EXPECT_NE(printed.find("  // l1\n  local_queue two;\n"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("\nqueue q3 {}\n"), std::string::npos) << printed;
+  // A configuration's comment writes its block even with the defaults.
+  EXPECT_NE(schedule::PrintDeclarations(schedule::State{}, comments)
+                .find("// from c.yaml:1 (Configuration)\nscheduler {\n  fair_sharing: false;\n}\n"),
+            std::string::npos);
   // Only a header: no empty line after it.
+  comments.scheduler.clear();
   EXPECT_EQ(schedule::PrintDeclarations(schedule::State{}, comments), "// written by a test\n// second line\n//\n"
                                                                        "// after an empty line\n");
 }
