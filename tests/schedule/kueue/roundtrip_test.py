@@ -19,6 +19,10 @@ and checks that
     defaults, with its default value; no object is added or lost;
   - every object of a kind Charter does not model is named by a note.
 
+And HyperPod's walkthrough document: `import hyperpod` writes declarations as
+fmt leaves them, naming each ComputeQuota, and `export hyperpod --bundle` of
+their build writes what `export hyperpod --state` of `--format state` writes.
+
 Usage: roundtrip_test.py CHARTER [WORKDIR]. Exit 0 when every case holds.
 """
 import concurrent.futures
@@ -328,6 +332,29 @@ def check_case(charter, files, work):
     return len(inputs), len(skipped)
 
 
+def check_hyperpod(charter, work):
+    """HyperPod's objects: import hyperpod -> .charter (as fmt leaves it) -> build ->
+    export hyperpod writes what the export of the state JSON writes."""
+    case = "tests/schedule/hyperpod/hyperpod-walkthrough.json"
+    source = os.path.join("..", "hyperpod", "hyperpod-walkthrough.json")
+    h_charter, h_bundle, h_state = (os.path.join(work, "hyperpod" + e) for e in (".charter", ".bundle", ".json"))
+    if run([charter, "import", "hyperpod", source, "-o", h_charter], case, HERE).returncode != 0:
+        return
+    with open(h_charter) as f:
+        text = f.read()
+    if run([charter, "fmt", h_charter], case, HERE).stdout != text:
+        fail(case, "`charter fmt` changes what `import hyperpod` wrote")
+    for team in ("team-a", "team-b"):
+        if not re.search(rf"^// from {re.escape(source)}:\d+ \(ComputeQuota \S+ of team {team}\)$", text, re.M):
+            fail(case, f"no comment names the ComputeQuota of {team}:\n{text}")
+    run([charter, "build", "--policies", h_charter, "-o", h_bundle], case, HERE)
+    run([charter, "import", "hyperpod", source, "--format", "state", "-o", h_state], case, HERE)
+    a = run([charter, "export", "hyperpod", "--bundle", h_bundle], case, HERE).stdout
+    b = run([charter, "export", "hyperpod", "--state", h_state], case, HERE).stdout
+    if not a or a != b:
+        fail(case, "export hyperpod --bundle differs from export hyperpod --state")
+
+
 def main():
     charter = os.path.abspath(sys.argv[1])
     work = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="charter-roundtrip-")
@@ -349,6 +376,7 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         counts = list(pool.map(lambda files: check_case(charter, files, work), cases))
     objects = sum(c[0] for c in counts if c)
+    check_hyperpod(charter, work)
     assert partners <= set(upstream)
     for f in failures:
         print("FAIL:", f)
