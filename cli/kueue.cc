@@ -76,12 +76,23 @@ struct ExportFlags {
 // The scheduling configuration as `charter import` writes it: `.charter`
 // declarations, each under the comment `origins` gives it, or with
 // `--format state` the state JSON.
-std::string Declarations(const ImportFlags& flags, const schedule::State& state,
-                         schedule::DeclarationComments origins, const std::string& command) {
+// The declarations are read back as `charter build` reads them before they
+// are written: text that would not build is an error, never an output.
+absl::StatusOr<std::string> Declarations(const ImportFlags& flags, const schedule::State& state,
+                                         schedule::DeclarationComments origins, const std::string& command) {
   if (flags.format == "state") return kueue::WriteStateJson(state);
   origins.header = absl::StrCat("Scheduling declarations written by `charter ", command,
                                 "`; each names the object it comes from.");
-  return schedule::PrintDeclarations(state, origins);
+  std::string text = schedule::PrintDeclarations(state, origins);
+  const std::vector<SourceFile> sources = {SourceFile(flags.output.empty() || flags.output == "-" ? "import.charter"
+                                                                                                 : flags.output,
+                                                      text)};
+  absl::StatusOr<schedule::State> back = schedule::CompileDeclarations(sources, CompileOptions{}, nullptr);
+  if (!back.ok()) {
+    return absl::InternalError(
+        absl::StrCat("the declarations `", command, "` would write do not compile: ", back.status().message()));
+  }
+  return text;
 }
 
 // The scheduling configuration `charter export` reads: a state file, or the
@@ -136,7 +147,9 @@ int RunImportKueue(const ImportFlags& flags) {
   absl::StatusOr<kueue::Imported> imported = kueue::ImportKueue(sources);
   if (!imported.ok()) return Fail(imported.status());
   PrintNotes(imported->notes);
-  return Write(flags.output, Declarations(flags, imported->state, imported->origins, "import kueue"));
+  absl::StatusOr<std::string> text = Declarations(flags, imported->state, imported->origins, "import kueue");
+  if (!text.ok()) return Fail(text.status());
+  return Write(flags.output, *text);
 }
 
 int RunImportHyperPod(const ImportFlags& flags) {
@@ -156,7 +169,9 @@ int RunImportHyperPod(const ImportFlags& flags) {
     PrintNote(absl::StrCat(Printable(flags.files[0]),
                            ": its Workloads are not declarations and are left out (`--format state` keeps them)"));
   }
-  return Write(flags.output, Declarations(flags, *state, std::move(origins), "import hyperpod"));
+  absl::StatusOr<std::string> out = Declarations(flags, *state, std::move(origins), "import hyperpod");
+  if (!out.ok()) return Fail(out.status());
+  return Write(flags.output, *out);
 }
 
 int RunExportKueue(const ExportFlags& flags) {

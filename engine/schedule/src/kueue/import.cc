@@ -741,7 +741,8 @@ absl::StatusOr<schedule::State> Importer::Build(schedule::DeclarationComments* o
   };
   std::vector<int64_t> totals;
   // A quota tree's sums must fit in 64 bits, as schedule::LoadState checks.
-  auto convert_groups = [&](const std::vector<RawGroup>& raw, std::vector<schedule::ResourceGroup>* out) -> absl::Status {
+  auto convert_groups = [&](const std::vector<RawGroup>& raw, std::vector<schedule::ResourceGroup>* out,
+                            bool is_cohort) -> absl::Status {
     for (const RawGroup& g : raw) {
       schedule::ResourceGroup group;
       for (const std::string& r : g.covered) group.covered_resources.push_back(resource(r));
@@ -754,6 +755,13 @@ absl::StatusOr<schedule::State> Importer::Build(schedule::DeclarationComments* o
           quota.nominal = rq.nominal;
           quota.borrowing_limit = rq.borrowing;
           quota.lending_limit = rq.lending;
+          // Kueue lets a cohort lend more than its own quota (its subtree's);
+          // the model, and so its declarations, do not: refused, not clamped.
+          if (is_cohort && rq.lending && *rq.lending > rq.nominal) {
+            return absl::InvalidArgumentError(fq.where.Message(
+                Cat("the lending limit of `", rq.resource,
+                    "` is above the cohort's nominal quota: Kueue allows it, the model does not")));
+          }
           int64_t reach = 0;
           if (rq.borrowing && __builtin_add_overflow(rq.nominal, *rq.borrowing, &reach)) {
             return absl::InvalidArgumentError(fq.where.Message(
@@ -853,7 +861,7 @@ absl::StatusOr<schedule::State> Importer::Build(schedule::DeclarationComments* o
         }
       }
     }
-    RETURN_IF_ERROR(convert_groups(c.groups, &cohort.resource_groups));
+    RETURN_IF_ERROR(convert_groups(c.groups, &cohort.resource_groups, true));
   }
   for (const RawQueue& q : queues_) {
     std::string missing;
@@ -884,7 +892,7 @@ absl::StatusOr<schedule::State> Importer::Build(schedule::DeclarationComments* o
     cq.flavor_fungibility = q.fungibility;
     cq.fair_weight = q.weight;
     cq.implements = q.implements;
-    RETURN_IF_ERROR(convert_groups(q.groups, &cq.resource_groups));
+    RETURN_IF_ERROR(convert_groups(q.groups, &cq.resource_groups, false));
     state.cluster_queues.push_back(std::move(cq));
     origins->cluster_queues.push_back(From(q.where));
   }
