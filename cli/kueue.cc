@@ -84,9 +84,14 @@ absl::StatusOr<std::string> Declarations(const ImportFlags& flags, const schedul
   origins.header = absl::StrCat("Scheduling declarations written by `charter ", command,
                                 "`; each names the object it comes from.");
   std::string text = schedule::PrintDeclarations(state, origins);
-  const std::vector<SourceFile> sources = {SourceFile(flags.output.empty() || flags.output == "-" ? "import.charter"
-                                                                                                 : flags.output,
-                                                      text)};
+  // Named as a .charter file, as `charter build` must read it.
+  const bool charter_name = flags.output.size() > 8 && flags.output.substr(flags.output.size() - 8) == ".charter";
+  if (!flags.output.empty() && flags.output != "-" && !charter_name) {
+    PrintWarning(absl::StrCat(Printable(flags.output),
+                              ": not named *.charter, so `charter build` and the other commands read it as Cedar "
+                              "text; name it *.charter"));
+  }
+  const std::vector<SourceFile> sources = {SourceFile(charter_name ? flags.output : "import.charter", text)};
   absl::StatusOr<schedule::State> back = schedule::CompileDeclarations(sources, CompileOptions{}, nullptr);
   if (!back.ok()) {
     return absl::InternalError(
@@ -263,7 +268,7 @@ Command AddImportCommand(CLI::App& root) {
 
 Command AddExportCommand(CLI::App& root) {
   auto flags = std::make_shared<ExportFlags>();
-  CLI::App* app = root.add_subcommand("export", "Write scheduling declarations (a bundle's, .charter files' or a state's) as Kueue's (or HyperPod's) objects");
+  CLI::App* app = root.add_subcommand("export", "Write scheduling declarations as Kueue's (or HyperPod's) objects");
   app->require_subcommand(1);
   app->footer("Exit status: 0 once written; 1 on any error.");
   CLI::App* kueue_app = app->add_subcommand("kueue", "As Kueue objects in YAML that `kubectl apply` accepts");

@@ -986,7 +986,7 @@ case_import_export_bad_input() {
   expect_errors
   run export kueue --state $golden/schedule-state.json --api-version v1
   expect_errors
-  run import kueue $kueue_data/cluster.yaml -o "$work/missing/dir/out.json"
+  run import kueue $kueue_data/cluster.yaml -o "$work/missing/dir/out.charter"
   expect_status 1
   run schedule --state $golden/schedule-state.json --workloads $kueue_data/workloads.yaml --now yesterday
   expect_errors
