@@ -2,7 +2,9 @@
 // declarations (ImportKueue) and as Workloads (ReadKueueWorkloads), loads or
 // fails with "SOURCE:LINE:COL: message" (or "SOURCE: message" for the limits);
 // what imports exports, and the export imports again to the same model; the
-// state JSON written loads back equal; a loaded state runs a cycle.
+// state JSON written loads back equal; the declarations printed (what
+// `charter import kueue` writes) compile to the same configuration; a loaded
+// state runs a cycle.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -41,9 +43,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else {
     const std::string json = charter::kueue::WriteStateJson(in->state);
     absl::StatusOr<charter::schedule::State> loaded = charter::schedule::LoadState(json);
-    // A cohort's lending limit may be above its nominal quota in Kueue,
-    // which the state JSON refuses; everything else loads back.
-    if (loaded.ok()) Check(charter::kueue::WriteStateJson(*loaded) == json, "the state JSON loads back equal");
+    // (A cohort's lending limit above its nominal quota, which Kueue
+    // allows and the model does not, is an import error.)
+    Check(loaded.ok(), "the state JSON loads back");
+    Check(charter::kueue::WriteStateJson(*loaded) == json, "the state JSON loads back equal");
+    // The declarations `charter import kueue` writes compile to the same
+    // configuration.
+    const std::string printed = charter::schedule::PrintDeclarations(in->state, in->origins);
+    absl::StatusOr<charter::schedule::State> compiled = charter::schedule::CompileDeclarations(
+        {charter::SourceFile("k.charter", printed)}, charter::CompileOptions{}, nullptr);
+    Check(compiled.ok(), "the declarations printed compile");
+    Check(charter::schedule::PrintDeclarations(*compiled) == charter::schedule::PrintDeclarations(in->state),
+          "the declarations printed compile to the same configuration");
     absl::StatusOr<charter::kueue::Exported> out = charter::kueue::ExportKueue(in->state);
     if (out.ok()) {
       absl::StatusOr<charter::kueue::Imported> again = charter::kueue::ImportKueue({{"k", out->text}}, options);

@@ -22,6 +22,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev             # tests and benchmarks
   libssl-dev zlib1g-dev                                  # `charter serve` (HTTPS; gzip bodies)
   openssl curl jq iproute2 wrk python3-yaml              # its tests (certificates, clients, ss, manifests; Go below), benchmark
+  python3-jsonschema                                     # Kueue's CRD schemas against `charter export kueue` (tests only)
   time                                                   # GNU time: peak memory of the growth tests (tests only)
   clang libclang-rt-14-dev                               # libFuzzer and sanitizer runtimes
   lld                                                    # the linker (faster than GNU ld for the large test programs)

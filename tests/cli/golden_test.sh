@@ -945,14 +945,24 @@ case_schedule_bad_state() {
 kueue_data=tests/schedule/kueue/testdata
 
 case_import_export_kueue() {
-  run import kueue $kueue_data/cluster.yaml -o "$work/state.json"
+  # Kueue's objects as .charter declarations (stdout), through a bundle and
+  # back out as Kueue's objects; the state JSON of --format state for a cycle.
+  run import kueue $kueue_data/cluster.yaml
+  expect_status 0
+  run import kueue $kueue_data/cluster.yaml -o "$work/k.charter"
+  expect_status 0
+  run build --policies "$work/k.charter" -o "$work/k.bundle"
+  expect_status 0
+  run export kueue --bundle "$work/k.bundle" --api-version v1beta1
+  expect_status 0
+  run import kueue $kueue_data/cluster.yaml --format state -o "$work/state.json"
   expect_status 0
   [[ -s "$work/state.json" ]] || fail "no state written"
-  run export kueue --state "$work/state.json" --api-version v1beta1
-  expect_status 0
   run schedule --state "$work/state.json" --workloads $kueue_data/workloads.yaml --now 2026-03-01T10:10:00Z
   expect_status 0
-  run import hyperpod tests/schedule/hyperpod/hyperpod-walkthrough.json -o "$work/hyperpod.json"
+  run import hyperpod tests/schedule/hyperpod/hyperpod-walkthrough.json
+  expect_status 0
+  run import hyperpod tests/schedule/hyperpod/hyperpod-walkthrough.json --format state -o "$work/hyperpod.json"
   expect_status 0
   expect_no_stderr
   run export hyperpod --state "$work/hyperpod.json" --cluster-arn arn:aws:sagemaker:us-west-2:111122223333:cluster/demo
@@ -976,11 +986,28 @@ case_import_export_bad_input() {
   expect_errors
   run export kueue --state $golden/schedule-state.json --api-version v1
   expect_errors
-  run import kueue $kueue_data/cluster.yaml -o "$work/missing/dir/out.json"
+  run import kueue $kueue_data/cluster.yaml -o "$work/missing/dir/out.charter"
   expect_status 1
   run schedule --state $golden/schedule-state.json --workloads $kueue_data/workloads.yaml --now yesterday
   expect_errors
-  rm -f "$work/bad.yaml"
+  # export: exactly one of --bundle, --policies and --state; -o never an input.
+  run export kueue
+  expect_errors
+  run export kueue --bundle "$work/k.bundle" --policies examples/governance/scheduling.charter
+  expect_errors
+  run export hyperpod --state $golden/schedule-state.json --policies examples/governance/scheduling.charter
+  expect_errors
+  run export kueue --policies examples/governance/policies.cedar
+  expect_errors
+  run export kueue --policies examples/governance/scheduling.charter --scenario x
+  expect_errors
+  cp examples/governance/scheduling.charter "$work/s.charter"
+  run export kueue --policies "$work/s.charter" -o "$work/s.charter"
+  expect_errors
+  cmp -s examples/governance/scheduling.charter "$work/s.charter" || fail "export overwrote its input"
+  run import kueue $kueue_data/cluster.yaml --format yaml
+  expect_errors
+  rm -f "$work/bad.yaml" "$work/s.charter"
   expect_no_files
 }
 

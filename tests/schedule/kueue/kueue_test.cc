@@ -253,6 +253,13 @@ struct Fault {
 
 TEST(KueueImport, FaultsNameFileLineColumnAndObject) {
   const Fault faults[] = {
+      // Kueue lets a cohort lend more than its own quota; the model refuses
+      // it rather than change it.
+      {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: c}\nspec:\n  parentName: r\n"
+       "  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n    - name: f\n"
+       "      resources: [{name: cpu, nominalQuota: 2, lendingLimit: 3}]\n",
+       "f.yaml:9:7: Cohort c: the lending limit of `cpu` is above the cohort's nominal quota: Kueue allows it, "
+       "the model does not"},
       {"a: [1, 2\n", "f.yaml:2:1: malformed YAML: did not find expected ',' or ']' (while parsing a flow sequence at line 1)"},
       {"{\"kind\": 1", "f.yaml:1:11: malformed JSON: unexpected end of input"},
       {"kind: ResourceFlavor\n", "f.yaml:1:1: the object has no `apiVersion`"},
@@ -335,6 +342,58 @@ TEST(KueueImport, FaultsNameFileLineColumnAndObject) {
     EXPECT_EQ(in.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_EQ(std::string(in.status().message()), fault.message) << fault.text;
   }
+}
+
+// Each declaration's origin, for the comments `charter import kueue` writes:
+// the declaring object at its line, or the object that names a cohort or
+// flavor no object declares.
+TEST(KueueImport, OriginsNameEachObjectAndItsLine) {
+  absl::StatusOr<Imported> in = Import("o.yaml", R"(apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Cohort
+metadata: {name: c}
+spec:
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: g
+      resources: [{name: cpu, nominalQuota: 1}]
+---
+apiVersion: v1
+kind: List
+items:
+- apiVersion: kueue.x-k8s.io/v1beta2
+  kind: ClusterQueue
+  metadata: {name: q}
+  spec: {cohortName: implicit}
+- apiVersion: kueue.x-k8s.io/v1beta2
+  kind: LocalQueue
+  metadata: {name: l, namespace: ns}
+  spec: {clusterQueue: q}
+- apiVersion: kueue.x-k8s.io/v1beta2
+  kind: WorkloadPriorityClass
+  metadata: {name: p}
+  value: 1
+---
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+fairSharing: {preemptionStrategies: [LessThanInitialShare]}
+)");
+  ASSERT_TRUE(in.ok()) << in.status();
+  const schedule::DeclarationComments& o = in->origins;
+  EXPECT_EQ(o.scheduler, "from o.yaml:31 (Configuration)");
+  EXPECT_EQ(o.flavors, (std::vector<std::string>{"from o.yaml:1 (ResourceFlavor f)",
+                                                 "named by Cohort c at o.yaml:12; no ResourceFlavor declares it"}));
+  EXPECT_EQ(o.cohorts, (std::vector<std::string>{"from o.yaml:5 (Cohort c)",
+                                                 "named by ClusterQueue q at o.yaml:18; no Cohort declares it"}));
+  EXPECT_EQ(o.cluster_queues, (std::vector<std::string>{"from o.yaml:18 (ClusterQueue q)"}));
+  EXPECT_EQ(o.local_queues, (std::vector<std::string>{"from o.yaml:22 (LocalQueue ns/l)"}));
+  EXPECT_EQ(o.priority_classes, (std::vector<std::string>{"from o.yaml:26 (WorkloadPriorityClass p)"}));
+  const std::string printed = schedule::PrintDeclarations(in->state, o);
+  EXPECT_NE(printed.find("// from o.yaml:18 (ClusterQueue q)\nqueue q {\n"), std::string::npos) << printed;
 }
 
 TEST(KueueImport, EmptyDocumentsAndFilesHoldNothing) {

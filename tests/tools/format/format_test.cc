@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ast/ast.h"
@@ -448,6 +449,70 @@ local_queue "when": "is";
   EXPECT_NE(printed.find("local_queue three: b;"), std::string::npos) << printed;
   EXPECT_NE(printed.find("local_queue \"when\": \"is\";"), std::string::npos) << printed;
   EXPECT_EQ(FormatCharter(printed, &error), printed) << error;
+}
+
+// With a comment above every declaration (what `charter import` names each
+// object's source with), in every place the printer writes one: a scheduler
+// block, flavors and priority classes in a run, cohorts, queues, local
+// queues inside their queue and after the queues. The text is still the
+// formatter's fixed point, and compiles to the same tables.
+TEST(Format, DeclarationsPrinterCommentsAreAFixedPoint) {
+  absl::StatusOr<Bundle> bundle = Compile(SourceFile("c.charter", R"(scheduler { fair_sharing: true; }
+flavor a;
+flavor "b-1";
+priority_class high: 10;
+priority_class low: 1;
+cohort root;
+cohort org { parent: root; resources cpu { flavor a { cpu: 4; } } }
+queue q1 { cohort: org; resources cpu { flavor a { cpu: 1; } flavor "b-1" { cpu: 2; } } }
+queue q2 { resources cpu { flavor a { cpu: 1; } } }
+queue q3 {}
+local_queue "ns/one": q2;
+local_queue two: q1;
+)"),
+                                          WithDeclarations(), nullptr);
+  ASSERT_THAT(bundle, IsOk());
+  absl::StatusOr<Engine> engine = Engine::Create(*bundle);
+  ASSERT_THAT(engine, IsOk());
+  absl::StatusOr<std::optional<schedule::State>> config = schedule::ReadConfiguration(*engine);
+  ASSERT_THAT(config, IsOkAndHolds(testing::Optional(testing::_)));
+  const schedule::State& state = **config;
+  schedule::DeclarationComments comments;
+  comments.header = "written by a test\nsecond line\n\nafter an empty line";
+  comments.scheduler = "from c.yaml:1 (Configuration)";
+  comments.flavors = {"from c.yaml:2 (ResourceFlavor a)", ""};  // the second without one
+  comments.priority_classes = {"p1", "p2 with a\rcontrol character"};
+  comments.cohorts = {"named by ClusterQueue q1 at c.yaml:9; no Cohort declares it", "c2"};
+  comments.cluster_queues = {"q1", "q2"};
+  comments.local_queues = {"l1", "l2"};
+  std::string printed = schedule::PrintDeclarations(state, comments);
+  std::string error;
+  EXPECT_EQ(FormatCharter(printed, &error), printed) << error;
+  EXPECT_THAT(printed, testing::StartsWith("// written by a test\n// second line\n//\n// after an empty line\n\n"
+                                           "// from c.yaml:1 (Configuration)\nscheduler {\n"));
+  EXPECT_NE(printed.find("// from c.yaml:2 (ResourceFlavor a)\nflavor a;\nflavor \"b-1\";\n"), std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("// p2 with a control character\n"), std::string::npos) << printed;
+  EXPECT_EQ(BundleContents("printed.charter", printed),
+            BundleContents("plain.charter", schedule::PrintDeclarations(state)));
+  // Local queues after their queues (not in the queues' order).
+  EXPECT_NE(printed.find("// l1\nlocal_queue \"ns/one\": q2;\n// l2\nlocal_queue two: q1;\n"), std::string::npos)
+      << printed;
+  // In their queues: swap them into the queues' order.
+  schedule::State in_order = state;
+  std::swap(in_order.local_queues[0], in_order.local_queues[1]);
+  printed = schedule::PrintDeclarations(in_order, comments);
+  EXPECT_EQ(FormatCharter(printed, &error), printed) << error;
+  EXPECT_NE(printed.find("  // l1\n  local_queue two;\n"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("\nqueue q3 {}\n"), std::string::npos) << printed;
+  // A configuration's comment writes its block even with the defaults.
+  EXPECT_NE(schedule::PrintDeclarations(schedule::State{}, comments)
+                .find("// from c.yaml:1 (Configuration)\nscheduler {\n  fair_sharing: false;\n}\n"),
+            std::string::npos);
+  // Only a header: no empty line after it.
+  comments.scheduler.clear();
+  EXPECT_EQ(schedule::PrintDeclarations(schedule::State{}, comments), "// written by a test\n// second line\n//\n"
+                                                                       "// after an empty line\n");
 }
 
 // The generated corpus, and every .cedar and .charter file of the

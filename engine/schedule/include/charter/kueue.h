@@ -67,6 +67,10 @@ struct ReadOptions {
 struct Imported {
   schedule::State state;
   std::vector<Note> notes;
+  // Where each declaration of `state` comes from, for PrintDeclarations:
+  // `from cluster.yaml:12 (ClusterQueue team-a)`, or, for a cohort or flavor
+  // that no object declares, the object that names it.
+  schedule::DeclarationComments origins;
 };
 
 // Reads Kueue's declaration objects from every source into one State:

@@ -255,6 +255,11 @@ CHARTER_API absl::StatusOr<State> LoadWorkloads(const State& config, std::string
 // "ComputeQuotas": [...], "InstanceTypes": {...}, "Workloads": {...}}.
 CHARTER_API absl::StatusOr<State> LoadHyperPodState(std::string_view json,
                                                     const LoadOptions& options = {});
+struct DeclarationComments;
+// The same, with where each declaration comes from in `*origins` (for
+// PrintDeclarations): `from hyperpod.json:12 (ComputeQuota ml-team)`.
+CHARTER_API absl::StatusOr<State> LoadHyperPodState(std::string_view json, const LoadOptions& options,
+                                                    DeclarationComments* origins);
 
 // --- the scheduling language --------------------------------------------------
 //
@@ -305,6 +310,21 @@ CHARTER_API absl::StatusOr<std::optional<State>> ReadConfiguration(const Engine&
 // the text gives the same tables back. The state must be one LoadState
 // would accept.
 CHARTER_API std::string PrintDeclarations(const State& state);
+
+// Comments to print above declarations, one line each (`// TEXT`): per row
+// of the State's tables (a vector shorter than its table leaves the rest
+// without), an empty string for none. `charter import` names each object's
+// source this way: `// from cluster.yaml:12 (ClusterQueue team-a)`. A
+// comment above the `scheduler` block is written only when the block is.
+struct DeclarationComments {
+  std::string header;  // above everything, then an empty line
+  std::string scheduler;
+  std::vector<std::string> flavors, priority_classes, cohorts, cluster_queues, local_queues;
+};
+
+// PrintDeclarations with the comments: the same text as charter::FormatPolicies
+// leaves it, and it compiles to the same tables.
+CHARTER_API std::string PrintDeclarations(const State& state, const DeclarationComments& comments);
 
 // --- the outcome of a cycle --------------------------------------------------
 

@@ -93,6 +93,13 @@ std::string Str(const json::Value* v, std::string fallback = "") {
 }  // namespace
 
 absl::StatusOr<State> LoadHyperPodState(std::string_view text, const LoadOptions& options) {
+  DeclarationComments origins;
+  return LoadHyperPodState(text, options, &origins);
+}
+
+absl::StatusOr<State> LoadHyperPodState(std::string_view text, const LoadOptions& options,
+                                        DeclarationComments* origins) {
+  *origins = DeclarationComments{};
   if (text.size() > options.max_input_bytes) {
     return absl::InvalidArgumentError(
         Cat(options.source_name, ": the document is larger than ", options.max_input_bytes, " bytes"));
@@ -100,6 +107,11 @@ absl::StatusOr<State> LoadHyperPodState(std::string_view text, const LoadOptions
   absl::StatusOr<json::Document> doc = json::Parse(text);
   if (!doc.ok()) return absl::InvalidArgumentError(Cat(options.source_name, ":", internal::ToStd(doc.status().message())));
   const json::Value& root = doc->root();
+  // "from FILE:LINE (WHAT)" for a comment above a declaration.
+  auto from = [&](const json::Value& at, std::string_view what) {
+    const std::string line_col = json::LineCol(text, at.offset());
+    return Cat("from ", options.source_name, ":", line_col.substr(0, line_col.find(':')), " (", what, ")");
+  };
   auto fail = [&](const json::Value& at, std::string_view message) {
     return absl::InvalidArgumentError(Cat(options.source_name, ":", json::LineCol(text, at.offset()), ": ", message));
   };
@@ -133,6 +145,7 @@ absl::StatusOr<State> LoadHyperPodState(std::string_view text, const LoadOptions
   Spans class_spans, queue_spans;  // offsets relative to `classes` and `queues`
   if (const json::Value* csc = root.Find("ClusterSchedulerConfig"); csc != nullptr && csc->is_object()) {
     const json::Value* sc = csc->Find("SchedulerConfig");
+    origins->scheduler = from(*csc, Cat("ClusterSchedulerConfig ", Str(csc->Find("Name"), "(unnamed)")));
     if (sc != nullptr && sc->is_object()) {
       fair = Str(sc->Find("FairShare"), "Enabled") != "Disabled";
       if (const json::Value* pcs = sc->Find("PriorityClasses"); pcs != nullptr && pcs->is_array()) {
@@ -143,6 +156,7 @@ absl::StatusOr<State> LoadHyperPodState(std::string_view text, const LoadOptions
           if (name.empty() || w == nullptr || !w->fits_int64()) return fail(pc, "a priority class needs `Name` and an integer `Weight`");
           if (!classes.empty()) classes += ',';
           class_spans.emplace_back(static_cast<uint32_t>(classes.size()), pc.offset());
+          origins->priority_classes.push_back(from(pc, Cat("ClusterSchedulerConfig priority class ", name)));
           classes += "{\"name\":";
           json::AppendQuoted(&classes, name + "-priority");
           CatAppend(&classes, ",\"value\":", w->as_int64(), "}");
@@ -201,7 +215,10 @@ absl::StatusOr<State> LoadHyperPodState(std::string_view text, const LoadOptions
           if (want.memory < 0) want.memory = std::floor(ratio * std::max(0.0, spec->second.memory));
         }
       }
-      if (std::find(flavors.begin(), flavors.end(), type) == flavors.end()) flavors.push_back(type);
+      if (std::find(flavors.begin(), flavors.end(), type) == flavors.end()) {
+        flavors.push_back(type);
+        origins->flavors.push_back(from(rc, Cat("InstanceType ", type, " of team ", team)));
+      }
       std::string quota;
       // `max`: the largest amount whose quantity (milli-cpu, bytes) fits in
       // an int64.
@@ -238,6 +255,7 @@ absl::StatusOr<State> LoadHyperPodState(std::string_view text, const LoadOptions
     }
     if (!queues.empty()) queues += ',';
     queue_spans.emplace_back(static_cast<uint32_t>(queues.size()), cq.offset());
+    origins->cluster_queues.push_back(from(cq, Cat("ComputeQuota ", Str(cq.Find("Name"), "(unnamed)"), " of team ", team)));
     queues += "{\"name\":";
     json::AppendQuoted(&queues, Cat("hyperpod-ns-", team, "-clusterqueue"));
     CatAppend(&queues, ",\"cohort\":\"hyperpod\",\"fair_weight\":", weight,
@@ -258,6 +276,7 @@ absl::StatusOr<State> LoadHyperPodState(std::string_view text, const LoadOptions
     json::AppendQuoted(&state, flavors[f]);
   }
   CatAppend(&state, "],\"cohorts\":[{\"name\":\"hyperpod\",\"parent\":null}],\"priority_classes\":[");
+  origins->cohorts.push_back("HyperPod's one cohort: every team's queue lends and borrows in it");
   for (const auto& [at, user] : class_spans) map.spans.emplace_back(static_cast<uint32_t>(state.size()) + at, user);
   CatAppend(&state, classes, "]");
   map.spans.emplace_back(static_cast<uint32_t>(state.size()), root.offset());

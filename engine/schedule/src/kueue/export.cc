@@ -159,6 +159,9 @@ absl::StatusOr<std::string> Exporter::Run() {
     }
     out_ += "spec:\n";
     if (cq.cohort >= 0) CatAppend(&out_, v1 ? "  cohort: " : "  cohortName: ", YamlScalar(s_.cohorts[cq.cohort].name), "\n");
+    // The model admits workloads of every namespace: `{}`. Left out, Kueue
+    // reads null, which matches no namespace (LabelSelectorAsSelector(nil)).
+    out_ += "  namespaceSelector: {}\n";
     CatAppend(&out_, "  queueingStrategy: ",
               cq.queueing_strategy == schedule::QueueingStrategy::kStrictFIFO ? "StrictFIFO" : "BestEffortFIFO", "\n");
     CatAppend(&out_, "  preemption:\n    withinClusterQueue: ", PolicyName(cq.preemption.within_cluster_queue),

@@ -81,7 +81,7 @@ class Importer {
   Importer(const ReadOptions& options, std::vector<Note>* notes) : options_(options), notes_(notes) {}
 
   absl::Status Read(const Source& source);
-  absl::StatusOr<schedule::State> Build();
+  absl::StatusOr<schedule::State> Build(schedule::DeclarationComments* origins);
 
  private:
   absl::Status ReadFlavor(const ik::Object& o, Fields& f);
@@ -300,6 +300,9 @@ absl::Status Importer::ReadFlavor(const ik::Object& o, Fields& f) {
         if (!key && op.value_or("Equal") != "Exists") return f.Fail(t, "operator must be Exists when 'key' is empty");
         if (seconds && effect.value_or("") != "NoExecute") return f.Fail(t, "effect must be 'NoExecute' when 'tolerationSeconds' is set");
         if (op.value_or("") == "Exists" && value) return f.Fail(t, "a value must be empty when 'operator' is 'Exists'");
+      }
+      if (!tolerations->items.empty()) {
+        Note(f.At(*tolerations), "`spec.tolerations` are not in the model: they are not added to the flavor's workloads");
       }
     }
     ASSIGN_OR_RETURN(std::optional<std::string> topology, f.OptString(*spec, "topologyName", "spec.topologyName"));
@@ -700,16 +703,36 @@ absl::Status Importer::ReadConfiguration(const ik::Object& o, Fields& f) {
     Note(f.At(*r), "`resources` (excluded prefixes, transformations) is not in the model: requests are counted as written",
          true);
   }
+  // The manager's own settings (ports, leader election, integrations...)
+  // declare nothing about scheduling: said once, not dropped silently.
+  std::string settings;
+  for (size_t i = 0; i < n.keys.size(); ++i) {
+    const std::string& k = n.keys[i].key;
+    if (k == "apiVersion" || k == "kind" || k == "fairSharing" || k == "admissionFairSharing" || k == "resources") continue;
+    CatAppend(&settings, settings.empty() ? "" : ", ", "`", k, "`");
+  }
+  if (!settings.empty()) {
+    Note(f.At(n), Cat("the manager's own settings are not scheduling declarations and are not imported: ", settings));
+  }
   return absl::OkStatus();
 }
 
-absl::StatusOr<schedule::State> Importer::Build() {
+// "from FILE:LINE (Kind name)" for a declaring object; "named by Kind
+// name at FILE:LINE; no KIND declares it" for a name only referred to.
+std::string From(const Where& w) { return Cat("from ", w.source, ":", w.line, " (", w.object, ")"); }
+std::string NamedBy(const Where& w, std::string_view kind) {
+  return Cat("named by ", w.object, " at ", w.source, ":", w.line, "; no ", kind, " declares it");
+}
+
+absl::StatusOr<schedule::State> Importer::Build(schedule::DeclarationComments* origins) {
   schedule::State state;
   state.engine = engine_;
+  if (configuration_) origins->scheduler = From(*configuration_);
   std::map<std::string, int> flavor_index, resource_index, cohort_index, queue_index;
   for (const auto& [name, where] : flavors_) {
     flavor_index[name] = static_cast<int>(state.flavors.size());
     state.flavors.push_back(name);
+    origins->flavors.push_back(From(where));
   }
   auto resource = [&](const std::string& name) {
     auto [it, inserted] = resource_index.try_emplace(name, static_cast<int>(state.resources.size()));
@@ -718,7 +741,8 @@ absl::StatusOr<schedule::State> Importer::Build() {
   };
   std::vector<int64_t> totals;
   // A quota tree's sums must fit in 64 bits, as schedule::LoadState checks.
-  auto convert_groups = [&](const std::vector<RawGroup>& raw, std::vector<schedule::ResourceGroup>* out) -> absl::Status {
+  auto convert_groups = [&](const std::vector<RawGroup>& raw, std::vector<schedule::ResourceGroup>* out,
+                            bool is_cohort) -> absl::Status {
     for (const RawGroup& g : raw) {
       schedule::ResourceGroup group;
       for (const std::string& r : g.covered) group.covered_resources.push_back(resource(r));
@@ -731,6 +755,13 @@ absl::StatusOr<schedule::State> Importer::Build() {
           quota.nominal = rq.nominal;
           quota.borrowing_limit = rq.borrowing;
           quota.lending_limit = rq.lending;
+          // Kueue lets a cohort lend more than its own quota (its subtree's);
+          // the model, and so its declarations, do not: refused, not clamped.
+          if (is_cohort && rq.lending && *rq.lending > rq.nominal) {
+            return absl::InvalidArgumentError(fq.where.Message(
+                Cat("the lending limit of `", rq.resource,
+                    "` is above the cohort's nominal quota: Kueue allows it, the model does not")));
+          }
           int64_t reach = 0;
           if (rq.borrowing && __builtin_add_overflow(rq.nominal, *rq.borrowing, &reach)) {
             return absl::InvalidArgumentError(fq.where.Message(
@@ -811,6 +842,7 @@ absl::StatusOr<schedule::State> Importer::Build() {
     cohort.name = c.name;
     cohort.fair_weight = c.weight;
     state.cohorts.push_back(std::move(cohort));
+    origins->cohorts.push_back(c.declared ? From(c.where) : NamedBy(c.where, "Cohort"));
   }
   for (const RawCohort& c : cohorts) {
     auto it = cohort_index.find(c.name);
@@ -825,10 +857,11 @@ absl::StatusOr<schedule::State> Importer::Build() {
           Note(fq.where, Cat("flavor `", fq.name, "` is declared by no ResourceFlavor; added"), true);
           flavor_index[fq.name] = static_cast<int>(state.flavors.size());
           state.flavors.push_back(fq.name);
+          origins->flavors.push_back(NamedBy(fq.where, "ResourceFlavor"));
         }
       }
     }
-    RETURN_IF_ERROR(convert_groups(c.groups, &cohort.resource_groups));
+    RETURN_IF_ERROR(convert_groups(c.groups, &cohort.resource_groups, true));
   }
   for (const RawQueue& q : queues_) {
     std::string missing;
@@ -859,8 +892,9 @@ absl::StatusOr<schedule::State> Importer::Build() {
     cq.flavor_fungibility = q.fungibility;
     cq.fair_weight = q.weight;
     cq.implements = q.implements;
-    RETURN_IF_ERROR(convert_groups(q.groups, &cq.resource_groups));
+    RETURN_IF_ERROR(convert_groups(q.groups, &cq.resource_groups, false));
     state.cluster_queues.push_back(std::move(cq));
+    origins->cluster_queues.push_back(From(q.where));
   }
   for (const RawLocalQueue& lq : local_queues_) {
     auto it = queue_index.find(lq.cluster_queue);
@@ -871,8 +905,12 @@ absl::StatusOr<schedule::State> Importer::Build() {
       continue;
     }
     state.local_queues.push_back(schedule::LocalQueue{lq.namespace_name, lq.name, it->second});
+    origins->local_queues.push_back(From(lq.where));
   }
-  for (const auto& [pc, where] : classes_) state.priority_classes.push_back(pc);
+  for (const auto& [pc, where] : classes_) {
+    state.priority_classes.push_back(pc);
+    origins->priority_classes.push_back(From(where));
+  }
   if (std::string error = internal::schedule::QuotaCellsError(state, options_.max_quota_cells); !error.empty()) {
     return absl::InvalidArgumentError(error);
   }
@@ -885,7 +923,7 @@ absl::StatusOr<Imported> ImportKueue(const std::vector<Source>& sources, const R
   Imported out;
   Importer importer(options, &out.notes);
   for (const Source& s : sources) RETURN_IF_ERROR(importer.Read(s));
-  ASSIGN_OR_RETURN(out.state, importer.Build());
+  ASSIGN_OR_RETURN(out.state, importer.Build(&out.origins));
   return out;
 }
 

@@ -84,18 +84,55 @@ void AppendGroups(std::string* out, const State& s, const std::vector<ResourceGr
   }
 }
 
+// `// TEXT` on a line of its own at `indent`, for each line of `text`
+// (none for an empty text); control characters are written as spaces, so
+// that a comment stays one line.
+void AppendComment(std::string* out, std::string_view indent, std::string_view text) {
+  if (text.empty()) return;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.remove_suffix(1);
+    CatAppend(out, indent, "//");
+    if (!line.empty()) out->push_back(' ');
+    for (char c : line) out->push_back(static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? ' ' : c);
+    out->push_back('\n');
+    start = end + 1;
+  }
+}
+
+std::string_view Row(const std::vector<std::string>& comments, size_t i) {
+  return i < comments.size() ? std::string_view(comments[i]) : std::string_view();
+}
+
 }  // namespace
 
-std::string PrintDeclarations(const State& s) {
+std::string PrintDeclarations(const State& s) { return PrintDeclarations(s, DeclarationComments{}); }
+
+std::string PrintDeclarations(const State& s, const DeclarationComments& comments) {
   std::string out;
+  if (!comments.header.empty()) {
+    AppendComment(&out, "", comments.header);
+  }
+  // The header stands apart: an empty line after it unless nothing follows.
+  if (!out.empty()) out.push_back('\n');
+  const size_t body = out.size();
   auto section = [&] {
-    if (!out.empty()) out.push_back('\n');
+    if (out.size() > body) out.push_back('\n');
   };
   const EngineConfig defaults;
-  if (s.engine.fair_sharing != defaults.fair_sharing ||
-      s.engine.fair_sharing_strategies != defaults.fair_sharing_strategies) {
+  const bool default_engine = s.engine.fair_sharing == defaults.fair_sharing &&
+                              s.engine.fair_sharing_strategies == defaults.fair_sharing_strategies;
+  // With a comment (the source declared a configuration), even the
+  // defaults are written: the declarations still say what it set.
+  if (!default_engine || !comments.scheduler.empty()) {
+    section();
+    AppendComment(&out, "", comments.scheduler);
     out.append("scheduler {\n");
     if (s.engine.fair_sharing) out.append("  fair_sharing: true;\n");
+    if (default_engine) out.append("  fair_sharing: false;\n");
     if (s.engine.fair_sharing_strategies != defaults.fair_sharing_strategies) {
       out.append("  fair_sharing_strategies: [");
       for (size_t i = 0; i < s.engine.fair_sharing_strategies.size(); ++i) {
@@ -110,11 +147,18 @@ std::string PrintDeclarations(const State& s) {
   }
   if (!s.flavors.empty()) {
     section();
-    for (const std::string& f : s.flavors) CatAppend(&out, "flavor ", Name(f), ";\n");
+    for (size_t i = 0; i < s.flavors.size(); ++i) {
+      AppendComment(&out, "", Row(comments.flavors, i));
+      CatAppend(&out, "flavor ", Name(s.flavors[i]), ";\n");
+    }
   }
   if (!s.priority_classes.empty()) {
     section();
-    for (const PriorityClass& c : s.priority_classes) CatAppend(&out, "priority_class ", Name(c.name), ": ", c.value, ";\n");
+    for (size_t i = 0; i < s.priority_classes.size(); ++i) {
+      const PriorityClass& c = s.priority_classes[i];
+      AppendComment(&out, "", Row(comments.priority_classes, i));
+      CatAppend(&out, "priority_class ", Name(c.name), ": ", c.value, ";\n");
+    }
   }
   // Local queues go inside their queues when the State lists them queue by
   // queue, in the queues' order (then reading the text gives that order
@@ -123,8 +167,10 @@ std::string PrintDeclarations(const State& s) {
   for (size_t i = 1; i < s.local_queues.size(); ++i) {
     grouped = grouped && s.local_queues[i - 1].cluster_queue <= s.local_queues[i].cluster_queue;
   }
-  for (const Cohort& c : s.cohorts) {
+  for (size_t ci = 0; ci < s.cohorts.size(); ++ci) {
+    const Cohort& c = s.cohorts[ci];
     section();
+    AppendComment(&out, "", Row(comments.cohorts, ci));
     CatAppend(&out, "cohort ", Name(c.name));
     if (c.parent < 0 && c.fair_weight == 1.0 && c.resource_groups.empty()) {
       out.append(";\n");
@@ -139,7 +185,9 @@ std::string PrintDeclarations(const State& s) {
   for (size_t qi = 0; qi < s.cluster_queues.size(); ++qi) {
     const ClusterQueue& q = s.cluster_queues[qi];
     section();
+    AppendComment(&out, "", Row(comments.cluster_queues, qi));
     CatAppend(&out, "queue ", Name(q.name), " {\n");
+    const size_t body_start = out.size();
     if (q.cohort >= 0) CatAppend(&out, "  cohort: ", Name(s.cohorts[q.cohort].name), ";\n");
     if (!q.implements.empty()) CatAppend(&out, "  implements: ", q.implements, ";\n");
     if (q.queueing_strategy == QueueingStrategy::kStrictFIFO) out.append("  queueing: StrictFIFO;\n");
@@ -185,23 +233,29 @@ std::string PrintDeclarations(const State& s) {
     }
     AppendGroups(&out, s, q.resource_groups);
     if (grouped) {
-      for (const LocalQueue& l : s.local_queues) {
+      for (size_t li = 0; li < s.local_queues.size(); ++li) {
+        const LocalQueue& l = s.local_queues[li];
         if (l.cluster_queue != static_cast<int>(qi)) continue;
+        AppendComment(&out, "  ", Row(comments.local_queues, li));
         out.append("  local_queue ");
         AppendName(&out, l.namespace_name.empty() ? l.name : Cat(l.namespace_name, "/", l.name));
         out.append(";\n");
       }
     }
+    if (out.size() == body_start) out.pop_back();  // an empty queue is `queue q {}`, as fmt writes it
     out.append("}\n");
   }
   if (!grouped) {
     section();
-    for (const LocalQueue& l : s.local_queues) {
+    for (size_t li = 0; li < s.local_queues.size(); ++li) {
+      const LocalQueue& l = s.local_queues[li];
+      AppendComment(&out, "", Row(comments.local_queues, li));
       out.append("local_queue ");
       AppendName(&out, l.namespace_name.empty() ? l.name : Cat(l.namespace_name, "/", l.name));
       CatAppend(&out, ": ", Name(s.cluster_queues[l.cluster_queue].name), ";\n");
     }
   }
+  if (body > 0 && out.size() == body) out.pop_back();
   return out;
 }
 
