@@ -3,15 +3,23 @@
 //
 //   charter audit --entities E [--previous OLD] [--at DATE] [--within DAYS]
 //                 [--rules R]... [--format text|json] [--fail-on low|medium|high]
+//                 [--policies S.charter]...
 //   charter audit record --entities E --connection UID --decision keep|revoke
 //                 --by MEMBER [--note TEXT] [--at DATE] [--next DATE] [--expect FINGERPRINT]
 //
 // The entities (and the previous snapshot) are read against the standard
 // model, stdlib/governance.cedarschema; the standard rules
-// (stdlib/audit.cedar) run first, then each --rules file. `audit` exits 0,
+// (stdlib/audit.cedar) run first, then each --rules file. With --policies,
+// the queues of those .charter files that `implement` the entities'
+// Allocations are checked against them (schedule::CheckImplements): a
+// queue that disagrees is a CH0810 diagnostic and an error. `audit` exits 0,
 // or 3 when --fail-on is given and a finding is at or above it, or 1 on any
 // error. `record` replaces the entity file by the new text in one rename:
 // on any error the file is as it was.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +31,7 @@
 #include "charter/charter.h"
 #include "charter/files.h"
 #include "charter/governance.h"
+#include "charter/schedule.h"
 #include "charter/schema.h"
 #include "command.h"
 #include "files.h"
@@ -41,6 +50,7 @@ struct AuditFlags {
   std::string at;
   int64_t within = 30;
   std::vector<std::string> rules;
+  std::vector<std::string> policies;  // .charter files whose queues implement the entities
   std::string format = "text";
   std::string fail_on;
 };
@@ -127,6 +137,39 @@ int RunAudit(AuditFlags flags) {
   if (!report.ok()) return Fail(report.status());
   std::string out = flags.format == "json" ? report->ToJson() : report->ToText();
   if (!WriteStdout(Printable(out, /*keep_newlines=*/true))) return kError;
+  // The queues that implement the entities' Allocations must agree with
+  // them, as `charter check --entities` checks (CH0810).
+  const SourceFile entities(flags.entities, *text);
+  const bool color = isatty(STDERR_FILENO) != 0 && getenv("NO_COLOR") == nullptr;
+  for (const std::string& path : flags.policies) {
+    const CompileOptions compile = WithDeclarations({});
+    absl::StatusOr<std::string> policy_text = ReadFile(path, compile.max_source_bytes);
+    if (!policy_text.ok()) {
+      Fail(policy_text.status());
+      failed = true;
+      continue;
+    }
+    std::vector<SourceFile> sources{SourceFile(path, *std::move(policy_text))};
+    std::vector<Diagnostics> diagnostics;
+    absl::StatusOr<schedule::State> declared = schedule::CompileDeclarations(sources, compile, &diagnostics);
+    if (declared.ok()) {
+      diagnostics.clear();
+      absl::StatusOr<size_t> faults = schedule::CheckImplements(sources, compile, entities, &diagnostics);
+      if (!faults.ok()) {
+        Fail(faults.status());
+        failed = true;
+        continue;
+      }
+    }
+    if (!diagnostics.empty() && diagnostics[0].has_errors()) {
+      std::fflush(stdout);
+      std::string rendered = diagnostics[0].Render(sources[0], color);
+      std::fwrite(rendered.data(), 1, rendered.size(), stderr);
+      PrintError(absl::StrCat(path, ": the queues do not agree with ", flags.entities));
+      failed = true;
+    }
+  }
+  if (failed) return kError;
   return !flags.fail_on.empty() && report->AnyAtLeast(flags.fail_on) ? kFindings : kOk;
 }
 
@@ -208,6 +251,12 @@ Command AddAuditCommand(CLI::App& root) {
   app->add_option("--fail-on", flags->fail_on, "Exit 3 when a finding is at or above this severity")
       ->type_name("SEVERITY")
       ->check(OneOf({"low", "medium", "high"}));
+  app->add_option("--policies", flags->policies,
+                  ".charter file whose queues implement the entities' Allocations: each must agree with its "
+                  "Allocation, as `charter check --entities` checks; give it again for more files")
+      ->type_name("FILE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 
   CLI::App* rec = app->add_subcommand("record", "Write a review into a connection's contract in the entity file");
   rec->footer("Exit status: 0, or 1 on any error (the file is then untouched).");

@@ -1,6 +1,7 @@
 // `charter check`: report every fault in policy files at once.
 //
 //   charter check --policies FILE... [--schema FILE] [--template-linked LINKS]
+//                 [--entities FILE]
 //
 // Each file is parsed and compiled and, with --schema, validated against the
 // schema in Cedar's strict mode (charter::Validate). Every diagnostic is
@@ -12,7 +13,9 @@
 // link. Compiling checks the limits of the bundle (CH0202 to CH0205), with
 // a schema those of the typed bundle `charter build --schema` makes. Each
 // file is checked on its own (files given together need not form one
-// policy set). A file without errors prints "FILE: ok" on stdout. Exit 1 if the
+// policy set). With --entities, each queue of a file's scheduling
+// declarations that `implements` an entity is checked against it
+// (schedule::CheckImplements, CH0810). A file without errors prints "FILE: ok" on stdout. Exit 1 if the
 // schema, the links or any file has an error or cannot be read.
 #include <unistd.h>
 
@@ -25,6 +28,7 @@
 #include <vector>
 
 #include "charter/charter.h"
+#include "charter/schedule.h"
 #include "charter/schema.h"
 #include "command.h"
 #include "files.h"
@@ -39,6 +43,7 @@ struct CheckFlags {
   std::vector<std::string> policies;
   std::string schema;  // --schema: validate the policies against it
   std::string links;   // --template-linked: links into the one policy file
+  std::string entities;  // --entities: the queues' `implements` checked against them
 };
 
 struct FileReport {
@@ -113,7 +118,7 @@ bool OnlyLimits(const Diagnostics& diagnostics) {
 // diagnostic. A file that cannot be read is one error, reported on stderr
 // here.
 absl::StatusOr<FileReport> CheckFile(const std::string& path, const std::vector<TemplateLink>& links,
-                                     const Schema* schema, bool color) {
+                                     const Schema* schema, const SourceFile* entities, bool color) {
   const CompileOptions options = WithDeclarations({});
   absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
   if (!text.ok()) return text.status();
@@ -159,6 +164,19 @@ absl::StatusOr<FileReport> CheckFile(const std::string& path, const std::vector<
     }
     Count(added, &report);
   }
+  if (entities != nullptr && bundle.ok()) {
+    // The queues against the entities they implement (a file with faults
+    // of its own is not: its configuration is not whole).
+    stage.reset();
+    stage.emplace(path, "checking the queues against the entities");
+    std::vector<Diagnostics> agreement;
+    absl::StatusOr<size_t> faults = schedule::CheckImplements({source}, options, *entities, &agreement);
+    if (!faults.ok()) return faults.status();
+    if (!agreement.empty()) {
+      Count(agreement[0], &report);
+      for (const Diagnostic& d : agreement[0].items()) diagnostics.Add(d);
+    }
+  }
   report.rendered = diagnostics.Render(source, color);
   return report;
 }
@@ -184,9 +202,21 @@ int RunCheck(const CheckFlags& flags) {
     if (!loaded.ok()) return Fail(loaded.status());
     links = *std::move(loaded);
   }
+  // The entities are read as every command reads them (with the schema,
+  // when one was read), then their text is what the queues are checked
+  // against.
+  std::optional<SourceFile> entities;
+  if (!flags.entities.empty()) {
+    absl::StatusOr<Entities> store = LoadEntities(flags.entities, schema.has_value() ? &*schema : nullptr);
+    if (!store.ok()) return Fail(store.status());
+    absl::StatusOr<std::string> text = ReadFile(flags.entities, EntitiesOptions{}.max_input_bytes);
+    if (!text.ok()) return Fail(text.status());
+    entities.emplace(flags.entities, *std::move(text));
+  }
   std::vector<absl::StatusOr<FileReport>> reports;
   for (const std::string& path : flags.policies) {
-    reports.push_back(CheckFile(path, links, schema.has_value() ? &*schema : nullptr, color));
+    reports.push_back(CheckFile(path, links, schema.has_value() ? &*schema : nullptr,
+                                entities.has_value() ? &*entities : nullptr, color));
   }
   std::string out;
   for (size_t i = 0; i < flags.policies.size(); ++i) {
@@ -233,6 +263,10 @@ Command AddCheckCommand(CLI::App& root) {
   app->add_option("--template-linked", flags->links,
                   "Template links for the one --policies file: [{\"template_id\", \"link_id\", "
                   "\"args\": {...}}]; with --schema each link is validated")
+      ->type_name("FILE");
+  app->add_option("--entities", flags->entities,
+                  "Entities (Cedar's JSON) that the queues' `implements` name: each queue is checked against "
+                  "its Allocation (GPUs, borrowing, lending, fair weight)")
       ->type_name("FILE");
   app->footer("Exit status: 0 when every file is free of errors; 1 otherwise.");
   return Command{app, [flags] { return RunCheck(*flags); }};

@@ -2,7 +2,10 @@
 # The governance example end to end: validate the policies against the
 # standard model, decide every request in requests.json (the entities and
 # requests checked against the model too), then compile the policies into a
-# bundle and decide the same requests from it.
+# bundle and decide the same requests from it; then the clusters' queues
+# (scheduling.charter): checked against the Allocations they implement,
+# compiled into the same bundle, and one scheduling cycle over a few
+# workloads (workloads.json), with a pending one explained.
 #
 #   examples/governance/demo.sh        (from anywhere; `make demo` runs it)
 #
@@ -99,3 +102,23 @@ status=0
 echo "   exit status $status (0 allow, 2 deny)"
 [[ $status -eq 0 || $status -eq 2 ]]
 echo "   The bundle decided all ${#lines[@]} requests as the policy text did."
+echo
+
+scheduling=$ex/scheduling.charter workloads=$ex/workloads.json
+echo "== 4. The queues agree with the Allocations they implement, and schedule"
+echo "   $scheduling: $(count '^queue ' "$scheduling") queues in $(count '^cohort ' "$scheduling") cohorts, each implementing an Allocation of the entities"
+echo "\$ charter check --policies $scheduling --entities $entities --schema $schema"
+"$charter" check --policies "$scheduling" --entities "$entities" --schema "$schema"
+echo "\$ charter build --policies $policies --policies $scheduling -o governance.bundle"
+"$charter" build --policies "$policies" --policies "$scheduling" -o "$bundle"
+echo "   wrote governance.bundle, $(wc -c <"$bundle" | tr -d ' ') bytes: the policies and the queues"
+echo "   One cycle over $workloads: two jobs running on gpu-east, three arriving"
+echo "\$ charter schedule --bundle governance.bundle --workloads $workloads"
+schedule="$("$charter" schedule --bundle "$bundle" --workloads "$workloads")"
+echo "$schedule"
+# The arrivals: one admitted on its own quota, one that reclaims the GPUs
+# vision borrowed, and one that can never fit its queue.
+grep -q '^ADMIT    asr-finetune ' <<<"$schedule"
+grep -q '^PREEMPT  vision-train .*InCohortReclamation' <<<"$schedule"
+grep -q '^PENDING  eval-sweep .*no_fit_exceeds_max_quota' <<<"$schedule"
+echo "   eval-sweep stays pending: nlp-eval's Allocation guarantees 8 GPUs and lets it borrow none."

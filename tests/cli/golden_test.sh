@@ -926,6 +926,34 @@ case_governance_scheduling() {
   rm -f "$bundle"
 }
 
+# The governance example's queues agree with the Allocations they implement;
+# a copy whose quotas contradict them fails `check --entities` (and `audit
+# --policies`) with both positions: the .charter text and the entity's line.
+case_queues_agree_with_allocations() {
+  run check --policies $ex/scheduling.charter --entities "$entities" --schema stdlib/governance.cedarschema
+  expect_status 0
+  expect_no_stderr
+  sed -e 's|"nvidia.com/gpu": 32 borrow 16;|"nvidia.com/gpu": 16 borrow 16;|' \
+      -e 's|"gres/gpu": 8 borrow 0 lend 0;|"gres/gpu": 8 lend 0;|' -e 's|fair_weight: 60;|fair_weight: 6;|' \
+      $ex/scheduling.charter >"$work/s.charter"
+  run check --policies "$work/s.charter" --entities "$entities"
+  expect_status 1
+  [[ $(grep -c 'error\[CH0810\]' "$stderr_file") -eq 3 ]] || fail "not three CH0810 errors"
+  grep -q "^<tmp>/s.charter:40:46: .*guarantees 16 GPUs.*(examples/governance/entities.json:197:3) says 32" \
+    <(sed -e "s|$work|<tmp>|g" "$stderr_file") || fail "no positions on both sides"
+  capture audit --entities "$entities" --at 2026-01-01 --policies "$work/s.charter"
+  expect_status 1
+  [[ $(grep -c 'error\[CH0810\]' "$stderr_file") -eq 3 ]] || fail "audit: not three CH0810 errors"
+  grep -q '^audit of ' "$stdout_file" || fail "audit: no report"
+  capture audit --entities "$entities" --at 2026-01-01 --policies $ex/scheduling.charter
+  expect_status 0
+  run check --policies $ex/scheduling.charter --entities $golden/no-such-entities.json
+  expect_errors
+  run check --policies $ex/scheduling.charter --entities $golden/bad-entities.json
+  expect_errors
+  rm -f "$work/s.charter"
+}
+
 case_schedule_bad_state() {
   run schedule --state $golden/bad-schedule-state.json
   expect_errors

@@ -281,6 +281,31 @@ CHARTER_API absl::StatusOr<State> CompileDeclarations(const std::vector<SourceFi
                                                       const CompileOptions& options,
                                                       std::vector<Diagnostics>* diagnostics);
 
+// The two halves of the model agree: each cluster queue of `sources` that
+// `implements` an entity is checked against that entity in `entities`, the
+// text of Cedar's JSON entities (read as an Entities store is; give the
+// store's own text, already read with Entities::FromJson). A queue whose
+// entity is not there is a fault; for an entity with the standard model's
+// Allocation attributes (stdlib/governance.cedarschema; an entity without
+// `gpus` is not compared), each is compared
+// with the queue's GPU quotas (resources `gpu` and `.../gpu`, such as
+// `nvidia.com/gpu`), summed over flavors:
+//   gpus             the nominal quotas
+//   borrowLimitGpus  the borrowing limits (absent: the queue borrows none;
+//                    a quota without `borrow`, in a cohort, borrows without
+//                    limit, which no entity says)
+//   lendsIdle        whether the queue, in a cohort, lends any (a quota
+//                    without `lend 0`)
+//   fairShareWeight  the queue's fair weight
+// Each difference is a CH0810 error in (*diagnostics)[i] for sources[i] at
+// the queue's text, naming the entity's place in `entities`
+// ("entities.json:12:3"); returns how many. Sources whose declarations have
+// faults of their own are not checked (0; CompileDeclarations reports
+// them). Entities that are not a JSON array are InvalidArgument.
+CHARTER_API absl::StatusOr<size_t> CheckImplements(const std::vector<SourceFile>& sources,
+                                                   const CompileOptions& options, const SourceFile& entities,
+                                                   std::vector<Diagnostics>* diagnostics);
+
 // The compiler of scheduling declarations, for CompileOptions::declarations:
 // with it, charter::Compile stores the configuration the sources declare in
 // the bundle's `scheduling` section.

@@ -33,30 +33,6 @@ namespace check = ::charter::internal::schedule;
 using ast::DeclEntry;
 using ast::DeclValue;
 
-// Where the parts of one cohort or cluster queue are, for Kueue's rules.
-struct QuotaAt {
-  Span resource, value, nominal, borrow, lend;
-};
-struct FlavorAt {
-  Span name;
-  std::vector<QuotaAt> quotas;
-};
-struct GroupAt {
-  Span head;
-  std::vector<Span> covered;
-  std::vector<FlavorAt> flavors;
-};
-struct ObjectAt {
-  size_t file = 0;
-  Span head;
-  Span parent;
-  Span weight;
-  Span preemption;
-  Span preference;
-  std::vector<GroupAt> groups;
-  bool ok = true;  // no fault of its own, so Kueue's rules are checked over it
-};
-
 struct Ref {
   size_t file = 0;
   const DeclEntry* entry = nullptr;
@@ -90,6 +66,8 @@ class Declarer {
       : files_(files), options_(options), state_(*out) {}
 
   bool Run();
+  // Where each cluster queue's parts are (after Run).
+  std::vector<ObjectAt> TakeQueuePlaces() { return std::move(queue_at_); }
 
  private:
   using Handler = std::function<void(const DeclEntry&)>;
@@ -611,6 +589,7 @@ void Declarer::ReadQueue(size_t index) {
       return void(at.ok = false);
     }
     cq.implements = Cat(e.value.text, "::\"");
+    at.implements = e.value.span;
     AppendCedarEscaped(&cq.implements, e.value.id);
     cq.implements += '"';
   };
@@ -873,7 +852,10 @@ bool Declarer::Run() {
 
 bool Declare(const std::vector<DeclarationFile>& files, const DeclareOptions& options,
              ::charter::schedule::State* out) {
-  return Declarer(files, options, out).Run();
+  Declarer declarer(files, options, out);
+  const bool any = declarer.Run();
+  if (options.queue_places != nullptr) *options.queue_places = declarer.TakeQueuePlaces();
+  return any;
 }
 
 }  // namespace charter::internal

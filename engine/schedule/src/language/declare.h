@@ -20,8 +20,37 @@
 
 namespace charter::internal {
 
+// Where the parts of one cohort or cluster queue are, for Kueue's rules
+// (and for the check of a queue against the entity it implements).
+struct QuotaAt {
+  Span resource, value, nominal, borrow, lend;
+};
+struct FlavorAt {
+  Span name;
+  std::vector<QuotaAt> quotas;
+};
+struct GroupAt {
+  Span head;
+  std::vector<Span> covered;
+  std::vector<FlavorAt> flavors;
+};
+struct ObjectAt {
+  size_t file = 0;
+  Span head;
+  Span parent;
+  Span weight;
+  Span preemption;
+  Span preference;
+  Span implements;  // the entity a queue's `implements` names
+  std::vector<GroupAt> groups;
+  bool ok = true;  // no fault of its own, so Kueue's rules are checked over it
+};
+
 struct DeclareOptions {
   uint64_t max_quota_cells = ::charter::schedule::kDefaultMaxQuotaCells;
+  // When set, where each cluster queue's parts are, in the order of the
+  // configuration's cluster_queues.
+  std::vector<ObjectAt>* queue_places = nullptr;
 };
 
 // Reads the declarations of every file into one configuration: the engine
