@@ -28,6 +28,7 @@
 // is `// example: NAME`) are built and run by tests/docs/CMakeLists.txt.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -653,8 +654,37 @@ std::string ShellQuote(std::string_view s) {
   return out;
 }
 
+// With CHARTER_UPDATE_DOCS=1, ConsoleSessions writes what each session
+// printed back into its document (the test still fails, so that the change
+// is seen and reviewed: run it again, then read the diff).
+struct Rewrite {
+  int line;          // of the block's opening fence
+  std::string old_text, new_text;
+};
+
+void RewriteBlocks(const std::string& file, std::vector<Rewrite> rewrites) {
+  std::vector<std::string> lines = Split(ReadText(file), '\n');
+  std::sort(rewrites.begin(), rewrites.end(), [](const Rewrite& a, const Rewrite& b) { return a.line > b.line; });
+  for (const Rewrite& r : rewrites) {
+    std::vector<std::string> old_lines = Split(r.old_text, '\n');
+    old_lines.pop_back();  // the piece after the last newline
+    std::vector<std::string> new_lines = Split(r.new_text, '\n');
+    new_lines.pop_back();
+    const size_t begin = static_cast<size_t>(r.line);  // the line after the fence, 0-based
+    ASSERT_LE(begin + old_lines.size(), lines.size()) << file << ":" << r.line;
+    ASSERT_TRUE(std::equal(old_lines.begin(), old_lines.end(), lines.begin() + begin)) << file << ":" << r.line;
+    lines.erase(lines.begin() + begin, lines.begin() + begin + old_lines.size());
+    lines.insert(lines.begin() + begin, new_lines.begin(), new_lines.end());
+  }
+  std::string text;
+  for (size_t i = 0; i < lines.size(); ++i) text += i + 1 < lines.size() ? lines[i] + "\n" : lines[i];
+  std::ofstream(file, std::ios::binary) << text;
+}
+
 TEST(DocsExamples, ConsoleSessions) {
+  const bool update = getenv("CHARTER_UPDATE_DOCS") != nullptr && std::string(getenv("CHARTER_UPDATE_DOCS")) == "1";
 #ifndef CHARTER_CLI_PATH
+  (void)update;
   GTEST_SKIP() << "the charter tool is not part of this build";
 #else
   const fs::path cli = fs::absolute(CHARTER_CLI_PATH);
@@ -666,6 +696,7 @@ TEST(DocsExamples, ConsoleSessions) {
     std::string name = file.substr(0, file.size() - 3);  // without ".md"
     std::replace(name.begin(), name.end(), '/', '-');
     fs::path dir = fs::path(CHARTER_BINARY_DIR) / "tests/docs/sessions" / name;
+    std::vector<Rewrite> rewrites;
     fs::remove_all(dir);
     fs::create_directories(dir);
     // The standard library (stdlib/*.cedar, *.cedarschema) and the
@@ -699,11 +730,16 @@ TEST(DocsExamples, ConsoleSessions) {
       std::vector<std::string> outputs = Split(out, '\036');
       ASSERT_EQ(outputs.size(), steps.size() + 1) << b.where() << ": the session stopped early:\n"
                                                   << out;
+      std::string updated;
       for (size_t i = 0; i < steps.size(); ++i) {
         EXPECT_EQ(outputs[i + 1], steps[i].expected)
             << b.where() << ": `" << steps[i].command << "` printed something else";
+        updated += Cat("$ ", steps[i].command, "\n", outputs[i + 1]);
+        if (!updated.empty() && updated.back() != '\n') updated += '\n';
       }
+      if (update && updated != b.text) rewrites.push_back({b.line, b.text, updated});
     }
+    if (!rewrites.empty()) RewriteBlocks(file, rewrites);
   }
 #endif
 }

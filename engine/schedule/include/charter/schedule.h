@@ -404,6 +404,20 @@ struct Preempted {
   std::string message;
 };
 
+// An admitted workload that holds capacity a pending head needs (on a
+// flavor-resource it would use, in its queue or its cohort tree), and
+// whether Kueue's preemption search may take it for that head.
+struct Holder {
+  std::string name;
+  std::string cluster_queue;
+  std::string usage;  // what it holds of what the head needs: "48 nvidia.com/gpu in flavor p5"
+  // A candidate of the search (the queue's preemption policies allow it;
+  // whether the search takes it depends on the others); `why` says which
+  // rule makes it one, or keeps it from being one.
+  bool candidate = false;
+  std::string why;
+};
+
 struct NotAdmitted {
   std::string name;
   std::string cluster_queue;
@@ -411,6 +425,17 @@ struct NotAdmitted {
   bool inadmissible = false;  // queue_state: parked until capacity frees up
   std::string message;
   std::vector<RuleNote> rules;  // the rules that changed this outcome
+  // Its place in its queue's order (1 for the head) and the queue's length.
+  int position = 0;
+  int queue_length = 0;
+  // For a head short of quota (no_fit, no_fit_no_candidates,
+  // skipped_no_longer_fits): the workloads that hold what it needs, those
+  // of its own queue first (at most CycleOptions::max_holders).
+  std::vector<Holder> holders;
+  size_t more_holders = 0;  // those left out
+  // For skipped_no_longer_fits: the entry of this cycle that went first and
+  // took the capacity, and the ordering rule that put it first.
+  std::string went_first;
   // Where this cycle's flavor search stopped, for ApplyCycle (see
   // Workload::flavor_scan); empty when Kueue forgets it (after preemptions).
   std::vector<std::vector<int>> flavor_scan;
@@ -421,6 +446,9 @@ struct Queued {
   std::string name;
   std::string cluster_queue;
   std::string message;
+  bool inadmissible = false;  // parked: its last evaluation found no room
+  int position = 0;           // in its queue's order (the head is 1)
+  int queue_length = 0;
 };
 
 struct CHARTER_API CycleResult {
@@ -479,6 +507,18 @@ class CHARTER_API SchedulingRules {
 
 CHARTER_API std::string_view ReasonName(PreemptionReason reason);  // "InClusterQueue", ...
 CHARTER_API std::string_view StateName(PendingState state);        // "no_fit", ...
+// The reason Kueue's pending-reason enhancement (KEP-10852) gives a head in
+// this state, by its precedence among a nominated flavor's reasons:
+// "ExceedsMaxQuota" (no_fit_exceeds_max_quota), "WaitingForQuota" (no_fit,
+// no_fit_no_candidates, skipped_no_longer_fits), "WaitingForPreemptedWorkloads"
+// (waiting_for_preemption, deferred_fit), and "AdmissionGated" for a head a
+// scheduling rule refuses (the rule plays the part of an admission gate).
+CHARTER_API std::string_view KueueReason(PendingState state);
+// The reason of a workload that was not a head this cycle: "PendingEvaluation"
+// (Kueue's, for a workload that waits in the queue's heap); empty for one
+// parked as inadmissible, which keeps the reason of its last evaluation (a
+// state does not record it).
+CHARTER_API std::string_view KueueReason(const Queued& queued);
 
 struct CycleOptions {
   // The most preemption candidates considered per head: the ordered list of
@@ -489,6 +529,8 @@ struct CycleOptions {
   size_t max_candidates_per_head = 1'000'000;
   // As LoadOptions::max_quota_cells: RunCycle refuses a larger state.
   uint64_t max_quota_cells = kDefaultMaxQuotaCells;
+  // The most holders named for one pending head (NotAdmitted::holders).
+  size_t max_holders = 10;
   // Scheduling rules to consult (may be null: none). They must outlive the
   // call.
   const SchedulingRules* rules = nullptr;

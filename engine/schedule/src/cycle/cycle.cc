@@ -24,6 +24,7 @@
 #include "cycle/entry.h"
 #include "cycle/fair_sharing.h"
 #include "cycle/flavor_assigner.h"
+#include "cycle/names.h"
 #include "cycle/preemption.h"
 #include "cycle/quantity.h"
 #include "cycle/rules_hook.h"
@@ -59,6 +60,7 @@ class Cycle {
  public:
   Cycle(const State& state, const CycleOptions& options)
       : state_(state),
+        options_(options),
         snapshot_(state),
         tree_(snapshot_.tree()),
         preemptor_(snapshot_, options),
@@ -98,13 +100,24 @@ class Cycle {
     return message;
   }
 
+  // The admitted workloads that hold what `e` needs, with whether the
+  // preemption search may take them (NotAdmitted::holders).
+  void AddHolders(const Entry& e, NotAdmitted* n) const;
+  // For an entry skipped because an earlier one took its room: that entry
+  // and the ordering rule that put it first.
+  std::string WentFirst(const Entry& e) const;
+
   const State& state_;
+  const CycleOptions& options_;
   Snapshot snapshot_;
   Tree& tree_;
   Preemptor preemptor_;
   FlavorAssigner assigner_;
   std::vector<uint8_t> victim_;  // admitted index -> preempted this cycle
   std::vector<int> victims_;     // the same, as a list
+  std::vector<int> position_;    // pending index -> place in its queue's order (1: first)
+  std::vector<int> queue_length_;  // cluster queue -> its pending workloads
+  std::vector<const Entry*> processed_;  // entries admitted or reserving quota, in processing order
   std::unique_ptr<CycleRules> rules_;  // null without rules
   RuleSink sink_;                      // what the searches report the rules' refusals to
 };
@@ -250,6 +263,16 @@ void Cycle::Process(Entry* e, CycleResult* out) {
       }
     }
     n.inadmissible = parked && !strict && !pending_flavors;
+    n.position = position_[e->pending];
+    n.queue_length = queue_length_[queue];
+    if (state == PendingState::kSkippedNoLongerFits) {
+      n.went_first = WentFirst(*e);
+      if (!n.went_first.empty()) CatAppend(&message, "; ", n.went_first);
+    }
+    if (state == PendingState::kNoFit || state == PendingState::kNoFitNoCandidates ||
+        state == PendingState::kSkippedNoLongerFits) {
+      AddHolders(*e, &n);
+    }
     n.message = WithRules(std::move(message), e->notes);
     n.rules = e->notes;
     out->not_admitted.push_back(std::move(n));
@@ -260,6 +283,8 @@ void Cycle::Process(Entry* e, CycleResult* out) {
     n.cluster_queue = cluster_queue(queue).name;
     n.state = PendingState::kDeniedByRule;
     n.inadmissible = !strict;
+    n.position = position_[e->pending];
+    n.queue_length = queue_length_[queue];
     n.message = RulesText(e->notes);
     n.rules = e->notes;
     out->not_admitted.push_back(std::move(n));
@@ -324,6 +349,7 @@ void Cycle::Process(Entry* e, CycleResult* out) {
   }
   if (mode == AssignmentMode::kDeferredFit) {
     tree_.Add(node, e->assignment.usage);
+    processed_.push_back(e);
     pending(PendingState::kDeferredFit, false,
             Cat("its victims ", taken,
                 " are already being preempted for a workload processed earlier in this cycle; "
@@ -346,6 +372,7 @@ void Cycle::Process(Entry* e, CycleResult* out) {
     victims_.push_back(t.admitted);
   }
   tree_.Add(node, e->assignment.usage);
+  processed_.push_back(e);
   if (mode == AssignmentMode::kPreempt) {
     std::string names;
     for (const PreemptionTarget& t : e->targets) {
@@ -379,6 +406,121 @@ void Cycle::Process(Entry* e, CycleResult* out) {
   a.message = WithRules(AdmitMessage(*e), e->notes);
   a.rules = e->notes;
   out->admitted.push_back(std::move(a));
+}
+
+void Cycle::AddHolders(const Entry& e, NotAdmitted* n) const {
+  const std::vector<WorkloadInfo>& admitted = snapshot_.admitted();
+  const WorkloadInfo& head = snapshot_.pending()[e.pending];
+  const int queue = head.cluster_queue;
+  const int node = snapshot_.node(queue);
+  std::vector<int> frs;
+  for (const FlavorResourceAmount& u : e.assignment.usage) {
+    if (std::find(frs.begin(), frs.end(), u.fr) == frs.end()) frs.push_back(u.fr);
+  }
+  if (frs.empty()) return;
+  auto root_of = [&](int n) {
+    while (tree_.parent(n) >= 0) n = tree_.parent(n);
+    return n;
+  };
+  const int root = root_of(node);
+  const bool in_cohort = tree_.parent(node) >= 0;
+  const Preemption& policy = cluster_queue(queue).preemption;
+  std::vector<Holder> own, others;
+  for (size_t i = 0; i < admitted.size(); ++i) {
+    const WorkloadInfo& w = admitted[i];
+    if (w.hidden || victim_[i]) continue;
+    const bool same = w.cluster_queue == queue;
+    if (!same && (!in_cohort || root_of(snapshot_.node(w.cluster_queue)) != root)) continue;
+    std::string usage;
+    for (const FlavorResourceAmount& u : w.usage) {
+      if (std::find(frs.begin(), frs.end(), u.fr) == frs.end() || u.v == 0) continue;
+      CatAppend(&usage, usage.empty() ? "" : ", ", Quantity(u.fr, u.v), " ", FlavorResourceText(u.fr));
+    }
+    if (usage.empty()) continue;
+    Holder h;
+    h.name = w.workload->name;
+    h.cluster_queue = cluster_queue(w.cluster_queue).name;
+    h.usage = std::move(usage);
+    const std::string priorities = Cat("priority ", w.workload->priority, " against ", head.workload->priority);
+    if (same) {
+      const PreemptionPolicy p = policy.within_cluster_queue;
+      if (p == PreemptionPolicy::kNever) {
+        h.why = "its queue never preempts within itself (`within_queue: Never`)";
+      } else if (!preemptor_.SatisfiesPolicy(head, w, p)) {
+        h.why = Cat("not preemptible within the queue (`within_queue: ", PolicyName(p), "`, ",
+                    priorities, ")");
+      } else {
+        h.candidate = true;
+        h.why = Cat("preemptible within the queue (`within_queue: ", PolicyName(p), "`, ",
+                    priorities, ")");
+      }
+      own.push_back(std::move(h));
+      continue;
+    }
+    const PreemptionPolicy p = policy.reclaim_within_cohort;
+    const std::string holder_queue = Cat("`", h.cluster_queue, "`");
+    if (p == PreemptionPolicy::kNever) {
+      h.why = Cat("`", cluster_queue(queue).name, "` never reclaims from its cohort (`reclaim_within_cohort: Never`)");
+    } else if (tree_.WithinNominal(snapshot_.node(w.cluster_queue), frs)) {
+      h.why = Cat(holder_queue, " uses no more than its nominal quota of it, and only what a queue borrows is reclaimed");
+    } else if (!preemptor_.SatisfiesPolicy(head, w, p)) {
+      h.why = Cat(holder_queue, " borrows, but the policy does not let it be reclaimed (`reclaim_within_cohort: ",
+                  PolicyName(p), "`, ", priorities, ")");
+    } else {
+      h.candidate = true;
+      h.why = Cat(holder_queue, " borrows (`reclaim_within_cohort: ", PolicyName(p), "`, ",
+                  priorities, ")",
+                  state_.engine.fair_sharing ? "; with fair sharing, the queues' shares decide whether it is taken"
+                                             : "");
+    }
+    others.push_back(std::move(h));
+  }
+  for (std::vector<Holder>* list : {&own, &others}) {
+    for (Holder& h : *list) {
+      if (n->holders.size() < options_.max_holders) {
+        n->holders.push_back(std::move(h));
+      } else {
+        ++n->more_holders;
+      }
+    }
+  }
+}
+
+std::string Cycle::WentFirst(const Entry& e) const {
+  const WorkloadInfo& head = snapshot_.pending()[e.pending];
+  const int node = snapshot_.node(head.cluster_queue);
+  auto root_of = [&](int n) {
+    while (tree_.parent(n) >= 0) n = tree_.parent(n);
+    return n;
+  };
+  for (const Entry* x : processed_) {
+    const WorkloadInfo& w = snapshot_.pending()[x->pending];
+    const int other = snapshot_.node(w.cluster_queue);
+    if (x == &e || (other != node && root_of(other) != root_of(node))) continue;
+    bool shares = false;
+    for (const FlavorResourceAmount& a : x->assignment.usage) {
+      for (const FlavorResourceAmount& b : e.assignment.usage) shares = shares || (a.fr == b.fr && a.v > 0);
+    }
+    if (!shares) continue;
+    std::string rule;
+    if (state_.engine.fair_sharing) {
+      rule = "the fair-sharing tournament chose it first (the lower dominant resource share)";
+    } else if (x->assignment.borrowing == 0 && e.assignment.borrowing > 0) {
+      rule = "it does not borrow and this one would, and Kueue processes entries that do not borrow first";
+    } else if (x->assignment.borrowing < e.assignment.borrowing) {
+      rule = "it borrows lower in the cohort tree, and Kueue processes entries by how high they borrow first";
+    } else if (w.workload->priority > head.workload->priority) {
+      rule = Cat("its priority is higher (", w.workload->priority, " over ", head.workload->priority,
+                 "), and Kueue processes higher priorities first");
+    } else if (w.queue_time < head.queue_time) {
+      rule = "it was queued earlier (same priority: first in, first out)";
+    } else {
+      rule = "the same borrowing, priority and queue time: the queues' order decided";
+    }
+    return Cat("`", w.workload->name, "` of `", cluster_queue(w.cluster_queue).name, "` went first and took it: ",
+               rule);
+  }
+  return "";
 }
 
 std::string Cycle::NoFitMessage(const Entry& e) const {
@@ -446,6 +588,8 @@ CycleResult Cycle::Run() {
   victim_.assign(snapshot_.admitted().size(), 0);
   // Heads: per queue, the first active workload in queue order.
   std::vector<std::vector<int>> queues(state_.cluster_queues.size());
+  position_.assign(pending.size(), 0);
+  queue_length_.assign(state_.cluster_queues.size(), 0);
   for (size_t i = 0; i < pending.size(); ++i) queues[pending[i].cluster_queue].push_back(static_cast<int>(i));
   std::vector<Entry> entries;
   for (size_t q = 0; q < queues.size(); ++q) {
@@ -459,6 +603,8 @@ CycleResult Cycle::Run() {
       if (x.queue_time != y.queue_time) return x.queue_time < y.queue_time;
       return x.workload->uid < y.workload->uid;
     });
+    queue_length_[q] = static_cast<int>(list.size());
+    for (size_t k = 0; k < list.size(); ++k) position_[list[k]] = static_cast<int>(k) + 1;
     int head = -1;
     for (int i : list) {
       if (head < 0 && !pending[i].workload->inadmissible) {
@@ -471,6 +617,9 @@ CycleResult Cycle::Run() {
       Queued w;
       w.name = pending[i].workload->name;
       w.cluster_queue = cluster_queue(static_cast<int>(q)).name;
+      w.inadmissible = pending[i].workload->inadmissible;
+      w.position = position_[i];
+      w.queue_length = queue_length_[q];
       if (pending[i].workload->inadmissible) {
         w.message = "parked as inadmissible until capacity is freed in its cohort";
       } else {
@@ -572,6 +721,21 @@ std::string_view StateName(PendingState state) {
   }
   return "unknown";
 }
+
+std::string_view KueueReason(PendingState state) {
+  switch (state) {
+    case PendingState::kNoFitExceedsMaxQuota: return "ExceedsMaxQuota";
+    case PendingState::kNoFit:
+    case PendingState::kNoFitNoCandidates:
+    case PendingState::kSkippedNoLongerFits: return "WaitingForQuota";
+    case PendingState::kWaitingForPreemption:
+    case PendingState::kDeferredFit: return "WaitingForPreemptedWorkloads";
+    case PendingState::kDeniedByRule: return "AdmissionGated";
+  }
+  return "";
+}
+
+std::string_view KueueReason(const Queued& queued) { return queued.inadmissible ? "" : "PendingEvaluation"; }
 
 absl::StatusOr<CycleResult> RunCycle(const State& state, const CycleOptions& options) {
   absl::Status valid = Validate(state, options);

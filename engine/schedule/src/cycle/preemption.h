@@ -47,6 +47,12 @@ class Preemptor {
   // (the sink outlives the preemptor; its `rules` null: none).
   void set_rules(const RuleSink* sink) { rules_ = sink; }
 
+  // Whether `policy` lets `preemptor` take `candidate` (Kueue's
+  // satisfiesPreemptionPolicy): by priority, and for
+  // LowerOrNewerEqualPriority by queue time.
+  bool SatisfiesPolicy(const WorkloadInfo& preemptor, const WorkloadInfo& candidate,
+                       ::charter::schedule::PreemptionPolicy policy) const;
+
  private:
   // Whether the rules let `preemptor` take admitted workload `victim` (for
   // `reason`): it may be a victim at all, and this preemptor may preempt
@@ -58,8 +64,6 @@ class Preemptor {
   bool AskRules(const WorkloadInfo& preemptor, int victim, ::charter::schedule::PreemptionReason reason);
   std::vector<PreemptionTarget> Classical(const PreemptionRequest& request);
   std::vector<PreemptionTarget> FairSharing(const PreemptionRequest& request);
-  bool SatisfiesPolicy(const WorkloadInfo& preemptor, const WorkloadInfo& candidate,
-                       ::charter::schedule::PreemptionPolicy policy) const;
   bool UsesResources(const WorkloadInfo& candidate, const std::vector<int>& frs) const;
   bool CandidateBefore(int a, int b, int preemptor_cluster_queue) const;
   bool WorkloadFits(const PreemptionRequest& request, bool allow_borrowing) const;

@@ -104,8 +104,26 @@ std::string CycleResult::ToJson() const {
     Field(&out, "name", n.name, true);
     Field(&out, "cluster_queue", n.cluster_queue);
     Field(&out, "state", StateName(n.state));
+    Field(&out, "reason", KueueReason(n.state));
     Field(&out, "queue_state", n.inadmissible ? "inadmissible" : "active");
+    CatAppend(&out, ",\"position\":", n.position, ",\"queue_length\":", n.queue_length);
     Field(&out, "message", n.message);
+    if (!n.went_first.empty()) Field(&out, "went_first", n.went_first);
+    if (!n.holders.empty()) {
+      out += ",\"holders\":[";
+      for (size_t h = 0; h < n.holders.size(); ++h) {
+        if (h > 0) out.push_back(',');
+        out.push_back('{');
+        Field(&out, "name", n.holders[h].name, true);
+        Field(&out, "cluster_queue", n.holders[h].cluster_queue);
+        Field(&out, "usage", n.holders[h].usage);
+        CatAppend(&out, ",\"candidate\":", n.holders[h].candidate ? "true" : "false");
+        Field(&out, "why", n.holders[h].why);
+        out.push_back('}');
+      }
+      out.push_back(']');
+      if (n.more_holders > 0) CatAppend(&out, ",\"more_holders\":", n.more_holders);
+    }
     RulesField(&out, n.rules);
     out.push_back('}');
   }
@@ -115,6 +133,8 @@ std::string CycleResult::ToJson() const {
     out.push_back('{');
     Field(&out, "name", queued[i].name, true);
     Field(&out, "cluster_queue", queued[i].cluster_queue);
+    if (std::string_view reason = KueueReason(queued[i]); !reason.empty()) Field(&out, "reason", reason);
+    CatAppend(&out, ",\"position\":", queued[i].position, ",\"queue_length\":", queued[i].queue_length);
     Field(&out, "message", queued[i].message);
     out.push_back('}');
   }
@@ -140,10 +160,20 @@ std::string CycleResult::ToText() const {
   }
   for (const NotAdmitted& n : not_admitted) {
     CatAppend(&out, "PENDING  ", n.name, " (", n.cluster_queue, ") ", StateName(n.state),
-              n.inadmissible ? ", inadmissible" : "", "\n         ", n.message, "\n");
+              n.inadmissible ? ", inadmissible" : "", "; ", KueueReason(n.state), "; position ", n.position, " of ",
+              n.queue_length, "\n         ", n.message, "\n");
+    for (const Holder& h : n.holders) {
+      CatAppend(&out, "         held by `", h.name, "` (", h.cluster_queue, "): ", h.usage,
+                h.candidate ? "; a candidate: " : "; not a candidate: ", h.why, "\n");
+    }
+    if (n.more_holders > 0) {
+      CatAppend(&out, "         and ", n.more_holders, " more holder", n.more_holders == 1 ? "" : "s", "\n");
+    }
   }
   for (const Queued& q : queued) {
-    CatAppend(&out, "QUEUED   ", q.name, " (", q.cluster_queue, ") ", q.message, "\n");
+    std::string_view reason = KueueReason(q);
+    CatAppend(&out, "QUEUED   ", q.name, " (", q.cluster_queue, ") ", q.message, reason.empty() ? "" : "; ", reason,
+              "; position ", q.position, " of ", q.queue_length, "\n");
   }
   if (out.empty()) out = "nothing to schedule\n";
   return out;
