@@ -27,6 +27,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "charter/charter.h"
+#include "charter/governance.h"
 #include "charter/kueue.h"
 #include "charter/schedule.h"
 #include "charter/schema.h"
@@ -313,7 +314,9 @@ int RunSimulate(const ScheduleFlags& flags) {
     }
     if (flags.cycles == 0) {
       // A state seen before comes back forever: Kueue would cycle too.
-      auto [it, inserted] = seen.emplace(Fingerprint(*state), cycle + 1);
+      // (Kept as its SHA-256: a state's text is a few hundred bytes a
+      // workload, and a run of 1,000 cycles would keep a thousand.)
+      auto [it, inserted] = seen.emplace(ContentFingerprint(Fingerprint(*state)), cycle + 1);
       if (!inserted) {
         loop = absl::StrCat("== the state after cycle ", cycle + 1, " is the state after cycle ", it->second,
                             ": it repeats every ", cycle + 1 - it->second, " cycles and does not settle\n");

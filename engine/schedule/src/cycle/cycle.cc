@@ -424,64 +424,74 @@ void Cycle::AddHolders(const Entry& e, NotAdmitted* n) const {
   };
   const int root = root_of(node);
   const bool in_cohort = tree_.parent(node) >= 0;
-  const Preemption& policy = cluster_queue(queue).preemption;
-  std::vector<Holder> own, others;
-  for (size_t i = 0; i < admitted.size(); ++i) {
-    const WorkloadInfo& w = admitted[i];
-    if (w.hidden || victim_[i]) continue;
-    const bool same = w.cluster_queue == queue;
-    if (!same && (!in_cohort || root_of(snapshot_.node(w.cluster_queue)) != root)) continue;
-    std::string usage;
+  auto holds = [&](const WorkloadInfo& w) {
     for (const FlavorResourceAmount& u : w.usage) {
-      if (std::find(frs.begin(), frs.end(), u.fr) == frs.end() || u.v == 0) continue;
-      CatAppend(&usage, usage.empty() ? "" : ", ", Quantity(u.fr, u.v), " ", FlavorResourceText(u.fr));
+      if (u.v != 0 && std::find(frs.begin(), frs.end(), u.fr) != frs.end()) return true;
     }
-    if (usage.empty()) continue;
-    Holder h;
-    h.name = w.workload->name;
-    h.cluster_queue = cluster_queue(w.cluster_queue).name;
-    h.usage = std::move(usage);
-    const std::string priorities = Cat("priority ", w.workload->priority, " against ", head.workload->priority);
-    if (same) {
-      const PreemptionPolicy p = policy.within_cluster_queue;
-      if (p == PreemptionPolicy::kNever) {
-        h.why = "its queue never preempts within itself (`within_queue: Never`)";
-      } else if (!preemptor_.SatisfiesPolicy(head, w, p)) {
-        h.why = Cat("not preemptible within the queue (`within_queue: ", PolicyName(p), "`, ",
-                    priorities, ")");
-      } else {
-        h.candidate = true;
-        h.why = Cat("preemptible within the queue (`within_queue: ", PolicyName(p), "`, ",
-                    priorities, ")");
-      }
-      own.push_back(std::move(h));
-      continue;
-    }
-    const PreemptionPolicy p = policy.reclaim_within_cohort;
-    const std::string holder_queue = Cat("`", h.cluster_queue, "`");
-    if (p == PreemptionPolicy::kNever) {
-      h.why = Cat("`", cluster_queue(queue).name, "` never reclaims from its cohort (`reclaim_within_cohort: Never`)");
-    } else if (tree_.WithinNominal(snapshot_.node(w.cluster_queue), frs)) {
-      h.why = Cat(holder_queue, " uses no more than its nominal quota of it, and only what a queue borrows is reclaimed");
-    } else if (!preemptor_.SatisfiesPolicy(head, w, p)) {
-      h.why = Cat(holder_queue, " borrows, but the policy does not let it be reclaimed (`reclaim_within_cohort: ",
-                  PolicyName(p), "`, ", priorities, ")");
-    } else {
-      h.candidate = true;
-      h.why = Cat(holder_queue, " borrows (`reclaim_within_cohort: ", PolicyName(p), "`, ",
-                  priorities, ")",
-                  state_.engine.fair_sharing ? "; with fair sharing, the queues' shares decide whether it is taken"
-                                             : "");
-    }
-    others.push_back(std::move(h));
+    return false;
+  };
+  // The holders, its own queue's first; only those named are put in words.
+  std::vector<int> own, others;
+  for (int i : snapshot_.admitted_to(queue)) {
+    if (!admitted[i].hidden && !victim_[i] && holds(admitted[i])) own.push_back(i);
   }
-  for (std::vector<Holder>* list : {&own, &others}) {
-    for (Holder& h : *list) {
-      if (n->holders.size() < options_.max_holders) {
-        n->holders.push_back(std::move(h));
-      } else {
-        ++n->more_holders;
+  if (in_cohort) {
+    for (size_t q = 0; q < state_.cluster_queues.size(); ++q) {
+      const int other = static_cast<int>(q);
+      if (other == queue || root_of(snapshot_.node(other)) != root) continue;
+      for (int i : snapshot_.admitted_to(other)) {
+        if (!admitted[i].hidden && !victim_[i] && holds(admitted[i])) others.push_back(i);
       }
+    }
+  }
+  std::sort(own.begin(), own.end());
+  std::sort(others.begin(), others.end());
+  const Preemption& policy = cluster_queue(queue).preemption;
+  for (const std::vector<int>* list : {&own, &others}) {
+    for (int i : *list) {
+      if (n->holders.size() >= options_.max_holders) {
+        ++n->more_holders;
+        continue;
+      }
+      const WorkloadInfo& w = admitted[i];
+      Holder h;
+      h.name = w.workload->name;
+      h.cluster_queue = cluster_queue(w.cluster_queue).name;
+      for (const FlavorResourceAmount& u : w.usage) {
+        if (std::find(frs.begin(), frs.end(), u.fr) == frs.end() || u.v == 0) continue;
+        CatAppend(&h.usage, h.usage.empty() ? "" : ", ", Quantity(u.fr, u.v), " ", FlavorResourceText(u.fr));
+      }
+      const std::string priorities = Cat("priority ", w.workload->priority, " against ", head.workload->priority);
+      if (list == &own) {
+        const PreemptionPolicy p = policy.within_cluster_queue;
+        if (p == PreemptionPolicy::kNever) {
+          h.why = "its queue never preempts within itself (`within_queue: Never`)";
+        } else if (!preemptor_.SatisfiesPolicy(head, w, p)) {
+          h.why = Cat("not preemptible within the queue (`within_queue: ", PolicyName(p), "`, ", priorities, ")");
+        } else {
+          h.candidate = true;
+          h.why = Cat("preemptible within the queue (`within_queue: ", PolicyName(p), "`, ", priorities, ")");
+        }
+      } else {
+        const PreemptionPolicy p = policy.reclaim_within_cohort;
+        const std::string holder_queue = Cat("`", h.cluster_queue, "`");
+        if (p == PreemptionPolicy::kNever) {
+          h.why = Cat("`", cluster_queue(queue).name,
+                      "` never reclaims from its cohort (`reclaim_within_cohort: Never`)");
+        } else if (tree_.WithinNominal(snapshot_.node(w.cluster_queue), frs)) {
+          h.why = Cat(holder_queue,
+                      " uses no more than its nominal quota of it, and only what a queue borrows is reclaimed");
+        } else if (!preemptor_.SatisfiesPolicy(head, w, p)) {
+          h.why = Cat(holder_queue, " borrows, but the policy does not let it be reclaimed (`reclaim_within_cohort: ",
+                      PolicyName(p), "`, ", priorities, ")");
+        } else {
+          h.candidate = true;
+          h.why = Cat(holder_queue, " borrows (`reclaim_within_cohort: ", PolicyName(p), "`, ", priorities, ")",
+                      state_.engine.fair_sharing ? "; with fair sharing, the queues' shares decide whether it is taken"
+                                                 : "");
+        }
+      }
+      n->holders.push_back(std::move(h));
     }
   }
 }
