@@ -9,6 +9,7 @@
 #   make bench-python  Release build of the Python module, and its benchmark
 #   make bench-serve  `charter serve`: a review in process, and wrk over loopback TLS (bench/serve/)
 #   make bench-simulate  `charter simulate --summary` of 10,000 pending workloads in 100 queues (bench/schedule/)
+#   make bench-import    `charter import kueue` of 1,000 ClusterQueues and their LocalQueues (bench/schedule/)
 #   make bench-peer cedar-wasm and `charter bench` on the same workloads (bench/peer/)
 #   make bench-bindings  the C API, Go, Lua, Python and job_submit.lua per decision
 #   make bench-slurm     sbatch throughput with and without job_submit.lua
@@ -134,6 +135,15 @@ bench-simulate: deps
 	  -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF)
 	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_cli
 	bash bench/schedule/simulate_summary.sh $(BENCH_DIR)/cli/charter
+
+# `charter import kueue` of 1,000 ClusterQueues with their LocalQueues
+# (issue 31's target: under 100 ms), with the Release build's charter.
+.PHONY: bench-import
+bench-import: deps
+	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
+	  -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF)
+	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_cli
+	bash bench/schedule/import_kueue.sh $(BENCH_DIR)/cli/charter
 
 # The webhook (issue 18; docs/performance.md, "charter serve"): one review in
 # process, then wrk over loopback TLS at 1, 16 and 64 connections and under
