@@ -106,6 +106,14 @@ function checkPackage(manifest) {
     'and neither the TypeScript sources nor the development packages');
   check(projectVersion === undefined || manifest.version === projectVersion,
     `the extension's version ${manifest.version} is Charter's (${projectVersion})`);
+
+  // docs/editors.md's VS Code section names these settings and this package.
+  const page = fs.readFileSync('docs/editors.md', 'utf8');
+  const section = page.slice(page.indexOf('\n## VS Code\n'), page.indexOf('\n## ', page.indexOf('\n## VS Code\n') + 1));
+  const documented = [...section.matchAll(/^\| `(charter\.[\w.]+)` \|/gm)].map((m) => m[1]).join(' ');
+  check(documented === settings, `docs/editors.md's VS Code section documents the settings: ${documented}`);
+  check(section.includes(`code --install-extension build/vscode/charter-${manifest.version}.vsix`),
+    `and installs build/vscode/charter-${manifest.version}.vsix`);
 }
 
 async function main() {
