@@ -107,6 +107,19 @@ function checkPackage(manifest) {
   check(projectVersion === undefined || manifest.version === projectVersion,
     `the extension's version ${manifest.version} is Charter's (${projectVersion})`);
 
+  // The settings as options.js reads them (no `vscode` needed).
+  const options = require(path.join(extensionDir, 'out/options.js'));
+  const read = (values) => options.readSettings({ get: (k) => values[k] });
+  check(JSON.stringify(read({})) === '{"path":"charter","schemas":[],"entities":""}' &&
+    JSON.stringify(read({ path: ' ', schemas: 'a.cedarschema', entities: 7 })) === '{"path":"charter","schemas":[],"entities":""}',
+    'settings missing or of the wrong type read as the defaults');
+  check(options.serverCommand(read({ path: 'build/cli/charter' }), '/w') === '/w/build/cli/charter' &&
+    options.serverCommand(read({ path: 'charter' }), '/w') === 'charter' &&
+    options.serverCommand(read({ path: '/opt/charter' }), '/w') === '/opt/charter',
+    'charter.path: a relative path from the workspace folder, a bare name from PATH, an absolute path as it is');
+  check(JSON.stringify(options.serverSettings(read({ schemas: ['s.cedarschema', ''], entities: '' }))) === '{"schemas":["s.cedarschema"]}',
+    'the server is sent `schemas`, and `entities` only when set');
+
   // docs/editors.md's VS Code section names these settings and this package.
   const page = fs.readFileSync('docs/editors.md', 'utf8');
   const section = page.slice(page.indexOf('\n## VS Code\n'), page.indexOf('\n## ', page.indexOf('\n## VS Code\n') + 1));
