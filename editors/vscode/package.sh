@@ -26,7 +26,10 @@ mkdir -p "$stage"
 # vsce lists the production dependencies with `npm ls` in the stage, and
 # copies them from there: a copy of node_modules, hard links where the file
 # system allows (the build directory is usually beside the source).
-cp -al "$modules" "$stage/node_modules" 2>/dev/null || cp -a "$modules" "$stage/node_modules"
+if ! cp -al "$modules" "$stage/node_modules" 2>/dev/null; then
+  rm -rf "$stage/node_modules"
+  cp -a "$modules" "$stage/node_modules"
+fi
 
 cd "$stage"
 node node_modules/typescript/bin/tsc -p .
