@@ -112,6 +112,7 @@ async function main() {
   // "charter: error: FILE:LINE:COL: ...".
   const check = spawnSync(charter, ['fmt', '--check', ...inputs.map((i) => i.file)], { encoding: 'utf8', maxBuffer: 64 << 20 });
   if (check.error) throw check.error;
+  if (check.status !== 0 && check.status !== 1) fail(`charter fmt --check exited ${check.status}: ${check.stderr.slice(0, 500)}`);
   const refused = new Set();
   for (const line of check.stderr.split('\n')) {
     for (const input of inputs) {
@@ -141,6 +142,7 @@ async function main() {
   }
   if (counts.files < 100) fail(`only ${counts.files} files found by git ls-files`);
   if (counts.blocks < 50) fail(`only ${counts.blocks} Markdown blocks found`);
+  if (counts.refused === 0) fail('charter fmt refused nothing, though the fuzz corpora hold inputs it must refuse');
   if (counts.refused > 0.3 * inputs.length) fail(`charter fmt refused ${counts.refused} of ${inputs.length} inputs`);
 
   // Exact scopes: [language, text, the token, its occurrence, a scope it must carry].
