@@ -20,6 +20,7 @@
 #   make validation-conformance  the validation campaign against Cedar's validator
 #   make install    install the library, headers, CMake package and CLI into PREFIX
 #   make image      the OCI image of `charter serve` (umoci): build/image/oci and charter-image.tar
+#   make vsix       the VS Code extension (editors/vscode): build/vscode/charter-VERSION.vsix
 #   make clean      remove every build directory
 #
 # Override any variable on the command line: make test BUILD_DIR=/tmp/b JOBS=8
@@ -103,6 +104,14 @@ IMAGE_TAG ?= dev
 .PHONY: image
 image: build
 	bash scripts/image.sh $(BUILD_DIR) $(BUILD_DIR)/image $(IMAGE_TAG)
+
+# The VS Code extension (editors/vscode, docs/editors.md): compiled with tsc
+# and packaged with vsce, both from its lock file, offline, into
+# $(BUILD_DIR)/vscode/charter-VERSION.vsix. It starts `charter lsp`, which it
+# does not contain, so the C++ build is not needed here.
+.PHONY: vsix
+vsix: deps
+	bash editors/vscode/package.sh $(BUILD_DIR)/vscode
 
 bench: deps
 	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
@@ -327,6 +336,6 @@ validation-conformance: configure
 clean:
 	rm -rf $(BUILD_DIR) $(BENCH_DIR) $(SANITIZE_DIR) $(FUZZ_DIR) $(TSAN_DIR)
 
-# Also drops the oracle's npm packages, which make deps puts back.
+# Also drops the npm packages, which make deps puts back.
 distclean: clean
-	rm -rf tests/oracle/node_modules
+	rm -rf tests/oracle/node_modules tests/lsp/node_modules editors/vscode/node_modules editors/vscode/out

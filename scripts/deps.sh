@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything Charter needs to build, test, benchmark and fuzz on
-# Debian 12, from Debian's packages and (for the Cedar oracle and the language
-# server's client tests) npm. Idempotent: apt-get runs only when a package is
-# missing, and `npm ci` only when a node_modules is missing or older than its
-# lock file.
+# Debian 12, from Debian's packages and (for the Cedar oracle, the language
+# server's client tests and the VS Code extension) npm. Idempotent: apt-get
+# runs only when a package is missing, and `npm ci` only when a node_modules is
+# missing or older than its lock file.
 #
 #   scripts/deps.sh            # check, install what is missing
 #   scripts/deps.sh --check    # exit 1 and list what is missing, install nothing
@@ -73,8 +73,10 @@ else
 fi
 
 # npm packages of the tests, exactly as the committed lock files pin them:
-# the Cedar oracle (cedar-wasm) and the language server's client (vscode-jsonrpc).
-for dir in tests/oracle tests/lsp; do
+# the Cedar oracle (cedar-wasm), the language server's client (vscode-jsonrpc),
+# and the VS Code extension (vscode-languageclient; tsc and vsce for `make vsix`;
+# vscode-textmate and vscode-oniguruma for the grammar test).
+for dir in tests/oracle tests/lsp editors/vscode; do
   if [[ -f "$dir/package-lock.json" ]]; then
     stamp="$dir/node_modules/.package-lock.json"  # written by npm on every install
     if [[ ! -f "$stamp" || "$dir/package-lock.json" -nt "$stamp" || "$dir/package.json" -nt "$stamp" ]]; then

@@ -381,10 +381,6 @@ constexpr StillTrue kStillTrue[] = {
      "| CH0200 | a construct that parsed but was not compiled yet | when the compiler gained the "
      "whole language; everything that parses and passes the checks above now compiles |",
      "the table of retired codes: history"},
-    {"docs/editors.md",
-     "VS Code needs an extension to start a language server, and Charter's is not built yet (issue "
-     "38, point 2).",
-     "no editor extension in the tree (issue 38, point 2)"},
     {"docs/query.md",
      "`charter query` lists the resources a principal may act on, or the principals allowed on a "
      "resource; with `--residual` it prints instead the *condition* under which an entity of a type, "
