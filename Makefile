@@ -251,7 +251,9 @@ perf-report: deps
 # runtimes first; capi_test exercises their C API calls here) and
 # resource-caps (cli.growth.*, cli.parse_memory, cli.simulate_stream: time
 # and memory bounds under `ulimit -v`, which AddressSanitizer cannot start
-# under). A -LE in CTEST_ARGS replaces this one.
+# under) and editors (the grammars and the VS Code extension in Node: their
+# JavaScript; `charter lsp` itself runs here in tests/lsp). A -LE in
+# CTEST_ARGS replaces this one.
 sanitize: deps
 	$(call configure,$(SANITIZE_DIR),-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG='-O1 -g1' \
 	  -DCMAKE_CXX_COMPILER=$(CXX_CLANG) -DCMAKE_C_COMPILER=$(C_CLANG) \
@@ -259,7 +261,7 @@ sanitize: deps
 	  -DCHARTER_BUILD_LUA=OFF)
 	$(CMAKE) --build $(SANITIZE_DIR) -j $(JOBS)
 	$(SANITIZER_ENV) $(CTEST) --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS) --timeout $(TEST_TIMEOUT) \
-	  -LE 'nested-build|bindings|oracle|install|resource-caps' $(CTEST_ARGS)
+	  -LE 'nested-build|bindings|oracle|install|resource-caps|editors' $(CTEST_ARGS)
 
 # ThreadSanitizer: the EngineHandle swap test and charter serve's tests, in
 # their own build directory.
