@@ -199,6 +199,7 @@ struct Server::State {
   // Settings.
   std::vector<std::string> schema_paths;
   std::string entities_path;
+  std::optional<SourceFile> entities_source;  // the entities' text, when it read
 
   // The schema they name, as last loaded.
   std::optional<Schema> schema;
@@ -312,6 +313,7 @@ struct Server::State {
 
   void LoadEntities() {
     entity_words.clear();
+    entities_source.reset();
     if (entities_path.empty()) return;
     std::string why;
     std::optional<std::string> text = TextOf(entities_path, &why);
@@ -319,6 +321,7 @@ struct Server::State {
     absl::StatusOr<Entities> entities = Entities::FromJson(*text, entities_path);
     if (!entities.ok()) return;
     for (const EntityUid& e : entities->KnownUids()) entity_words.insert(e.ToString());
+    entities_source.emplace(entities_path, *std::move(text));
   }
 
   // Loads what the settings name, and says so when the schema cannot be read.
@@ -377,6 +380,14 @@ struct Server::State {
       (void)Validate(*with, source, {}, options, &validation);
       for (const Diagnostic& d : validation.items()) {
         if (d.code.rfind("CH05", 0) == 0) diagnostics.Add(d);
+      }
+    }
+    if (doc.kind == Kind::kCharter && bundle.ok() && entities_source.has_value()) {
+      // The queues against the entities they implement, as `charter check
+      // --entities` checks them (CH0810).
+      std::vector<Diagnostics> agreement;
+      if (schedule::CheckImplements({source}, options, *entities_source, &agreement).ok() && !agreement.empty()) {
+        for (const Diagnostic& d : agreement[0].items()) diagnostics.Add(d);
       }
     }
     return diagnostics;

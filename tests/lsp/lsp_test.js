@@ -269,6 +269,40 @@ async function features() {
   d = await diagnostics(policiesUri, 6);
   assert.deepEqual(d.diagnostics, []);
 
+  // ---- a queue against the Allocation it implements (CH0810), with the entities setting ----
+  const entitiesPath = path.join(tmp, 'allocations.json');
+  fs.writeFileSync(entitiesPath, JSON.stringify([{
+    uid: { type: 'Governance::Allocation', id: 'x' }, attrs: { gpus: 8, borrowLimitGpus: 4 }, parents: [] }]));
+  connection.sendNotification('workspace/didChangeConfiguration',
+    { settings: { schemas: ['model.cedarschema'], entities: entitiesPath } });
+  const queueUri = uriOf(path.join(tmp, 'queues.charter'));
+  const queueText = [
+    'cohort c;',
+    'flavor a;',
+    'queue q {',
+    '  cohort: c;',
+    '  implements: Governance::Allocation::"x";',
+    '  resources "nvidia.com/gpu" { flavor a { "nvidia.com/gpu": 16 borrow 4; } }',
+    '}',
+    '',
+  ].join('\n');
+  connection.sendNotification('textDocument/didOpen',
+    { textDocument: { uri: queueUri, languageId: 'charter', version: 1, text: queueText } });
+  d = await diagnostics(queueUri, 1);
+  assert.deepEqual(d.diagnostics.map((x) => [x.code, x.range]), [['CH0810', range(5, 60, 5, 62)]]);
+  assert.equal(d.diagnostics[0].message,
+    'cluster queue `q` guarantees 16 GPUs (`nvidia.com/gpu` in flavor `a`) where '
+    + '`Governance::Allocation::"x"` (' + entitiesPath + ':1:2) says 8 (`gpus`)');
+  // Agreeing, the diagnostic is gone.
+  connection.sendNotification('textDocument/didChange', {
+    textDocument: { uri: queueUri, version: 2 }, contentChanges: [{ range: range(5, 60, 5, 62), text: '8' }],
+  });
+  d = await diagnostics(queueUri, 2);
+  assert.deepEqual(d.diagnostics, []);
+  connection.sendNotification('textDocument/didClose', { textDocument: { uri: queueUri } });
+  d = await diagnostics(queueUri);
+  assert.deepEqual(d.diagnostics, []);
+
   // ---- an unknown method: MethodNotFound, and the server goes on ----
   await assert.rejects(within(connection.sendRequest('charter/nothing', {}), 'an unknown method'),
     (e) => e.code === -32601);
