@@ -10,6 +10,7 @@
 #   make bench-serve  `charter serve`: a review in process, and wrk over loopback TLS (bench/serve/)
 #   make bench-simulate  `charter simulate --summary` of 10,000 pending workloads in 100 queues (bench/schedule/)
 #   make bench-import    `charter import kueue` of 1,000 ClusterQueues and their LocalQueues (bench/schedule/)
+#   make bench-lsp       `charter lsp`: diagnostics after an edit, completion, memory (bench/lsp/)
 #   make bench-peer cedar-wasm and `charter bench` on the same workloads (bench/peer/)
 #   make bench-bindings  the C API, Go, Lua, Python and job_submit.lua per decision
 #   make bench-slurm     sbatch throughput with and without job_submit.lua
@@ -144,6 +145,18 @@ bench-simulate: deps
 	  -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF)
 	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_cli
 	bash bench/schedule/simulate_summary.sh $(BENCH_DIR)/cli/charter
+
+# `charter lsp` through a real client (bench/lsp/lsp_bench.js): diagnostics
+# after an edit of a 1,000-policy file, completion, and the server's peak
+# memory with 10,000 entities (issue 38's targets), with the Release build.
+.PHONY: bench-lsp
+bench-lsp: deps
+	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
+	  -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF)
+	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_cli charter_governance_workload
+	rm -rf $(BENCH_DIR)/lsp-world && mkdir -p $(BENCH_DIR)/lsp-world
+	$(BENCH_DIR)/bench/charter_governance_workload --policies 1000 --entities 10000 --out $(BENCH_DIR)/lsp-world
+	node bench/lsp/lsp_bench.js $(BENCH_DIR)/cli/charter $(BENCH_DIR)/lsp-world
 
 # `charter import kueue` of 1,000 ClusterQueues with their LocalQueues
 # (issue 31's target: under 100 ms), with the Release build's charter.
