@@ -2,7 +2,8 @@
 // client (vscode-jsonrpc, from tests/lsp's packages):
 //   - diagnostics after an edit of a 1,000-policy file (validated against
 //     the standard model): the time from didChange to the diagnostics of
-//     that version, target 50 ms;
+//     that version, target 50 ms, for edits that leave the file parsing and
+//     for edits that leave a syntax error;
 //   - completion after `principal.` in that file, target 20 ms;
 //   - the server's peak memory (VmHWM) with the governance model and
 //     10,000 entities loaded, target 100 MB.
@@ -114,7 +115,12 @@ async function main() {
   const entities = (fs.readFileSync(path.join(world, 'entities.json'), 'utf8').match(/"uid"/g) || []).length;
   console.log(`world: ${policies} policies, ${entities} entities, the standard model`);
   console.log(`open: diagnostics in ${openMs.toFixed(1)} ms`);
-  console.log(`edit -> diagnostics: median ${median(diag).toFixed(1)} ms, max ${Math.max(...diag).toFixed(1)} ms over ${edits} edits (target 50 ms)`);
+  // Even edits leave the file valid (`principal.x`: one validation fault);
+  // odd ones leave `principal.`, a syntax error, which the parser recovers from.
+  const valid = diag.filter((_, i) => i % 2 === 0);
+  const broken = diag.filter((_, i) => i % 2 === 1);
+  console.log(`edit -> diagnostics, the file parses: median ${median(valid).toFixed(1)} ms, max ${Math.max(...valid).toFixed(1)} ms over ${valid.length} edits (target 50 ms)`);
+  console.log(`edit -> diagnostics, a syntax error: median ${median(broken).toFixed(1)} ms, max ${Math.max(...broken).toFixed(1)} ms over ${broken.length} edits (target 50 ms)`);
   console.log(`completion after \`principal.\`: median ${median(completion).toFixed(2)} ms, max ${Math.max(...completion).toFixed(2)} ms, ${items} items (target 20 ms)`);
   console.log(`server peak memory: ${(peak / 1024).toFixed(1)} MB (target 100 MB); exit status ${code}`);
 }
