@@ -240,19 +240,29 @@ int RunSchedule(const ScheduleFlags& flags) {
 // back is recognised: who holds quota, and each waiting workload's queue
 // state, preemptor mark and flavor search (with whether it is still used).
 std::string Fingerprint(const schedule::State& s) {
-  std::map<std::string, std::string> parts;
-  for (const schedule::Workload& w : s.admitted) parts[w.name] = "A";
+  // Each workload's part, in name order (the same state gives the same
+  // text whatever the order of its vectors); an admitted and a pending
+  // workload of one name are both kept, the admitted one first.
+  std::vector<std::pair<std::string_view, std::string>> parts;
+  parts.reserve(s.admitted.size() + s.pending.size());
+  for (const schedule::Workload& w : s.admitted) parts.emplace_back(w.name, "A");
   for (const schedule::Workload& w : s.pending) {
-    std::string& f = parts[w.name];
-    absl::StrAppend(&f, "P", w.inadmissible, w.preempting, s.cycle - w.flavor_scan_cycle <= 1,
-                    s.cluster_queues[w.cluster_queue].generation > w.flavor_scan_generation);
+    std::string f = absl::StrCat("P", w.inadmissible, w.preempting, s.cycle - w.flavor_scan_cycle <= 1,
+                                 s.cluster_queues[w.cluster_queue].generation > w.flavor_scan_generation);
     for (const auto& set : w.flavor_scan) {
       f += '/';
       for (int idx : set) absl::StrAppend(&f, idx, ",");
     }
+    parts.emplace_back(w.name, std::move(f));
   }
+  std::sort(parts.begin(), parts.end());
   std::string out;
-  for (const auto& [name, f] : parts) absl::StrAppend(&out, name, "=", f, ";");
+  for (const auto& [name, f] : parts) {
+    out.append(name);
+    out += '=';
+    out += f;
+    out += ';';
+  }
   return out;
 }
 
@@ -295,7 +305,7 @@ int RunSimulate(const ScheduleFlags& flags) {
     absl::StatusOr<schedule::CycleResult> result = schedule::RunCycle(*state, options);
     if (!result.ok()) return Fail(result.status());
     const bool stable = schedule::IsStable(*state, *result);
-    absl::StatusOr<schedule::State> next = schedule::ApplyCycle(*state, *result);
+    absl::StatusOr<schedule::State> next = schedule::ApplyCycle(std::move(*state), *result);
     if (!next.ok()) return Fail(next.status());
     if (flags.summary) {
       out = absl::StrCat(flags.format == "json" ? (cycle == 0 ? "[" : ",") : "",

@@ -548,6 +548,9 @@ CHARTER_API absl::StatusOr<CycleResult> RunCycle(const State& state,
 // head that issued preemptions is its queue's preemptor until it is
 // admitted, first in a BestEffortFIFO queue. `now` advances by one second.
 CHARTER_API absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result);
+// The same over a state the caller gives up (no copy of its workloads): a
+// simulation's loop, `state = *ApplyCycle(std::move(state), result)`.
+CHARTER_API absl::StatusOr<State> ApplyCycle(State&& state, const CycleResult& result);
 
 // True when a cycle changes nothing: nothing admitted, nothing preempted, and
 // no head newly parked.

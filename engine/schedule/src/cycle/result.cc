@@ -179,9 +179,18 @@ std::string CycleResult::ToText() const {
   return out;
 }
 
-absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result) {
-  State next = state;
-  absl::flat_hash_map<std::string, size_t> pending, admitted;
+namespace {
+
+// ApplyCycle over a state of its own (a copy, or the caller's, moved).
+absl::StatusOr<State> ApplyTo(State next, const CycleResult& result) {
+  // What the cycle saw, before the changes below.
+  const int64_t now = next.now;
+  const int64_t cycle = next.cycle;
+  std::vector<int64_t> generation(next.cluster_queues.size());
+  for (size_t q = 0; q < next.cluster_queues.size(); ++q) generation[q] = next.cluster_queues[q].generation;
+  // (Keyed by the names in next's vectors, which stay in place until the
+  // lists are rebuilt at the end.)
+  absl::flat_hash_map<std::string_view, size_t> pending, admitted;
   for (size_t i = 0; i < next.pending.size(); ++i) pending.emplace(next.pending[i].name, i);
   for (size_t i = 0; i < next.admitted.size(); ++i) admitted.emplace(next.admitted[i].name, i);
   absl::flat_hash_map<std::string, int> flavor_index;
@@ -232,7 +241,7 @@ absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result) 
         }
       }
     }
-    w.quota_reserved_at = state.now;
+    w.quota_reserved_at = now;
     w.inadmissible = false;
     w.preempting = false;
     w.flavor_scan.clear();
@@ -263,8 +272,8 @@ absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result) 
     Workload& w = next.pending[it->second];
     w.inadmissible = n.inadmissible;
     w.flavor_scan = n.flavor_scan;
-    w.flavor_scan_cycle = state.cycle;
-    w.flavor_scan_generation = state.cluster_queues[w.cluster_queue].generation;
+    w.flavor_scan_cycle = cycle;
+    w.flavor_scan_generation = generation[w.cluster_queue];
     // A head that issued preemptions, or that fits once they complete, is
     // its queue's preemptor (one a queue) until it is admitted; in a
     // BestEffortFIFO queue it stays at the head.
@@ -309,9 +318,17 @@ absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result) 
   }
   next.admitted = std::move(admitted_list);
   next.pending = std::move(pending_list);
-  next.now = state.now + 1;
-  next.cycle = state.cycle + 1;
+  next.now = now + 1;
+  next.cycle = cycle + 1;
   return next;
+}
+
+}  // namespace
+
+absl::StatusOr<State> ApplyCycle(const State& state, const CycleResult& result) { return ApplyTo(state, result); }
+
+absl::StatusOr<State> ApplyCycle(State&& state, const CycleResult& result) {
+  return ApplyTo(std::move(state), result);
 }
 
 bool IsStable(const State& before, const CycleResult& result) {
@@ -320,12 +337,15 @@ bool IsStable(const State& before, const CycleResult& result) {
   // workloads of the same shape with it), and a flavor search that stopped
   // elsewhere starts elsewhere next time. Preemptor marks change only with
   // preemptions.
-  for (const NotAdmitted& n : result.not_admitted) {
-    for (const Workload& w : before.pending) {
-      if (w.name != n.name) continue;
-      if (n.inadmissible && !w.inadmissible) return false;
-      if (n.flavor_scan != w.flavor_scan) return false;
-    }
+  absl::flat_hash_map<std::string_view, const NotAdmitted*> heads;
+  for (const NotAdmitted& n : result.not_admitted) heads.emplace(n.name, &n);
+  if (heads.empty()) return true;
+  for (const Workload& w : before.pending) {
+    auto it = heads.find(w.name);
+    if (it == heads.end()) continue;
+    const NotAdmitted& n = *it->second;
+    if (n.inadmissible && !w.inadmissible) return false;
+    if (n.flavor_scan != w.flavor_scan) return false;
   }
   return true;
 }
