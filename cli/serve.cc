@@ -85,6 +85,14 @@ int RunServe(ServeFlags& flags) {
     if (!paths.ok()) return Fail(paths.status());
     flags.options.files.policies = *std::move(paths);
   }
+  {
+    // The decision log is appended to: never to one of the server's inputs.
+    const server::ServerOptions& o = flags.options;
+    std::vector<std::string> inputs = o.files.policies;
+    inputs.insert(inputs.end(), o.files.schemas.begin(), o.files.schemas.end());
+    inputs.insert(inputs.end(), {o.files.bundle, o.files.entities, o.tls_cert, o.tls_key, o.client_ca, flags.config});
+    if (absl::Status s = CheckNotAnInput(o.decision_log, inputs, "decisions"); !s.ok()) return Fail(s);
+  }
   return server::Serve(flags.options) == 0 ? kOk : kError;
 }
 

@@ -508,6 +508,10 @@ case_inputs_policies_and_schemas() {
   cp "$policies" "$work/policies.cedar"
   run build --policies "$work" -o "$work/policies.cedar"
   expect_errors
+  # Nor a decision log appended to an input of the server.
+  run serve --policies "$work" --tls-cert "$work/no-cert.pem" --tls-key "$work/no-key.pem" \
+    --decision-log "$work/policies.cedar"
+  expect_errors
   cmp -s "$policies" "$work/policies.cedar" || fail "the input was overwritten"
   rm "$work/policies.cedar"
   # A repeatable option takes one value an occurrence: FILE stays admit's.
