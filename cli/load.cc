@@ -2,8 +2,11 @@
 // errors.
 #include "load.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <system_error>
 #include <optional>
 #include <string>
@@ -89,15 +92,19 @@ absl::StatusOr<std::vector<std::string>> ExpandPolicyPaths(const std::vector<std
     std::sort(found.begin(), found.end());
     paths.insert(paths.end(), found.begin(), found.end());
   }
-  // Every policy of a file read twice would be a duplicate id: say what happened instead.
+  // Every policy of a file read twice would be a duplicate id: say what
+  // happened instead. Files are compared by device and inode (a second name
+  // counts), once each.
+  std::map<std::pair<dev_t, ino_t>, size_t> seen;
   for (size_t i = 0; i < paths.size() && !files_apart; ++i) {
-    for (size_t j = 0; j < i; ++j) {
-      if (paths[i] == paths[j] || (paths[i] != kStdinPath && paths[j] != kStdinPath && SameFile(paths[i], paths[j]))) {
-        return absl::InvalidArgumentError(
-            WithPath(paths[i], absl::StrCat(paths[i] == paths[j] ? "" : absl::StrCat("the same file as ", paths[j], ", "),
-                                            "given twice to --policies; give each policy file once")));
-      }
-    }
+    struct stat st;
+    if (paths[i] == kStdinPath || stat(paths[i].c_str(), &st) != 0) continue;  // a missing file is reported when read
+    auto [it, added] = seen.emplace(std::make_pair(st.st_dev, st.st_ino), i);
+    if (added) continue;
+    const std::string& first = paths[it->second];
+    return absl::InvalidArgumentError(
+        WithPath(paths[i], absl::StrCat(paths[i] == first ? "" : absl::StrCat("the same file as ", first, ", "),
+                                        "given twice to --policies; give each policy file once")));
   }
   return paths;
 }
