@@ -13,8 +13,7 @@
 // Names may be short where the schema and the entities make them
 // unambiguous (names.h): `alice` or `Member::"alice"` for
 // `Governance::Member::"alice"`, `viewProject` for the action, `Project`
-// for the type. In JSON, uids are written in Cedar's form
-// ({"__entity": {"type", "id"}}).
+// for the type.
 //
 // Exits 0 with the answer (an empty list is an answer), 1 on any error.
 #include <memory>
@@ -50,14 +49,9 @@ struct QueryFlags {
   std::string format = "text";
 };
 
-// A uid in Cedar's JSON form: {"__entity": {"type": T, "id": I}}.
-void AppendUidJson(std::string* out, const EntityUid& uid) {
-  *out += "{\"__entity\":{\"type\":";
-  AppendJsonQuoted(out, uid.type);
-  *out += ",\"id\":";
-  AppendJsonQuoted(out, uid.id);
-  *out += "}}";
-}
+// A uid as the C API's listing writes it (charter_query_list; tests/capi
+// keeps the two the same): its Cedar text, `Type::"id"`, in a string.
+void AppendUidJson(std::string* out, const EntityUid& uid) { AppendJsonQuoted(out, uid.ToString()); }
 
 std::string ListingText(const QueryRequest& q, const ListPage& page, size_t candidates) {
   std::string out;
