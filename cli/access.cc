@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -29,7 +30,7 @@ namespace {
 struct AccessFlags {
   PolicySource source;
   std::string entities;
-  std::string schema;
+  std::vector<std::string> schemas;
   std::string connection;
   std::string at;
   std::string format = "text";
@@ -55,7 +56,7 @@ namespace {
 
 int RunAccess(AccessFlags flags) {
   if (flags.at.empty()) flags.at = TodayUtc();
-  absl::StatusOr<Schema> schema = flags.schema.empty() ? StandardSchema() : LoadSchema(flags.schema);
+  absl::StatusOr<Schema> schema = flags.schemas.empty() ? StandardSchema() : LoadSchemas(flags.schemas);
   if (!schema.ok()) return Fail(schema.status());
   absl::StatusOr<EntityUid> connection = ParseConnectionUid(flags.connection);
   absl::StatusOr<int64_t> at = ParseReviewDate(flags.at);
@@ -98,9 +99,8 @@ Command AddAccessCommand(CLI::App& root) {
   app->footer("Exit status: 0, or 1 on any error.");
   AddPolicySourceOptions(app, &flags->source);
   app->add_option("--entities", flags->entities, "Entities in Cedar's JSON format")->type_name("FILE")->required();
-  app->add_option("--schema", flags->schema,
-                  "Schema the entities conform to (default: the standard model, stdlib/governance.cedarschema)")
-      ->type_name("FILE");
+  AddSchemaOption(app, &flags->schemas,
+                  "Schema the entities conform to (default: the standard model, stdlib/governance.cedarschema)");
   app->add_option("--connection", flags->connection, "The connection: Governance::Connection::\"ID\" or ID")
       ->type_name("UID")
       ->required();

@@ -67,9 +67,7 @@ absl::StatusOr<Admission> LoadAdmission(const AdmissionSetup& setup) {
       ASSIGN_OR_RETURN(schema, LoadSchemas(setup.schemas));
       options.schema = &*schema;
     }
-    absl::StatusOr<Bundle> bundle = setup.policies.size() == 1
-                                        ? CompilePolicyFile(setup.policies[0], "", options)
-                                        : CompilePolicyFiles(setup.policies, "", options);
+    absl::StatusOr<Bundle> bundle = CompilePolicyFiles(setup.policies, "", options);
     if (!bundle.ok()) return bundle.status();
     files.bundle = setup.policies[0];
     files.bundle_bytes = std::string(bundle->bytes());

@@ -28,6 +28,7 @@
 #include "command.h"
 #include "files.h"
 #include "json_write.h"
+#include "load.h"
 #include "report.h"
 #include "util.h"
 
@@ -248,21 +249,12 @@ Command AddAdmitCommand(CLI::App& root) {
   AdmissionSetup& s = flags->setup;
   CLI::Option* bundle =
       app->add_option("--bundle", s.bundle, "The bundle `charter serve` serves (`charter build`)")->type_name("FILE");
-  CLI::Option* policies = app->add_option("--policies", s.policies,
-                                          "Policy files instead of a bundle, compiled as `charter build` compiles "
-                                          "them; give it again for more files")
-                              ->type_name("FILE")
-                              ->expected(1)
-                              ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-                              ->allow_extra_args(false);
+  CLI::Option* policies =
+      AddPoliciesOption(app, &s.policies, ", instead of a bundle, compiled as `charter build` compiles them");
   bundle->excludes(policies);
-  app->add_option("--schema", s.schemas,
-                  "The schema, as for `charter serve`; give it again for more files, read as one schema "
-                  "(stdlib/governance.cedarschema, then stdlib/kubernetes.cedarschema)")
-      ->type_name("FILE")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->allow_extra_args(false);
+  AddSchemaOption(app, &s.schemas,
+                  "The schema, as for `charter serve` (stdlib/governance.cedarschema, then "
+                  "stdlib/kubernetes.cedarschema)");
   app->add_option("--entities", s.entities, "Configured entities in Cedar's JSON format, as for `charter serve`")
       ->type_name("FILE");
   app->add_option("--config", s.config, "The server's configuration (mapping, join, reasons, enforcement; docs/server.md)")

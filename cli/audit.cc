@@ -141,15 +141,18 @@ int RunAudit(AuditFlags flags) {
   // them, as `charter check --entities` checks (CH0810).
   const SourceFile entities(flags.entities, *text);
   const bool color = isatty(STDERR_FILENO) != 0 && getenv("NO_COLOR") == nullptr;
-  for (const std::string& path : flags.policies) {
+  absl::StatusOr<std::vector<std::string>> paths =
+      flags.policies.empty() ? std::vector<std::string>{} : ExpandPolicyPaths(flags.policies, /*files_apart=*/true);
+  if (!paths.ok()) return Fail(paths.status());
+  for (const std::string& path : *paths) {
     const CompileOptions compile = WithDeclarations({});
-    absl::StatusOr<std::string> policy_text = ReadFile(path, compile.max_source_bytes);
+    absl::StatusOr<std::string> policy_text = ReadInput(path, compile.max_source_bytes);
     if (!policy_text.ok()) {
       Fail(policy_text.status());
       failed = true;
       continue;
     }
-    std::vector<SourceFile> sources{SourceFile(path, *std::move(policy_text))};
+    std::vector<SourceFile> sources{SourceFile(InputName(path), *std::move(policy_text))};
     std::vector<Diagnostics> diagnostics;
     absl::StatusOr<schedule::State> declared = schedule::CompileDeclarations(sources, compile, &diagnostics);
     if (declared.ok()) {
@@ -165,7 +168,7 @@ int RunAudit(AuditFlags flags) {
       std::fflush(stdout);
       std::string rendered = diagnostics[0].Render(sources[0], color);
       std::fwrite(rendered.data(), 1, rendered.size(), stderr);
-      PrintError(absl::StrCat(path, ": the queues do not agree with ", flags.entities));
+      PrintError(absl::StrCat(InputName(path), ": the queues do not agree with ", flags.entities));
       failed = true;
     }
   }
@@ -252,8 +255,9 @@ Command AddAuditCommand(CLI::App& root) {
       ->type_name("SEVERITY")
       ->check(OneOf({"low", "medium", "high"}));
   app->add_option("--policies", flags->policies,
-                  ".charter file whose queues implement the entities' Allocations: each must agree with its "
-                  "Allocation, as `charter check --entities` checks; give it again for more files")
+                  ".charter file (or a directory of them, or - for standard input) whose queues implement the "
+                  "entities' Allocations: each must agree with its Allocation, as `charter check --entities` "
+                  "checks; give it again for more")
       ->type_name("FILE")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

@@ -171,12 +171,8 @@ Command AddAuthorizeCommand(CLI::App& root) {
       "1 on any error.");
 
   AddPolicySourceOptions(app, &flags->source);
-  app->add_option("--schema", flags->schemas,
-                  "Schema (Cedar schema text or JSON) to check the entities and requests against; "
-                  "give it again for more files, read as one schema")
-      ->type_name("FILE")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  AddSchemaOption(app, &flags->schemas,
+                  "Schema (Cedar schema text or JSON) to check the entities and requests against");
   app->add_option("--entities", flags->entities, "Entities in Cedar's JSON format")
       ->type_name("FILE")
       ->required();

@@ -25,7 +25,9 @@
 #include "command.h"
 #include "files.h"
 #include "load.h"
+#include "project.h"
 #include "report.h"
+#include "util.h"
 
 namespace charter::cli {
 namespace {
@@ -35,9 +37,26 @@ struct BuildFlags {
   std::string links;
   std::vector<std::string> schemas;
   std::string output;
+  bool output_flag = false;  // -o was given (if empty)
 };
 
-int RunBuild(const BuildFlags& flags) {
+int RunBuild(BuildFlags flags) {
+  // What the command line leaves out, from the project file (charter.json) around.
+  const bool output_given = !flags.output.empty() || flags.output_flag;
+  absl::StatusOr<std::optional<Project>> project =
+      FillFromProject(&flags.policies, &flags.schemas, nullptr, nullptr, output_given ? nullptr : &flags.output);
+  if (!project.ok()) return Fail(project.status());
+  if (flags.policies.empty()) {
+    PrintError(project->has_value()
+                   ? Cat((*project)->path, ": names no policies; give --policies")
+                   : Cat("give --policies, or run inside a project with a ", kProjectFileName, " naming its policies"));
+    return kError;
+  }
+  if (flags.output.empty() && !flags.output_flag) {
+    PrintError(Cat("give -o OUT: the bundle's file",
+                   project->has_value() ? Cat(" (", (*project)->path, " names no \"output\")") : std::string()));
+    return kError;
+  }
   if (flags.output.empty()) {
     PrintError("-o: the output path is empty");
     return kError;
@@ -45,13 +64,7 @@ int RunBuild(const BuildFlags& flags) {
   std::vector<std::string> inputs = flags.policies;
   inputs.push_back(flags.links);
   inputs.insert(inputs.end(), flags.schemas.begin(), flags.schemas.end());
-  for (const std::string& input : inputs) {
-    if (!input.empty() && SameFile(input, flags.output)) {
-      PrintError(absl::StrCat(flags.output, ": is an input of this build (", input,
-                              "): refusing to overwrite it with the bundle"));
-      return kError;
-    }
-  }
+  if (absl::Status s = CheckNotAnInput(flags.output, inputs, "the bundle"); !s.ok()) return Fail(s);
   CompileOptions options;
   std::optional<Schema> schema;
   if (!flags.schemas.empty()) {
@@ -60,9 +73,7 @@ int RunBuild(const BuildFlags& flags) {
     schema = *std::move(loaded);
     options.schema = &*schema;
   }
-  absl::StatusOr<Bundle> bundle = flags.policies.size() == 1
-                                      ? CompilePolicyFile(flags.policies[0], flags.links, options)
-                                      : CompilePolicyFiles(flags.policies, flags.links, options);
+  absl::StatusOr<Bundle> bundle = CompilePolicyFiles(flags.policies, flags.links, options);
   if (!bundle.ok()) return Fail(bundle.status());
   if (absl::StatusOr<Engine> engine = Engine::Create(*bundle); !engine.ok()) {
     PrintError(WithPath(flags.policies[0],
@@ -82,27 +93,20 @@ int RunBuild(const BuildFlags& flags) {
 Command AddBuildCommand(CLI::App& root) {
   auto flags = std::make_shared<BuildFlags>();
   CLI::App* app = root.add_subcommand("build", "Compile a policy set into a bundle file");
-  app->add_option("--policies", flags->policies,
-                  "Policy file: Cedar text or JSON, or .charter text with scheduling declarations; "
-                  "give it again for more files, compiled together")
-      ->type_name("FILE")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->required();
+  AddPoliciesOption(app, &flags->policies, ", compiled together into one bundle (default: charter.json's)");
   app->add_option("--template-linked", flags->links,
                   "Template links: [{\"template_id\", \"link_id\", \"args\": {\"?principal\": ...}}]")
       ->type_name("FILE");
-  app->add_option("--schema", flags->schemas,
+  AddSchemaOption(app, &flags->schemas,
                   "Schema (Cedar schema text or JSON): validate the policies against it and "
-                  "compile typed code; give it again for more files, read as one schema "
-                  "(Cedar schema text)")
-      ->type_name("FILE")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  app->add_option("-o,--output", flags->output, "Bundle file to write")
-      ->type_name("FILE")
-      ->required();
-  return Command{app, [flags] { return RunBuild(*flags); }};
+                  "compile typed code");
+  CLI::Option* output = app->add_option("-o,--output", flags->output,
+                                        "Bundle file to write (default: charter.json's \"output\")")
+                            ->type_name("FILE");
+  return Command{app, [flags, output] {
+                   flags->output_flag = output->count() > 0;
+                   return RunBuild(*flags);
+                 }};
 }
 
 }  // namespace charter::cli

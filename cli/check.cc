@@ -1,7 +1,11 @@
 // `charter check`: report every fault in policy files at once.
 //
-//   charter check --policies FILE... [--schema FILE] [--template-linked LINKS]
+//   charter check --policies PATH... [--schema FILE]... [--template-linked LINKS]
 //                 [--entities FILE]
+//
+// A PATH is a policy file, a directory (its .cedar and .charter files,
+// sorted by name) or - (standard input); several schema files are read as
+// one (LoadSchemas).
 //
 // Each file is parsed and compiled and, with --schema, validated against the
 // schema in Cedar's strict mode (charter::Validate). Every diagnostic is
@@ -33,6 +37,7 @@
 #include "command.h"
 #include "files.h"
 #include "load.h"
+#include "project.h"
 #include "report.h"
 #include "util.h"
 
@@ -41,7 +46,7 @@ namespace {
 
 struct CheckFlags {
   std::vector<std::string> policies;
-  std::string schema;  // --schema: validate the policies against it
+  std::vector<std::string> schemas;  // --schema: validate the policies against them, read as one
   std::string links;   // --template-linked: links into the one policy file
   std::string entities;  // --entities: the queues' `implements` checked against them
 };
@@ -83,7 +88,15 @@ void WriteRendered(const std::string& rendered) {
 }
 
 // Reads the schema. Its faults are rendered and reported here; nullopt then.
-std::optional<Schema> LoadSchema(const std::string& path, bool color) {
+// Several files are read as one (LoadSchemas), their faults a line each.
+std::optional<Schema> LoadSchema(const std::vector<std::string>& paths, bool color) {
+  if (paths.size() > 1) {
+    absl::StatusOr<Schema> schemas = LoadSchemas(paths);
+    if (schemas.ok()) return *std::move(schemas);
+    Fail(schemas.status());
+    return std::nullopt;
+  }
+  const std::string& path = paths.front();
   SchemaOptions options;
   absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
   if (!text.ok()) {
@@ -120,9 +133,9 @@ bool OnlyLimits(const Diagnostics& diagnostics) {
 absl::StatusOr<FileReport> CheckFile(const std::string& path, const std::vector<TemplateLink>& links,
                                      const Schema* schema, const SourceFile* entities, bool color) {
   const CompileOptions options = WithDeclarations({});
-  absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
+  absl::StatusOr<std::string> text = ReadInput(path, options.max_source_bytes);
   if (!text.ok()) return text.status();
-  SourceFile source(path, *std::move(text));
+  SourceFile source(InputName(path), *std::move(text));
   std::optional<InputStage> stage;
   stage.emplace(path, "compiling the policies");
   Diagnostics diagnostics;
@@ -181,19 +194,31 @@ absl::StatusOr<FileReport> CheckFile(const std::string& path, const std::vector<
   return report;
 }
 
-int RunCheck(const CheckFlags& flags) {
+int RunCheck(CheckFlags flags) {
+  // What the command line leaves out, from the project file (charter.json) around.
+  absl::StatusOr<std::optional<Project>> project =
+      FillFromProject(&flags.policies, &flags.schemas, &flags.entities, nullptr, nullptr);
+  if (!project.ok()) return Fail(project.status());
+  if (flags.policies.empty()) {
+    PrintError(project->has_value()
+                   ? Cat((*project)->path, ": names no policies; give --policies")
+                   : Cat("give --policies, or run inside a project with a ", kProjectFileName, " naming its policies"));
+    return kError;
+  }
   bool color = isatty(STDERR_FILENO) != 0 && getenv("NO_COLOR") == nullptr;
   bool failed = false;
   std::optional<Schema> schema;
-  if (!flags.schema.empty()) {
-    schema = LoadSchema(flags.schema, color);
+  if (!flags.schemas.empty()) {
+    schema = LoadSchema(flags.schemas, color);
     // Without a schema the files are still compiled, so that their faults
     // are reported too.
     if (!schema.has_value()) failed = true;
   }
+  absl::StatusOr<std::vector<std::string>> paths = ExpandPolicyPaths(flags.policies, /*files_apart=*/true);
+  if (!paths.ok()) return Fail(paths.status());
   std::vector<TemplateLink> links;
   if (!flags.links.empty()) {
-    if (flags.policies.size() != 1) {
+    if (paths->size() != 1) {
       PrintError("--template-linked links into one policy file: give --policies one FILE with it");
       return kError;
     }
@@ -214,13 +239,13 @@ int RunCheck(const CheckFlags& flags) {
     entities.emplace(flags.entities, *std::move(text));
   }
   std::vector<absl::StatusOr<FileReport>> reports;
-  for (const std::string& path : flags.policies) {
+  for (const std::string& path : *paths) {
     reports.push_back(CheckFile(path, links, schema.has_value() ? &*schema : nullptr,
                                 entities.has_value() ? &*entities : nullptr, color));
   }
   std::string out;
-  for (size_t i = 0; i < flags.policies.size(); ++i) {
-    const std::string& path = flags.policies[i];
+  for (size_t i = 0; i < paths->size(); ++i) {
+    const std::string path = InputName((*paths)[i]);
     absl::StatusOr<FileReport>& report = reports[i];
     if (!report.ok()) {
       Fail(report.status());
@@ -231,7 +256,7 @@ int RunCheck(const CheckFlags& flags) {
     if (report->errors > 0) {
       failed = true;
       PrintError(Cat(path, ": ", Counts(*report)));
-    } else if (flags.schema.empty() || schema.has_value()) {
+    } else if (flags.schemas.empty() || schema.has_value()) {
       // (Not "ok" when the schema it was to be validated against failed.)
       CatAppend(&out, path, ": ok",
                           report->warnings > 0
@@ -252,14 +277,16 @@ Command AddCheckCommand(CLI::App& root) {
   auto flags = std::make_shared<CheckFlags>();
   CLI::App* app = root.add_subcommand(
       "check", "Report every error in policy files, with the source underlined");
-  app->add_option("--policies", flags->policies, "Cedar policy files")
-      ->type_name("FILE...")
-      ->required()
+  // Several values an occurrence (`--policies a.cedar b.cedar`): check
+  // takes no positional argument that they could swallow.
+  app->add_option("--policies", flags->policies,
+                  "Policy files (Cedar text or JSON, .charter), directories (their .cedar and .charter files, "
+                  "sorted), or - for stdin; each checked on its own")
+      ->type_name("PATH...")
       ->expected(1, -1);
-  app->add_option("--schema", flags->schema,
+  AddSchemaOption(app, &flags->schemas,
                   "Schema (Cedar schema text or JSON) to validate the policies against, in "
-                  "Cedar's strict mode")
-      ->type_name("FILE");
+                  "Cedar's strict mode");
   app->add_option("--template-linked", flags->links,
                   "Template links for the one --policies file: [{\"template_id\", \"link_id\", "
                   "\"args\": {...}}]; with --schema each link is validated")
@@ -268,7 +295,9 @@ Command AddCheckCommand(CLI::App& root) {
                   "Entities (Cedar's JSON) that the queues' `implements` name: each queue is checked against "
                   "its Allocation (GPUs, borrowing, lending, fair weight)")
       ->type_name("FILE");
-  app->footer("Exit status: 0 when every file is free of errors; 1 otherwise.");
+  app->footer(
+      "Without --policies (or --schema), those of the charter.json in the working directory or above. "
+      "Exit status: 0 when every file is free of errors; 1 otherwise.");
   return Command{app, [flags] { return RunCheck(*flags); }};
 }
 

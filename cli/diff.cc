@@ -24,11 +24,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "charter/charter.h"
 #include "charter/json.h"
 #include "charter/schema.h"
@@ -44,7 +46,7 @@ namespace {
 inline constexpr int kChanged = 2;
 
 struct DiffFlags {
-  std::string old_policies, new_policies;
+  std::vector<std::string> old_policies, new_policies;
   std::string entities, new_entities;
   std::string requests, decision_log;
   std::vector<std::string> schemas;
@@ -85,19 +87,25 @@ struct Inputs {
   std::vector<Skipped> skipped;
 };
 
-// A policy file read as a bundle when it carries the bundle's file
-// identifier ("CHTR" at byte 4), else as policy text.
-PolicySource SourceOf(const std::string& path) {
+// One file read as a bundle when it carries the bundle's file identifier
+// ("CHTR" at byte 4), else policy text: files, directories, `-`.
+PolicySource SourceOf(const std::vector<std::string>& paths) {
   PolicySource source;
-  std::ifstream in(path, std::ios::binary);
-  char head[8] = {};
-  bool bundle = in.read(head, sizeof head) && std::string_view(head + 4, 4) == "CHTR";
-  (bundle ? source.bundle : source.policies) = path;
+  if (paths.size() == 1 && paths[0] != kStdinPath) {
+    std::ifstream in(paths[0], std::ios::binary);
+    char head[8] = {};
+    if (in.read(head, sizeof head) && std::string_view(head + 4, 4) == "CHTR") {
+      source.bundle = paths[0];
+      return source;
+    }
+  }
+  source.policies = paths;
   return source;
 }
 
-absl::StatusOr<Engine> LoadSide(const std::string& path, const Schema* schema) {
-  PolicySource source = SourceOf(path);
+absl::StatusOr<Engine> LoadSide(const std::vector<std::string>& paths, const Schema* schema) {
+  const std::string path = absl::StrJoin(paths, " + ");
+  PolicySource source = SourceOf(paths);
   absl::StatusOr<Engine> engine = LoadEngine(source);
   if (!engine.ok()) return engine;
   switch (engine->FitSchema(schema)) {
@@ -519,18 +527,19 @@ Command AddDiffCommand(CLI::App& root) {
   app->footer(
       "--old and --new each take a bundle or policy text. Exit status: 0; 2 with --fail-on-change "
       "when a decision changed, a policy newly fails or a decision-log line was not replayed; 1 on any error.");
-  app->add_option("--old", flags->old_policies, "The policy set in force: a bundle or a Cedar policy file")
-      ->type_name("FILE")
-      ->required();
-  app->add_option("--new", flags->new_policies, "The policy set to compare: a bundle or a Cedar policy file")
-      ->type_name("FILE")
-      ->required();
-  app->add_option("--schema", flags->schemas,
-                  "Schema (Cedar schema text or JSON) to check the entities and requests against; given again, "
-                  "the files are read as one schema")
-      ->type_name("FILE")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  for (auto [name, side, what] : {std::tuple{"--old", &flags->old_policies, "The policy set in force"},
+                                  std::tuple{"--new", &flags->new_policies, "The policy set to compare"}}) {
+    app->add_option(name, *side,
+                    std::string(what) + ": a bundle, or policy files (a directory: its .cedar and .charter "
+                    "files; - for stdin), given again for more")
+        ->type_name("PATH")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false)
+        ->required();
+  }
+  AddSchemaOption(app, &flags->schemas,
+                  "Schema (Cedar schema text or JSON) to check the entities and requests against");
   app->add_option("--entities", flags->entities, "Entities in Cedar's JSON format")->type_name("FILE")->required();
   app->add_option("--new-entities", flags->new_entities, "Entities for the new side (default: --entities)")
       ->type_name("FILE");

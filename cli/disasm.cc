@@ -28,7 +28,7 @@ namespace {
 
 struct DisasmFlags {
   std::string bundle;
-  std::string policies;
+  std::vector<std::string> policies;
   std::string links;
 };
 
@@ -63,7 +63,7 @@ int RunDisasm(const DisasmFlags& flags) {
   VerifyOptions options;
   absl::StatusOr<Bundle> bundle;
   std::optional<SourceFile> source;
-  const std::string& path = flags.bundle.empty() ? flags.policies : flags.bundle;
+  std::string path = flags.bundle;
   if (!flags.bundle.empty()) {
     if (absl::Status readable = CheckReadable(path); !readable.ok()) return Fail(readable);
     bundle = Bundle::FromFile(path, options.max_bundle_bytes);
@@ -72,15 +72,11 @@ int RunDisasm(const DisasmFlags& flags) {
       return kError;
     }
   } else {
-    // The text compiled is the text shown: one read of each file.
-    CompileOptions compile;
-    absl::StatusOr<std::vector<TemplateLink>> links = LoadTemplateLinks(flags.links, compile.max_source_bytes);
-    if (!links.ok()) return Fail(links.status());
-    absl::StatusOr<std::string> text = ReadFile(flags.policies, compile.max_source_bytes);
-    if (!text.ok()) return Fail(text.status());
-    source.emplace(flags.policies, *std::move(text));
-    bundle = CompilePolicySource(*source, *links, compile);
+    // The text compiled is the text shown (one file; several are listed
+    // without their text): one read of each file.
+    bundle = CompilePolicyFiles(flags.policies, flags.links, CompileOptions{}, &source);
     if (!bundle.ok()) return Fail(bundle.status());
+    path = source.has_value() ? source->name() : flags.policies.front();
   }
   absl::StatusOr<Disassembly> disassembly = Disassemble(*bundle, options);
   if (!disassembly.ok()) {
@@ -98,9 +94,7 @@ Command AddDisasmCommand(CLI::App& root) {
   CLI::App* app = root.add_subcommand("disasm", "Print the bytecode of a bundle or a policy set");
   CLI::Option* bundle =
       app->add_option("BUNDLE", flags->bundle, "Bundle file (from `charter build`)")->type_name("FILE");
-  CLI::Option* policies =
-      app->add_option("--policies", flags->policies, "Cedar policy file, compiled first")
-          ->type_name("FILE");
+  CLI::Option* policies = AddPoliciesOption(app, &flags->policies, ", compiled together first");
   bundle->excludes(policies);
   app->add_option("--template-linked", flags->links,
                   "Template links for --policies: [{\"template_id\", \"link_id\", \"args\": {...}}]")

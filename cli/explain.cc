@@ -27,7 +27,7 @@ namespace charter::cli {
 namespace {
 
 struct ExplainFlags {
-  std::string policies;
+  std::vector<std::string> policies;
   std::string links;
   std::string entities;
   std::string request_json;
@@ -44,14 +44,14 @@ int RunExplain(const ExplainFlags& flags) {
   // Every input is loaded, so that all faults are reported at once. The
   // policies are compiled too: whatever `authorize` refuses, explain refuses.
   CompileOptions options;
-  absl::StatusOr<std::string> text = ReadFile(flags.policies, options.max_source_bytes);
+  absl::StatusOr<SourceFile> text = ReadOnePolicyFile(flags.policies, "explain", options.max_source_bytes);
   absl::StatusOr<std::vector<TemplateLink>> links =
       LoadTemplateLinks(flags.links, options.max_source_bytes);
   absl::Status policies_status = !text.ok() ? text.status() : links.status();
   std::optional<SourceFile> source;
   if (policies_status.ok()) {
     // The text explained is the text compiled: one read of each file.
-    source.emplace(flags.policies, *std::move(text));
+    source.emplace(*std::move(text));
     policies_status = CompilePolicySource(*source, *links, options).status();
   }
   absl::StatusOr<Entities> entities = LoadEntities(flags.entities);
@@ -68,7 +68,7 @@ int RunExplain(const ExplainFlags& flags) {
   explain_options.compile = options;
   absl::StatusOr<Explanation> why = Explain(*source, *links, *request, *entities, explain_options);
   if (!why.ok()) {
-    PrintError(WithPath(flags.policies, OneLine(why.status().message())));
+    PrintError(WithPath(source->name(), OneLine(why.status().message())));
     return kError;
   }
   std::string out = flags.format == "json" ? why->ToJson() + "\n" : why->ToText(*source, ColorOnStdout());
@@ -83,7 +83,7 @@ Command AddExplainCommand(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
       "explain", "Explain why a request is allowed or denied, policy by policy");
   app->footer("Exit status: 0 allow, 2 deny, 1 on any error.");
-  app->add_option("--policies", flags->policies, "Cedar policy file")->type_name("FILE")->required();
+  AddPoliciesOption(app, &flags->policies, " (explain works on one file)")->required();
   app->add_option("--template-linked", flags->links,
                   "Template links: [{\"template_id\", \"link_id\", \"args\": {...}}]")
       ->type_name("FILE");

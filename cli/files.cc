@@ -9,6 +9,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -51,6 +53,27 @@ absl::StatusOr<struct stat> OpenAndStat(const std::string& path, const Fd& fd) {
   return st;
 }
 
+// Reads `fd` until end of file into `text`, never holding more than
+// max_bytes; `path` names it in errors.
+absl::Status ReadAll(int fd, const std::string& path, size_t max_bytes, std::string* text) {
+  // Read until end of file: the size from fstat is only a hint (the file may
+  // change, or be a pipe).
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return CannotRead(path, errno);
+    }
+    if (n == 0) break;
+    if (static_cast<size_t>(n) > max_bytes - text->size()) return TooLarge(path, max_bytes);
+    text->append(buffer, static_cast<size_t>(n));
+  }
+  return absl::OkStatus();
+}
+
+bool stdin_read = false;
+
 }  // namespace
 
 absl::StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes) {
@@ -63,21 +86,24 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes) 
   }
   std::string text;
   if (S_ISREG(st->st_mode)) text.reserve(static_cast<size_t>(st->st_size));
-  // Read until end of file: the size from fstat is only a hint (the file may
-  // change, or be a pipe). Never hold more than max_bytes.
-  char buffer[1 << 16];
-  for (;;) {
-    ssize_t n = read(fd.get(), buffer, sizeof buffer);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return CannotRead(path, errno);
-    }
-    if (n == 0) break;
-    if (static_cast<size_t>(n) > max_bytes - text.size()) return TooLarge(path, max_bytes);
-    text.append(buffer, static_cast<size_t>(n));
-  }
+  if (absl::Status read = ReadAll(fd.get(), path, max_bytes, &text); !read.ok()) return read;
   return text;
 }
+
+absl::StatusOr<std::string> ReadInput(const std::string& path, size_t max_bytes) {
+  if (path != kStdinPath) return ReadFile(path, max_bytes);
+  const std::string name = InputName(path);
+  if (stdin_read) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": cannot read: standard input was read already"));
+  }
+  stdin_read = true;
+  InputStage stage(name, "reading it");
+  std::string text;
+  if (absl::Status read = ReadAll(STDIN_FILENO, name, max_bytes, &text); !read.ok()) return read;
+  return text;
+}
+
+std::string InputName(const std::string& path) { return path == kStdinPath ? "<stdin>" : path; }
 
 bool SameFile(const std::string& a, const std::string& b) {
   struct stat sa, sb;
@@ -88,10 +114,19 @@ bool SameFile(const std::string& a, const std::string& b) {
 absl::Status CheckNotAnInput(const std::string& output, const std::vector<std::string>& inputs,
                              std::string_view what) {
   if (output.empty() || output == "-") return absl::OkStatus();
+  auto refuse = [&](const std::string& input) {
+    return absl::InvalidArgumentError(absl::StrCat(output, ": is an input of this command (", input,
+                                                   "): refusing to overwrite it with ", std::string(what)));
+  };
   for (const std::string& input : inputs) {
-    if (!input.empty() && input != "-" && SameFile(input, output)) {
-      return absl::InvalidArgumentError(absl::StrCat(output, ": is an input of this command (", input,
-                                                     "): refusing to overwrite it with ", std::string(what)));
+    if (input.empty() || input == kStdinPath) continue;
+    if (SameFile(input, output)) return refuse(input);
+    // A directory input (--policies DIR) reads its files: none may be the output.
+    std::error_code error;
+    if (std::filesystem::is_directory(input, error)) {
+      for (const std::filesystem::directory_entry& entry : std::filesystem::directory_iterator(input, error)) {
+        if (SameFile(entry.path().string(), output)) return refuse(entry.path().string());
+      }
     }
   }
   return absl::OkStatus();

@@ -17,6 +17,17 @@ namespace charter::cli {
 // it cannot be opened or read, is a directory, or holds more than max_bytes.
 absl::StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes);
 
+// The path that names standard input: `--policies -`.
+inline constexpr char kStdinPath[] = "-";
+
+// Reads an input: the file (ReadFile), or standard input for "-", which can
+// be read once in a process (a second read fails: a command given "-" twice
+// would get nothing the second time).
+absl::StatusOr<std::string> ReadInput(const std::string& path, size_t max_bytes);
+
+// The name of an input in messages and positions: "<stdin>" for "-".
+std::string InputName(const std::string& path);
+
 // OK if `path` can be opened for reading and is not a directory; for inputs
 // that the library opens itself (bundles, which it maps), so that an
 // unreadable file is reported the same way as for every other input.
@@ -27,7 +38,7 @@ absl::Status CheckReadable(const std::string& path);
 bool SameFile(const std::string& a, const std::string& b);
 
 // Fails with InvalidArgument when `output` is one of `inputs` (SameFile; empty
-// inputs and "-" are skipped): "OUT: is an input of this command (IN):
+// inputs and "-" are skipped; a directory stands for the files in it): "OUT: is an input of this command (IN):
 // refusing to overwrite it with WHAT". No output of a command replaces its input.
 absl::Status CheckNotAnInput(const std::string& output, const std::vector<std::string>& inputs,
                              std::string_view what);

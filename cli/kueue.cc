@@ -221,13 +221,8 @@ void AddInput(CLI::App* app, ExportFlags* flags) {
   CLI::Option* bundle =
       app->add_option("--bundle", flags->bundle, "A bundle (charter build) whose scheduling declarations to export")
           ->type_name("FILE");
-  CLI::Option* policies =
-      app->add_option("--policies", flags->policies,
-                      "Policy file (.charter declarations), compiled as `charter build` does; give it again for "
-                      "more files, compiled together")
-          ->type_name("FILE")
-          ->expected(1)
-          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  CLI::Option* policies = AddPoliciesOption(
+      app, &flags->policies, " (.charter declarations), compiled together as `charter build` does");
   CLI::Option* state =
       app->add_option("--state", flags->state, "A state file (state JSON, docs/scheduling.md)")->type_name("FILE");
   bundle->excludes(policies)->excludes(state);

@@ -2,7 +2,12 @@
 // errors.
 #include "load.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <map>
+#include <system_error>
 #include <optional>
 #include <string>
 #include <utility>
@@ -10,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "charter/schedule.h"
 #include "charter/schema.h"
 #include "charter_support/schema_files.h"
@@ -37,9 +43,88 @@ bool AtALink(const std::vector<TemplateLink>& links, absl::string_view message) 
 
 }  // namespace
 
+CLI::Option* AddPoliciesOption(CLI::App* app, std::vector<std::string>* policies, const std::string& what,
+                               bool stdin_ok) {
+  return app
+      ->add_option("--policies", *policies,
+                   std::string("Policy file (Cedar text or JSON, .charter), a directory (its .cedar and .charter "
+                               "files, sorted)") +
+                       (stdin_ok ? ", or - for stdin" : "") + "; give it again for more" + what)
+      ->type_name("PATH")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
+}
+
+CLI::Option* AddSchemaOption(CLI::App* app, std::vector<std::string>* schemas, const std::string& help) {
+  return app->add_option("--schema", *schemas, help + "; give it again for more files, read as one schema")
+      ->type_name("FILE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
+}
+
+absl::StatusOr<std::vector<std::string>> ExpandPolicyPaths(const std::vector<std::string>& given,
+                                                           bool files_apart) {
+  std::vector<std::string> paths;
+  bool stdin_given = false;
+  for (const std::string& path : given) {
+    if (path == kStdinPath) {
+      if (stdin_given) {
+        return absl::InvalidArgumentError("--policies: - (standard input) given twice; it can be read once");
+      }
+      stdin_given = true;
+      paths.push_back(path);
+      continue;
+    }
+    std::error_code error;
+    if (!std::filesystem::is_directory(path, error)) {
+      paths.push_back(path);  // read (or found missing) when it is compiled
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const std::filesystem::directory_entry& entry : std::filesystem::directory_iterator(path, error)) {
+      std::string ext = entry.path().extension().string();
+      if ((ext == ".cedar" || ext == ".charter") && !entry.is_directory(error)) found.push_back(entry.path().string());
+    }
+    if (error) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read the directory: ", error.message()));
+    if (found.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": a directory without a .cedar or .charter file"));
+    std::sort(found.begin(), found.end());
+    paths.insert(paths.end(), found.begin(), found.end());
+  }
+  // Every policy of a file read twice would be a duplicate id: say what
+  // happened instead. Files are compared by device and inode (a second name
+  // counts), once each.
+  std::map<std::pair<dev_t, ino_t>, size_t> seen;
+  for (size_t i = 0; i < paths.size() && !files_apart; ++i) {
+    struct stat st;
+    if (paths[i] == kStdinPath || stat(paths[i].c_str(), &st) != 0) continue;  // a missing file is reported when read
+    auto [it, added] = seen.emplace(std::make_pair(st.st_dev, st.st_ino), i);
+    if (added) continue;
+    const std::string& first = paths[it->second];
+    return absl::InvalidArgumentError(
+        WithPath(paths[i], absl::StrCat(paths[i] == first ? "" : absl::StrCat("the same file as ", first, ", "),
+                                        "given twice to --policies; give each policy file once")));
+  }
+  return paths;
+}
+
+absl::StatusOr<SourceFile> ReadOnePolicyFile(const std::vector<std::string>& given, const std::string& command,
+                                             size_t max_bytes) {
+  absl::StatusOr<std::vector<std::string>> paths = ExpandPolicyPaths(given);
+  if (!paths.ok()) return paths.status();
+  if (paths->size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("--policies: ", command, " works on one policy file; ",
+                                                   paths->size(), " were given (", absl::StrJoin(*paths, ", "), ")"));
+  }
+  const std::string& path = paths->front();
+  absl::StatusOr<std::string> text = ReadInput(path, max_bytes);
+  if (!text.ok()) return text.status();
+  return SourceFile(InputName(path), *std::move(text));
+}
+
 void AddPolicySourceOptions(CLI::App* app, PolicySource* source) {
-  CLI::Option* policies =
-      app->add_option("--policies", source->policies, "Cedar policy file")->type_name("FILE");
+  CLI::Option* policies = AddPoliciesOption(app, &source->policies);
   CLI::Option* bundle =
       app->add_option("--bundle", source->bundle, "Compiled bundle (from `charter build`)")
           ->type_name("FILE");
@@ -108,28 +193,27 @@ absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path, const std::str
   absl::StatusOr<std::vector<TemplateLink>> links =
       LoadTemplateLinks(links_path, options.max_source_bytes);
   if (!links.ok()) return links.status();
-  absl::StatusOr<std::string> read = ReadFile(path, options.max_source_bytes);
+  absl::StatusOr<std::string> read = ReadInput(path, options.max_source_bytes);
   if (!read.ok()) return read.status();
-  SourceFile source(path, *std::move(read));
+  SourceFile source(InputName(path), *std::move(read));
   absl::StatusOr<Bundle> bundle = CompilePolicySource(source, *links, options);
   if (text != nullptr) text->emplace(std::move(source));
   return bundle;
 }
 
-absl::StatusOr<Bundle> CompilePolicyFiles(const std::vector<std::string>& paths, const std::string& links_path,
-                                          const CompileOptions& options) {
+absl::StatusOr<Bundle> CompilePolicyFiles(const std::vector<std::string>& given, const std::string& links_path,
+                                          const CompileOptions& options, std::optional<SourceFile>* text) {
+  absl::StatusOr<std::vector<std::string>> paths = ExpandPolicyPaths(given);
+  if (!paths.ok()) return paths.status();
+  if (paths->empty()) return absl::InvalidArgumentError("--policies: no policy file given");
+  if (paths->size() == 1) return CompilePolicyFile(paths->front(), links_path, options, text);
   absl::StatusOr<std::vector<TemplateLink>> links = LoadTemplateLinks(links_path, options.max_source_bytes);
   if (!links.ok()) return links.status();
   std::vector<SourceFile> sources;
-  for (size_t i = 0; i < paths.size(); ++i) {
-    const std::string& path = paths[i];
-    // Every policy in it would be a duplicate id: say what happened instead.
-    if (std::find(paths.begin(), paths.begin() + i, path) != paths.begin() + i) {
-      return absl::InvalidArgumentError(WithPath(path, "given twice to --policies; give each policy file once"));
-    }
-    absl::StatusOr<std::string> read = ReadFile(path, options.max_source_bytes);
+  for (const std::string& path : *paths) {
+    absl::StatusOr<std::string> read = ReadInput(path, options.max_source_bytes);
     if (!read.ok()) return read.status();
-    sources.emplace_back(path, *std::move(read));
+    sources.emplace_back(InputName(path), *std::move(read));
   }
   std::vector<Diagnostics> diagnostics;
   absl::StatusOr<Bundle> bundle = Compile(sources, *links, WithDeclarations(options), &diagnostics);
@@ -185,14 +269,13 @@ absl::StatusOr<Engine> LoadEngine(const PolicySource& source, std::optional<Sour
     if (absl::Status config = schedule::ReadConfiguration(*engine).status(); !config.ok()) return Named(path, config);
     return engine;
   }
-  const std::string& path = source.policies;
-  absl::StatusOr<Bundle> bundle = CompilePolicyFile(path, source.links, {}, text);
+  absl::StatusOr<Bundle> bundle = CompilePolicyFiles(source.policies, source.links, {}, text);
   if (!bundle.ok()) return bundle.status();
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
   if (!engine.ok()) {
     // The compiler's own output failed verification: a bug in Charter.
     return absl::InternalError(WithPath(
-        path, absl::StrCat("internal error: the compiled bundle does not verify: ",
+        source.policies.front(), absl::StrCat("internal error: the compiled bundle does not verify: ",
                            OneLine(engine.status().message()))));
   }
   return engine;

@@ -23,14 +23,35 @@ inline constexpr size_t kMaxRequestsBytes = size_t{1} << 30;
 
 // Where a command's policy set comes from: exactly one of the two is set.
 struct PolicySource {
-  std::string policies;  // Cedar policy text, compiled on the fly
+  std::vector<std::string> policies;  // --policies, as given (ExpandPolicyPaths), compiled on the fly
   std::string bundle;    // a bundle written by `charter build`
   std::string links;     // template links (Cedar CLI's --template-linked JSON), with `policies`
 };
 
-// Adds --policies, --bundle (excluding each other) and --template-linked
-// (with --policies) to `app`, filling *source.
+// Adds --policies (repeatable: AddPoliciesOption), --bundle (excluding each
+// other) and --template-linked (with --policies) to `app`, filling *source.
 void AddPolicySourceOptions(CLI::App* app, PolicySource* source);
+
+// The option every command reads policies with: FILE, DIRECTORY or `-`,
+// given again for more, one value an occurrence (so that it never takes a
+// positional argument that follows it). `what` ends its help; without
+// `stdin_ok` the help does not offer `-`.
+CLI::Option* AddPoliciesOption(CLI::App* app, std::vector<std::string>* policies, const std::string& what = "",
+                               bool stdin_ok = true);
+
+// The option every command reads schemas with: a schema file, given again
+// for more, read as one schema (LoadSchemas), one value an occurrence.
+CLI::Option* AddSchemaOption(CLI::App* app, std::vector<std::string>* schemas, const std::string& help);
+
+// The policy files that --policies values name, in order: a FILE as given;
+// a DIRECTORY, its `.cedar` and `.charter` files sorted by name (not its
+// subdirectories' files; a directory without one is an error); `-`,
+// standard input (at most once). The same file named twice (as given, or
+// through a directory) is refused, unless `files_apart` (check, which reads
+// each file on its own): in one policy set every policy in it would be a
+// duplicate.
+absl::StatusOr<std::vector<std::string>> ExpandPolicyPaths(const std::vector<std::string>& given,
+                                                           bool files_apart = false);
 
 // For an app callback: throws CLI::RequiredError unless --policies or
 // --bundle was given, so that it is reported like CLI11's own errors.
@@ -57,7 +78,7 @@ absl::StatusOr<Bundle> CompilePolicySource(const SourceFile& source,
                                            const std::vector<TemplateLink>& links,
                                            const CompileOptions& options = {});
 
-// Reads and compiles a policy file, as CompilePolicySource.
+// Reads ("-": standard input) and compiles a policy file, as CompilePolicySource.
 // `links_path`, when not empty, names template links in the Cedar CLI's
 // `--template-linked` JSON form. With `text`, the policy text read is kept
 // there (for the positions of evaluation errors).
@@ -65,13 +86,20 @@ absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path, const std::str
                                          const CompileOptions& options = {},
                                          std::optional<SourceFile>* text = nullptr);
 
-// Reads and compiles several policy files (Cedar text, Cedar's JSON policy
-// format, .charter text) into one bundle, as Compile() over several
-// sources: one policy set, one scheduling configuration. Warnings are
-// printed on stderr; errors are returned, one diagnostic a line, each
-// naming its file.
+// Reads and compiles the policy files --policies values name
+// (ExpandPolicyPaths: files, directories, `-`) into one bundle, as Compile()
+// over several sources: one policy set, one scheduling configuration (one
+// file is CompilePolicyFile). Warnings are printed on stderr; errors are
+// returned, one diagnostic a line, each naming its file.
 absl::StatusOr<Bundle> CompilePolicyFiles(const std::vector<std::string>& paths, const std::string& links_path = "",
-                                          const CompileOptions& options = {});
+                                          const CompileOptions& options = {},
+                                          std::optional<SourceFile>* text = nullptr);
+
+// For the commands that show policy text (explain, disasm, query
+// --residual, the REPL's :explain): the one policy file the values name,
+// read, or an error saying that `command` works on one file.
+absl::StatusOr<SourceFile> ReadOnePolicyFile(const std::vector<std::string>& given, const std::string& command,
+                                             size_t max_bytes);
 
 // Loads the bundle (when `bundle` is not empty) or compiles the policy
 // files (with `options`: a schema, limits), and verifies the result into an
@@ -80,7 +108,7 @@ absl::StatusOr<Engine> LoadEngineFrom(const std::string& bundle, const std::vect
                                       const CompileOptions& options = {});
 
 // Compiles the policies or loads the bundle, and verifies it into an Engine.
-// With `text` and --policies, the policy text is kept there.
+// With `text` and --policies naming one file, the policy text is kept there.
 absl::StatusOr<Engine> LoadEngine(const PolicySource& source,
                                   std::optional<SourceFile>* text = nullptr);
 

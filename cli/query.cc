@@ -10,6 +10,11 @@
 //       (--principal UID --resource-type TYPE | --resource UID --principal-type TYPE)
 //       --action UID [--context JSON] [--residual] [--format text|json]
 //
+// Names may be short where the schema and the entities make them
+// unambiguous (names.h): `alice` or `Member::"alice"` for
+// `Governance::Member::"alice"`, `viewProject` for the action, `Project`
+// for the type.
+//
 // Exits 0 with the answer (an empty list is an answer), 1 on any error.
 #include <memory>
 #include <optional>
@@ -19,6 +24,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "charter/charter.h"
 #include "charter/json.h"
 #include "charter/query.h"
@@ -26,6 +32,7 @@
 #include "command.h"
 #include "files.h"
 #include "load.h"
+#include "names.h"
 #include "report.h"
 
 namespace charter::cli {
@@ -34,7 +41,7 @@ namespace {
 struct QueryFlags {
   PolicySource source;
   std::string entities;
-  std::string schema;
+  std::vector<std::string> schemas;
   std::string principal, resource, action;
   std::string principal_type, resource_type;
   std::string context;
@@ -42,16 +49,8 @@ struct QueryFlags {
   std::string format = "text";
 };
 
-// A uid flag's value: `Type::"id"`.
-absl::StatusOr<EntityUid> ParseUid(const std::string& flag, const std::string& text) {
-  absl::StatusOr<EntityUid> uid = EntityUid::Parse(text);
-  if (!uid.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(flag, ": `", Printable(text), "` is not an entity uid (",
-                                                   OneLine(uid.status().message()), "); write it as Type::\"id\""));
-  }
-  return uid;
-}
-
+// A uid as the C API's listing writes it (charter_query_list; tests/capi
+// keeps the two the same): its Cedar text, `Type::"id"`, in a string.
 void AppendUidJson(std::string* out, const EntityUid& uid) { AppendJsonQuoted(out, uid.ToString()); }
 
 std::string ListingText(const QueryRequest& q, const ListPage& page, size_t candidates) {
@@ -118,8 +117,8 @@ int RunQuery(const QueryFlags& flags) {
     return kError;
   }
   std::optional<Schema> schema;
-  if (!flags.schema.empty()) {
-    absl::StatusOr<Schema> loaded = LoadSchema(flags.schema);
+  if (!flags.schemas.empty()) {
+    absl::StatusOr<Schema> loaded = LoadSchemas(flags.schemas);
     if (!loaded.ok()) return Fail(loaded.status());
     schema = *std::move(loaded);
   }
@@ -139,12 +138,19 @@ int RunQuery(const QueryFlags& flags) {
   check(engine.status());
   absl::StatusOr<Entities> entities = LoadEntities(flags.entities, with);
   check(entities.status());
+  if (failed) return kError;
+  // Names in short form where the schema and the entities make them
+  // unambiguous (`alice`, `Member::"alice"`, `viewProject`, `Project`).
+  NameScope names(with, &*entities);
   bool resource_unknown = !flags.principal.empty();
-  absl::StatusOr<EntityUid> known = resource_unknown ? ParseUid("--principal", flags.principal)
-                                                     : ParseUid("--resource", flags.resource);
-  absl::StatusOr<EntityUid> action = ParseUid("--action", flags.action);
+  absl::StatusOr<EntityUid> known = resource_unknown ? names.Uid("--principal", flags.principal)
+                                                     : names.Uid("--resource", flags.resource);
+  absl::StatusOr<EntityUid> action = names.Action("--action", flags.action);
+  absl::StatusOr<std::string> type = resource_unknown ? names.Type("--resource-type", flags.resource_type)
+                                                      : names.Type("--principal-type", flags.principal_type);
   check(known.status());
   check(action.status());
+  check(type.status());
   if (failed) return kError;
   switch (engine->FitSchema(schema.has_value() ? &*schema : nullptr)) {
     case Engine::SchemaFit::kUntyped:
@@ -157,21 +163,28 @@ int RunQuery(const QueryFlags& flags) {
     case Engine::SchemaFit::kOther:
       PrintError(WithPath(flags.source.bundle,
                           absl::StrCat("the bundle was compiled with another schema (",
-                                       std::string(engine->schema_fingerprint()), "); `", flags.schema, "` is ",
+                                       std::string(engine->schema_fingerprint()), "); `",
+                                       absl::StrJoin(flags.schemas, "` + `"), "` is ",
                                        schema->Fingerprint())));
       return kError;
   }
   absl::StatusOr<QueryRequest> query =
       resource_unknown
-          ? QueryRequest::ForResources(*known, *action, flags.resource_type, flags.context, with, "--context")
-          : QueryRequest::ForPrincipals(flags.principal_type, *action, *known, flags.context, with, "--context");
+          ? QueryRequest::ForResources(*known, *action, *type, flags.context, with, "--context")
+          : QueryRequest::ForPrincipals(*type, *action, *known, flags.context, with, "--context");
   if (!query.ok()) return Fail(query.status());
 
   if (flags.residual) {
     absl::StatusOr<std::vector<TemplateLink>> links = LoadTemplateLinks(flags.source.links, size_t{64} << 20);
     if (!links.ok()) return Fail(links.status());
+    if (!text.has_value()) {
+      PrintError("--residual works on one policy file: give --policies one file");
+      return kError;
+    }
     absl::StatusOr<PartialEvaluator> pe = PartialEvaluator::Create(*text, *links);
-    if (!pe.ok()) return Fail(absl::InvalidArgumentError(WithPath(flags.source.policies, OneLine(pe.status().message()))));
+    if (!pe.ok()) {
+      return Fail(absl::InvalidArgumentError(WithPath(std::string(text->name()), OneLine(pe.status().message()))));
+    }
     absl::StatusOr<Residual> r = pe->Evaluate(*query, *entities);
     if (!r.ok()) return Fail(r.status());
     return WriteStdout(flags.format == "json" ? r->ToJson() + "\n" : r->ToText()) ? kOk : kError;
@@ -194,12 +207,13 @@ Command AddQueryCommand(CLI::App& root) {
       "query", "List the resources a principal may act on (or the principals allowed on a resource), or their condition");
   app->footer(
       "Either --principal with --resource-type (which resources?) or --resource with --principal-type "
-      "(which principals?). Exit status: 0 with the answer, 1 on any error.");
+      "(which principals?). A UID is Type::\"id\", or short where the schema and entities make it "
+      "unambiguous: alice, Member::\"alice\"; an action its id; a TYPE its last name (Project). "
+      "Exit status: 0 with the answer, 1 on any error.");
 
   AddPolicySourceOptions(app, &flags->source);
-  app->add_option("--schema", flags->schema,
-                  "Schema (Cedar schema text or JSON) to check the entities and the query against")
-      ->type_name("FILE");
+  AddSchemaOption(app, &flags->schemas,
+                  "Schema (Cedar schema text or JSON) to check the entities and the query against");
   app->add_option("--entities", flags->entities, "Entities in Cedar's JSON format")->type_name("FILE")->required();
   CLI::Option* principal =
       app->add_option("--principal", flags->principal, "The principal, known: list the resources")->type_name("UID");

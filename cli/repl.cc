@@ -41,10 +41,12 @@
 
 #include "command.h"
 #include "files.h"
+#include "load.h"
 #include "repl_complete.h"
 #include "repl_output.h"
 #include "repl_session.h"
 #include "repl_words.h"
+#include "project.h"
 #include "report.h"
 #include "util.h"
 
@@ -136,7 +138,11 @@ class Reader {
   std::string history_;
 };
 
-int RunRepl(const ReplFlags& flags) {
+int RunRepl(ReplFlags flags) {
+  // What the command line leaves out, from the project file (charter.json) around.
+  absl::StatusOr<std::optional<Project>> project =
+      FillFromProject(&flags.policies, &flags.schemas, &flags.entities, nullptr, nullptr);
+  if (!project.ok()) return Fail(project.status());
   Session session(flags);
   session.Start();
   bool terminal = isatty(STDIN_FILENO) != 0;
@@ -182,10 +188,9 @@ Command AddReplCommand(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
       "repl", "Try requests and expressions interactively against policies and entities");
   app->footer("Type :help in the REPL for its commands.");
-  app->add_option("--policies", flags->policies, "Cedar policy file to load")->type_name("FILE");
+  AddPoliciesOption(app, &flags->policies, ", loaded together", /*stdin_ok=*/false);
   app->add_option("--entities", flags->entities, "Entities file to load")->type_name("FILE");
-  app->add_option("--schema", flags->schema, "Schema to check the policies, entities and requests against")
-      ->type_name("FILE");
+  AddSchemaOption(app, &flags->schemas, "Schema to check the policies, entities and requests against");
   return Command{app, [flags] { return RunRepl(*flags); }};
 }
 

@@ -11,11 +11,13 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "charter/charter.h"
 #include "charter/explain.h"
 #include "charter/json.h"
 #include "charter_support/nearest.h"
 #include "files.h"
+#include "load.h"
 #include "repl_output.h"
 #include "repl_session.h"
 #include "repl_words.h"
@@ -241,28 +243,33 @@ bool Session::Run(const Entry& entry) {
                                 "` holds from its name or its content; say :load policies|entities|schema FILE")
                           : "usage: :load [policies|entities|schema] FILE");
     } else if (w[0].text == "policies") {
-      Report(LoadPolicies(w[1].text));
+      Report(LoadPolicies({w[1].text}));
     } else if (w[0].text == "entities") {
       Report(LoadEntitiesFile(w[1].text));
     } else {
-      Report(LoadSchema(w[1].text));
+      Report(LoadSchema({w[1].text}));
     }
   } else if (command == ":edit") {
     Edit(rest);
   } else if (command == ":reload") {
     Reload();
   } else if (command == ":policies") {
-    if (policies_ == nullptr) {
+    if (policy_files_.empty()) {
       Out("no policies loaded (:load policies FILE)\n");
     } else {
-      const std::string& text = policies_->text();
-      Page(text.empty() || text.back() == '\n' ? text : text + "\n");
+      std::string all;
+      for (const SourceFile& f : policy_files_) {
+        const std::string& text = f.text();
+        if (policy_files_.size() > 1) CatAppend(&all, "// ", f.name(), "\n");
+        CatAppend(&all, text, text.empty() || text.back() == '\n' ? "" : "\n");
+      }
+      Page(all);
     }
   } else if (command == ":entities") {
     ShowEntities(rest);
   } else if (command == ":schema") {
     Page(schema_ == nullptr ? "no schema loaded (:load schema FILE)\n"
-                            : Cat("// ", schema_path_, "\n", schema_->ToCedar()));
+                            : Cat("// ", absl::StrJoin(schema_paths_, " + "), "\n", schema_->ToCedar()));
   } else if (command == ":context") {
     SetContext(rest, rest_at);
   } else if (command == ":request") {
@@ -440,7 +447,8 @@ void Session::Decide(const std::string& line, size_t offset) {
 
 void Session::Explain(std::string rest, size_t rest_at) {
   if (policies_ == nullptr) {
-    Error("no policies loaded (:load policies FILE)");
+    Error(policy_files_.empty() ? "no policies loaded (:load policies FILE)"
+                                : Cat(":explain works on one policy file; ", policy_files_.size(), " are loaded"));
     return;
   }
   bool brief = false;
@@ -568,14 +576,19 @@ void Session::SetContext(const std::string& text, size_t at) {
 // loads it again.
 void Session::Edit(const std::string& what) {
   std::string kind = what.empty() ? "policies" : what;
-  const std::string* path = kind == "policies" ? &policies_path_
-                            : kind == "entities" ? &entities_path_
-                            : kind == "schema"   ? &schema_path_
-                                                 : nullptr;
-  if (path == nullptr) {
+  if (kind != "policies" && kind != "entities" && kind != "schema") {
     Error("usage: :edit [policies|entities|schema]");
     return;
   }
+  const std::vector<std::string> files = kind == "policies" ? ExpandPolicyPaths(policies_paths_).value_or(policies_paths_)
+                                         : kind == "schema" ? schema_paths_
+                                                            : std::vector<std::string>{entities_path_};
+  if (files.size() > 1) {
+    Error(Cat(":edit edits one file; ", files.size(), " ", kind, " files are loaded"));
+    return;
+  }
+  const std::string edited = files.empty() ? std::string() : files[0];
+  const std::string* path = &edited;
   if (path->empty()) {
     Error(Cat("no ", kind, " file to edit (:load ", kind, " FILE)"));
     return;
@@ -593,7 +606,7 @@ void Session::Edit(const std::string& what) {
     return;
   }
   std::string file = *path;
-  Report(kind == "policies" ? LoadPolicies(file) : kind == "entities" ? LoadEntitiesFile(file) : LoadSchema(file));
+  Report(kind == "policies" ? LoadPolicies({file}) : kind == "entities" ? LoadEntitiesFile(file) : LoadSchema({file}));
 }
 
 void Session::ShowEntities(const std::string& arg) {

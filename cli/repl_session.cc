@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "files.h"
 #include "load.h"
 #include "repl_output.h"
@@ -33,34 +34,47 @@ absl::Status ValidatePolicies(const Schema& schema, const SourceFile& source) {
 }  // namespace
 
 void Session::Start() {
-  if (!schema_path_.empty()) Report(LoadSchema(schema_path_));
-  if (!policies_path_.empty()) Report(LoadPolicies(policies_path_));
+  if (!schema_paths_.empty()) Report(LoadSchema(schema_paths_));
+  if (!policies_paths_.empty()) Report(LoadPolicies(policies_paths_));
   if (!entities_path_.empty()) Report(LoadEntitiesFile(entities_path_));
 }
 
 void Session::Reload() {
-  if (schema_path_.empty() && policies_path_.empty() && entities_path_.empty()) {
+  if (schema_paths_.empty() && policies_paths_.empty() && entities_path_.empty()) {
     Error("nothing to reload (:load policies FILE)");
   }
   Start();
 }
 
-absl::Status Session::LoadPolicies(const std::string& path) {
+absl::Status Session::LoadPolicies(const std::vector<std::string>& given) {
+  for (const std::string& p : given) {
+    if (p == kStdinPath) return absl::InvalidArgumentError("--policies: the REPL reads its entries from stdin; give files");
+  }
+  ASSIGN_OR_RETURN(std::vector<std::string> paths, ExpandPolicyPaths(given));
   CompileOptions options;
-  absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
-  if (!text.ok()) return text.status();
-  auto source = std::make_unique<SourceFile>(path, *std::move(text));
-  absl::StatusOr<Bundle> bundle = CompilePolicySource(*source, {}, options);
-  if (Interrupted()) return absl::CancelledError(Cat("interrupted; ", path, " was not loaded"));
+  std::vector<SourceFile> sources;
+  for (const std::string& path : paths) {
+    absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
+    if (!text.ok()) return text.status();
+    sources.emplace_back(path, *std::move(text));
+  }
+  const std::string names = absl::StrJoin(paths, ", ");
+  // One file is compiled from the text read; several as one policy set.
+  absl::StatusOr<Bundle> bundle = sources.size() == 1 ? CompilePolicySource(sources[0], {}, options)
+                                                      : CompilePolicyFiles(paths, "", options);
+  if (Interrupted()) return absl::CancelledError(Cat("interrupted; ", names, " was not loaded"));
   if (!bundle.ok()) return bundle.status();
-  if (schema_ != nullptr) RETURN_IF_ERROR(ValidatePolicies(*schema_, *source));
+  if (schema_ != nullptr) {
+    for (const SourceFile& source : sources) RETURN_IF_ERROR(ValidatePolicies(*schema_, source));
+  }
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
   if (!engine.ok()) return engine.status();
   engine_ = std::make_unique<Engine>(*std::move(engine));
-  policies_ = std::move(source);
-  policies_path_ = path;
-  CollectWords(policies_->text());
-  Out(Cat("loaded ", Count(engine_->policy_ids().size(), "policy", "policies"), " from ", path, "\n"));
+  policies_ = sources.size() == 1 ? std::make_unique<SourceFile>(sources[0]) : nullptr;
+  policy_files_ = std::move(sources);
+  policies_paths_ = given;
+  for (const SourceFile& source : policy_files_) CollectWords(source.text());
+  Out(Cat("loaded ", Count(engine_->policy_ids().size(), "policy", "policies"), " from ", names, "\n"));
   return absl::OkStatus();
 }
 
@@ -81,23 +95,31 @@ absl::Status Session::LoadEntitiesFile(const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::Status Session::LoadSchema(const std::string& path) {
+absl::Status Session::LoadSchema(const std::vector<std::string>& paths) {
+  if (paths.empty()) return absl::InvalidArgumentError("no schema file");
   SchemaOptions options;
-  absl::StatusOr<std::string> text = ReadFile(path, options.max_source_bytes);
-  if (!text.ok()) return text.status();
-  SourceFile source(path, *std::move(text));
-  Diagnostics diagnostics;
-  absl::StatusOr<Schema> schema = Schema::Parse(source, options, &diagnostics);
-  if (!schema.ok()) return absl::InvalidArgumentError(OneLine(schema.status().message()));
+  const std::string path = absl::StrJoin(paths, " + ");
+  absl::StatusOr<Schema> schema;
+  if (paths.size() == 1) {
+    absl::StatusOr<std::string> text = ReadFile(paths[0], options.max_source_bytes);
+    if (!text.ok()) return text.status();
+    SourceFile source(paths[0], *std::move(text));
+    Diagnostics diagnostics;
+    schema = Schema::Parse(source, options, &diagnostics);
+    if (!schema.ok()) return absl::InvalidArgumentError(OneLine(schema.status().message()));
+  } else {
+    schema = LoadSchemas(paths);  // a fault a line, in the file it is in
+    if (!schema.ok()) return schema.status();
+  }
   // What is loaded must hold under the new schema, or it is refused.
-  if (policies_ != nullptr) RETURN_IF_ERROR(ValidatePolicies(*schema, *policies_));
+  for (const SourceFile& source : policy_files_) RETURN_IF_ERROR(ValidatePolicies(*schema, source));
   if (entities_loaded_) {
     if (absl::Status s = ValidateEntities(*schema, entities_); !s.ok()) {
       return absl::InvalidArgumentError(WithPath(entities_path_, OneLine(s.message())));
     }
   }
   schema_ = std::make_unique<Schema>(*std::move(schema));
-  schema_path_ = path;
+  schema_paths_ = paths;
   for (const std::string& type : schema_->EntityTypes()) words_.insert(Cat(type, "::\""));
   for (const EntityUid& a : schema_->Actions()) AddEntityWord(a.type, a.id);
   Out(Cat("loaded a schema of ", Count(schema_->EntityTypes().size(), "entity type", "entity types"), " and ",

@@ -21,15 +21,15 @@
 namespace charter::cli {
 
 struct ReplFlags {
-  std::string policies;
+  std::vector<std::string> policies;  // files, directories (ExpandPolicyPaths)
   std::string entities;
-  std::string schema;
+  std::vector<std::string> schemas;  // read as one
 };
 
 class Session {
  public:
   explicit Session(const ReplFlags& flags)
-      : policies_path_(flags.policies), entities_path_(flags.entities), schema_path_(flags.schema) {}
+      : policies_paths_(flags.policies), entities_path_(flags.entities), schema_paths_(flags.schemas) {}
 
   // Loads the files of the flags.
   void Start();
@@ -44,9 +44,9 @@ class Session {
 
  private:
   // Loading (repl_session.cc).
-  absl::Status LoadPolicies(const std::string& path);
+  absl::Status LoadPolicies(const std::vector<std::string>& paths);
   absl::Status LoadEntitiesFile(const std::string& path);
-  absl::Status LoadSchema(const std::string& path);
+  absl::Status LoadSchema(const std::vector<std::string>& paths);
   void Reload();
   void AddEntityWord(std::string_view type, std::string_view id);
   void CollectWords(const std::string& text);
@@ -65,10 +65,11 @@ class Session {
   void Edit(const std::string& what);
   void ShowEntities(const std::string& arg);
 
-  std::string policies_path_;
+  std::vector<std::string> policies_paths_;
   std::string entities_path_;
-  std::string schema_path_;
-  std::unique_ptr<SourceFile> policies_;
+  std::vector<std::string> schema_paths_;
+  std::unique_ptr<SourceFile> policies_;  // the policy text, when one file is loaded
+  std::vector<SourceFile> policy_files_;  // every file loaded
   std::unique_ptr<Engine> engine_;
   Entities entities_;
   bool entities_loaded_ = false;

@@ -362,13 +362,8 @@ void AddCommonFlags(CLI::App* app, ScheduleFlags* flags) {
   CLI::Option* bundle =
       app->add_option("--bundle", flags->bundle, "Bundle whose scheduling declarations give the configuration")
           ->type_name("FILE");
-  CLI::Option* policies =
-      app->add_option("--policies", flags->policies,
-                      "Policy file (.charter declarations, Cedar policies and scheduling rules); give it again "
-                      "for more files, compiled together")
-          ->type_name("FILE")
-          ->expected(1)
-          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  CLI::Option* policies = AddPoliciesOption(
+      app, &flags->policies, " (.charter declarations, Cedar policies and scheduling rules), compiled together");
   bundle->excludes(policies);
   app->add_option("--workloads", flags->workloads,
                   "Workloads: Kueue Workload objects (YAML or JSON; with status.admission admitted, else pending), "
@@ -387,10 +382,9 @@ void AddCommonFlags(CLI::App* app, ScheduleFlags* flags) {
   app->add_option("--format", flags->format, "Output: text (default) or json")
       ->type_name("FORMAT")
       ->check(OneOf({"text", "json"}));
-  app->add_option("--schema", flags->schemas,
-                  "Schema to validate the policies against (several are read as one), e.g. "
+  AddSchemaOption(app, &flags->schemas,
+                  "Schema to validate the policies against, e.g. "
                   "stdlib/governance.cedarschema and stdlib/scheduling.cedarschema")
-      ->type_name("FILE")
       ->needs(policies);
   app->add_option("--entities", flags->entities,
                   "Entities the scheduling rules may read (the cycle's own are added to them)")

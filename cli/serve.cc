@@ -11,9 +11,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "command.h"
+#include "files.h"
+#include "load.h"
 #include "report.h"
 #include "server.h"
 
@@ -68,6 +72,27 @@ int RunServe(ServeFlags& flags) {
     PrintError("--bundle or --policies is required");
     return kError;
   }
+  if (!flags.options.files.policies.empty()) {
+    // The files a directory holds at start are the files served (and
+    // watched); standard input cannot be read again at a reload.
+    for (const std::string& p : flags.options.files.policies) {
+      if (p == kStdinPath) {
+        PrintError("--policies: serve reads its policy files again at every reload; - (stdin) cannot be");
+        return kError;
+      }
+    }
+    absl::StatusOr<std::vector<std::string>> paths = ExpandPolicyPaths(flags.options.files.policies);
+    if (!paths.ok()) return Fail(paths.status());
+    flags.options.files.policies = *std::move(paths);
+  }
+  {
+    // The decision log is appended to: never to one of the server's inputs.
+    const server::ServerOptions& o = flags.options;
+    std::vector<std::string> inputs = o.files.policies;
+    inputs.insert(inputs.end(), o.files.schemas.begin(), o.files.schemas.end());
+    inputs.insert(inputs.end(), {o.files.bundle, o.files.entities, o.tls_cert, o.tls_key, o.client_ca, flags.config});
+    if (absl::Status s = CheckNotAnInput(o.decision_log, inputs, "decisions"); !s.ok()) return Fail(s);
+  }
   return server::Serve(flags.options) == 0 ? kOk : kError;
 }
 
@@ -86,20 +111,17 @@ Command AddServeCommand(CLI::App& root) {
   CLI::Option* policies =
       app->add_option("--policies", o.files.policies,
                       "Policy files in place of a bundle, compiled with --schema at start and at every reload (a "
-                      "change to one reloads them); give it again for more files")
-          ->type_name("FILE")
+                      "change to one reloads them); a directory, its .cedar and .charter files at start; give it "
+                      "again for more")
+          ->type_name("PATH")
           ->expected(1)
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
           ->allow_extra_args(false);
   bundle->excludes(policies);
   app->add_option("--entities", o.files.entities, "Entities in Cedar's JSON format, joined to every request")
       ->type_name("FILE");
-  app->add_option("--schema", o.files.schemas,
-                  "The schema the bundle was compiled with; give it again for more files, in the order "
-                  "`charter build` had them (read as one schema)")
-      ->type_name("FILE")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  AddSchemaOption(app, &o.files.schemas,
+                  "The schema the bundle was compiled with, in the order `charter build` had them");
   app->add_option("--tls-cert", o.tls_cert, "The server's certificate (PEM, chain after it)")
       ->type_name("FILE")
       ->required();

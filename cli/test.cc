@@ -37,6 +37,7 @@
 #include "command.h"
 #include "files.h"
 #include "load.h"
+#include "project.h"
 #include "report.h"
 #include "schedule.h"
 #include "util.h"
@@ -939,7 +940,18 @@ std::string RuleCoverageText(const std::string& key, const RuleCoverage& rc) {
   return out;
 }
 
-int RunTest(const TestFlags& flags) {
+int RunTest(TestFlags flags) {
+  if (flags.paths.empty()) {
+    // No PATH: the tests of the project file (charter.json) around.
+    absl::StatusOr<std::optional<Project>> project = FillFromProject(nullptr, nullptr, nullptr, &flags.paths, nullptr);
+    if (!project.ok()) return Fail(project.status());
+    if (flags.paths.empty()) {
+      PrintError(project->has_value() ? Cat((*project)->path, ": names no tests; give PATH")
+                                      : Cat("give PATH (test files or directories), or run inside a project with a ",
+                                            kProjectFileName, " naming its tests"));
+      return kError;
+    }
+  }
   std::vector<std::string> files = TestFiles(flags.paths);
   if (files.empty()) {
     PrintError(Cat(List(flags.paths), ": no *.test.json files"));
@@ -1016,9 +1028,9 @@ Command AddTestCommand(CLI::App& root) {
   auto flags = std::make_shared<TestFlags>();
   CLI::App* app = root.add_subcommand("test", "Run policy tests (*.test.json; see docs/testing.md)");
   app->footer("Exit status: 0 when every case passes, 1 otherwise.");
-  app->add_option("PATH", flags->paths, "Test files, or directories searched for *.test.json")
-      ->type_name("DIR|FILE...")
-      ->required();
+  app->add_option("PATH", flags->paths,
+                  "Test files, or directories searched for *.test.json (default: the tests charter.json names)")
+      ->type_name("DIR|FILE...");
   app->add_flag("--coverage", flags->coverage,
                 "Report the policies, and the when/unless conditions, that no case exercised");
   app->add_option("--format", flags->format, "Output: text (default) or json (one object)")

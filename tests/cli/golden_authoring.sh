@@ -21,7 +21,7 @@ case_check_all_diagnostics() {
 case_check_bad_input() {
   run check --policies $golden/no-such-policies.cedar
   expect_errors
-  run check --policies "$ex"
+  run check --policies tests/cli
   expect_errors
   run check
   expect_errors

@@ -355,7 +355,7 @@ case_missing_file() {
 }
 
 case_directory_as_file() {
-  run authorize --policies "$ex" --entities "$entities" --requests "$requests"
+  run authorize --policies "$policies" --entities "$ex" --requests "$requests"
   expect_errors
   run authorize --bundle "$ex" --entities "$entities" --requests "$requests"
   expect_errors
@@ -480,6 +480,82 @@ case_build_refuses_unsafe_outputs() {
     echo
   } | sed -e "s|$work|<tmp>|g" >>"$transcript"
   expect_errors
+  expect_no_files
+}
+
+# One way to give inputs (issue 31, point 3): --schema given again, in
+# either order, read as one schema; --policies a directory (its .cedar and
+# .charter files, sorted) or - (standard input, once); --policies given again.
+case_inputs_policies_and_schemas() {
+  run check --policies examples/webhook/policies.cedar --schema stdlib/governance.cedarschema \
+    --schema stdlib/kubernetes.cedarschema
+  expect_status 0
+  run check --policies examples/webhook/policies.cedar --schema stdlib/kubernetes.cedarschema \
+    --schema stdlib/governance.cedarschema
+  expect_status 0
+  run check --policies examples/governance/
+  expect_status 0
+  stdin_from=$policies
+  run authorize --policies - --entities "$entities" --request-json $golden/request-allow.json
+  expect_status 0
+  run authorize --policies - --policies - --entities "$entities" --request-json $golden/request-allow.json
+  expect_errors
+  stdin_from=""
+  # A directory and a file in it: the same file twice.
+  run build --policies "$ex" --policies "$policies" -o "$work/ex.bundle"
+  expect_errors
+  # No output over a file a directory input holds.
+  cp "$policies" "$work/policies.cedar"
+  run build --policies "$work" -o "$work/policies.cedar"
+  expect_errors
+  # Nor a decision log appended to an input of the server.
+  run serve --policies "$work" --tls-cert "$work/no-cert.pem" --tls-key "$work/no-key.pem" \
+    --decision-log "$work/policies.cedar"
+  expect_errors
+  cmp -s "$policies" "$work/policies.cedar" || fail "the input was overwritten"
+  rm "$work/policies.cedar"
+  # A repeatable option takes one value an occurrence: FILE stays admit's.
+  run admit --policies "$ex" --policies examples/webhook/policies.cedar --schema stdlib/governance.cedarschema \
+    --schema stdlib/kubernetes.cedarschema --entities examples/webhook/entities.json examples/webhook/objects/job.yaml
+  expect_status 0
+  run query --policies "$ex" --entities "$entities" --principal 'Governance::Member::"alice"' \
+    --action 'Governance::Action::"viewTask"' --resource-type Governance::Task
+  expect_status 0
+  expect_no_files
+}
+
+# A project file (issue 31, point 3): inside a directory with a
+# charter.json (or below it), check, test and build run with no flags; a
+# flag replaces the file's value; build without an output is refused.
+case_project_file() {
+  cd examples/governance || return
+  note "in examples/governance"
+  run check
+  expect_status 0
+  run test
+  expect_status 0
+  cd ../webhook || return
+  note "in examples/webhook"
+  run check
+  expect_status 0
+  cd "$root" || return
+  mkdir -p "$work/proj/sub"
+  cp "$policies" "$work/proj/"
+  printf '{"policies": "policies.cedar", "schemas": ["%s/stdlib/governance.cedarschema"]}\n' "$root" \
+    >"$work/proj/charter.json"
+  cd "$work/proj/sub" || return
+  note "in <tmp>/proj/sub, below <tmp>/proj/charter.json"
+  run check
+  expect_status 0
+  run build
+  expect_errors
+  run build -o ../out.chb
+  expect_status 0
+  printf '{"policy": "policies.cedar"}\n' >"$work/proj/charter.json"
+  run check
+  expect_errors
+  cd "$root" || return
+  rm -r "$work/proj"
   expect_no_files
 }
 
@@ -1224,6 +1300,24 @@ case_query_governance_residual() {
   expect_no_stderr
 }
 
+# Short names (issue 31, point 3): an id alone, a type's last name, an
+# action's id, when the schema and entities make them unambiguous; else the
+# candidates, or the nearest name.
+case_query_short_names() {
+  run query --policies "$policies" --entities "$entities" --schema stdlib/governance.cedarschema \
+    --principal alice --action viewTask --resource-type Task
+  expect_status 0
+  run query --policies "$policies" --entities "$entities" --principal 'Member::"alice"' \
+    --action 'Action::"viewTask"' --resource-type Governance::Task
+  expect_status 0
+  run query --policies "$policies" --entities "$entities" --resource slurm-west/nlp-eval --action viewTask \
+    --principal-type Member
+  expect_errors
+  run query --policies "$policies" --entities "$entities" --schema stdlib/governance.cedarschema \
+    --principal alice --action viewTask --resource-type Tsak
+  expect_errors
+}
+
 case_query_bad_input() {
   run query --policies "$policies" --entities "$entities" --principal 'Governance::Member::"alicia"' \
     --action 'Governance::Action::"viewTask"' --resource-type Governance::Task
@@ -1231,7 +1325,7 @@ case_query_bad_input() {
   run query --policies "$policies" --entities "$entities" --principal 'Governance::Member::"alice"' \
     --action 'Governance::Action::"viewTask"' --resource-type Governance::Taks
   expect_errors
-  run query --policies "$policies" --entities "$entities" --principal 'alice' \
+  run query --policies "$policies" --entities "$entities" --principal 'alcie' \
     --action 'Governance::Action::"viewTask"' --resource-type Governance::Task
   expect_errors
   query_alice --context '{"mfa": }'

@@ -107,7 +107,8 @@ struct AccessRow {
   std::string layer;  // the action's top group without "Actions": organization, project, cluster, workload
   EntityUid action;
   EntityUid resource;
-  std::string context;  // a Cedar record literal
+  std::string context;       // a Cedar record literal (ToText)
+  std::string context_json;  // the same in Cedar's JSON value form, entities as {"__entity": ...} (ToJson)
   std::vector<AccessGrant> allowed;
   std::vector<AccessRefusal> refused;
   // Policies that erred on some principal's request, each named once.

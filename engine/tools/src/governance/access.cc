@@ -270,7 +270,8 @@ absl::StatusOr<AccessReport> ReviewAccess(const Engine& engine, const Entities& 
         w.action = &action;
         // The request's principal is a stand-in: each candidate replaces it.
         EntityUid stand_in{action.principals.front(), std::string(kAnyone)};
-        ASSIGN_OR_RETURN(w.request, MakeRequest(stand_in, w.row.action, w.row.resource, Cat("{", fields, "}"),
+        w.row.context_json = Cat("{", fields, "}");
+        ASSIGN_OR_RETURN(w.request, MakeRequest(stand_in, w.row.action, w.row.resource, w.row.context_json,
                                                 "context", &model));
         w.row.context = ToCedar(w.request->context);
         rows.push_back(std::move(w));

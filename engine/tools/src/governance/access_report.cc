@@ -136,7 +136,7 @@ std::string AccessReport::ToJson() const {
     JsonKey(&out, "resource");
     JsonEntity(&out, r.resource);
     JsonKey(&out, "context");
-    JsonString(&out, r.context);
+    out += r.context_json.empty() ? "{}" : r.context_json;
     JsonKey(&out, "allowed");
     out += "[";
     for (size_t j = 0; j < r.allowed.size(); ++j) {
