@@ -31,6 +31,9 @@ SHELL := /bin/bash
 
 BUILD_DIR    ?= build
 BENCH_DIR    ?= build-bench
+# The Release build of the benchmarks (make bench and the bench-* targets).
+BENCH_CMAKE_ARGS = -DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON -DCHARTER_BUILD_TESTS=OFF \
+  -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF
 SANITIZE_DIR ?= build-sanitize
 TSAN_DIR     ?= build-tsan
 FUZZ_DIR     ?= build-fuzz
@@ -115,8 +118,7 @@ vsix: deps
 	bash editors/vscode/package.sh $(BUILD_DIR)/vscode
 
 bench: deps
-	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
-	  -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF)
+	$(call configure,$(BENCH_DIR),$(BENCH_CMAKE_ARGS))
 	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_benchmarks
 	for b in $(BENCH_DIR)/bench/*_bench; do \
 	  echo "== $$b"; "$$b" $(BENCH_ARGS); \
@@ -141,8 +143,7 @@ bench-python: deps
 # (issue 31's target: under 5 s and 100 MB), with the Release build's charter.
 .PHONY: bench-simulate
 bench-simulate: deps
-	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
-	  -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF)
+	$(call configure,$(BENCH_DIR),$(BENCH_CMAKE_ARGS))
 	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_cli
 	bash bench/schedule/simulate_summary.sh $(BENCH_DIR)/cli/charter
 
@@ -151,8 +152,7 @@ bench-simulate: deps
 # memory with 10,000 entities (issue 38's targets), with the Release build.
 .PHONY: bench-lsp
 bench-lsp: deps
-	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
-	  -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF)
+	$(call configure,$(BENCH_DIR),$(BENCH_CMAKE_ARGS))
 	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_cli charter_governance_workload
 	rm -rf $(BENCH_DIR)/lsp-world && mkdir -p $(BENCH_DIR)/lsp-world
 	$(BENCH_DIR)/bench/charter_governance_workload --policies 1000 --entities 10000 --out $(BENCH_DIR)/lsp-world
@@ -162,8 +162,7 @@ bench-lsp: deps
 # (issue 31's target: under 100 ms), with the Release build's charter.
 .PHONY: bench-import
 bench-import: deps
-	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
-	  -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF)
+	$(call configure,$(BENCH_DIR),$(BENCH_CMAKE_ARGS))
 	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_cli
 	bash bench/schedule/import_kueue.sh $(BENCH_DIR)/cli/charter
 
@@ -171,8 +170,7 @@ bench-import: deps
 # process, then wrk over loopback TLS at 1, 16 and 64 connections and under
 # reloads. DURATION=10 seconds a wrk run.
 bench-serve: deps
-	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
-	  -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF)
+	$(call configure,$(BENCH_DIR),$(BENCH_CMAKE_ARGS))
 	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_cli review_bench
 	$(BENCH_DIR)/server/review_bench $(BENCH_ARGS)
 	bench/serve/run.sh $(BENCH_DIR)/cli/charter
@@ -215,8 +213,7 @@ bench-slurm: build
 
 .PHONY: bench-peer
 bench-peer: deps
-	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
-	  -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF)
+	$(call configure,$(BENCH_DIR),$(BENCH_CMAKE_ARGS))
 	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_cli charter_workload
 	for set in $(PEER_SETS); do \
 	  if [ "$$set" = governance ]; then dir=examples/governance; else \
@@ -239,8 +236,7 @@ PERF_PEER_SETS    ?= governance 10 10000
 
 .PHONY: perf-report
 perf-report: deps
-	$(call configure,$(BENCH_DIR),-DCMAKE_BUILD_TYPE=Release -DCHARTER_BUILD_BENCH=ON \
-	  -DCHARTER_BUILD_TESTS=OFF -DCHARTER_BUILD_FUZZERS=OFF -DCHARTER_SANITIZE=OFF)
+	$(call configure,$(BENCH_DIR),$(BENCH_CMAKE_ARGS))
 	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_cli charter_workload workload_bench
 	node bench/perf/report.js --build $(BENCH_DIR) --runs $(PERF_RUNS) \
 	  --wasm-seconds $(PERF_WASM_SECONDS) --peer-sets '$(PERF_PEER_SETS)' --json $(BENCH_DIR)/perf-report.json

@@ -47,9 +47,7 @@ int RunBuild(BuildFlags flags) {
       FillFromProject(&flags.policies, &flags.schemas, nullptr, nullptr, output_given ? nullptr : &flags.output);
   if (!project.ok()) return Fail(project.status());
   if (flags.policies.empty()) {
-    PrintError(project->has_value()
-                   ? Cat((*project)->path, ": names no policies; give --policies")
-                   : Cat("give --policies, or run inside a project with a ", kProjectFileName, " naming its policies"));
+    PrintError(NoPoliciesMessage(*project));
     return kError;
   }
   if (flags.output.empty() && !flags.output_flag) {

@@ -200,9 +200,7 @@ int RunCheck(CheckFlags flags) {
       FillFromProject(&flags.policies, &flags.schemas, &flags.entities, nullptr, nullptr);
   if (!project.ok()) return Fail(project.status());
   if (flags.policies.empty()) {
-    PrintError(project->has_value()
-                   ? Cat((*project)->path, ": names no policies; give --policies")
-                   : Cat("give --policies, or run inside a project with a ", kProjectFileName, " naming its policies"));
+    PrintError(NoPoliciesMessage(*project));
     return kError;
   }
   bool color = isatty(STDERR_FILENO) != 0 && getenv("NO_COLOR") == nullptr;

@@ -99,4 +99,10 @@ absl::StatusOr<std::optional<Project>> FillFromProject(std::vector<std::string>*
   return project;
 }
 
+std::string NoPoliciesMessage(const std::optional<Project>& project) {
+  return project.has_value()
+             ? Cat(project->path, ": names no policies; give --policies")
+             : Cat("give --policies, or run inside a project with a ", kProjectFileName, " naming its policies");
+}
+
 }  // namespace charter::cli

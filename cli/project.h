@@ -47,6 +47,10 @@ absl::StatusOr<std::optional<Project>> FillFromProject(std::vector<std::string>*
                                                        std::vector<std::string>* schemas, std::string* entities,
                                                        std::vector<std::string>* tests, std::string* output);
 
+// The error of a command that needs policies and got none, from its flags
+// or from the project (nullopt: no project found).
+std::string NoPoliciesMessage(const std::optional<Project>& project);
+
 }  // namespace charter::cli
 
 #endif  // CHARTER_CLI_PROJECT_H_

@@ -418,11 +418,7 @@ void Cycle::AddHolders(const Entry& e, NotAdmitted* n) const {
     if (std::find(frs.begin(), frs.end(), u.fr) == frs.end()) frs.push_back(u.fr);
   }
   if (frs.empty()) return;
-  auto root_of = [&](int n) {
-    while (tree_.parent(n) >= 0) n = tree_.parent(n);
-    return n;
-  };
-  const int root = root_of(node);
+  const int root = tree_.root(node);
   const bool in_cohort = tree_.parent(node) >= 0;
   auto holds = [&](const WorkloadInfo& w) {
     for (const FlavorResourceAmount& u : w.usage) {
@@ -438,7 +434,7 @@ void Cycle::AddHolders(const Entry& e, NotAdmitted* n) const {
   if (in_cohort) {
     for (size_t q = 0; q < state_.cluster_queues.size(); ++q) {
       const int other = static_cast<int>(q);
-      if (other == queue || root_of(snapshot_.node(other)) != root) continue;
+      if (other == queue || tree_.root(snapshot_.node(other)) != root) continue;
       for (int i : snapshot_.admitted_to(other)) {
         if (!admitted[i].hidden && !victim_[i] && holds(admitted[i])) others.push_back(i);
       }
@@ -499,14 +495,10 @@ void Cycle::AddHolders(const Entry& e, NotAdmitted* n) const {
 std::string Cycle::WentFirst(const Entry& e) const {
   const WorkloadInfo& head = snapshot_.pending()[e.pending];
   const int node = snapshot_.node(head.cluster_queue);
-  auto root_of = [&](int n) {
-    while (tree_.parent(n) >= 0) n = tree_.parent(n);
-    return n;
-  };
   for (const Entry* x : processed_) {
     const WorkloadInfo& w = snapshot_.pending()[x->pending];
     const int other = snapshot_.node(w.cluster_queue);
-    if (x == &e || (other != node && root_of(other) != root_of(node))) continue;
+    if (x == &e || (other != node && tree_.root(other) != tree_.root(node))) continue;
     bool shares = false;
     for (const FlavorResourceAmount& a : x->assignment.usage) {
       for (const FlavorResourceAmount& b : e.assignment.usage) shares = shares || (a.fr == b.fr && a.v > 0);
