@@ -11,6 +11,7 @@
 // charter::kueue::ReadObjectsAsJson, YAML or JSON) gives JSON objects of
 // their kind, or fails naming the source; each wrapped as the review of its
 // CREATE (object_review.h) is a well-formed AdmissionReview to the mapping.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -41,11 +42,31 @@ void Check(bool ok, const char* what, std::string_view detail = "") {
 }
 
 void CheckMapped(const charter::server::MappedReview& m, bool admission) {
-  absl::StatusOr<charter::Request> request = charter::Request::FromJson(m.request_json);
-  Check(request.ok(), "the mapped request does not read", m.request_json);
-  std::string entities = "[" + m.principal_json + "," + m.entities_json + "]";
+  const std::string request_json = m.request_json();
+  absl::StatusOr<charter::Request> request = charter::Request::FromJson(request_json);
+  Check(request.ok(), "the mapped request does not read", request_json);
+  std::string entities = "[" + m.principal_json() + "," + m.entities_json() + "]";
   absl::StatusOr<charter::Entities> store = charter::Entities::FromJson(entities);
   Check(store.ok(), "the mapped entities do not read", entities);
+  // Built in code, the same request and the same entities as their JSON.
+  absl::StatusOr<charter::Request> built_request =
+      charter::Request::Create(m.principal, m.action, m.resource, m.context);
+  Check(built_request.ok() && built_request->ContextToCedar() == request->ContextToCedar(),
+        "the request built in code differs from its JSON", request_json);
+  absl::StatusOr<charter::Entities> built = charter::Entities().Extend(m.entities);
+  Check(built.ok() && built->size() == store->size(), "the entities built in code differ from their JSON", entities);
+  for (const charter::EntityUid& uid : store->Uids()) {
+    std::optional<charter::EntityInfo> a = store->Find(uid);
+    std::optional<charter::EntityInfo> b = built->Find(uid);
+    Check(a.has_value() && b.has_value() && a->attrs == b->attrs && a->tags == b->tags,
+          "an entity built in code differs from its JSON", uid.ToString());
+    std::vector<std::string> pa, pb;  // the parents, in any order
+    for (const charter::EntityUid& q : a->parents) pa.push_back(q.ToString());
+    for (const charter::EntityUid& q : b->parents) pb.push_back(q.ToString());
+    std::sort(pa.begin(), pa.end());
+    std::sort(pb.begin(), pb.end());
+    Check(pa == pb, "an entity built in code has other parents than its JSON", uid.ToString());
+  }
   charter::Decision d;
   d.reasons = {"p\n\"1\""};
   d.errors.push_back({"q", "message with \x01 control", {}});
@@ -58,7 +79,7 @@ void CheckMapped(const charter::server::MappedReview& m, bool admission) {
   // The decision-log line, masking `dryRun`, read back.
   charter::server::DecisionLogEntry entry{admission ? "admission" : "authorization", m.uid, m.principal, m.action,
                                           m.resource, &d, charter::server::OutcomeOf(d, !admission),
-                                          "sha256:00", 0.000041, m.request_json, entities};
+                                          "sha256:00", 0.000041, request_json, entities};
   std::string line = charter::server::DecisionLogLine(entry, {"dryRun"});
   Check(!line.empty() && line.back() == '\n' && line.find('\n') == line.size() - 1, "the log line is not one line",
         line);

@@ -157,10 +157,12 @@ absl::StatusOr<int64_t> Total(int64_t a, int64_t b, bool product, std::string_vi
   if (!lhs##_or.ok()) return lhs##_or.status(); \
   auto lhs = *std::move(lhs##_or)
 
+using Fields = std::vector<std::pair<std::string, Value>>;
+
 struct Principal {
   EntityUid uid;
-  std::string json;        // the entity
-  std::string extra_json;  // its Kubernetes::Extra entity (userInfo.extra as tags)
+  Entity entity;  // the principal
+  Entity extra;   // its Kubernetes::Extra entity (userInfo.extra as tags)
   std::vector<EntityUid> joins;  // its groups, and its governance entity when joined
 };
 
@@ -172,7 +174,7 @@ absl::StatusOr<Principal> MapPrincipal(const Reader& r, const JsonValue& info, s
   if (username.empty()) return Invalid(Cat(S(path), ".", S(user_key)), "missing: the review names no user");
   CHARTER_ASSIGN(uid, r.String(info, "uid", path));
   Principal p;
-  std::string attrs;
+  Fields attrs;
   constexpr std::string_view kServiceAccount = "system:serviceaccount:";
   if (username.rfind(kServiceAccount, 0) == 0) {
     std::string_view rest = std::string_view(username).substr(kServiceAccount.size());
@@ -182,26 +184,27 @@ absl::StatusOr<Principal> MapPrincipal(const Reader& r, const JsonValue& info, s
                      Cat("`", username, "` is not system:serviceaccount:NAMESPACE:NAME"));
     }
     p.uid = {"Kubernetes::ServiceAccount", S(rest)};
-    attrs = Cat("\"namespace\":", Quoted(rest.substr(0, colon)), ",\"name\":",
-                         Quoted(rest.substr(colon + 1)), ",\"uid\":", Quoted(uid));
+    attrs.emplace_back("namespace", Value::String(S(rest.substr(0, colon))));
+    attrs.emplace_back("name", Value::String(S(rest.substr(colon + 1))));
+    attrs.emplace_back("uid", Value::String(uid));
   } else {
     p.uid = {"Kubernetes::User", username};
-    attrs = Cat("\"name\":", Quoted(username), ",\"uid\":", Quoted(uid));
+    attrs.emplace_back("name", Value::String(username));
+    attrs.emplace_back("uid", Value::String(uid));
   }
-  std::string parents;
   if (std::optional<JsonValue> groups = Reader::Get(info, "groups")) {
     if (!groups->is_array()) return Invalid(Cat(S(path), ".groups"), "expected an array of strings");
     for (size_t i = 0; i < groups->size(); ++i) {
       JsonValue g = groups->at(i);
       if (!g.is_string()) return Invalid(Cat(S(path), ".groups[", i, "]"), "expected a string");
       EntityUid group{"Kubernetes::Group", S(g.as_string())};
-      CatAppend(&parents, parents.empty() ? "" : ",", UidJson(group.type, group.id));
+      p.entity.parents.push_back(group);
       p.joins.push_back(std::move(group));
     }
   }
   // userInfo.extra (what the authenticator adds: on EKS the IAM ARN and
   // session name) as the tags of a Kubernetes::Extra entity of the same id.
-  std::string extra;
+  Fields extra;
   if (std::optional<JsonValue> x = Reader::Get(info, "extra")) {
     std::string xpath = Cat(S(path), ".extra");
     if (!x->is_object()) return Invalid(xpath, "expected an object of string arrays");
@@ -210,27 +213,28 @@ absl::StatusOr<Principal> MapPrincipal(const Reader& r, const JsonValue& info, s
       std::string vpath = Cat(xpath, "[", Quoted(x->key(i)), "]");
       if (values.is_null()) continue;
       if (!values.is_array()) return Invalid(vpath, "expected an array of strings");
-      CatAppend(&extra, extra.empty() ? "" : ",", Quoted(x->key(i)), ":[");
+      std::vector<Value> strings;
+      strings.reserve(values.size());
       for (size_t j = 0; j < values.size(); ++j) {
         JsonValue v = values.at(j);
         if (!v.is_string()) return Invalid(Cat(vpath, "[", j, "]"), "expected a string");
-        CatAppend(&extra, j ? "," : "", Quoted(v.as_string()));
+        strings.push_back(Value::String(S(v.as_string())));
       }
-      extra += "]";
+      extra.emplace_back(S(x->key(i)), Value::Set(std::move(strings)));
     }
   }
-  CatAppend(&attrs, ",\"extra\":", EntityValueJson("Kubernetes::Extra", p.uid.id));
+  attrs.emplace_back("extra", Value::Entity({"Kubernetes::Extra", p.uid.id}));
   // The configuration's join (`join.users`): the user's governance entity,
   // which the server joins from its entity file like a group.
   if (auto it = options.join.users.find(username); it != options.join.users.end()) {
     const EntityUid& g = it->second.target;
-    CatAppend(&attrs, ",\"governance\":", EntityValueJson(g.type, g.id));
+    attrs.emplace_back("governance", Value::Entity(g));
     p.joins.push_back(g);
   }
-  p.extra_json = Cat("{\"uid\":", UidJson("Kubernetes::Extra", p.uid.id), ",\"attrs\":{},\"parents\":[],\"tags\":{",
-                     extra, "}}");
-  p.json = Cat("{\"uid\":", UidJson(p.uid.type, p.uid.id), ",\"attrs\":{", attrs,
-                        "},\"parents\":[", parents, "]}");
+  p.extra.uid = {"Kubernetes::Extra", p.uid.id};
+  p.extra.tags = std::move(extra);
+  p.entity.uid = p.uid;
+  p.entity.attrs = std::move(attrs);
   return p;
 }
 
@@ -301,8 +305,8 @@ struct ObjectFacts {
   std::optional<std::string> queue, priority;
   bool controlled = false;
   std::vector<std::string> owners;  // "Kind/name"
-  std::string labels;               // tags: "k":"v",...
-  std::string annotations;          // the same, of the Kubernetes::Annotations entity
+  Fields labels;       // tags
+  Fields annotations;  // the same, of the Kubernetes::Annotations entity
 };
 
 // What governance needs of an object (Pod, batch Job, PyTorchJob, Kueue
@@ -319,7 +323,7 @@ absl::StatusOr<ObjectFacts> ReadObject(const Reader& r, const JsonValue& object,
       for (size_t i = 0; i < labels->size(); ++i) {
         JsonValue v = labels->member(i);
         if (!v.is_string()) return Invalid(Cat(mpath, ".labels[", Quoted(labels->key(i)), "]"), "expected a string");
-        CatAppend(&f.labels, f.labels.empty() ? "" : ",", Quoted(labels->key(i)), ":", Quoted(v.as_string()));
+        f.labels.emplace_back(S(labels->key(i)), Value::String(S(v.as_string())));
         if (labels->key(i) == options.queue_label) f.queue = S(v.as_string());
         if (labels->key(i) == options.priority_label) f.priority = S(v.as_string());
       }
@@ -331,8 +335,7 @@ absl::StatusOr<ObjectFacts> ReadObject(const Reader& r, const JsonValue& object,
         if (!v.is_string()) {
           return Invalid(Cat(mpath, ".annotations[", Quoted(annotations->key(i)), "]"), "expected a string");
         }
-        CatAppend(&f.annotations, f.annotations.empty() ? "" : ",", Quoted(annotations->key(i)), ":",
-                  Quoted(v.as_string()));
+        f.annotations.emplace_back(S(annotations->key(i)), Value::String(S(v.as_string())));
       }
     }
     if (std::optional<JsonValue> owners = Reader::Get(*metadata, "ownerReferences")) {
@@ -426,7 +429,7 @@ absl::Status CheckKind(const Reader& r, const JsonValue& root, std::string_view 
   return absl::OkStatus();
 }
 
-std::string Ns(std::string_view ns) { return EntityValueJson("Kubernetes::Namespace", ns); }
+Value Ns(std::string_view ns) { return Value::Entity({"Kubernetes::Namespace", S(ns)}); }
 
 // The `request` of an AdmissionReview of admission.k8s.io/v1, its uid read
 // into `m`.
@@ -506,47 +509,57 @@ absl::StatusOr<MappedReview> MapAdmissionReview(std::string_view body, const Map
   m.namespace_name = ns;
   std::string id = ns.empty() ? name : Cat(ns, "/", name);
   m.resource = {S(type), id};
-  std::string attrs = Cat(
-      "\"name\":", Quoted(name), ",\"namespace\":", Quoted(ns), ",\"kind\":", Quoted(kind_name),
-      ",\"apiGroup\":", Quoted(group), ",\"gpus\":", facts.gpus, ",\"controlled\":",
-      facts.controlled ? "true" : "false", ",\"owners\":[");
-  for (size_t i = 0; i < facts.owners.size(); ++i) CatAppend(&attrs, i ? "," : "", Quoted(facts.owners[i]));
-  attrs += "]";
-  if (facts.queue) CatAppend(&attrs, ",\"queueName\":", Quoted(*facts.queue));
-  if (facts.priority) CatAppend(&attrs, ",\"priorityClass\":", Quoted(*facts.priority));
-  CatAppend(&attrs, ",\"annotations\":", EntityValueJson("Kubernetes::Annotations", id));
-  std::string parents;
+  Entity resource;
+  resource.uid = m.resource;
+  Fields& attrs = resource.attrs;
+  attrs.reserve(12);
+  attrs.emplace_back("name", Value::String(name));
+  attrs.emplace_back("namespace", Value::String(ns));
+  attrs.emplace_back("kind", Value::String(kind_name));
+  attrs.emplace_back("apiGroup", Value::String(group));
+  attrs.emplace_back("gpus", Value::Long(facts.gpus));
+  attrs.emplace_back("controlled", Value::Bool(facts.controlled));
+  std::vector<Value> owners;
+  owners.reserve(facts.owners.size());
+  for (std::string& o : facts.owners) owners.push_back(Value::String(std::move(o)));
+  attrs.emplace_back("owners", Value::Set(std::move(owners)));
+  if (facts.queue) attrs.emplace_back("queueName", Value::String(*facts.queue));
+  if (facts.priority) attrs.emplace_back("priorityClass", Value::String(*facts.priority));
+  attrs.emplace_back("annotations", Value::Entity({"Kubernetes::Annotations", id}));
   if (!ns.empty()) {
-    CatAppend(&attrs, ",\"ns\":", Ns(ns));
-    parents = UidJson("Kubernetes::Namespace", ns);
+    attrs.emplace_back("ns", Ns(ns));
+    resource.parents.push_back({"Kubernetes::Namespace", ns});
     m.joins.push_back({"Kubernetes::Namespace", ns});
   }
-  std::string resource_json = Cat("{\"uid\":", UidJson(type, id), ",\"attrs\":{", attrs,
-                                           "},\"parents\":[", parents, "],\"tags\":{", facts.labels, "}},",
-                                  "{\"uid\":", UidJson("Kubernetes::Annotations", id),
-                                  ",\"attrs\":{},\"parents\":[],\"tags\":{", facts.annotations, "}}");
+  resource.tags = std::move(facts.labels);
+  Entity annotations;
+  annotations.uid = {"Kubernetes::Annotations", id};
+  annotations.tags = std::move(facts.annotations);
 
-  std::string context = Cat("{\"dryRun\":", dry_run ? "true" : "false", ",\"subResource\":", Quoted(sub));
+  Fields context;
+  context.emplace_back("dryRun", Value::Bool(dry_run));
+  context.emplace_back("subResource", Value::String(sub));
   if (operation == "UPDATE" && old_object.has_value()) {
     absl::StatusOr<ObjectFacts> old_or = ReadObject(r, *old_object, "request.oldObject", type, options);
     if (!old_or.ok()) return refused(old_or.status());
     const ObjectFacts& old = *old_or;
-    CatAppend(&context, ",\"old\":{\"gpus\":", old.gpus);
-    if (old.queue) CatAppend(&context, ",\"queueName\":", Quoted(*old.queue));
-    if (old.priority) CatAppend(&context, ",\"priorityClass\":", Quoted(*old.priority));
-    context += "}";
+    Fields before;
+    before.emplace_back("gpus", Value::Long(old.gpus));
+    if (old.queue) before.emplace_back("queueName", Value::String(*old.queue));
+    if (old.priority) before.emplace_back("priorityClass", Value::String(*old.priority));
+    context.emplace_back("old", Value::Record(std::move(before)));
   }
-  context += "}";
 
   m.principal = principal.uid;
   m.action = {"Kubernetes::Action", operation};
   for (EntityUid& g : principal.joins) m.joins.push_back(std::move(g));
-  m.principal_json = std::move(principal.json);
-  m.entities_json = Cat(resource_json, ",", principal.extra_json);
-  m.request_json = Cat("{\"principal\":", UidJson(m.principal.type, m.principal.id),
-                                ",\"action\":", UidJson(m.action.type, m.action.id),
-                                ",\"resource\":", UidJson(m.resource.type, m.resource.id),
-                                ",\"context\":", context, "}");
+  m.entities.reserve(4);
+  m.entities.push_back(std::move(principal.entity));
+  m.entities.push_back(std::move(resource));
+  m.entities.push_back(std::move(annotations));
+  m.entities.push_back(std::move(principal.extra));
+  m.context = Value::Record(std::move(context));
+  m.decided = true;
   return m;
 }
 
@@ -561,7 +574,7 @@ absl::StatusOr<MappedReview> MapSubjectAccessReview(std::string_view body, const
   CHARTER_ASSIGN(principal, MapPrincipal(r, *spec, "user", "spec", options));
   CHARTER_ASSIGN(res, r.Object(*spec, "resourceAttributes", "spec"));
   CHARTER_ASSIGN(non_res, r.Object(*spec, "nonResourceAttributes", "spec"));
-  std::string resource_json;
+  Entity resource;
   if (res.has_value()) {
     std::string f[6];
     const char* keys[6] = {"verb", "group", "resource", "subresource", "namespace", "name"};
@@ -577,17 +590,17 @@ absl::StatusOr<MappedReview> MapSubjectAccessReview(std::string_view body, const
     m.name = f[5];
     std::string id = Cat(f[1], "/", f[2], f[3].empty() ? "" : "/", f[3], "/", f[4], "/", f[5]);
     m.resource = {"Kubernetes::Resource", id};
-    std::string attrs = Cat("\"apiGroup\":", Quoted(f[1]), ",\"resource\":", Quoted(f[2]),
-                                     ",\"subresource\":", Quoted(f[3]), ",\"namespace\":", Quoted(f[4]),
-                                     ",\"name\":", Quoted(f[5]));
-    std::string parents;
+    resource.uid = m.resource;
+    resource.attrs.emplace_back("apiGroup", Value::String(f[1]));
+    resource.attrs.emplace_back("resource", Value::String(f[2]));
+    resource.attrs.emplace_back("subresource", Value::String(f[3]));
+    resource.attrs.emplace_back("namespace", Value::String(f[4]));
+    resource.attrs.emplace_back("name", Value::String(f[5]));
     if (!f[4].empty()) {
-      CatAppend(&attrs, ",\"ns\":", Ns(f[4]));
-      parents = UidJson("Kubernetes::Namespace", f[4]);
+      resource.attrs.emplace_back("ns", Ns(f[4]));
+      resource.parents.push_back({"Kubernetes::Namespace", f[4]});
       m.joins.push_back({"Kubernetes::Namespace", f[4]});
     }
-    resource_json = Cat("{\"uid\":", UidJson(m.resource.type, id), ",\"attrs\":{", attrs,
-                                 "},\"parents\":[", parents, "]}");
   } else if (non_res.has_value()) {
     CHARTER_ASSIGN(verb, r.String(*non_res, "verb", "spec.nonResourceAttributes"));
     CHARTER_ASSIGN(path, r.String(*non_res, "path", "spec.nonResourceAttributes"));
@@ -596,21 +609,42 @@ absl::StatusOr<MappedReview> MapSubjectAccessReview(std::string_view body, const
     m.operation = verb;
     m.kind = path;
     m.resource = {"Kubernetes::NonResourceURL", path};
-    resource_json = Cat("{\"uid\":", UidJson(m.resource.type, path), ",\"attrs\":{\"path\":",
-                                 Quoted(path), "},\"parents\":[]}");
+    resource.uid = m.resource;
+    resource.attrs.emplace_back("path", Value::String(path));
   } else {
     return Invalid("spec", "has neither resourceAttributes nor nonResourceAttributes");
   }
   m.principal = principal.uid;
   m.action = {"Kubernetes::Action", m.operation};
   for (EntityUid& g : principal.joins) m.joins.push_back(std::move(g));
-  m.principal_json = std::move(principal.json);
-  m.entities_json = Cat(resource_json, ",", principal.extra_json);
-  m.request_json = Cat("{\"principal\":", UidJson(m.principal.type, m.principal.id),
-                                ",\"action\":", UidJson(m.action.type, m.action.id),
-                                ",\"resource\":", UidJson(m.resource.type, m.resource.id),
-                                ",\"context\":{}}");
+  m.entities.reserve(3);
+  m.entities.push_back(std::move(principal.entity));
+  m.entities.push_back(std::move(resource));
+  m.entities.push_back(std::move(principal.extra));
+  m.context = Value::Record({});
+  m.decided = true;
   return m;
+}
+
+std::string MappedReview::principal_json() const { return entities.empty() ? "" : entities[0].ToJson(); }
+
+std::string MappedReview::entities_json() const {
+  std::string out;
+  for (size_t i = 1; i < entities.size(); ++i) {
+    if (i > 1) out.push_back(',');
+    entities[i].AppendJson(&out);
+  }
+  return out;
+}
+
+std::string MappedReview::request_json() const {
+  if (!decided) return "";
+  std::string out = Cat("{\"principal\":", UidJson(principal.type, principal.id),
+                        ",\"action\":", UidJson(action.type, action.id),
+                        ",\"resource\":", UidJson(resource.type, resource.id), ",\"context\":");
+  context.AppendJson(&out);
+  out.push_back('}');
+  return out;
 }
 
 namespace {

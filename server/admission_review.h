@@ -10,10 +10,10 @@
 //     verb (Kubernetes::Action::"get", "create", "delete", ...), resource a
 //     Kubernetes::Resource or Kubernetes::NonResourceURL.
 //
-// A mapped review is text: the Charter request JSON and the JSON of the
-// entities the review itself defines (principal, object), plus the uids of
-// the configured entities those refer to (groups, the namespace), which the
-// server joins from its entity file. Pure functions: no I/O, no state, so
+// A mapped review is the request's parts and the entities the review itself
+// defines (principal, object), built in code (charter/value.h), plus the
+// uids of the configured entities those refer to (groups, the namespace),
+// which the server lays them over (PolicyState::EntitiesFor). Pure functions: no I/O, no state, so
 // that the fuzz target and the in-process benchmark call them as the
 // server does.
 #ifndef CHARTER_SERVER_REVIEW_H_
@@ -66,10 +66,20 @@ struct MappingOptions {
 
 struct MappedReview {
   std::string uid;            // request.uid of an AdmissionReview; empty for a SAR
-  std::string request_json;   // {"principal":...,"action":...,"resource":...,"context":...}
-  std::string principal_json;  // the review's principal entity (a JSON object)
-  std::string entities_json;   // its other entities, JSON objects joined by ","
+  // What the engine decides: the request's context (a record), the
+  // review's principal entity, then its other entities (the object, its
+  // annotations, the principal's Kubernetes::Extra). Set when the review is
+  // to be decided (`decided`), not when it is refused.
+  Value context;
+  std::vector<Entity> entities;  // [0] is the principal
+  bool decided = false;
   std::vector<EntityUid> joins;  // configured entities they refer to
+  // The same in Cedar's JSON forms, for the decision log and for messages
+  // (empty when not decided): {"principal":...,"action":...,"resource":...,
+  // "context":...}; the principal entity; the other entities joined by ",".
+  std::string request_json() const;
+  std::string principal_json() const;
+  std::string entities_json() const;
   // For decision logs and messages.
   EntityUid principal, action, resource;
   std::string operation;      // "CREATE", ... ; the verb for a SAR

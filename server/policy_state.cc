@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <span>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -328,26 +329,28 @@ void PolicyState::PrepareUntypedJoin() {
 
 absl::StatusOr<Entities> PolicyState::EntitiesFor(const MappedReview& review) const {
   // The review's entities laid over the configured ones (never copied or
-  // read again); a principal the configuration defines is the
-  // configuration's.
-  std::string json = ReviewEntitiesJson(review);
-  if (untyped_join_ || !schema_) return entities_.Extend(json, "review");
-  return entities_.Extend(json, *schema_, "review");
+  // read again), built in code: no JSON text is written or read. A
+  // principal the configuration defines is the configuration's.
+  std::span<const Entity> entities = review.entities;
+  if (!entities.empty() && entities_.Contains(review.principal)) entities = entities.subspan(1);
+  if (untyped_join_ || !schema_) return entities_.Extend(entities, "review");
+  return entities_.Extend(entities, *schema_, "review");
 }
 
 std::string PolicyState::ReviewEntitiesJson(const MappedReview& review) const {
   std::string json = "[";
   if (!entities_.Contains(review.principal)) {
-    json += review.principal_json;
-    if (!review.entities_json.empty()) json += ",";
+    json += review.principal_json();
+    if (review.entities.size() > 1) json += ",";
   }
-  json += review.entities_json;
+  json += review.entities_json();
   json += "]";
   return json;
 }
 
 absl::StatusOr<Request> PolicyState::RequestFor(const MappedReview& review) const {
-  return RequestFromJson(review.request_json);
+  return Request::Create(review.principal, review.action, review.resource, review.context,
+                         schema_ ? &*schema_ : nullptr, "request");
 }
 
 absl::StatusOr<Request> PolicyState::RequestFromJson(std::string_view json) const {

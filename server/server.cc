@@ -613,11 +613,11 @@ class Server {
     // A refused object's line, and a review whose request did not read, have
     // no request: there is nothing to decide again. The line keeps the
     // policies' own decision when the rollout answered otherwise.
-    const bool asked = d.request.has_value();
+    const bool asked = d.request.has_value() && log_ != nullptr;
     Log(e, d.review.uid, d.review.principal, d.review.action, d.review.resource,
         d.unenforced.empty() ? d.decision : d.policies, *state, seconds,
-        asked ? std::string_view(d.review.request_json) : std::string_view(),
-        asked && log_ != nullptr ? state->ReviewEntitiesJson(d.review) : std::string(), &d.unenforced, &d.decision);
+        asked ? d.review.request_json() : std::string(), asked ? state->ReviewEntitiesJson(d.review) : std::string(),
+        &d.unenforced, &d.decision);
     r.set_content(d.answer + "\n", "application/json");
   }
 

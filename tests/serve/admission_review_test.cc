@@ -34,10 +34,10 @@ TEST(ReviewTest, PodSumsContainersOrTheLargestInitContainer) {
                                               R"(],"initContainers":[)", Gpu(4), "]}}")));
   EXPECT_EQ(m.resource.type, "Kubernetes::Pod");
   EXPECT_EQ(m.resource.id, "hyperpod-ns-team-a/n");
-  EXPECT_NE(m.entities_json.find(R"("gpus":5)"), std::string::npos) << m.entities_json;
+  EXPECT_NE(m.entities_json().find(R"("gpus":5)"), std::string::npos) << m.entities_json();
   m = Map(Admission("CREATE", "", "Pod",
                     absl::StrCat(R"({"spec":{"containers":[)", Gpu(1), R"(],"initContainers":[)", Gpu(4), "]}}")));
-  EXPECT_NE(m.entities_json.find(R"("gpus":4)"), std::string::npos) << m.entities_json;
+  EXPECT_NE(m.entities_json().find(R"("gpus":4)"), std::string::npos) << m.entities_json();
 }
 
 TEST(ReviewTest, AJoinedUserNamesItsGovernanceEntity) {
@@ -45,9 +45,9 @@ TEST(ReviewTest, AJoinedUserNamesItsGovernanceEntity) {
   options.join.users["alice"] = {{"Governance::Member", "alice"}, "config.json:3:14"};
   absl::StatusOr<MappedReview> m = MapAdmissionReview(Admission("CREATE", "", "Pod", R"({"spec":{}})"), options);
   ASSERT_TRUE(m.ok()) << m.status();
-  EXPECT_NE(m->principal_json.find(R"("governance":{"__entity":{"type":"Governance::Member","id":"alice"}})"),
+  EXPECT_NE(m->principal_json().find(R"("governance":{"__entity":{"type":"Governance::Member","id":"alice"}})"),
             std::string::npos)
-      << m->principal_json;
+      << m->principal_json();
   bool joined = false;
   for (const EntityUid& u : m->joins) joined = joined || (u.type == "Governance::Member" && u.id == "alice");
   EXPECT_TRUE(joined) << "the member is joined from the entity file like a group";
@@ -56,13 +56,13 @@ TEST(ReviewTest, AJoinedUserNamesItsGovernanceEntity) {
   options.join.users["bob"] = {{"Governance::Member", "bob"}, "config.json:3:14"};
   m = MapAdmissionReview(Admission("CREATE", "", "Pod", R"({"spec":{}})"), options);
   ASSERT_TRUE(m.ok()) << m.status();
-  EXPECT_EQ(m->principal_json.find("governance"), std::string::npos) << m->principal_json;
+  EXPECT_EQ(m->principal_json().find("governance"), std::string::npos) << m->principal_json();
 }
 
 TEST(ReviewTest, LimitsCountWhereNoRequestIsGiven) {
   MappedReview m = Map(Admission("CREATE", "", "Pod",
                                  R"({"spec":{"containers":[{"resources":{"limits":{"nvidia.com/gpu":2}}}]}})"));
-  EXPECT_NE(m.entities_json.find(R"("gpus":2)"), std::string::npos) << m.entities_json;
+  EXPECT_NE(m.entities_json().find(R"("gpus":2)"), std::string::npos) << m.entities_json();
 }
 
 TEST(ReviewTest, JobTimesParallelism) {
@@ -70,7 +70,7 @@ TEST(ReviewTest, JobTimesParallelism) {
                                  absl::StrCat(R"({"spec":{"parallelism":3,"template":{"spec":{"containers":[)",
                                               Gpu(2), "]}}}}")));
   EXPECT_EQ(m.resource.type, "Kubernetes::Job");
-  EXPECT_NE(m.entities_json.find(R"("gpus":6)"), std::string::npos) << m.entities_json;
+  EXPECT_NE(m.entities_json().find(R"("gpus":6)"), std::string::npos) << m.entities_json();
 }
 
 TEST(ReviewTest, PyTorchJobSumsReplicaSpecsWithOneByDefault) {
@@ -79,7 +79,7 @@ TEST(ReviewTest, PyTorchJobSumsReplicaSpecsWithOneByDefault) {
                                   "]}}}}}}");
   MappedReview m = Map(Admission("CREATE", "kubeflow.org", "PyTorchJob", spec));
   EXPECT_EQ(m.resource.type, "Kubernetes::PyTorchJob");
-  EXPECT_NE(m.entities_json.find(R"("gpus":32)"), std::string::npos) << m.entities_json;
+  EXPECT_NE(m.entities_json().find(R"("gpus":32)"), std::string::npos) << m.entities_json();
 }
 
 TEST(ReviewTest, WorkloadSumsPodSetsAndReadsItsQueueAndPriority) {
@@ -87,16 +87,16 @@ TEST(ReviewTest, WorkloadSumsPodSetsAndReadsItsQueueAndPriority) {
                                   R"({"count":2,"template":{"spec":{"containers":[)", Gpu(4), "]}}}]}}");
   MappedReview m = Map(Admission("CREATE", "kueue.x-k8s.io", "Workload", spec));
   EXPECT_EQ(m.resource.type, "Kubernetes::Workload");
-  EXPECT_NE(m.entities_json.find(R"("gpus":8)"), std::string::npos);
-  EXPECT_NE(m.entities_json.find(R"("queueName":"q")"), std::string::npos);
-  EXPECT_NE(m.entities_json.find(R"("priorityClass":"p")"), std::string::npos);
+  EXPECT_NE(m.entities_json().find(R"("gpus":8)"), std::string::npos);
+  EXPECT_NE(m.entities_json().find(R"("queueName":"q")"), std::string::npos);
+  EXPECT_NE(m.entities_json().find(R"("priorityClass":"p")"), std::string::npos);
 }
 
 TEST(ReviewTest, OtherKindsAreObjectsWithTheirTemplateTimesReplicas) {
   std::string spec = absl::StrCat(R"({"spec":{"replicas":2,"template":{"spec":{"containers":[)", Gpu(1), "]}}}}");
   MappedReview m = Map(Admission("CREATE", "apps", "Deployment", spec));
   EXPECT_EQ(m.resource.type, "Kubernetes::Object");
-  EXPECT_NE(m.entities_json.find(R"("gpus":2)"), std::string::npos);
+  EXPECT_NE(m.entities_json().find(R"("gpus":2)"), std::string::npos);
 }
 
 TEST(ReviewTest, LabelsAreTagsAndKueueLabelsAttributes) {
@@ -104,12 +104,12 @@ TEST(ReviewTest, LabelsAreTagsAndKueueLabelsAttributes) {
       "CREATE", "", "Pod",
       R"({"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"lq","kueue.x-k8s.io/priority-class":"pc","a":"b"},)"
       R"("ownerReferences":[{"kind":"Job","name":"j","controller":true}]}})"));
-  EXPECT_NE(m.entities_json.find(R"("queueName":"lq")"), std::string::npos);
-  EXPECT_NE(m.entities_json.find(R"("priorityClass":"pc")"), std::string::npos);
-  EXPECT_NE(m.entities_json.find(R"("tags":{"kueue.x-k8s.io/queue-name":"lq","kueue.x-k8s.io/priority-class":"pc","a":"b"})"),
+  EXPECT_NE(m.entities_json().find(R"("queueName":"lq")"), std::string::npos);
+  EXPECT_NE(m.entities_json().find(R"("priorityClass":"pc")"), std::string::npos);
+  EXPECT_NE(m.entities_json().find(R"("tags":{"kueue.x-k8s.io/queue-name":"lq","kueue.x-k8s.io/priority-class":"pc","a":"b"})"),
             std::string::npos)
-      << m.entities_json;
-  EXPECT_NE(m.entities_json.find(R"("controlled":true,"owners":["Job/j"])"), std::string::npos) << m.entities_json;
+      << m.entities_json();
+  EXPECT_NE(m.entities_json().find(R"("controlled":true,"owners":["Job/j"])"), std::string::npos) << m.entities_json();
 }
 
 TEST(ReviewTest, PrincipalsAndGroups) {
@@ -128,30 +128,30 @@ TEST(ReviewTest, PrincipalsAndGroups) {
   EXPECT_EQ(s->action.id, "delete");
   EXPECT_EQ(s->resource.type, "Kubernetes::Resource");
   EXPECT_EQ(s->resource.id, "/nodes//x");
-  EXPECT_NE(s->principal_json.find(R"("namespace":"ns1","name":"runner")"), std::string::npos);
+  EXPECT_NE(s->principal_json().find(R"("namespace":"ns1","name":"runner")"), std::string::npos);
 }
 
 TEST(ReviewTest, DeleteReadsTheOldObjectAndUpdateTheOldFields) {
   std::string old = R"(,"oldObject":{"metadata":{"labels":{"kueue.x-k8s.io/priority-class":"low"}},"spec":{"containers":[)" +
                     Gpu(2) + "]}}";
   MappedReview d = Map(Admission("DELETE", "", "Pod", "null", old));
-  EXPECT_NE(d.entities_json.find(R"("gpus":2)"), std::string::npos) << d.entities_json;
-  EXPECT_EQ(d.request_json.find(R"("old")"), std::string::npos);
+  EXPECT_NE(d.entities_json().find(R"("gpus":2)"), std::string::npos) << d.entities_json();
+  EXPECT_EQ(d.request_json().find(R"("old")"), std::string::npos);
   MappedReview u = Map(Admission("UPDATE", "", "Pod", "{}", old));
-  EXPECT_NE(u.request_json.find(R"("old":{"gpus":2,"priorityClass":"low"})"), std::string::npos) << u.request_json;
+  EXPECT_NE(u.request_json().find(R"("old":{"gpus":2,"priorityClass":"low"})"), std::string::npos) << u.request_json();
 }
 
 TEST(ReviewTest, ConnectAndSubresourcesAreKnownByName) {
   MappedReview m = Map(Admission("CONNECT", "", "Pod", absl::StrCat(R"({"spec":{"containers":[)", Gpu(8), "]}}"),
                                  R"(,"subResource":"exec")"));
-  EXPECT_NE(m.entities_json.find(R"("gpus":0)"), std::string::npos) << m.entities_json;
-  EXPECT_NE(m.request_json.find(R"("subResource":"exec")"), std::string::npos);
+  EXPECT_NE(m.entities_json().find(R"("gpus":0)"), std::string::npos) << m.entities_json();
+  EXPECT_NE(m.request_json().find(R"("subResource":"exec")"), std::string::npos);
 }
 
 TEST(ReviewTest, DryRunIsInTheContext) {
   MappedReview m = Map(Admission("CREATE", "", "Pod", "{}", R"(,"dryRun":true)"));
   EXPECT_TRUE(m.dry_run);
-  EXPECT_NE(m.request_json.find(R"("dryRun":true)"), std::string::npos);
+  EXPECT_NE(m.request_json().find(R"("dryRun":true)"), std::string::npos);
 }
 
 void ExpectError(const std::string& body, const std::string& message, bool admission = true) {
@@ -167,7 +167,7 @@ void ExpectRefused(const std::string& body, const std::string& message) {
   absl::StatusOr<MappedReview> m = MapAdmissionReview(body, MappingOptions{});
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->refused, message);
-  EXPECT_TRUE(m->request_json.empty()) << "a refused review is not decided";
+  EXPECT_TRUE(m->request_json().empty()) << "a refused review is not decided";
 }
 
 TEST(ReviewTest, Errors) {
@@ -193,7 +193,7 @@ TEST(ReviewTest, GpuQuantitiesAreReadInTheQuantityGrammar) {
     return Map(Admission("CREATE", "", "Pod",
                          absl::StrCat(R"({"spec":{"containers":[{"resources":{"requests":{"nvidia.com/gpu":)",
                                       quantity, "}}}]}}")))
-        .entities_json;
+        .entities_json();
   };
   EXPECT_NE(gpus(R"("1k")").find(R"("gpus":1000,)"), std::string::npos);
   EXPECT_NE(gpus(R"("1e3")").find(R"("gpus":1000,)"), std::string::npos);
@@ -244,7 +244,7 @@ TEST(ReviewTest, GpuTotalsOver2To31AreRefusedNeverWrapped) {
   MappedReview m = Map(Admission(
       "CREATE", "batch", "Job",
       absl::StrCat(R"({"spec":{"parallelism":2,"template":{"spec":{"containers":[)", Gpu(2), ",", Gpu(2), "]}}}}")));
-  EXPECT_NE(m.entities_json.find(R"("gpus":8,)"), std::string::npos) << m.entities_json;
+  EXPECT_NE(m.entities_json().find(R"("gpus":8,)"), std::string::npos) << m.entities_json();
   // Two accelerators of one container.
   MappingOptions two;
   two.accelerators = {"nvidia.com/gpu", "amd.com/gpu"};
@@ -286,22 +286,22 @@ TEST(ReviewTest, AnnotationsAreTheTagsOfAnAnnotationsEntity) {
   MappedReview m = Map(Admission(
       "CREATE", "", "Pod",
       R"({"metadata":{"labels":{"a":"b"},"annotations":{"cluster-autoscaler.kubernetes.io/safe-to-evict":"false"}}})"));
-  EXPECT_NE(m.entities_json.find(
+  EXPECT_NE(m.entities_json().find(
                 R"("annotations":{"__entity":{"type":"Kubernetes::Annotations","id":"hyperpod-ns-team-a/n"}})"),
             std::string::npos)
-      << m.entities_json;
-  EXPECT_NE(m.entities_json.find(R"({"uid":{"type":"Kubernetes::Annotations","id":"hyperpod-ns-team-a/n"},)"
+      << m.entities_json();
+  EXPECT_NE(m.entities_json().find(R"({"uid":{"type":"Kubernetes::Annotations","id":"hyperpod-ns-team-a/n"},)"
                                  R"("attrs":{},"parents":[],"tags":{"cluster-autoscaler.kubernetes.io/safe-to-evict":"false"}})"),
             std::string::npos)
-      << m.entities_json;
+      << m.entities_json();
   // Labels stay the object's own tags; an object without annotations has an
   // Annotations entity without tags.
-  EXPECT_NE(m.entities_json.find(R"("tags":{"a":"b"})"), std::string::npos) << m.entities_json;
+  EXPECT_NE(m.entities_json().find(R"("tags":{"a":"b"})"), std::string::npos) << m.entities_json();
   MappedReview bare = Map(Admission("CREATE", "", "Pod", "{}"));
-  EXPECT_NE(bare.entities_json.find(R"({"uid":{"type":"Kubernetes::Annotations","id":"hyperpod-ns-team-a/n"},)"
+  EXPECT_NE(bare.entities_json().find(R"({"uid":{"type":"Kubernetes::Annotations","id":"hyperpod-ns-team-a/n"},)"
                                     R"("attrs":{},"parents":[],"tags":{}})"),
             std::string::npos)
-      << bare.entities_json;
+      << bare.entities_json();
 }
 
 TEST(ReviewTest, UserInfoExtraIsTheTagsOfAnExtraEntity) {
@@ -311,13 +311,13 @@ TEST(ReviewTest, UserInfoExtraIsTheTagsOfAnExtraEntity) {
       R"("nonResourceAttributes":{"verb":"get","path":"/healthz"}}})";
   absl::StatusOr<MappedReview> s = MapSubjectAccessReview(sar, MappingOptions{});
   ASSERT_TRUE(s.ok()) << s.status();
-  EXPECT_NE(s->principal_json.find(R"("extra":{"__entity":{"type":"Kubernetes::Extra","id":"alice"}})"),
+  EXPECT_NE(s->principal_json().find(R"("extra":{"__entity":{"type":"Kubernetes::Extra","id":"alice"}})"),
             std::string::npos)
-      << s->principal_json;
-  EXPECT_NE(s->entities_json.find(R"({"uid":{"type":"Kubernetes::Extra","id":"alice"},"attrs":{},"parents":[],)"
+      << s->principal_json();
+  EXPECT_NE(s->entities_json().find(R"({"uid":{"type":"Kubernetes::Extra","id":"alice"},"attrs":{},"parents":[],)"
                                   R"("tags":{"sessionName":["auditor"],"arn":["arn:aws:sts::1:assumed-role/R/auditor"]}})"),
             std::string::npos)
-      << s->entities_json;
+      << s->entities_json();
   ExpectError(R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"a",)"
               R"("extra":{"k":"v"},"nonResourceAttributes":{"verb":"get","path":"/"}}})",
               "spec.extra[\"k\"]: expected an array of strings", false);

@@ -1,5 +1,5 @@
 // Charter's public API in one include. Read the headers in this order:
-// diagnostics.h, compiler.h, bundle.h, entities.h, request.h, engine.h,
+// diagnostics.h, compiler.h, bundle.h, entity_uid.h, value.h, entities.h, request.h, engine.h,
 // decision.h (the core library, charter::core); explain.h, query.h, then
 // disassembly.h (the tools library, charter::tools); schedule.h and kueue.h
 // (the scheduling library, charter::schedule); json.h and files.h.

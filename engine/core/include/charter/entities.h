@@ -12,11 +12,15 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "charter/entity_uid.h"
 #include "charter/export.h"
+#include "charter/value.h"
 
 namespace charter {
 
@@ -33,20 +37,6 @@ class SourceFile;
 struct CompileOptions;
 struct ExpressionValue;
 
-// A reference to an entity: its type (with namespaces, "NS::User") and id.
-struct CHARTER_API EntityUid {
-  std::string type;
-  std::string id;
-  friend bool operator==(const EntityUid& a, const EntityUid& b) {
-    return a.type == b.type && a.id == b.id;
-  }
-  // Cedar's text form, `Type::"id"` with the id escaped.
-  std::string ToString() const;
-  // Reads that form back: `Type::"id"`, `NS::Type::"id"`, with Cedar's
-  // escapes in the id. Anything else is InvalidArgument saying why.
-  static absl::StatusOr<EntityUid> Parse(std::string_view text);
-};
-
 // One entity as the store holds it, for tools that show entities (the
 // REPL's `:entities UID`): its direct parents as its JSON named them, and
 // its attributes and tags as Cedar record literals.
@@ -55,6 +45,18 @@ struct EntityInfo {
   std::vector<EntityUid> parents;
   std::string attrs;  // "{}" when it has none
   std::string tags;   // empty when it has none
+};
+
+// An entity built in code, for Entities::Extend: its uid, attributes, tags
+// and direct parents, as an object of Cedar's JSON entity format holds them
+// (ToJson writes that object).
+struct CHARTER_API Entity {
+  EntityUid uid;
+  std::vector<std::pair<std::string, Value>> attrs;
+  std::vector<std::pair<std::string, Value>> tags;
+  std::vector<EntityUid> parents;
+  std::string ToJson() const;
+  void AppendJson(std::string* out) const;
 };
 
 struct EntitiesOptions {
@@ -118,6 +120,19 @@ class CHARTER_API Entities {
                                   const EntitiesOptions& options = {}) const;
   absl::StatusOr<Entities> Extend(std::string_view json, const Schema& schema,
                                   std::string_view source_name = "entities.json",
+                                  const EntitiesOptions& options = {}) const;
+
+  // The same, with entities built in code instead of JSON text: the same
+  // store as Extend of their JSON (Entity::ToJson, joined in an array) gives,
+  // with the same checks, without writing or reading any text. Values are
+  // taken as given (an entity is Value::Entity, an extension value
+  // Value::Extension); with a schema each must have its declared type.
+  // Errors are InvalidArgument "SOURCE_NAME: entity T::\"id\": ...".
+  absl::StatusOr<Entities> Extend(std::span<const Entity> entities,
+                                  std::string_view source_name = "entities",
+                                  const EntitiesOptions& options = {}) const;
+  absl::StatusOr<Entities> Extend(std::span<const Entity> entities, const Schema& schema,
+                                  std::string_view source_name = "entities",
                                   const EntitiesOptions& options = {}) const;
 
   size_t size() const;  // the number of entities with data (not mere parents)

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "charter/entities.h"
 #include "charter/export.h"
+#include "charter/value.h"
 
 namespace charter {
 
@@ -43,6 +44,13 @@ class CHARTER_API Request {
   static absl::StatusOr<Request> Create(EntityUid principal, EntityUid action, EntityUid resource,
                                         std::string_view context_json, const Schema* schema = nullptr,
                                         std::string_view source_name = "context.json");
+  // A request whose context is a record built in code (Value::Record), the
+  // same request as Create with the context's JSON (Value::ToJson) gives,
+  // with the same checks, without writing or reading any text. Errors are
+  // InvalidArgument "SOURCE_NAME: ...".
+  static absl::StatusOr<Request> Create(EntityUid principal, EntityUid action, EntityUid resource,
+                                        const Value& context, const Schema* schema = nullptr,
+                                        std::string_view source_name = "context");
   // One request object. Errors are InvalidArgument with
   // "SOURCE_NAME:LINE:COL: " in front.
   static absl::StatusOr<Request> FromJson(std::string_view json,

@@ -43,6 +43,21 @@ absl::StatusOr<Entities> Entities::Extend(std::string_view json, const Schema& s
   return Entities(std::shared_ptr<const internal::EntityStore>(std::move(store)));
 }
 
+absl::StatusOr<Entities> Entities::Extend(std::span<const Entity> entities, std::string_view source_name,
+                                          const EntitiesOptions& options) const {
+  ASSIGN_OR_RETURN(std::unique_ptr<internal::EntityStore> store,
+                   internal::EntityStore::ExtendFromEntities(store_, entities, source_name, options));
+  return Entities(std::shared_ptr<const internal::EntityStore>(std::move(store)));
+}
+
+absl::StatusOr<Entities> Entities::Extend(std::span<const Entity> entities, const Schema& schema,
+                                          std::string_view source_name, const EntitiesOptions& options) const {
+  ASSIGN_OR_RETURN(std::unique_ptr<internal::EntityStore> store,
+                   internal::EntityStore::ExtendFromEntities(store_, entities, source_name, options,
+                                                             &internal::Unwrap::Model(schema)));
+  return Entities(std::shared_ptr<const internal::EntityStore>(std::move(store)));
+}
+
 size_t Entities::size() const { return store_->size(); }
 
 namespace {

@@ -52,6 +52,15 @@ absl::StatusOr<Request> Request::Create(EntityUid principal, EntityUid action, E
   return internal::Unwrap::MakeRequest(std::move(data));
 }
 
+absl::StatusOr<Request> Request::Create(EntityUid principal, EntityUid action, EntityUid resource,
+                                        const Value& context, const Schema* schema, std::string_view source_name) {
+  ASSIGN_OR_RETURN(std::shared_ptr<internal::RequestData> data,
+                   internal::MakeRequest(std::move(principal), std::move(action), std::move(resource), context,
+                                         source_name,
+                                         schema == nullptr ? nullptr : &internal::Unwrap::Model(*schema)));
+  return internal::Unwrap::MakeRequest(std::move(data));
+}
+
 absl::StatusOr<Request> Request::FromJson(std::string_view json, std::string_view source_name) {
   return Read(json, source_name, nullptr);
 }

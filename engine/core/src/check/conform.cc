@@ -6,6 +6,7 @@
 #include "common/status_macros.h"
 #include "common/strings.h"
 #include "entities/entity_store.h"
+#include "entities/json_values.h"
 #include "request/request_data.h"
 #include "schema/schema_model.h"
 #include "value/value.h"
@@ -17,23 +18,8 @@ using internal::Cat;
 using VT = internal::Type;       // the value's kind
 using internal::SchemaModel;
 using internal::TypeRef;
+using internal::KindName;
 using internal::Value;
-
-std::string KindName(const Value& v) {
-  switch (v.type) {
-    case VT::kBool: return "a boolean";
-    case VT::kLong: return "a long";
-    case VT::kString: return "a string";
-    case VT::kEntity: return Cat("an entity of type `", v.entity->type, "`");
-    case VT::kSet: return "a set";
-    case VT::kRecord: return "a record";
-    case VT::kIp: return "an ipaddr";
-    case VT::kDecimal: return "a decimal";
-    case VT::kDatetime: return "a datetime";
-    case VT::kDuration: return "a duration";
-  }
-  return "a value";
-}
 
 // "" when `v` has type `t`, else what is wrong, at `path`.
 std::string Conforms(const Value& v, const internal::SchemaType& t, const std::string& path) {

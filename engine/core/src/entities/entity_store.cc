@@ -346,6 +346,66 @@ struct FirstIndex {
   }
 };
 
+// What the schema says of an entity's uid: "" when it may be in a store
+// (a declared action; a declared entity type, with an id among its values
+// when enumerated), else why not. Sets *info to its type's (null for an
+// action).
+std::string SchemaUidFault(const SchemaModel& schema, std::string_view type, std::string_view id, bool is_action,
+                           const EntityTypeInfo** info) {
+  std::string where = Cat("entity ", EntityToCedar(type, id));
+  std::string type_name(type);
+  *info = nullptr;
+  if (is_action) {
+    if (schema.FindAction({type_name, std::string(id)}) == nullptr) return Cat(where, " is not an action of the schema");
+    return "";
+  }
+  *info = schema.FindEntityType(type_name);
+  if (*info == nullptr) return Cat(where, ": the schema declares no entity type `", type, "`");
+  if ((*info)->is_enum && std::find((*info)->choices.begin(), (*info)->choices.end(), id) == (*info)->choices.end()) {
+    return Cat(where, ": `", id, "` is not one of the values of enumerated type `", type, "`");
+  }
+  return "";
+}
+
+// What the schema (and Cedar) say of a parent: "" when the entity of `type`
+// and `id` (of entity type `info`, null for an action or without a schema)
+// may have it, else why not.
+std::string ParentFault(const SchemaModel* schema, std::string_view type, std::string_view id, bool is_action,
+                        const EntityTypeInfo* info, std::string_view ptype, std::string_view pid) {
+  std::string parent_type(ptype);
+  if (is_action && !IsActionType(parent_type)) {
+    return Cat("action ", EntityToCedar(type, id), " cannot have the parent ", EntityToCedar(ptype, pid),
+               ", which is not an action");
+  }
+  if (info == nullptr) return "";
+  std::string where = Cat("entity ", EntityToCedar(type, id));
+  const EntityTypeInfo* pinfo = schema->FindEntityType(parent_type);
+  if (pinfo == nullptr || pinfo->descendants.count(std::string(type)) == 0) {
+    return Cat(where, ": `", type, "` cannot be a member of `", EntityToCedar(ptype, pid), "` according to the schema");
+  }
+  if (pinfo->is_enum && std::find(pinfo->choices.begin(), pinfo->choices.end(), pid) == pinfo->choices.end()) {
+    return Cat(where, ": parent `", EntityToCedar(ptype, pid), "` is not one of the values of enumerated type `", ptype,
+               "`");
+  }
+  return "";
+}
+
+// Adds `p` to *parsed, its parents sorted and unique, unless an entity with
+// its uid is there already: an identical one is accepted (and dropped), a
+// different one returns false.
+bool KeepFirst(ParsedEntity p, std::vector<ParsedEntity>* parsed, FirstIndex* first) {
+  std::sort(p.parents.begin(), p.parents.end());
+  p.parents.erase(std::unique(p.parents.begin(), p.parents.end()), p.parents.end());
+  int32_t& slot = first->at(p.uid);
+  if (slot >= 0) {
+    const ParsedEntity& q = (*parsed)[slot];
+    return Equal(p.attrs, q.attrs) && Equal(p.tags, q.tags) && p.parents == q.parents;
+  }
+  slot = static_cast<int32_t>(parsed->size());
+  parsed->push_back(std::move(p));
+  return true;
+}
+
 void EntityStore::InternKeys(Value* record) {
   // INVARIANT: the values were just read into this store's arena and are
   // not shared yet, so they may still be changed. Nesting is bounded by
@@ -404,20 +464,8 @@ absl::Status EntityStore::ReadEntityList(EntityStore* store, const JsonSource& s
     std::string where;
     if (schema != nullptr) {
       where = Cat("entity ", EntityToCedar(type, id));
-      if (is_action) {
-        if (schema->FindAction({type_name, std::string(id)}) == nullptr) {
-          return src.Error(codes::CH0608, uid->offset(), Cat(where, " is not an action of the schema"));
-        }
-      } else {
-        info = schema->FindEntityType(type_name);
-        if (info == nullptr) {
-          return src.Error(codes::CH0608, uid->offset(), Cat(where, ": the schema declares no entity type `", type, "`"));
-        }
-        if (info->is_enum && std::find(info->choices.begin(), info->choices.end(), id) == info->choices.end()) {
-          return src.Error(codes::CH0608, uid->offset(), Cat(where, ": `", id, "` is not one of the values of enumerated type `",
-                                              type, "`"));
-        }
-      }
+      std::string fault = SchemaUidFault(*schema, type, id, is_action, &info);
+      if (!fault.empty()) return src.Error(codes::CH0608, uid->offset(), fault);
     }
     if (info == nullptr) {
       // Without a schema, and for actions (whose attributes the schema does
@@ -458,45 +506,20 @@ absl::Status EntityStore::ReadEntityList(EntityStore* store, const JsonSource& s
     for (size_t k = 0; k < parents->size(); ++k) {
       std::string_view ptype, pid;
       RETURN_IF_ERROR(ReadEntityUidJson(parents->at(k), src, "a parent", &ptype, &pid));
-      std::string parent_type(ptype);
-      if (is_action && !IsActionType(parent_type)) {
-        return src.Error(codes::CH0607, parents->at(k).offset(), Cat("action ", EntityToCedar(type, id),
-                                                      " cannot have the parent ", EntityToCedar(ptype, pid),
-                                                      ", which is not an action"));
-      }
-      if (info != nullptr) {
-        // The parent's type may hold this entity, and its id is valid.
-        const EntityTypeInfo* pinfo = schema->FindEntityType(parent_type);
-        if (pinfo == nullptr || pinfo->descendants.count(type_name) == 0) {
-          return src.Error(codes::CH0608, parents->at(k).offset(),
-                           Cat(where, ": `", type, "` cannot be a member of `", EntityToCedar(ptype, pid),
-                               "` according to the schema"));
-        }
-        if (pinfo->is_enum && std::find(pinfo->choices.begin(), pinfo->choices.end(), pid) == pinfo->choices.end()) {
-          return src.Error(codes::CH0608, parents->at(k).offset(),
-                           Cat(where, ": parent `", EntityToCedar(ptype, pid),
-                               "` is not one of the values of enumerated type `", ptype, "`"));
-        }
+      // The parent's type may hold this entity, and its id is valid.
+      std::string fault = ParentFault(schema, type, id, is_action, info, ptype, pid);
+      if (!fault.empty()) {
+        return src.Error(info == nullptr ? codes::CH0607 : codes::CH0608, parents->at(k).offset(), fault);
       }
       p.parents.push_back(store->Intern(ptype, pid)->uid);
     }
     if (schema != nullptr && is_action && (p.attrs.size > 0 || p.tags.size > 0)) {
       return src.Error(codes::CH0608, e.offset(), Cat(where, " has attributes or tags, which the schema's actions do not have"));
     }
-    std::sort(p.parents.begin(), p.parents.end());
-    p.parents.erase(std::unique(p.parents.begin(), p.parents.end()), p.parents.end());
-    int32_t& slot = first->at(p.uid);
-    if (slot >= 0) {
-      // Identical duplicates are accepted; different ones are an error.
-      const ParsedEntity& q = (*parsed)[slot];
-      if (!Equal(p.attrs, q.attrs) || !Equal(p.tags, q.tags) || p.parents != q.parents) {
-        return src.Error(codes::CH0607, p.offset, Cat("entity ", EntityToCedar(type, id),
-                                                " appears twice with different contents"));
-      }
-      continue;
+    if (!KeepFirst(std::move(p), parsed, first)) {
+      return src.Error(codes::CH0607, e.offset(), Cat("entity ", EntityToCedar(type, id),
+                                                      " appears twice with different contents"));
     }
-    slot = static_cast<int32_t>(parsed->size());
-    parsed->push_back(std::move(p));
   }
   return absl::OkStatus();
 }
@@ -759,11 +782,23 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::ExtendFromJson(std::sh
   const json::Value& root = doc.root();
 
   std::unique_ptr<EntityStore> store = Overlay(std::move(base));
-  const uint32_t base_uids = store->base_uids_;
   std::vector<ParsedEntity> parsed;
   FirstIndex first;
-  first.base_uids = base_uids;
+  first.base_uids = store->base_uids_;
   RETURN_IF_ERROR(ReadEntityList(store.get(), src, root, options, schema, &parsed, &first));
+  return FinishExtend(std::move(store), &parsed, source_name, schema,
+                      [&src](const char* code, uint32_t offset, std::string_view message) {
+                        return src.Error(code, offset, message);
+                      });
+}
+
+absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::FinishExtend(std::unique_ptr<EntityStore> store,
+                                                                       std::vector<ParsedEntity>* parsed_entities,
+                                                                       std::string_view source_name,
+                                                                       const SchemaModel* schema,
+                                                                       const FaultAt& fault) {
+  const uint32_t base_uids = store->base_uids_;
+  std::vector<ParsedEntity>& parsed = *parsed_entities;
 
   // The base's entities: the same again is accepted (and left to the base);
   // another is refused. A uid the base names without data may gain data
@@ -780,7 +815,7 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::ExtendFromJson(std::sh
     const EntityData* data = store->base_->data(p.uid);
     if (data == nullptr) {
       if (store->base_->HasChildren(p.uid)) {
-        return src.Error(codes::CH0607, p.offset,
+        return fault(codes::CH0607, p.offset,
                          Cat("entity ", EntityToCedar(ref.type, ref.id),
                              " is a parent among the entities it extends, without data there; it cannot be given "
                              "data in an extension"));
@@ -790,7 +825,7 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::ExtendFromJson(std::sh
     }
     if (!Equal(p.attrs, data->attrs) || !Equal(p.tags, data->tags) ||
         p.parents != SortedParents(*store->base_, p.uid)) {
-      return src.Error(codes::CH0607, p.offset,
+      return fault(codes::CH0607, p.offset,
                        Cat("entity ", EntityToCedar(ref.type, ref.id),
                            " is already among the entities it extends, with different contents"));
     }
@@ -824,7 +859,7 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::ExtendFromJson(std::sh
         }
       }
       if (!std::equal(ancestors.begin(), ancestors.end(), action->ancestors.begin(), action->ancestors.end())) {
-        return src.Error(codes::CH0608, p.offset, Cat("action ", EntityToCedar(ref.type, ref.id),
+        return fault(codes::CH0608, p.offset, Cat("action ", EntityToCedar(ref.type, ref.id),
                                                       " has other groups in the entities than in the schema; leave "
                                                       "it out of the entities to use the schema's"));
       }
@@ -878,7 +913,7 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::ExtendFromJson(std::sh
         const size_t q = it->second;
         if (state[q] == kOpen) {
           const EntityRef& r = store->ref(own[q].uid);
-          return src.Error(codes::CH0607, own[k].offset,
+          return fault(codes::CH0607, own[k].offset,
                            Cat("the entity hierarchy has a cycle through ", EntityToCedar(r.type, r.id)));
         }
         if (state[q] == kNew) {
@@ -897,6 +932,77 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::ExtendFromJson(std::sh
     RETURN_IF_ERROR(store->Add(&store->ref(p.uid), p.attrs, p.tags, p.parents));
   }
   return store;
+}
+
+absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::ExtendFromEntities(
+    std::shared_ptr<const EntityStore> base, std::span<const charter::Entity> entities,
+    std::string_view source_name, const EntitiesOptions& options, const SchemaModel* schema) {
+  std::unique_ptr<EntityStore> store = Overlay(std::move(base));
+  auto fail = [source_name](std::string_view message) {
+    return absl::InvalidArgumentError(Cat(source_name, ": ", message));
+  };
+  std::vector<ParsedEntity> parsed;
+  parsed.reserve(entities.size());
+  FirstIndex first;
+  first.base_uids = store->base_uids_;
+  EntityStore* raw = store.get();
+  EntityInterner intern = [raw](std::string_view t, std::string_view i) { return raw->Intern(t, i); };
+  BuiltValueReader reader(source_name, &store->arena_, intern, options.max_nesting, schema);
+  // With a schema: each entity type's attributes as a record type, made once.
+  absl::flat_hash_map<const EntityTypeInfo*, SchemaType> shapes;
+  for (size_t n = 0; n < entities.size(); ++n) {
+    const charter::Entity& e = entities[n];
+    const std::string& type = e.uid.type;
+    const std::string& id = e.uid.id;
+    std::string where = Cat("entity ", EntityToCedar(type, id));
+    if (!IsValidEntityTypeName(type)) return fail(Cat(where, ": `", type, "` is not a valid entity type name"));
+    ParsedEntity p;
+    p.offset = static_cast<uint32_t>(n);
+    p.uid = store->Intern(type, id)->uid;
+    const bool is_action = IsActionType(type);
+    const EntityTypeInfo* info = nullptr;
+    if (schema != nullptr) {
+      std::string fault = SchemaUidFault(*schema, type, id, is_action, &info);
+      if (!fault.empty()) return fail(fault);
+    }
+    p.tags = Value::Record(nullptr, 0);
+    if (info == nullptr) {
+      // Without a schema, and for actions (which may have none; see below).
+      ASSIGN_OR_RETURN(p.attrs, reader.ReadRecord(e.attrs, nullptr, where, "attribute"));
+      ASSIGN_OR_RETURN(p.tags, reader.ReadRecord(e.tags, nullptr, where, "tag"));
+    } else {
+      auto [it, added] = shapes.try_emplace(info);
+      if (added) {
+        it->second.kind = SchemaType::Kind::kRecord;
+        it->second.attrs = info->attrs;
+        it->second.open = info->open_attrs;
+      }
+      ASSIGN_OR_RETURN(p.attrs, reader.ReadRecord(e.attrs, &it->second, where, "attribute"));
+      if (!e.tags.empty()) {
+        if (info->tags == nullptr) return fail(Cat(where, ": entity type `", type, "` has no tags"));
+        SchemaType all_tags;
+        all_tags.kind = SchemaType::Kind::kRecord;
+        all_tags.open = false;
+        for (const auto& [key, value] : e.tags) all_tags.attrs[key] = {info->tags, true};
+        ASSIGN_OR_RETURN(p.tags, reader.ReadRecord(e.tags, &all_tags, where, "tag"));
+      }
+    }
+    store->InternKeys(&p.attrs);
+    for (const EntityUid& parent : e.parents) {
+      if (!IsValidEntityTypeName(parent.type)) {
+        return fail(Cat(where, ": parent `", parent.type, "` is not a valid entity type name"));
+      }
+      std::string fault = ParentFault(schema, type, id, is_action, info, parent.type, parent.id);
+      if (!fault.empty()) return fail(fault);
+      p.parents.push_back(store->Intern(parent.type, parent.id)->uid);
+    }
+    if (schema != nullptr && is_action && (p.attrs.size > 0 || p.tags.size > 0)) {
+      return fail(Cat(where, " has attributes or tags, which the schema's actions do not have"));
+    }
+    if (!KeepFirst(std::move(p), &parsed, &first)) return fail(Cat(where, " appears twice with different contents"));
+  }
+  return FinishExtend(std::move(store), &parsed, source_name, schema,
+                      [&fail](const char*, uint32_t, std::string_view message) { return fail(message); });
 }
 
 }  // namespace charter::internal

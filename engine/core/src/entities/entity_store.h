@@ -23,6 +23,7 @@
 #define CHARTER_ENTITIES_ENTITY_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -99,6 +100,16 @@ class EntityStore {
                                                                      std::string_view source_name,
                                                                      const EntitiesOptions& options,
                                                                      const SchemaModel* schema = nullptr);
+
+  // The same with entities built in code (charter::Entity), read as
+  // ExtendFromJson reads their JSON (entities/json_values.h's
+  // BuiltValueReader): the same store, the same checks, faults
+  // "SOURCE_NAME: entity T::\"id\": ..." without a position.
+  static absl::StatusOr<std::unique_ptr<EntityStore>> ExtendFromEntities(std::shared_ptr<const EntityStore> base,
+                                                                         std::span<const charter::Entity> entities,
+                                                                         std::string_view source_name,
+                                                                         const EntitiesOptions& options,
+                                                                         const SchemaModel* schema = nullptr);
 
   // The reference of (type, id): the base's or this store's when either
   // knows it, else a new uid without data (an entity named as a parent or in
@@ -221,6 +232,15 @@ class EntityStore {
   static absl::Status ReadEntityList(EntityStore* store, const JsonSource& src, const json::Value& root,
                                      const EntitiesOptions& options, const SchemaModel* schema,
                                      std::vector<ParsedEntity>* parsed, FirstIndex* first);
+  // ExtendFromJson's and ExtendFromEntities's work once the entities are
+  // read into *parsed: the base's entities checked and left to it, the
+  // schema's actions added, the rest added parents first. `fault` makes the
+  // error for an entity (its ParsedEntity::offset).
+  using FaultAt = std::function<absl::Status(const char* code, uint32_t offset, std::string_view message)>;
+  static absl::StatusOr<std::unique_ptr<EntityStore>> FinishExtend(std::unique_ptr<EntityStore> store,
+                                                                  std::vector<ParsedEntity>* parsed,
+                                                                  std::string_view source_name,
+                                                                  const SchemaModel* schema, const FaultAt& fault);
   // Makes every key of `record` and of the records nested in it (in records
   // and sets) the store's one copy of that key, and marks those records.
   void InternKeys(Value* record);

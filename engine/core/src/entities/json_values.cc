@@ -303,6 +303,9 @@ Type ValueTypeOf(std::string_view extension) {
                                    : Type::kDuration;
 }
 
+
+}  // namespace
+
 std::string KindName(const Value& v) {
   switch (v.type) {
     case Type::kBool: return "a boolean";
@@ -318,8 +321,6 @@ std::string KindName(const Value& v) {
   }
   return "a value";
 }
-
-}  // namespace
 
 ValueReader::ValueReader(const JsonSource& src, Arena* arena, const EntityInterner& intern,
                          int max_nesting, const SchemaModel* schema)
@@ -646,6 +647,258 @@ absl::StatusOr<Value> ValueReader::Typed(const json::Value& v, const SchemaType&
       break;
   }
   return Fail(v, Cat("no value has type `", TypeName(t), "`"), codes::CH0608);
+}
+
+}  // namespace charter::internal
+
+namespace charter::internal {
+
+BuiltValueReader::BuiltValueReader(std::string_view source_name, Arena* arena, const EntityInterner& intern,
+                                   int max_nesting, const SchemaModel* schema)
+    : source_name_(source_name), arena_(arena), intern_(intern), max_nesting_(max_nesting), schema_(schema) {}
+
+absl::Status BuiltValueReader::Fail(std::string_view message, const char* code) const {
+  (void)code;  // the code is in the message's words; there is no span to attach
+  return absl::InvalidArgumentError(Cat(source_name_, ": ", where_, ": ", message));
+}
+
+absl::Status BuiltValueReader::FailAt(std::string_view message, const char* code) const {
+  if (path_.empty()) return Fail(message, code);
+  std::string path;
+  for (const std::string& step : path_) CatAppend(&path, path.empty() || step[0] == '[' ? "" : ".", step);
+  return Fail(Cat(kind_, " `", path, "`: ", message), code);
+}
+
+absl::Status BuiltValueReader::Mismatch(const SchemaType& t, const Value& v) const {
+  return FailAt(Cat("expected `", TypeName(t), "`, found ", KindName(v)), codes::CH0608);
+}
+
+absl::Status BuiltValueReader::CheckEntityRef(const EntityRef& e) const {
+  if (schema_ == nullptr) return absl::OkStatus();
+  std::string type(e.type);
+  if (IsActionType(type)) {
+    if (schema_->FindAction({type, std::string(e.id)}) == nullptr) {
+      return FailAt(Cat("`", EntityToCedar(e.type, e.id), "` is not an action of the schema"), codes::CH0608);
+    }
+    return absl::OkStatus();
+  }
+  const EntityTypeInfo* info = schema_->FindEntityType(type);
+  if (info != nullptr && info->is_enum &&
+      std::find(info->choices.begin(), info->choices.end(), e.id) == info->choices.end()) {
+    return FailAt(Cat("`", EntityToCedar(e.type, e.id), "` is not one of the values of enumerated type `", e.type,
+                      "`"),
+                  codes::CH0608);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Value> BuiltValueReader::Call(const std::string& fn, const std::string& arg) {
+  if (fn == "unknown") return FailAt("`unknown` values are for partial evaluation, which Charter does not do");
+  const BuiltinInfo* f = FindExtensionFunction(fn);
+  if (f == nullptr) {
+    return FailAt(Cat("unknown extension function `", fn, "`; expected `ip`, `decimal`, `datetime` or `duration`"));
+  }
+  if (f->arity != 1) {
+    return FailAt(Cat("`", fn, "` takes ", f->arity, f->arity == 1 ? " argument" : " arguments", ", 1 given"));
+  }
+  if (f->params[0] != ParamType::kString) return FailAt(Cat("the argument of `", fn, "` must be a string"));
+  Value in = Value::String(arena_->CopyString(arg));
+  Value out;
+  std::string error;
+  CallContext ctx{nullptr, arena_};
+  if (!CallBuiltin(IdOf(f), &in, ctx, &out, &error)) return FailAt(error);
+  return out;
+}
+
+template <typename KeyAt, typename ValueAt>
+absl::StatusOr<Value> BuiltValueReader::Record(size_t size, KeyAt key_at, ValueAt value_at, const SchemaType* t,
+                                               int depth) {
+  if (depth <= 0) return FailAt("values are nested too deeply", codes::CH0601);
+  uint32_t n = static_cast<uint32_t>(size);
+  if (t == nullptr) {
+    RecordField* fields = arena_->AllocateArray<RecordField>(n);
+    for (uint32_t k = 0; k < n; ++k) {
+      fields[k].key = arena_->CopyString(key_at(k));
+      path_.push_back(key_at(k));
+      absl::StatusOr<Value> v = Generic(value_at(k), depth - 1);
+      path_.pop_back();
+      if (!v.ok()) return v.status();
+      fields[k].value = *v;
+    }
+    std::sort(fields, fields + n, [](const RecordField& a, const RecordField& b) { return a.key < b.key; });
+    for (uint32_t k = 1; k < n; ++k) {
+      if (fields[k].key == fields[k - 1].key) return FailAt(Cat("duplicate key `", fields[k].key, "`"), codes::CH0604);
+    }
+    return Value::Record(fields, n);
+  }
+  // For the record type `t`: exactly its attributes (an open record's others
+  // are dropped, as the JSON reader drops them), required ones present.
+  for (uint32_t k = 0; k < n; ++k) {
+    for (uint32_t j = 0; j < k; ++j) {
+      if (key_at(j) == key_at(k)) return FailAt(Cat("duplicate key `", key_at(k), "`"), codes::CH0604);
+    }
+    if (!t->open && t->attrs.count(key_at(k)) == 0) {
+      // "KIND `PATH` is not declared", as the JSON reader words it.
+      std::string path;
+      for (const std::string& step : path_) CatAppend(&path, path.empty() || step[0] == '[' ? "" : ".", step);
+      return Fail(Cat(kind_, " `", path, path.empty() ? "" : ".", key_at(k), "` is not declared in the schema"),
+                  codes::CH0608);
+    }
+  }
+  std::vector<RecordField> fields;
+  for (const auto& [key, attr] : t->attrs) {
+    uint32_t k = 0;
+    while (k < n && key_at(k) != key) ++k;
+    if (k == n) {
+      if (attr.required) return FailAt(Cat("lacks the required attribute `", key, "`"), codes::CH0608);
+      continue;
+    }
+    path_.push_back(key);
+    absl::StatusOr<Value> v = Typed(value_at(k), *attr.type, depth - 1);
+    path_.pop_back();
+    if (!v.ok()) return v.status();
+    fields.push_back({arena_->CopyString(key), *v});
+  }
+  RecordField* out = arena_->AllocateArray<RecordField>(fields.size());
+  std::copy(fields.begin(), fields.end(), out);
+  return Value::Record(out, static_cast<uint32_t>(fields.size()));
+}
+
+absl::StatusOr<Value> BuiltValueReader::ReadRecord(const Fields& fields, const SchemaType* t, std::string where,
+                                                   std::string kind) {
+  where_ = std::move(where);
+  kind_ = std::move(kind);
+  path_.clear();
+  return Record(
+      fields.size(), [&](uint32_t k) -> const std::string& { return fields[k].first; },
+      [&](uint32_t k) -> const charter::Value& { return fields[k].second; }, t, max_nesting_);
+}
+
+absl::StatusOr<Value> BuiltValueReader::ReadRecord(const charter::Value& record, const SchemaType* t,
+                                                   std::string where, std::string kind) {
+  where_ = std::move(where);
+  kind_ = std::move(kind);
+  path_.clear();
+  if (record.kind() != charter::Value::Kind::kRecord) return Fail("must be a record");
+  return Record(
+      record.keys().size(), [&](uint32_t k) -> const std::string& { return record.keys()[k]; },
+      [&](uint32_t k) -> const charter::Value& { return record.elements()[k]; }, t, max_nesting_);
+}
+
+absl::StatusOr<Value> BuiltValueReader::Generic(const charter::Value& v, int depth) {
+  using K = charter::Value::Kind;
+  switch (v.kind()) {
+    case K::kBool: return Value::Bool(v.bool_value());
+    case K::kLong: return Value::Long(v.long_value());
+    case K::kString: return Value::String(arena_->CopyString(v.string_value()));
+    case K::kEntity:
+      if (!IsValidEntityTypeName(v.entity().type)) {
+        return FailAt(Cat("`", v.entity().type, "` is not a valid entity type name"), codes::CH0605);
+      }
+      return Value::Entity(intern_(v.entity().type, v.entity().id));
+    case K::kExtension:
+      if (depth <= 0) return FailAt("values are nested too deeply", codes::CH0601);
+      return Call(v.function(), v.string_value());
+    case K::kSet: {
+      if (depth <= 0) return FailAt("values are nested too deeply", codes::CH0601);
+      std::vector<Value> elems;
+      elems.reserve(v.elements().size());
+      for (const charter::Value& e : v.elements()) {
+        ASSIGN_OR_RETURN(Value x, Generic(e, depth - 1));
+        elems.push_back(x);
+      }
+      size_t n = AppendUnique(elems.data(), 0, elems.data(), static_cast<uint32_t>(elems.size()));
+      Value* out = arena_->AllocateArray<Value>(n);
+      std::copy(elems.begin(), elems.begin() + n, out);
+      return Value::Set(out, static_cast<uint32_t>(n));
+    }
+    case K::kRecord:
+      return Record(
+          v.keys().size(), [&](uint32_t k) -> const std::string& { return v.keys()[k]; },
+          [&](uint32_t k) -> const charter::Value& { return v.elements()[k]; }, nullptr, depth);
+  }
+  return FailAt("unexpected value");
+}
+
+absl::StatusOr<Value> BuiltValueReader::Typed(const charter::Value& v, const SchemaType& t, int depth) {
+  using K = charter::Value::Kind;
+  switch (t.kind) {
+    case SK::kEntity:
+    case SK::kAnyEntity: {
+      if (v.kind() != K::kEntity) {
+        ASSIGN_OR_RETURN(Value got, Generic(v, depth));
+        return Mismatch(t, got);
+      }
+      const EntityUid& uid = v.entity();
+      if (!IsValidEntityTypeName(uid.type)) {
+        return FailAt(Cat("`", uid.type, "` is not a valid entity type name"), codes::CH0605);
+      }
+      if (t.kind == SK::kEntity && uid.type != t.name) {
+        return FailAt(Cat("expected an entity of type `", t.name, "`, found `", EntityToCedar(uid.type, uid.id), "`"),
+                      codes::CH0608);
+      }
+      const EntityRef* ref = intern_(uid.type, uid.id);
+      RETURN_IF_ERROR(CheckEntityRef(*ref));
+      return Value::Entity(ref);
+    }
+    case SK::kExtension: {
+      Value out;
+      if (v.kind() == K::kExtension) {
+        if (depth <= 0) return FailAt("values are nested too deeply", codes::CH0601);
+        ASSIGN_OR_RETURN(out, Call(v.function(), v.string_value()));
+      } else if (v.kind() == K::kString) {
+        // The constructor of the type, on a string (as the JSON reader takes it).
+        ASSIGN_OR_RETURN(out, Call(t.name == "ipaddr" ? std::string("ip") : t.name, v.string_value()));
+      } else {
+        return FailAt(Cat("expected `", t.name, "`: its string, or an extension value"), codes::CH0608);
+      }
+      if (out.type != ValueTypeOf(t.name)) return Mismatch(t, out);
+      return out;
+    }
+    case SK::kSet: {
+      if (v.kind() != K::kSet) {
+        ASSIGN_OR_RETURN(Value got, Generic(v, depth));
+        return Mismatch(t, got);
+      }
+      if (depth <= 0) return FailAt("values are nested too deeply", codes::CH0601);
+      std::vector<Value> elems;
+      elems.reserve(v.elements().size());
+      for (size_t k = 0; k < v.elements().size(); ++k) {
+        path_.push_back(Cat("[", k, "]"));
+        absl::StatusOr<Value> e = t.elem == nullptr ? Generic(v.elements()[k], depth - 1)
+                                                    : Typed(v.elements()[k], *t.elem, depth - 1);
+        path_.pop_back();
+        if (!e.ok()) return e.status();
+        elems.push_back(*e);
+      }
+      size_t n = AppendUnique(elems.data(), 0, elems.data(), static_cast<uint32_t>(elems.size()));
+      Value* out = arena_->AllocateArray<Value>(n);
+      std::copy(elems.begin(), elems.begin() + n, out);
+      return Value::Set(out, static_cast<uint32_t>(n));
+    }
+    case SK::kRecord: {
+      if (v.kind() != K::kRecord) {
+        ASSIGN_OR_RETURN(Value got, Generic(v, depth));
+        return Mismatch(t, got);
+      }
+      return Record(
+          v.keys().size(), [&](uint32_t k) -> const std::string& { return v.keys()[k]; },
+          [&](uint32_t k) -> const charter::Value& { return v.elements()[k]; }, &t, depth);
+    }
+    case SK::kBool:
+    case SK::kTrue:
+    case SK::kFalse:
+    case SK::kLong:
+    case SK::kString: {
+      ASSIGN_OR_RETURN(Value got, Generic(v, depth));
+      Type want = t.kind == SK::kLong ? Type::kLong : t.kind == SK::kString ? Type::kString : Type::kBool;
+      if (got.type != want) return Mismatch(t, got);
+      return got;
+    }
+    case SK::kNever:
+      break;
+  }
+  return FailAt(Cat("no value has type `", TypeName(t), "`"), codes::CH0608);
 }
 
 }  // namespace charter::internal

@@ -25,6 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "charter/entities.h"
+#include "charter/value.h"
 #include "common/arena.h"
 #include "common/diagnostic_codes.h"
 #include "json/json.h"
@@ -75,6 +76,9 @@ bool ParseEntityUidText(std::string_view s, EntityUid* out, std::string* why);
 absl::Status ReadEntityUidOrText(const json::Value& v, const JsonSource& src, std::string_view field,
                                  EntityUid* out);
 
+// "a boolean", "an entity of type `T`", ...: what a value is, in messages.
+std::string KindName(const Value& v);
+
 // Reads values. Strings and the other storage of the values go to `arena`.
 class ValueReader {
  public:
@@ -117,6 +121,49 @@ class ValueReader {
   int max_nesting_;
   const SchemaModel* schema_;
   bool typed_ = false;
+  std::string where_;
+  std::string kind_;
+  std::vector<std::string> path_;
+};
+
+// Reads values built in code (charter::Value) as ValueReader reads their JSON
+// (charter::Value::ToJson): the same values (sets without duplicates,
+// records sorted by key, extension constructors called on their strings),
+// and with a schema the same reading for the declared types (an extension
+// value may be given as its string; an open record keeps only its declared
+// attributes). There is no text, so a fault is InvalidArgument
+// "SOURCE_NAME: WHERE: KIND `PATH`: message", without a position.
+class BuiltValueReader {
+ public:
+  using Fields = std::vector<std::pair<std::string, charter::Value>>;
+  BuiltValueReader(std::string_view source_name, Arena* arena, const EntityInterner& intern, int max_nesting,
+                   const SchemaModel* schema = nullptr);
+
+  // A record (attributes, tags, a context) given as its fields, or as a
+  // Value that must be a record: without a schema when `t` is null, else for
+  // the record type `t`. `where` ("entity User::\"a\"", "context") and
+  // `kind` ("attribute", "tag") name the place in messages.
+  absl::StatusOr<Value> ReadRecord(const Fields& fields, const SchemaType* t, std::string where, std::string kind);
+  absl::StatusOr<Value> ReadRecord(const charter::Value& record, const SchemaType* t, std::string where,
+                                   std::string kind);
+  // A fault at WHERE (no attribute path).
+  absl::Status Fail(std::string_view message, const char* code = codes::CH0606) const;
+
+ private:
+  template <typename KeyAt, typename ValueAt>
+  absl::StatusOr<Value> Record(size_t n, KeyAt key_at, ValueAt value_at, const SchemaType* t, int depth);
+  absl::StatusOr<Value> Generic(const charter::Value& v, int depth);
+  absl::StatusOr<Value> Typed(const charter::Value& v, const SchemaType& t, int depth);
+  absl::StatusOr<Value> Call(const std::string& fn, const std::string& arg);
+  absl::Status FailAt(std::string_view message, const char* code = codes::CH0606) const;
+  absl::Status Mismatch(const SchemaType& t, const Value& v) const;
+  absl::Status CheckEntityRef(const EntityRef& e) const;
+
+  std::string_view source_name_;
+  Arena* arena_;
+  const EntityInterner& intern_;
+  int max_nesting_;
+  const SchemaModel* schema_;
   std::string where_;
   std::string kind_;
   std::vector<std::string> path_;

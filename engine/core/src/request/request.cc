@@ -42,34 +42,52 @@ std::string CheckTarget(const internal::SchemaModel& m, const internal::ActionIn
   return "";
 }
 
+// With a schema: "" when the request's action is declared and applies to
+// its principal and resource (*action is then the action's), else why not,
+// with *field the uid at fault (0 principal, 1 action, 2 resource).
+std::string CheckSignature(const internal::RequestData& request, const internal::SchemaModel* schema,
+                           const internal::ActionInfo** action, int* field) {
+  constexpr std::string_view kNames[3] = {"principal", "action", "resource"};
+  const EntityUid* uids[3] = {&request.principal, &request.action, &request.resource};
+  *action = nullptr;
+  if (schema == nullptr) return "";
+  *action = schema->FindAction({request.action.type, request.action.id});
+  if (*action == nullptr) {
+    *field = 1;
+    return Cat("`action`: the schema declares no action `", request.action.ToString(), "`");
+  }
+  for (int f : {0, 2}) {
+    std::string why = CheckTarget(*schema, **action, *uids[f], kNames[f]);
+    if (!why.empty()) {
+      *field = f;
+      return Cat("`", kNames[f], "`: ", why);
+    }
+  }
+  return "";
+}
+
+// Entity references inside the context, kept in the request's arena.
+internal::EntityInterner RequestInterner(internal::RequestData* d) {
+  return [d](std::string_view t, std::string_view i) {
+    auto* ref = d->arena.New<internal::EntityRef>();
+    ref->type = d->arena.CopyString(t);
+    ref->id = d->arena.CopyString(i);
+    return ref;
+  };
+}
+
 // The part of reading a request after its three uids: binds them, checks
 // them against the schema's action (errors at `offsets`), and reads the
 // context (null: none given).
 absl::Status FinishRequest(internal::RequestData& request, const uint32_t offsets[3],
                            const internal::json::Value* context_json, const JsonSource& src,
                            const internal::SchemaModel* schema) {
-  constexpr std::string_view kNames[3] = {"principal", "action", "resource"};
-  const EntityUid* uids[3] = {&request.principal, &request.action, &request.resource};
   request.Bind();
   const internal::ActionInfo* action = nullptr;
-  if (schema != nullptr) {
-    action = schema->FindAction({request.action.type, request.action.id});
-    if (action == nullptr) {
-      return src.Error(codes::CH0608, offsets[1],
-                       Cat("`action`: the schema declares no action `", request.action.ToString(), "`"));
-    }
-    for (int f : {0, 2}) {
-      std::string why = CheckTarget(*schema, *action, *uids[f], kNames[f]);
-      if (!why.empty()) return src.Error(codes::CH0608, offsets[f], Cat("`", kNames[f], "`: ", why));
-    }
-  }
-  internal::RequestData* d = &request;
-  internal::EntityInterner intern = [d](std::string_view t, std::string_view i) {
-    auto* ref = d->arena.New<internal::EntityRef>();
-    ref->type = d->arena.CopyString(t);
-    ref->id = d->arena.CopyString(i);
-    return ref;
-  };
+  int field = 0;
+  std::string why = CheckSignature(request, schema, &action, &field);
+  if (!why.empty()) return src.Error(codes::CH0608, offsets[field], why);
+  internal::EntityInterner intern = RequestInterner(&request);
   internal::ValueReader reader(src, &request.arena, intern, 64, schema);
   if (action != nullptr) {
     // The context is read for the action's context type; none is `{}`.
@@ -174,6 +192,26 @@ absl::StatusOr<std::shared_ptr<RequestData>> MakeRequest(EntityUid principal, En
   }
   ASSIGN_OR_RETURN(json::Document doc, ParseDocument(context_json, source_name));
   RETURN_IF_ERROR(FinishRequest(*data, offsets, &doc.root(), src, schema));
+  return data;
+}
+
+absl::StatusOr<std::shared_ptr<RequestData>> MakeRequest(EntityUid principal, EntityUid action,
+                                                         EntityUid resource, const charter::Value& context,
+                                                         std::string_view source_name,
+                                                         const SchemaModel* schema) {
+  auto data = std::make_shared<RequestData>();
+  data->principal = std::move(principal);
+  data->action = std::move(action);
+  data->resource = std::move(resource);
+  data->Bind();
+  const ActionInfo* info = nullptr;
+  int field = 0;
+  std::string why = CheckSignature(*data, schema, &info, &field);
+  if (!why.empty()) return absl::InvalidArgumentError(Cat(source_name, ": ", why));
+  EntityInterner intern = RequestInterner(data.get());
+  BuiltValueReader reader(source_name, &data->arena, intern, 64, schema);
+  ASSIGN_OR_RETURN(data->context,
+                   reader.ReadRecord(context, info == nullptr ? nullptr : info->context.get(), "context", "attribute"));
   return data;
 }
 

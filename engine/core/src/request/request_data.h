@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "charter/entities.h"
+#include "charter/value.h"
 #include "common/arena.h"
 #include "entities/entity_store.h"
 #include "value/value.h"
@@ -56,6 +57,12 @@ absl::StatusOr<std::vector<std::shared_ptr<RequestData>>> ReadRequestArrayJson(s
 // into the context text, named `source_name`.
 absl::StatusOr<std::shared_ptr<RequestData>> MakeRequest(EntityUid principal, EntityUid action,
                                                          EntityUid resource, std::string_view context_json,
+                                                         std::string_view source_name,
+                                                         const SchemaModel* schema);
+
+// The same with a context built in code (a record), read as its JSON is.
+absl::StatusOr<std::shared_ptr<RequestData>> MakeRequest(EntityUid principal, EntityUid action,
+                                                         EntityUid resource, const charter::Value& context,
                                                          std::string_view source_name,
                                                          const SchemaModel* schema);
 

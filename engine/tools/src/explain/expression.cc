@@ -106,13 +106,13 @@ absl::StatusOr<ExpressionValue> EvaluateExpression(const SourceFile& expression,
     }
   }
   internal::Arena scratch;
-  Value v;
+  internal::Value v;
   const ast::Expr* error_at = nullptr;
   if (interp::EvaluateExpression(*e, env, &scratch, &v, &out.error, &error_at)) {
     out.ok = true;
     out.value = internal::ToCedar(v);
     AppendJson(&out.json, v);
-    const Value* record = &v;
+    const internal::Value* record = &v;
     if (v.type == internal::Type::kEntity) {
       uint32_t uid = env.store->Find(v.entity->type, v.entity->id);
       const internal::EntityData* data = uid == internal::kNoUid ? nullptr : env.store->data(uid);

@@ -131,6 +131,7 @@ int SeverityRank(std::string_view s) { return s == "high" ? 0 : s == "medium" ? 
 absl::StatusOr<AccessReport> ReviewAccess(const Engine& engine, const Entities& entities, const Schema& schema,
                                           const EntityUid& connection, const AccessOptions& options) {
   using namespace internal;
+  using internal::Value;  // not charter::Value
   using namespace internal::review;
   const std::shared_ptr<const Program>& program = Unwrap::SharedProgram(engine);
   const std::shared_ptr<const EntityStore>& shared_store = Unwrap::SharedStore(entities);

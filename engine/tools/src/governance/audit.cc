@@ -336,6 +336,7 @@ int SeverityRank(std::string_view s) { return s == "high" ? 2 : s == "medium" ? 
 absl::StatusOr<AuditReport> Audit(const Schema& schema, const Entities& current, const Entities* previous,
                                   const std::vector<const AuditRules*>& rules, const AuditOptions& options) {
   using namespace internal;
+  using internal::Value;  // not charter::Value
   using namespace internal::review;
   ASSIGN_OR_RETURN(int64_t now, ParseDate(options.at));
   const SchemaModel& model = Unwrap::Model(schema);

@@ -84,6 +84,7 @@ std::string DateValue(int64_t ms) {
 absl::StatusOr<std::string> RecordReview(std::string_view entities_json, std::string_view source_name,
                                          const Schema& schema, const ReviewRecord& record) {
   using namespace internal;
+  using internal::Value;  // not charter::Value
   using namespace internal::review;
   if (record.decision != "keep" && record.decision != "revoke") {
     return absl::InvalidArgumentError(Cat("the decision `", record.decision, "` is not keep or revoke"));
