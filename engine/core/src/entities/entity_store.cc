@@ -122,6 +122,9 @@ bool EntityStore::HasAncestor(uint32_t uid, uint32_t ancestor) const {
 
 std::unique_ptr<EntityStore> EntityStore::Overlay(std::shared_ptr<const EntityStore> base) {
   auto store = std::make_unique<EntityStore>();
+  // An overlay usually holds a few entities (a request's): a small first
+  // block, growing as the arena does.
+  store->arena_ = Arena(2048);
   store->built_ = true;
   store->base_uids_ = base != nullptr ? static_cast<uint32_t>(base->num_uids()) : 0;
   store->base_ = std::move(base);
@@ -954,8 +957,9 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::ExtendFromEntities(
     const charter::Entity& e = entities[n];
     const std::string& type = e.uid.type;
     const std::string& id = e.uid.id;
-    std::string where = Cat("entity ", EntityToCedar(type, id));
-    if (!IsValidEntityTypeName(type)) return fail(Cat(where, ": `", type, "` is not a valid entity type name"));
+    // The entity, in messages (written only for a fault).
+    auto where = [&e]() { return Cat("entity ", EntityToCedar(e.uid.type, e.uid.id)); };
+    if (!IsValidEntityTypeName(type)) return fail(Cat(where(), ": `", type, "` is not a valid entity type name"));
     ParsedEntity p;
     p.offset = static_cast<uint32_t>(n);
     p.uid = store->Intern(type, id)->uid;
@@ -968,8 +972,8 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::ExtendFromEntities(
     p.tags = Value::Record(nullptr, 0);
     if (info == nullptr) {
       // Without a schema, and for actions (which may have none; see below).
-      ASSIGN_OR_RETURN(p.attrs, reader.ReadRecord(e.attrs, nullptr, where, "attribute"));
-      ASSIGN_OR_RETURN(p.tags, reader.ReadRecord(e.tags, nullptr, where, "tag"));
+      ASSIGN_OR_RETURN(p.attrs, reader.ReadRecord(e.attrs, nullptr, &e.uid, "attribute"));
+      ASSIGN_OR_RETURN(p.tags, reader.ReadRecord(e.tags, nullptr, &e.uid, "tag"));
     } else {
       auto [it, added] = shapes.try_emplace(info);
       if (added) {
@@ -977,29 +981,29 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::ExtendFromEntities(
         it->second.attrs = info->attrs;
         it->second.open = info->open_attrs;
       }
-      ASSIGN_OR_RETURN(p.attrs, reader.ReadRecord(e.attrs, &it->second, where, "attribute"));
+      ASSIGN_OR_RETURN(p.attrs, reader.ReadRecord(e.attrs, &it->second, &e.uid, "attribute"));
       if (!e.tags.empty()) {
-        if (info->tags == nullptr) return fail(Cat(where, ": entity type `", type, "` has no tags"));
+        if (info->tags == nullptr) return fail(Cat(where(), ": entity type `", type, "` has no tags"));
         SchemaType all_tags;
         all_tags.kind = SchemaType::Kind::kRecord;
         all_tags.open = false;
         for (const auto& [key, value] : e.tags) all_tags.attrs[key] = {info->tags, true};
-        ASSIGN_OR_RETURN(p.tags, reader.ReadRecord(e.tags, &all_tags, where, "tag"));
+        ASSIGN_OR_RETURN(p.tags, reader.ReadRecord(e.tags, &all_tags, &e.uid, "tag"));
       }
     }
     store->InternKeys(&p.attrs);
     for (const EntityUid& parent : e.parents) {
       if (!IsValidEntityTypeName(parent.type)) {
-        return fail(Cat(where, ": parent `", parent.type, "` is not a valid entity type name"));
+        return fail(Cat(where(), ": parent `", parent.type, "` is not a valid entity type name"));
       }
       std::string fault = ParentFault(schema, type, id, is_action, info, parent.type, parent.id);
       if (!fault.empty()) return fail(fault);
       p.parents.push_back(store->Intern(parent.type, parent.id)->uid);
     }
     if (schema != nullptr && is_action && (p.attrs.size > 0 || p.tags.size > 0)) {
-      return fail(Cat(where, " has attributes or tags, which the schema's actions do not have"));
+      return fail(Cat(where(), " has attributes or tags, which the schema's actions do not have"));
     }
-    if (!KeepFirst(std::move(p), &parsed, &first)) return fail(Cat(where, " appears twice with different contents"));
+    if (!KeepFirst(std::move(p), &parsed, &first)) return fail(Cat(where(), " appears twice with different contents"));
   }
   return FinishExtend(std::move(store), &parsed, source_name, schema,
                       [&fail](const char*, uint32_t, std::string_view message) { return fail(message); });

@@ -659,7 +659,10 @@ BuiltValueReader::BuiltValueReader(std::string_view source_name, Arena* arena, c
 
 absl::Status BuiltValueReader::Fail(std::string_view message, const char* code) const {
   (void)code;  // the code is in the message's words; there is no span to attach
-  return absl::InvalidArgumentError(Cat(source_name_, ": ", where_, ": ", message));
+  return absl::InvalidArgumentError(Cat(source_name_, ": ",
+                                        entity_ != nullptr ? Cat("entity ", EntityToCedar(entity_->type, entity_->id))
+                                                           : std::string("context"),
+                                        ": ", message));
 }
 
 absl::Status BuiltValueReader::FailAt(std::string_view message, const char* code) const {
@@ -764,10 +767,10 @@ absl::StatusOr<Value> BuiltValueReader::Record(size_t size, KeyAt key_at, ValueA
   return Value::Record(out, static_cast<uint32_t>(fields.size()));
 }
 
-absl::StatusOr<Value> BuiltValueReader::ReadRecord(const Fields& fields, const SchemaType* t, std::string where,
-                                                   std::string kind) {
-  where_ = std::move(where);
-  kind_ = std::move(kind);
+absl::StatusOr<Value> BuiltValueReader::ReadRecord(const Fields& fields, const SchemaType* t,
+                                                   const EntityUid* entity, std::string_view kind) {
+  entity_ = entity;
+  kind_ = kind;
   path_.clear();
   return Record(
       fields.size(), [&](uint32_t k) -> const std::string& { return fields[k].first; },
@@ -775,9 +778,9 @@ absl::StatusOr<Value> BuiltValueReader::ReadRecord(const Fields& fields, const S
 }
 
 absl::StatusOr<Value> BuiltValueReader::ReadRecord(const charter::Value& record, const SchemaType* t,
-                                                   std::string where, std::string kind) {
-  where_ = std::move(where);
-  kind_ = std::move(kind);
+                                                   const EntityUid* entity, std::string_view kind) {
+  entity_ = entity;
+  kind_ = kind;
   path_.clear();
   if (record.kind() != charter::Value::Kind::kRecord) return Fail("must be a record");
   return Record(

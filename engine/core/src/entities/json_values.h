@@ -141,11 +141,13 @@ class BuiltValueReader {
 
   // A record (attributes, tags, a context) given as its fields, or as a
   // Value that must be a record: without a schema when `t` is null, else for
-  // the record type `t`. `where` ("entity User::\"a\"", "context") and
-  // `kind` ("attribute", "tag") name the place in messages.
-  absl::StatusOr<Value> ReadRecord(const Fields& fields, const SchemaType* t, std::string where, std::string kind);
-  absl::StatusOr<Value> ReadRecord(const charter::Value& record, const SchemaType* t, std::string where,
-                                   std::string kind);
+  // the record type `t`. `entity` (the entity whose record it is; null: a
+  // context) and `kind` ("attribute", "tag") name the place in messages,
+  // which are written only when there is a fault.
+  absl::StatusOr<Value> ReadRecord(const Fields& fields, const SchemaType* t, const EntityUid* entity,
+                                   std::string_view kind);
+  absl::StatusOr<Value> ReadRecord(const charter::Value& record, const SchemaType* t, const EntityUid* entity,
+                                   std::string_view kind);
   // A fault at WHERE (no attribute path).
   absl::Status Fail(std::string_view message, const char* code = codes::CH0606) const;
 
@@ -164,8 +166,8 @@ class BuiltValueReader {
   const EntityInterner& intern_;
   int max_nesting_;
   const SchemaModel* schema_;
-  std::string where_;
-  std::string kind_;
+  const EntityUid* entity_ = nullptr;
+  std::string_view kind_;
   std::vector<std::string> path_;
 };
 

@@ -211,7 +211,7 @@ absl::StatusOr<std::shared_ptr<RequestData>> MakeRequest(EntityUid principal, En
   EntityInterner intern = RequestInterner(data.get());
   BuiltValueReader reader(source_name, &data->arena, intern, 64, schema);
   ASSIGN_OR_RETURN(data->context,
-                   reader.ReadRecord(context, info == nullptr ? nullptr : info->context.get(), "context", "attribute"));
+                   reader.ReadRecord(context, info == nullptr ? nullptr : info->context.get(), nullptr, "attribute"));
   return data;
 }
 
