@@ -30,15 +30,49 @@ using support::CatAppend;
 
 using support::S;
 
-absl::Status Invalid(std::string_view path, std::string_view what) {
-  return absl::InvalidArgumentError(Cat(S(path), ": ", S(what)));
+// A field of the review by its path ("request.object.spec.containers[2]"),
+// written out only when a fault names it: reading a review builds no path
+// text.
+class Path {
+ public:
+  Path(const char* root) : text_(root) {}         // NOLINT: a literal path
+  Path(std::string_view root) : text_(root) {}    // NOLINT
+  // parent.member, parent[index], parent["key"]
+  Path(const Path& parent, std::string_view member) : parent_(&parent), text_(member), kind_(kMember) {}
+  Path(const Path& parent, size_t index) : parent_(&parent), index_(index), kind_(kIndex) {}
+  static Path Key(const Path& parent, std::string_view key) {
+    Path p(parent, key);
+    p.kind_ = kKey;
+    return p;
+  }
+  std::string Text() const {
+    std::string out = parent_ != nullptr ? parent_->Text() : std::string();
+    switch (kind_) {
+      case kRoot: out.append(text_); break;
+      case kMember: CatAppend(&out, ".", S(text_)); break;
+      case kIndex: CatAppend(&out, "[", index_, "]"); break;
+      case kKey: CatAppend(&out, "[", Quoted(text_), "]"); break;
+    }
+    return out;
+  }
+
+ private:
+  enum Kind { kRoot, kMember, kIndex, kKey };
+  const Path* parent_ = nullptr;
+  std::string_view text_;
+  size_t index_ = 0;
+  Kind kind_ = kRoot;
+};
+
+absl::Status Invalid(const Path& path, std::string_view what) {
+  return absl::InvalidArgumentError(Cat(path.Text(), ": ", S(what)));
 }
 
 // A well-formed object that asks for more than can be counted: OutOfRange,
 // which the server answers as a denial (not as a malformed review), so that
 // a webhook with `failurePolicy: Ignore` does not let it through either.
-absl::Status TooMuch(std::string_view path, std::string_view what) {
-  return absl::OutOfRangeError(Cat(S(path), ": ", S(what)));
+absl::Status TooMuch(const Path& path, std::string_view what) {
+  return absl::OutOfRangeError(Cat(path.Text(), ": ", S(what)));
 }
 
 // The largest count or quantity a review may give, and the largest `gpus`.
@@ -59,32 +93,32 @@ class Reader {
 
   // An optional string member: "" when absent or null.
   absl::StatusOr<std::string> String(const JsonValue& object, std::string_view key,
-                                     std::string_view path) const {
+                                     const Path& path) const {
     std::optional<JsonValue> v = Get(object, key);
     if (!v.has_value()) return std::string();
-    if (!v->is_string()) return Invalid(Cat(S(path), ".", S(key)), "expected a string");
+    if (!v->is_string()) return Invalid(Path(path, key), "expected a string");
     return S(v->as_string());
   }
 
   absl::StatusOr<std::optional<JsonValue>> Object(const JsonValue& object, std::string_view key,
-                                                  std::string_view path) const {
+                                                  const Path& path) const {
     std::optional<JsonValue> v = Get(object, key);
     if (v.has_value() && !v->is_object()) {
-      return Invalid(Cat(S(path), ".", S(key)), "expected an object");
+      return Invalid(Path(path, key), "expected an object");
     }
     return v;
   }
 
-  absl::StatusOr<bool> Bool(const JsonValue& object, std::string_view key, std::string_view path) const {
+  absl::StatusOr<bool> Bool(const JsonValue& object, std::string_view key, const Path& path) const {
     std::optional<JsonValue> v = Get(object, key);
     if (!v.has_value()) return false;
-    if (!v->is_bool()) return Invalid(Cat(S(path), ".", S(key)), "expected true or false");
+    if (!v->is_bool()) return Invalid(Path(path, key), "expected true or false");
     return v->as_bool();
   }
 
   // A count (parallelism, replicas, a pod set's count): a whole number from
   // 0 to kMaxCount, a JSON number or a string of digits.
-  absl::StatusOr<int64_t> Count(const JsonValue& v, std::string_view path) const {
+  absl::StatusOr<int64_t> Count(const JsonValue& v, const Path& path) const {
     std::string_view digits;
     if (!Text(v, &digits)) return Invalid(path, "expected a whole number");
     int64_t value = 0;
@@ -103,7 +137,7 @@ class Reader {
   // one: the quantity grammar ("8", "1k", "1e3", "2Ki"), a whole number
   // (its thousandths, rounded up, a multiple of 1000: Kubernetes refuses
   // "500m" for an extended resource) from 0 to kMaxCount.
-  absl::StatusOr<int64_t> Quantity(const JsonValue& v, std::string_view path) const {
+  absl::StatusOr<int64_t> Quantity(const JsonValue& v, const Path& path) const {
     std::string_view text;
     if (!Text(v, &text)) return Invalid(path, "expected a quantity (\"8\", \"1k\")");
     int64_t milli = 0;
@@ -143,7 +177,7 @@ class Reader {
 // every total, so that no sum wraps (signed overflow) and a policy's
 // arithmetic on `gpus` has room. A total beyond it refuses the review,
 // naming where it was passed.
-absl::StatusOr<int64_t> Total(int64_t a, int64_t b, bool product, std::string_view path) {
+absl::StatusOr<int64_t> Total(int64_t a, int64_t b, bool product, const Path& path) {
   std::optional<int64_t> r = product ? support::CheckedMul(a, b) : support::CheckedAdd(a, b);
   if (!r.has_value() || *r > kMaxCount) {
     return TooMuch(path, Cat("the accelerators requested come to more than ", kMaxCount, " (", a,
@@ -169,9 +203,9 @@ struct Principal {
 // userInfo (AdmissionReview) or spec (SubjectAccessReview): user names of
 // service accounts are "system:serviceaccount:NAMESPACE:NAME".
 absl::StatusOr<Principal> MapPrincipal(const Reader& r, const JsonValue& info, std::string_view user_key,
-                                       std::string_view path, const MappingOptions& options) {
+                                       const Path& path, const MappingOptions& options) {
   CHARTER_ASSIGN(username, r.String(info, user_key, path));
-  if (username.empty()) return Invalid(Cat(S(path), ".", S(user_key)), "missing: the review names no user");
+  if (username.empty()) return Invalid(Path(path, user_key), "missing: the review names no user");
   CHARTER_ASSIGN(uid, r.String(info, "uid", path));
   Principal p;
   Fields attrs;
@@ -180,7 +214,7 @@ absl::StatusOr<Principal> MapPrincipal(const Reader& r, const JsonValue& info, s
     std::string_view rest = std::string_view(username).substr(kServiceAccount.size());
     size_t colon = rest.find(':');
     if (colon == std::string_view::npos || colon == 0 || colon + 1 == rest.size()) {
-      return Invalid(Cat(S(path), ".", S(user_key)),
+      return Invalid(Path(path, user_key),
                      Cat("`", username, "` is not system:serviceaccount:NAMESPACE:NAME"));
     }
     p.uid = {"Kubernetes::ServiceAccount", S(rest)};
@@ -193,10 +227,11 @@ absl::StatusOr<Principal> MapPrincipal(const Reader& r, const JsonValue& info, s
     attrs.emplace_back("uid", Value::String(uid));
   }
   if (std::optional<JsonValue> groups = Reader::Get(info, "groups")) {
-    if (!groups->is_array()) return Invalid(Cat(S(path), ".groups"), "expected an array of strings");
+    const Path gpath(path, "groups");
+    if (!groups->is_array()) return Invalid(gpath, "expected an array of strings");
     for (size_t i = 0; i < groups->size(); ++i) {
       JsonValue g = groups->at(i);
-      if (!g.is_string()) return Invalid(Cat(S(path), ".groups[", i, "]"), "expected a string");
+      if (!g.is_string()) return Invalid(Path(gpath, i), "expected a string");
       EntityUid group{"Kubernetes::Group", S(g.as_string())};
       p.entity.parents.push_back(group);
       p.joins.push_back(std::move(group));
@@ -206,18 +241,18 @@ absl::StatusOr<Principal> MapPrincipal(const Reader& r, const JsonValue& info, s
   // session name) as the tags of a Kubernetes::Extra entity of the same id.
   Fields extra;
   if (std::optional<JsonValue> x = Reader::Get(info, "extra")) {
-    std::string xpath = Cat(S(path), ".extra");
+    const Path xpath(path, "extra");
     if (!x->is_object()) return Invalid(xpath, "expected an object of string arrays");
     for (size_t i = 0; i < x->size(); ++i) {
       JsonValue values = x->member(i);
-      std::string vpath = Cat(xpath, "[", Quoted(x->key(i)), "]");
+      const Path vpath = Path::Key(xpath, x->key(i));
       if (values.is_null()) continue;
       if (!values.is_array()) return Invalid(vpath, "expected an array of strings");
       std::vector<Value> strings;
       strings.reserve(values.size());
       for (size_t j = 0; j < values.size(); ++j) {
         JsonValue v = values.at(j);
-        if (!v.is_string()) return Invalid(Cat(vpath, "[", j, "]"), "expected a string");
+        if (!v.is_string()) return Invalid(Path(vpath, j), "expected a string");
         strings.push_back(Value::String(S(v.as_string())));
       }
       extra.emplace_back(S(x->key(i)), Value::Set(std::move(strings)));
@@ -241,29 +276,32 @@ absl::StatusOr<Principal> MapPrincipal(const Reader& r, const JsonValue& info, s
 // The accelerators a pod spec requests: the sum over its containers, or the
 // largest init container's when that is more (as Kubernetes computes a pod's
 // effective request). Requests, or limits where no request is given.
-absl::StatusOr<int64_t> PodSpecGpus(const Reader& r, const JsonValue& spec, std::string_view path,
+absl::StatusOr<int64_t> PodSpecGpus(const Reader& r, const JsonValue& spec, const Path& path,
                                     const MappingOptions& options) {
   auto containers_gpus = [&](std::string_view key, bool sum) -> absl::StatusOr<int64_t> {
     std::optional<JsonValue> list = Reader::Get(spec, key);
     if (!list.has_value()) return int64_t{0};
-    if (!list->is_array()) return Invalid(Cat(S(path), ".", S(key)), "expected an array");
+    const Path lpath(path, key);
+    if (!list->is_array()) return Invalid(lpath, "expected an array");
     int64_t total = 0;
     for (size_t i = 0; i < list->size(); ++i) {
       JsonValue c = list->at(i);
-      std::string cpath = Cat(S(path), ".", S(key), "[", i, "]");
+      const Path cpath(lpath, i);
       if (!c.is_object()) return Invalid(cpath, "expected an object");
       CHARTER_ASSIGN(resources, r.Object(c, "resources", cpath));
       if (!resources.has_value()) continue;
-      CHARTER_ASSIGN(requests, r.Object(*resources, "requests", cpath + ".resources"));
-      CHARTER_ASSIGN(limits, r.Object(*resources, "limits", cpath + ".resources"));
+      const Path rpath(cpath, "resources");
+      CHARTER_ASSIGN(requests, r.Object(*resources, "requests", rpath));
+      CHARTER_ASSIGN(limits, r.Object(*resources, "limits", rpath));
+      const Path requests_path(rpath, "requests"), limits_path(rpath, "limits");
       int64_t here = 0;
       for (const std::string& name : options.accelerators) {
         std::optional<JsonValue> q;
-        std::string qpath;
-        if (requests.has_value()) q = Reader::Get(*requests, name), qpath = cpath + ".resources.requests";
-        if (!q.has_value() && limits.has_value()) q = Reader::Get(*limits, name), qpath = cpath + ".resources.limits";
+        const Path* qpath = &requests_path;
+        if (requests.has_value()) q = Reader::Get(*requests, name);
+        if (!q.has_value() && limits.has_value()) q = Reader::Get(*limits, name), qpath = &limits_path;
         if (!q.has_value()) continue;
-        std::string npath = Cat(qpath, "[", Quoted(name), "]");
+        const Path npath = Path::Key(*qpath, name);
         CHARTER_ASSIGN(n, r.Quantity(*q, npath));
         CHARTER_ASSIGN(sum_here, Total(here, n, false, npath));
         here = sum_here;
@@ -283,21 +321,22 @@ absl::StatusOr<int64_t> PodSpecGpus(const Reader& r, const JsonValue& spec, std:
 }
 
 // template.spec of a pod template member `key` of `parent`, times `count`.
-absl::StatusOr<int64_t> TemplateGpus(const Reader& r, const JsonValue& holder, std::string_view path,
+absl::StatusOr<int64_t> TemplateGpus(const Reader& r, const JsonValue& holder, const Path& path,
                                      int64_t count, const MappingOptions& options) {
   CHARTER_ASSIGN(tmpl, r.Object(holder, "template", path));
   if (!tmpl.has_value()) return int64_t{0};
-  CHARTER_ASSIGN(spec, r.Object(*tmpl, "spec", Cat(S(path), ".template")));
+  const Path tpath(path, "template");
+  CHARTER_ASSIGN(spec, r.Object(*tmpl, "spec", tpath));
   if (!spec.has_value()) return int64_t{0};
-  CHARTER_ASSIGN(each, PodSpecGpus(r, *spec, Cat(S(path), ".template.spec"), options));
+  CHARTER_ASSIGN(each, PodSpecGpus(r, *spec, Path(tpath, "spec"), options));
   return Total(each, count, true, path);
 }
 
 absl::StatusOr<int64_t> CountOr1(const Reader& r, const JsonValue& holder, std::string_view key,
-                                 std::string_view path) {
+                                 const Path& path) {
   std::optional<JsonValue> v = Reader::Get(holder, key);
   if (!v.has_value()) return int64_t{1};
-  return r.Count(*v, Cat(S(path), ".", S(key)));
+  return r.Count(*v, Path(path, key));
 }
 
 struct ObjectFacts {
@@ -312,17 +351,17 @@ struct ObjectFacts {
 // What governance needs of an object (Pod, batch Job, PyTorchJob, Kueue
 // Workload; for any other kind, a pod template under spec.template times
 // spec.replicas, as Deployments and ReplicaSets have).
-absl::StatusOr<ObjectFacts> ReadObject(const Reader& r, const JsonValue& object, std::string_view path,
+absl::StatusOr<ObjectFacts> ReadObject(const Reader& r, const JsonValue& object, const Path& path,
                                        std::string_view type, const MappingOptions& options) {
   ObjectFacts f;
   CHARTER_ASSIGN(metadata, r.Object(object, "metadata", path));
-  std::string mpath = Cat(S(path), ".metadata");
+  const Path mpath(path, "metadata");
   if (metadata.has_value()) {
     CHARTER_ASSIGN(labels, r.Object(*metadata, "labels", mpath));
     if (labels.has_value()) {
       for (size_t i = 0; i < labels->size(); ++i) {
         JsonValue v = labels->member(i);
-        if (!v.is_string()) return Invalid(Cat(mpath, ".labels[", Quoted(labels->key(i)), "]"), "expected a string");
+        if (!v.is_string()) return Invalid(Path::Key(Path(mpath, "labels"), labels->key(i)), "expected a string");
         f.labels.emplace_back(S(labels->key(i)), Value::String(S(v.as_string())));
         if (labels->key(i) == options.queue_label) f.queue = S(v.as_string());
         if (labels->key(i) == options.priority_label) f.priority = S(v.as_string());
@@ -333,16 +372,17 @@ absl::StatusOr<ObjectFacts> ReadObject(const Reader& r, const JsonValue& object,
       for (size_t i = 0; i < annotations->size(); ++i) {
         JsonValue v = annotations->member(i);
         if (!v.is_string()) {
-          return Invalid(Cat(mpath, ".annotations[", Quoted(annotations->key(i)), "]"), "expected a string");
+          return Invalid(Path::Key(Path(mpath, "annotations"), annotations->key(i)), "expected a string");
         }
         f.annotations.emplace_back(S(annotations->key(i)), Value::String(S(v.as_string())));
       }
     }
     if (std::optional<JsonValue> owners = Reader::Get(*metadata, "ownerReferences")) {
-      if (!owners->is_array()) return Invalid(mpath + ".ownerReferences", "expected an array");
+      const Path opaths(mpath, "ownerReferences");
+      if (!owners->is_array()) return Invalid(opaths, "expected an array");
       for (size_t i = 0; i < owners->size(); ++i) {
         JsonValue o = owners->at(i);
-        std::string opath = Cat(mpath, ".ownerReferences[", i, "]");
+        const Path opath(opaths, i);
         if (!o.is_object()) return Invalid(opath, "expected an object");
         CHARTER_ASSIGN(kind, r.String(o, "kind", opath));
         CHARTER_ASSIGN(name, r.String(o, "name", opath));
@@ -354,7 +394,7 @@ absl::StatusOr<ObjectFacts> ReadObject(const Reader& r, const JsonValue& object,
   }
   CHARTER_ASSIGN(spec, r.Object(object, "spec", path));
   if (!spec.has_value()) return f;
-  std::string spath = Cat(S(path), ".spec");
+  const Path spath(path, "spec");
   if (type == "Kubernetes::Pod") {
     CHARTER_ASSIGN(g, PodSpecGpus(r, *spec, spath, options));
     f.gpus = g;
@@ -365,10 +405,11 @@ absl::StatusOr<ObjectFacts> ReadObject(const Reader& r, const JsonValue& object,
   } else if (type == "Kubernetes::PyTorchJob") {
     CHARTER_ASSIGN(replicas, r.Object(*spec, "pytorchReplicaSpecs", spath));
     if (replicas.has_value()) {
-      if (replicas->size() > options.max_pod_templates) return Invalid(spath + ".pytorchReplicaSpecs", "too many replica types");
+      const Path rspath(spath, "pytorchReplicaSpecs");
+      if (replicas->size() > options.max_pod_templates) return Invalid(rspath, "too many replica types");
       for (size_t i = 0; i < replicas->size(); ++i) {
         JsonValue rs = replicas->member(i);
-        std::string rpath = Cat(spath, ".pytorchReplicaSpecs.", S(replicas->key(i)));
+        const Path rpath(rspath, replicas->key(i));
         if (!rs.is_object()) return Invalid(rpath, "expected an object");
         CHARTER_ASSIGN(n, CountOr1(r, rs, "replicas", rpath));
         CHARTER_ASSIGN(g, TemplateGpus(r, rs, rpath, n, options));
@@ -382,11 +423,12 @@ absl::StatusOr<ObjectFacts> ReadObject(const Reader& r, const JsonValue& object,
     CHARTER_ASSIGN(priority, r.String(*spec, "priorityClassName", spath));
     if (!priority.empty()) f.priority = priority;
     if (std::optional<JsonValue> sets = Reader::Get(*spec, "podSets")) {
-      if (!sets->is_array()) return Invalid(spath + ".podSets", "expected an array");
-      if (sets->size() > options.max_pod_templates) return Invalid(spath + ".podSets", "too many pod sets");
+      const Path sets_path(spath, "podSets");
+      if (!sets->is_array()) return Invalid(sets_path, "expected an array");
+      if (sets->size() > options.max_pod_templates) return Invalid(sets_path, "too many pod sets");
       for (size_t i = 0; i < sets->size(); ++i) {
         JsonValue ps = sets->at(i);
-        std::string ppath = Cat(spath, ".podSets[", i, "]");
+        const Path ppath(sets_path, i);
         if (!ps.is_object()) return Invalid(ppath, "expected an object");
         CHARTER_ASSIGN(n, CountOr1(r, ps, "count", ppath));
         CHARTER_ASSIGN(g, TemplateGpus(r, ps, ppath, n, options));
