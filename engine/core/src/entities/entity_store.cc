@@ -393,6 +393,18 @@ std::string ParentFault(const SchemaModel* schema, std::string_view type, std::s
   return "";
 }
 
+// An entity type's attributes as a record type, made once a type.
+const SchemaType& ShapeOf(const EntityTypeInfo* info,
+                          absl::flat_hash_map<const EntityTypeInfo*, SchemaType>* shapes) {
+  auto [it, added] = shapes->try_emplace(info);
+  if (added) {
+    it->second.kind = SchemaType::Kind::kRecord;
+    it->second.attrs = info->attrs;
+    it->second.open = info->open_attrs;
+  }
+  return it->second;
+}
+
 // Adds `p` to *parsed, its parents sorted and unique, unless an entity with
 // its uid is there already: an identical one is accepted (and dropped), a
 // different one returns false.
@@ -481,14 +493,9 @@ absl::Status EntityStore::ReadEntityList(EntityStore* store, const JsonSource& s
       }
     } else {
       // Schema-directed: each attribute for its declared type.
-      auto [it, added] = shapes.try_emplace(info);
-      if (added) {
-        it->second.kind = SchemaType::Kind::kRecord;
-        it->second.attrs = info->attrs;
-        it->second.open = info->open_attrs;
-      }
+      const SchemaType& shape = ShapeOf(info, &shapes);
       if (!attrs->is_object()) return src.Error(codes::CH0602, attrs->offset(), "`attrs` must be a JSON object");
-      ASSIGN_OR_RETURN(p.attrs, reader.ReadTyped(*attrs, it->second, where, "attribute"));
+      ASSIGN_OR_RETURN(p.attrs, reader.ReadTyped(*attrs, shape, where, "attribute"));
       p.tags = empty_record;
       if (tags != nullptr) {
         if (!tags->is_object()) return src.Error(codes::CH0602, tags->offset(), "`tags` must be a JSON object");
@@ -975,13 +982,8 @@ absl::StatusOr<std::unique_ptr<EntityStore>> EntityStore::ExtendFromEntities(
       ASSIGN_OR_RETURN(p.attrs, reader.ReadRecord(e.attrs, nullptr, &e.uid, "attribute"));
       ASSIGN_OR_RETURN(p.tags, reader.ReadRecord(e.tags, nullptr, &e.uid, "tag"));
     } else {
-      auto [it, added] = shapes.try_emplace(info);
-      if (added) {
-        it->second.kind = SchemaType::Kind::kRecord;
-        it->second.attrs = info->attrs;
-        it->second.open = info->open_attrs;
-      }
-      ASSIGN_OR_RETURN(p.attrs, reader.ReadRecord(e.attrs, &it->second, &e.uid, "attribute"));
+      const SchemaType& shape = ShapeOf(info, &shapes);
+      ASSIGN_OR_RETURN(p.attrs, reader.ReadRecord(e.attrs, &shape, &e.uid, "attribute"));
       if (!e.tags.empty()) {
         if (info->tags == nullptr) return fail(Cat(where(), ": entity type `", type, "` has no tags"));
         SchemaType all_tags;

@@ -176,14 +176,24 @@ absl::StatusOr<std::vector<std::shared_ptr<RequestData>>> ReadRequestArrayJson(s
   return out;
 }
 
-absl::StatusOr<std::shared_ptr<RequestData>> MakeRequest(EntityUid principal, EntityUid action,
-                                                         EntityUid resource, std::string_view context_json,
-                                                         std::string_view source_name,
-                                                         const SchemaModel* schema) {
+namespace {
+
+// A request's data holding its three uids (not yet bound).
+std::shared_ptr<RequestData> WithUids(EntityUid principal, EntityUid action, EntityUid resource) {
   auto data = std::make_shared<RequestData>();
   data->principal = std::move(principal);
   data->action = std::move(action);
   data->resource = std::move(resource);
+  return data;
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<RequestData>> MakeRequest(EntityUid principal, EntityUid action,
+                                                         EntityUid resource, std::string_view context_json,
+                                                         std::string_view source_name,
+                                                         const SchemaModel* schema) {
+  std::shared_ptr<RequestData> data = WithUids(std::move(principal), std::move(action), std::move(resource));
   JsonSource src{source_name, context_json};
   const uint32_t offsets[3] = {0, 0, 0};
   if (context_json.empty()) {
@@ -199,10 +209,7 @@ absl::StatusOr<std::shared_ptr<RequestData>> MakeRequest(EntityUid principal, En
                                                          EntityUid resource, const charter::Value& context,
                                                          std::string_view source_name,
                                                          const SchemaModel* schema) {
-  auto data = std::make_shared<RequestData>();
-  data->principal = std::move(principal);
-  data->action = std::move(action);
-  data->resource = std::move(resource);
+  std::shared_ptr<RequestData> data = WithUids(std::move(principal), std::move(action), std::move(resource));
   data->Bind();
   const ActionInfo* info = nullptr;
   int field = 0;
