@@ -306,6 +306,7 @@ std::string QuotaTreeSvg(const ReportInput& in) {
     const schedule::ClusterQueue& cq = s.cluster_queues[q];
     const bool in_cohort = cq.cohort >= 0;
     body += Cat("<g class=\"queue\" data-queue=\"", Esc(cq.name), "\">\n");
+    y += 8;  // apart from the bars above
     body += Text(label_x + 16 * depth, y, Cat("queue ", cq.name), "font-weight=\"bold\"");
     y += row_h - 6;
     for (const Cell& c : Cells(cq)) {
