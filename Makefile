@@ -97,7 +97,8 @@ test: build
 	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) --timeout $(TEST_TIMEOUT) $(CTEST_ARGS)
 
 demo: build
-	CHARTER_BUILD_DIR=$(abspath $(BUILD_DIR)) bash examples/governance/demo.sh
+	CHARTER_BUILD_DIR=$(abspath $(BUILD_DIR)) CHARTER_REPORT_DIR=$(abspath $(BUILD_DIR))/governance-report \
+	  bash examples/governance/demo.sh
 
 install: build
 	$(CMAKE) --install $(BUILD_DIR) --prefix $(PREFIX)

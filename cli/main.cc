@@ -15,6 +15,7 @@
 #include "charter_support/nearest.h"
 #include "command.h"
 #include "files.h"
+#include "pictures.h"
 #include "report.h"
 
 namespace charter::cli {
@@ -97,6 +98,7 @@ int Main(int argc, char** argv) {
       AddLspCommand(app),
       AddQueryCommand(app),
       AddReplCommand(app),
+      AddReportCommand(app),
       AddScheduleCommand(app),
       AddServeCommand(app),
       AddSimulateCommand(app),

@@ -34,6 +34,7 @@
 #include "command.h"
 #include "files.h"
 #include "load.h"
+#include "pictures.h"
 #include "report.h"
 #include "schedule.h"
 
@@ -63,7 +64,7 @@ struct ScheduleFlags {
 
 // Kueue Workload objects (YAML or JSON) added to `state`, at `now`.
 absl::Status AddKueueWorkloads(const std::string& source_name, std::string_view text, const std::string& now,
-                               schedule::State* state) {
+                               schedule::State* state, std::vector<kueue::WorkloadHistory>* history) {
   kueue::WorkloadOptions wl;
   wl.source_name = source_name;
   if (!now.empty()) {
@@ -71,7 +72,7 @@ absl::Status AddKueueWorkloads(const std::string& source_name, std::string_view 
     if (!wl.now) return absl::InvalidArgumentError(absl::StrCat("--now: `", now, "` is not an RFC 3339 time"));
   }
   std::vector<kueue::Note> notes;
-  if (absl::Status s = kueue::ReadKueueWorkloads(text, wl, state, &notes); !s.ok()) return s;
+  if (absl::Status s = kueue::ReadKueueWorkloads(text, wl, state, &notes, history); !s.ok()) return s;
   for (const kueue::Note& n : notes) {
     (n.severity == kueue::Note::Severity::kWarning ? PrintWarning : PrintNote)(Printable(n.message));
   }
@@ -79,10 +80,11 @@ absl::Status AddKueueWorkloads(const std::string& source_name, std::string_view 
 }
 
 absl::StatusOr<schedule::State> WorkloadsOnto(const schedule::State& config, const std::string& source_name,
-                                              std::string_view text, const std::string& now) {
+                                              std::string_view text, const std::string& now,
+                                              std::vector<kueue::WorkloadHistory>* history) {
   if (kueue::LooksLikeKueueObjects(text)) {
     schedule::State state = config;
-    if (absl::Status s = AddKueueWorkloads(source_name, text, now, &state); !s.ok()) return s;
+    if (absl::Status s = AddKueueWorkloads(source_name, text, now, &state, history); !s.ok()) return s;
     return state;
   }
   if (!now.empty()) {
@@ -228,6 +230,13 @@ int RunSchedule(const ScheduleFlags& flags) {
   options.rules = input->rules.has_value() ? &*input->rules : nullptr;
   absl::StatusOr<schedule::CycleResult> result = schedule::RunCycle(input->state, options);
   if (!result.ok()) return Fail(result.status());
+  if (flags.format == "table") {
+    // Per cluster queue, as `kueuectl list clusterqueue` shows them, after the cycle.
+    absl::StatusOr<schedule::State> after = schedule::ApplyCycle(input->state, *result);
+    if (!after.ok()) return Fail(after.status());
+    if (!WriteStdout(ClusterQueueTable(*after))) return kError;
+    return PendingExit(flags, *after);
+  }
   if (!WriteStdout(flags.format == "json" ? result->ToJson() + "\n" : result->ToText())) return kError;
   if (!flags.fail_on_pending) return kOk;
   // Pending after the cycle: what the cycle did not admit, and what it preempted.
@@ -356,7 +365,7 @@ int RunSimulate(const ScheduleFlags& flags) {
   return PendingExit(flags, *state);
 }
 
-void AddCommonFlags(CLI::App* app, ScheduleFlags* flags) {
+void AddCommonFlags(CLI::App* app, ScheduleFlags* flags, bool schedule) {
   CLI::Option* state = app->add_option("--state", flags->state, "Scheduling state: configuration and workloads (docs/scheduling.md)")
       ->type_name("FILE");
   CLI::Option* bundle =
@@ -379,9 +388,17 @@ void AddCommonFlags(CLI::App* app, ScheduleFlags* flags) {
   app->add_flag("--hyperpod", flags->hyperpod,
                 "The file holds HyperPod task governance objects (ComputeQuotas, ClusterSchedulerConfig)")
       ->needs(state);
-  app->add_option("--format", flags->format, "Output: text (default) or json")
-      ->type_name("FORMAT")
-      ->check(OneOf({"text", "json"}));
+  if (schedule) {
+    app->add_option("--format", flags->format,
+                    "Output: text (default), json, or table (a row a cluster queue after the cycle, as `kueuectl "
+                    "list clusterqueue`)")
+        ->type_name("FORMAT")
+        ->check(OneOf({"text", "json", "table"}));
+  } else {
+    app->add_option("--format", flags->format, "Output: text (default) or json")
+        ->type_name("FORMAT")
+        ->check(OneOf({"text", "json"}));
+  }
   AddSchemaOption(app, &flags->schemas,
                   "Schema to validate the policies against, e.g. "
                   "stdlib/governance.cedarschema and stdlib/scheduling.cedarschema")
@@ -407,7 +424,7 @@ Command AddScheduleCommand(CLI::App& root) {
   auto flags = std::make_shared<ScheduleFlags>();
   CLI::App* app = root.add_subcommand("schedule", "Run one Kueue scheduling cycle over a state");
   app->footer("Exit status: 0 once the cycle ran (with --fail-on-pending, 2 when a workload is pending after it); 1 on any error.");
-  AddCommonFlags(app, flags.get());
+  AddCommonFlags(app, flags.get(), true);
   return Command{app, [flags] { return RunSchedule(*flags); }};
 }
 
@@ -415,7 +432,7 @@ Command AddSimulateCommand(CLI::App& root) {
   auto flags = std::make_shared<ScheduleFlags>();
   CLI::App* app = root.add_subcommand("simulate", "Run scheduling cycles, applying each, until the state settles");
   app->footer("Exit status: 0 once the cycles ran (with --fail-on-pending, 2 when a workload is pending at the end); 1 on any error.");
-  AddCommonFlags(app, flags.get());
+  AddCommonFlags(app, flags.get(), false);
   app->add_option("--cycles", flags->cycles, "Run exactly N cycles (default: until stable, at most 1000)")
       ->type_name("N")
       ->check(WholeNumber(1, 100000));

@@ -30,6 +30,7 @@ PACKAGES=(
   tmux                                                   # drives the REPL on a terminal (tests only)
   neovim                                                 # a real LSP client for `charter lsp` (tests only)
   graphviz                                               # renders `charter access --format dot` (tests only)
+  chromium                                               # opens `charter report` in a real browser (tests only)
   lua5.1 liblua5.1-0-dev lua5.4 liblua5.4-dev            # the Lua module (5.1: Slurm's job_submit/lua)
   golang-go                                              # the Go binding (cgo, standard library only)
   slurmctld slurmd slurm-client munge                    # a real Slurm controller (tests only)
@@ -75,8 +76,9 @@ fi
 # npm packages of the tests, exactly as the committed lock files pin them:
 # the Cedar oracle (cedar-wasm), the language server's client (vscode-jsonrpc),
 # and the VS Code extension (vscode-languageclient; tsc and vsce for `make vsix`;
-# vscode-textmate and vscode-oniguruma for the grammar test).
-for dir in tests/oracle tests/lsp editors/vscode; do
+# vscode-textmate and vscode-oniguruma for the grammar test), and Playwright's
+# core package, which drives Debian's chromium over `charter report`.
+for dir in tests/oracle tests/lsp tests/cli/report editors/vscode; do
   if [[ -f "$dir/package-lock.json" ]]; then
     stamp="$dir/node_modules/.package-lock.json"  # written by npm on every install
     if [[ ! -f "$stamp" || "$dir/package-lock.json" -nt "$stamp" || "$dir/package.json" -nt "$stamp" ]]; then

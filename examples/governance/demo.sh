@@ -122,3 +122,15 @@ grep -q '^ADMIT    asr-finetune ' <<<"$schedule"
 grep -q '^PREEMPT  vision-train .*InCohortReclamation' <<<"$schedule"
 grep -q '^PENDING  eval-sweep .*no_fit_exceeds_max_quota' <<<"$schedule"
 echo "   eval-sweep stays pending: nlp-eval's Allocation guarantees 8 GPUs and lets it borrow none."
+echo
+
+# The pictures of the same state: the quota tree with what each queue holds,
+# and the pending workloads with the cycle's reasons (docs/report.md). Kept in
+# $CHARTER_REPORT_DIR (`make demo`: BUILD_DIR/governance-report) to open in a
+# browser; in a temporary directory otherwise.
+report="${CHARTER_REPORT_DIR:-$tmp/report}"
+echo "== 5. The pictures: the quota tree, usage and the pending workloads"
+echo "\$ charter report --bundle governance.bundle --workloads $workloads -o REPORT"
+"$charter" report --bundle "$bundle" --workloads "$workloads" -o "$report"
+grep -q 'data-workload="eval-sweep"' "$report/index.html"
+echo "   wrote $(cd "$report" && ls | tr '\n' ' ')into ${CHARTER_REPORT_DIR:-a temporary directory}"

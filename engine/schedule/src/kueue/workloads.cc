@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "charter/kueue.h"
+#include "charter/kueue_history.h"
 #include "charter/schedule.h"
 #include "common/status_macros.h"
 #include "common/strings.h"
@@ -90,13 +91,19 @@ struct PendingWorkload {
   schedule::Workload w;
   bool admitted = false;
   std::optional<double> created, reserved;  // absolute times
+  // For a history (kueue_history.h): the rest of what its status records.
+  std::optional<double> admitted_at, finished;
+  bool evicted = false, preempted = false;  // Evicted=True, of reason Preempted
+  bool is_finished = false;  // history only: never a workload of the state
+  int64_t evictions = 0, preemptions = 0;
   ik::Where where;
 };
 
 class WorkloadReader {
  public:
-  WorkloadReader(const WorkloadOptions& options, const schedule::State& state, std::vector<Note>* notes)
-      : options_(options), state_(state), notes_(notes) {}
+  WorkloadReader(const WorkloadOptions& options, const schedule::State& state, std::vector<Note>* notes,
+                 bool history)
+      : options_(options), state_(state), notes_(notes), history_(history) {}
 
   absl::Status Read(std::string_view text);
   std::vector<PendingWorkload>& workloads() { return out_; }
@@ -116,6 +123,7 @@ class WorkloadReader {
   const WorkloadOptions& options_;
   const schedule::State& state_;
   std::vector<kueue::Note>* notes_;
+  const bool history_;  // also read what only a history needs
   std::vector<PendingWorkload> out_;
   std::vector<std::string> new_resources_;  // resources the state does not name yet
   std::set<std::string> names_;
@@ -362,23 +370,56 @@ absl::Status WorkloadReader::ReadWorkload(const ik::Object& o, Fields& f) {
       ASSIGN_OR_RETURN(std::optional<std::string> type, f.OptString(c, "type", "status.conditions[].type"));
       ASSIGN_OR_RETURN(std::optional<std::string> cstatus, f.OptString(c, "status", "status.conditions[].status"));
       if (cstatus.value_or("") != "True") continue;
-      if (type.value_or("") == "Finished") {
+      if (type.value_or("") == "Finished" && !history_) {
         Note(where, "skipped: it has finished (condition Finished)");
         names_.erase(w.name);
         return absl::OkStatus();
       }
-      if (type.value_or("") == "QuotaReserved") {
+      std::optional<double>* time = nullptr;
+      if (type.value_or("") == "QuotaReserved") time = &pw.reserved;
+      if (type.value_or("") == "Admitted") time = &pw.admitted_at;
+      if (type.value_or("") == "Finished") time = &pw.finished;
+      if (type.value_or("") == "Evicted") {
+        ASSIGN_OR_RETURN(std::optional<std::string> reason, f.OptString(c, "reason", "status.conditions[].reason"));
+        pw.evicted = true;
+        pw.preempted = reason.value_or("") == "Preempted";
+      }
+      if (time != nullptr) {
         ASSIGN_OR_RETURN(std::optional<std::string> at,
                          f.OptString(c, "lastTransitionTime", "status.conditions[].lastTransitionTime"));
         if (at) {
-          pw.reserved = ParseTime(*at);
-          if (!pw.reserved) return f.Fail(*c.Find("lastTransitionTime"), Cat("not an RFC 3339 time: `", *at, "`"));
+          *time = ParseTime(*at);
+          if (!*time) return f.Fail(*c.Find("lastTransitionTime"), Cat("not an RFC 3339 time: `", *at, "`"));
         }
+      }
+      if (type.value_or("") == "Finished") pw.is_finished = true;
+    }
+    // Kueue's count of evictions, by reason (v0.13 and later).
+    if (history_) {
+      if (const Node* stats = status->Find("schedulingStats"); stats != nullptr && stats->is_map()) {
+        ASSIGN_OR_RETURN(const Node* evictions, f.OptSeq(*stats, "evictions", "status.schedulingStats.evictions"));
+        for (size_t i = 0; evictions != nullptr && i < evictions->items.size(); ++i) {
+          const Node& e = evictions->items[i];
+          if (!e.is_map()) return f.Fail(e, "`status.schedulingStats.evictions[]` must be a map");
+          ASSIGN_OR_RETURN(std::optional<std::string> reason,
+                           f.OptString(e, "reason", "status.schedulingStats.evictions[].reason"));
+          ASSIGN_OR_RETURN(std::optional<int64_t> count,
+                           f.OptInt(e, "count", "status.schedulingStats.evictions[].count", 0, INT32_MAX));
+          pw.evictions += count.value_or(0);
+          if (reason.value_or("") == "Preempted") pw.preemptions += count.value_or(0);
+        }
+      }
+      if (pw.evictions == 0 && pw.evicted) {
+        // Without the counts: the Evicted condition, whose reason says why.
+        pw.evictions = 1;
+        pw.preemptions = pw.preempted ? 1 : 0;
       }
     }
     ASSIGN_OR_RETURN(admission, f.OptMap(*status, "admission", "status.admission"));
     ASSIGN_OR_RETURN(const Node* reclaimable, f.OptSeq(*status, "reclaimablePods", "status.reclaimablePods"));
-    for (size_t i = 0; reclaimable != nullptr && i < reclaimable->items.size(); ++i) {
+    // (A finished workload's pods are all reclaimable; its history counts
+    // what it was admitted with.)
+    for (size_t i = 0; reclaimable != nullptr && !pw.is_finished && i < reclaimable->items.size(); ++i) {
       const Node& rp = reclaimable->items[i];
       RETURN_IF_ERROR(f.Check(rp, "status.reclaimablePods[]", {"name", "count"}));
       ASSIGN_OR_RETURN(std::optional<std::string> name, f.OptString(rp, "name", "status.reclaimablePods[].name"));
@@ -493,7 +534,12 @@ bool LooksLikeKueueObjects(std::string_view text) {
 
 absl::Status ReadKueueWorkloads(std::string_view text, const WorkloadOptions& options, schedule::State* state,
                                 std::vector<Note>* notes) {
-  WorkloadReader reader(options, *state, notes);
+  return ReadKueueWorkloads(text, options, state, notes, nullptr);
+}
+
+absl::Status ReadKueueWorkloads(std::string_view text, const WorkloadOptions& options, schedule::State* state,
+                                std::vector<Note>* notes, std::vector<WorkloadHistory>* history) {
+  WorkloadReader reader(options, *state, notes, history != nullptr);
   RETURN_IF_ERROR(reader.Read(text));
   std::vector<PendingWorkload>& list = reader.workloads();
   for (const schedule::Workload& w : state->admitted) {
@@ -543,6 +589,31 @@ absl::Status ReadKueueWorkloads(std::string_view text, const WorkloadOptions& op
   }
   for (const std::string& r : reader.new_resources()) state->resources.push_back(r);
   for (PendingWorkload& p : list) {
+    if (history != nullptr) {
+      WorkloadHistory h;
+      h.name = p.w.name;
+      h.namespace_name = p.w.namespace_name;
+      h.cluster_queue = p.w.cluster_queue;
+      h.created = p.created;
+      h.quota_reserved = p.reserved;
+      h.admitted = p.admitted_at;
+      h.finished = p.finished;
+      h.holds_quota = p.admitted;
+      h.evictions = p.evictions;
+      h.preemptions = p.preemptions;
+      for (const schedule::PodSet& ps : p.w.pod_sets) {
+        for (const schedule::Request& rq : ps.requests) {
+          if (!p.admitted || rq.flavor < 0) continue;
+          auto u = std::find_if(h.usage.begin(), h.usage.end(), [&](const WorkloadHistory::Usage& x) {
+            return x.flavor == rq.flavor && x.resource == rq.resource;
+          });
+          if (u == h.usage.end()) u = h.usage.insert(h.usage.end(), WorkloadHistory::Usage{rq.flavor, rq.resource, 0});
+          u->amount += ps.count * rq.per_pod;  // INVARIANT: checked above not to overflow
+        }
+      }
+      history->push_back(std::move(h));
+    }
+    if (p.is_finished) continue;
     if (p.created) p.w.created_at = *p.created - now;
     if (p.admitted && p.reserved) p.w.quota_reserved_at = *p.reserved - now;
     (p.admitted ? state->admitted : state->pending).push_back(std::move(p.w));

@@ -1,0 +1,692 @@
+// The figures and pictures of `charter report`; see pictures.h. The charts
+// are plain SVG written here (docs/report.md says why): no script, no font
+// or style sheet from elsewhere, every figure a text label and a <title>
+// tooltip, so that the files read the same in a browser, an image viewer
+// or a text editor.
+#include "pictures.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "util.h"
+
+namespace charter::cli {
+namespace {
+
+constexpr double kDay = 86400;
+
+std::string Esc(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default:
+        // Control characters have no place in XML 1.0.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
+          out += '?';
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+std::string JsonString(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// A CSV field: quoted when it holds a comma, a quote or a line break.
+std::string CsvField(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// A number with at most three decimals, without trailing zeros: 12, 1.5, 0.333.
+std::string Num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  std::string s = buf;
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  if (s == "-0") s = "0";
+  return s;
+}
+
+// A quantity in its resource's unit, as the scheduling language writes it:
+// cpu in cores (or `500m`), memory with a binary suffix where exact.
+std::string Qty(const std::string& resource, schedule::Quantity q) {
+  if (resource == "cpu") return q % 1000 == 0 ? Cat(q / 1000) : Cat(q, "m");
+  if (resource == "memory" && q != 0) {
+    const char* suffix[] = {"Ti", "Gi", "Mi", "Ki"};
+    for (int i = 0; i < 4; ++i) {
+      const int64_t unit = int64_t{1} << (10 * (4 - i));
+      if (q % unit == 0) return Cat(q / unit, suffix[i]);
+    }
+  }
+  return Cat(q);
+}
+
+// Resource-hours from Kueue units times seconds: cores for cpu.
+double Hours(const std::string& resource, double unit_seconds) {
+  return unit_seconds / 3600 / (resource == "cpu" ? 1000 : 1);
+}
+
+// 90s -> "1m 30s", 3h -> "3h", 26h -> "1d 2h".
+std::string Duration(double seconds) {
+  int64_t s = static_cast<int64_t>(std::llround(std::max(0.0, seconds)));
+  if (s < 60) return Cat(s, "s");
+  const int64_t d = s / 86400, h = s % 86400 / 3600, m = s % 3600 / 60, r = s % 60;
+  std::string out;
+  if (d) out += Cat(d, "d");
+  if (h) out += Cat(out.empty() ? "" : " ", h, "h");
+  if (m && !d) out += Cat(out.empty() ? "" : " ", m, "m");
+  if (r && !d && !h) out += Cat(" ", r, "s");
+  return out;
+}
+
+// Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+std::string DayName(int64_t days) {
+  days += 719468;
+  const int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  const int64_t doe = days - era * 146097;
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const int64_t mp = (5 * doy + 2) / 153;
+  const int64_t d = doy - (153 * mp + 2) / 5 + 1;
+  const int64_t m = mp < 10 ? mp + 3 : mp - 9;
+  const int64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lld", static_cast<long long>(y), static_cast<long long>(m),
+                static_cast<long long>(d));
+  return buf;
+}
+
+int64_t DayOf(double t) { return static_cast<int64_t>(std::floor(t / kDay)); }
+
+std::string TimeName(double t) {
+  const int64_t s = static_cast<int64_t>(std::floor(t));
+  const int64_t r = ((s % 86400) + 86400) % 86400;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "T%02lld:%02lld:%02lldZ", static_cast<long long>(r / 3600),
+                static_cast<long long>(r % 3600 / 60), static_cast<long long>(r % 60));
+  return DayName(DayOf(t)) + buf;
+}
+
+std::string CohortName(const schedule::State& s, int q) {
+  const int c = s.cluster_queues[q].cohort;
+  return c < 0 ? std::string() : s.cohorts[c].name;
+}
+
+// A queue's quota of one flavor and resource.
+struct Cell {
+  int flavor = 0, resource = 0;
+  schedule::ResourceQuota quota;
+};
+
+std::vector<Cell> Cells(const schedule::ClusterQueue& q) {
+  std::vector<Cell> out;
+  for (const schedule::ResourceGroup& g : q.resource_groups) {
+    for (const schedule::FlavorQuotas& f : g.flavors) {
+      for (const schedule::ResourceQuota& r : f.resources) out.push_back({f.flavor, r.resource, r});
+    }
+  }
+  return out;
+}
+
+// What each queue's admitted workloads hold now, by (queue, flavor, resource).
+std::map<std::tuple<int, int, int>, schedule::Quantity> UsageNow(const schedule::State& s) {
+  std::map<std::tuple<int, int, int>, schedule::Quantity> out;
+  for (const schedule::Workload& w : s.admitted) {
+    for (const schedule::PodSet& ps : w.pod_sets) {
+      for (const schedule::Request& r : ps.requests) {
+        if (r.flavor >= 0) out[{w.cluster_queue, r.flavor, r.resource}] += ps.count * r.per_pod;
+      }
+    }
+  }
+  return out;
+}
+
+schedule::Quantity Nominal(const schedule::ClusterQueue& q, int flavor, int resource) {
+  for (const Cell& c : Cells(q)) {
+    if (c.flavor == flavor && c.resource == resource) return c.quota.nominal;
+  }
+  return 0;
+}
+
+// Wait to admission and evictions of one queue.
+struct Waiting {
+  std::vector<double> waits;  // seconds, sorted
+  int64_t evictions = 0, preemptions = 0;
+  double Percentile(double p) const {
+    if (waits.empty()) return 0;
+    size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(waits.size())));
+    return waits[std::clamp<size_t>(rank, 1, waits.size()) - 1];
+  }
+};
+
+std::vector<Waiting> ComputeWaiting(const ReportInput& in) {
+  std::vector<Waiting> out(in.state->cluster_queues.size());
+  for (const kueue::WorkloadHistory& h : *in.history) {
+    Waiting& w = out[h.cluster_queue];
+    w.evictions += h.evictions;
+    w.preemptions += h.preemptions;
+    const std::optional<double> at = h.admitted ? h.admitted : h.quota_reserved;
+    if (h.holds_quota && h.created && at) w.waits.push_back(std::max(0.0, *at - *h.created));
+  }
+  for (Waiting& w : out) std::sort(w.waits.begin(), w.waits.end());
+  return out;
+}
+
+// One pending workload and what the cycle says of it.
+struct PendingEntry {
+  std::string name, cluster_queue, state, reason, message;
+  int position = 0, queue_length = 0;
+};
+
+std::vector<PendingEntry> PendingList(const ReportInput& in) {
+  std::vector<PendingEntry> out;
+  for (const schedule::Admitted& a : in.cycle->admitted) {
+    out.push_back({a.name, a.cluster_queue, "admitted by this cycle", a.borrowing ? "Admitted (borrowing)" : "Admitted",
+                   a.message, 0, 0});
+  }
+  for (const schedule::NotAdmitted& n : in.cycle->not_admitted) {
+    out.push_back({n.name, n.cluster_queue,
+                   Cat(schedule::StateName(n.state), n.inadmissible ? ", inadmissible" : ""),
+                   std::string(schedule::KueueReason(n.state)), n.message, n.position, n.queue_length});
+  }
+  for (const schedule::Queued& q : in.cycle->queued) {
+    std::string_view reason = schedule::KueueReason(q);
+    out.push_back({q.name, q.cluster_queue, q.inadmissible ? "queued, inadmissible" : "queued",
+                   reason.empty() ? std::string("(its last evaluation's)") : std::string(reason), q.message, q.position,
+                   q.queue_length});
+  }
+  return out;
+}
+
+// --- SVG ----------------------------------------------------------------------
+
+constexpr char kOwnColor[] = "#2b6cb0";
+constexpr char kBorrowedColor[] = "#dd6b20";
+constexpr char kIdleColor[] = "#c6dcf0";
+constexpr char kFont[] = "font-family=\"DejaVu Sans, Verdana, sans-serif\" font-size=\"12\"";
+
+std::string SvgOpen(int width, int height, const std::string& title) {
+  return Cat("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", width,
+             "\" height=\"", height, "\" viewBox=\"0 0 ", width, " ", height, "\" ", kFont, " role=\"img\">\n<title>",
+             Esc(title), "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
+}
+
+std::string Text(double x, double y, std::string_view text, std::string_view attrs = "") {
+  return Cat("<text x=\"", Num(x), "\" y=\"", Num(y), "\"", attrs.empty() ? "" : " ", attrs, ">", Esc(text),
+             "</text>\n");
+}
+
+std::string Rect(double x, double y, double w, double h, std::string_view fill, std::string_view cls,
+                 std::string_view tip) {
+  return Cat("<rect class=\"", cls, "\" x=\"", Num(x), "\" y=\"", Num(y), "\" width=\"", Num(std::max(0.0, w)),
+             "\" height=\"", Num(h), "\" fill=\"", fill, "\"><title>", Esc(tip), "</title></rect>\n");
+}
+
+std::string LegendItem(double x, double y, std::string_view fill, std::string_view label, bool line = false,
+                       bool dashed = false) {
+  std::string out = Cat("<g class=\"legend-item\">");
+  if (line) {
+    out += Cat("<line x1=\"", Num(x + 6), "\" y1=\"", Num(y - 10), "\" x2=\"", Num(x + 6), "\" y2=\"", Num(y + 2),
+               "\" stroke=\"#1a202c\" stroke-width=\"2\"", dashed ? " stroke-dasharray=\"3,2\"" : "", "/>");
+  } else {
+    out += Cat("<rect x=\"", Num(x), "\" y=\"", Num(y - 10), "\" width=\"12\" height=\"12\" fill=\"", fill, "\"/>");
+  }
+  return out + Text(x + 18, y, label) + "</g>\n";
+}
+
+// Words of `text` in lines of at most `width` characters.
+std::vector<std::string> Wrap(const std::string& text, size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t j = text.find(' ', i);
+    if (j == std::string::npos) j = text.size();
+    std::string word = text.substr(i, j - i);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    i = j + 1;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+std::string QuotaTreeSvg(const ReportInput& in) {
+  const schedule::State& s = *in.state;
+  const auto now = UsageNow(s);
+  const double label_x = 16, bar_x = 300, bar_w = 360, text_x = 676, row_h = 24;
+  std::string body;
+  double y = 64;
+  // Cohorts parents first, each followed by its queues; then queues without one.
+  std::vector<std::vector<int>> children(s.cohorts.size());
+  std::vector<int> roots;
+  for (size_t c = 0; c < s.cohorts.size(); ++c) {
+    (s.cohorts[c].parent < 0 ? roots : children[s.cohorts[c].parent]).push_back(static_cast<int>(c));
+  }
+  auto queue_rows = [&](int q, int depth) {
+    const schedule::ClusterQueue& cq = s.cluster_queues[q];
+    const bool in_cohort = cq.cohort >= 0;
+    body += Cat("<g class=\"queue\" data-queue=\"", Esc(cq.name), "\">\n");
+    y += 8;  // apart from the bars above
+    body += Text(label_x + 16 * depth, y, Cat("queue ", cq.name), "font-weight=\"bold\"");
+    y += row_h - 6;
+    for (const Cell& c : Cells(cq)) {
+      const std::string& res = s.resources[c.resource];
+      const std::string& flavor = s.flavors[c.flavor];
+      const schedule::Quantity used = now.count({q, c.flavor, c.resource}) ? now.at({q, c.flavor, c.resource}) : 0;
+      const schedule::Quantity nominal = c.quota.nominal;
+      const schedule::Quantity own = std::min(used, nominal), borrowed = used - own, idle = nominal - own;
+      double top = static_cast<double>(std::max<schedule::Quantity>({used, nominal, 1}));
+      if (in_cohort && c.quota.borrowing_limit) top = std::max(top, static_cast<double>(nominal + *c.quota.borrowing_limit));
+      const double scale = bar_w / top;
+      std::string figures = Cat("used ", Qty(res, used), " of nominal ", Qty(res, nominal), ": ", Qty(res, own), " own");
+      if (borrowed > 0) figures += Cat(" + ", Qty(res, borrowed), " borrowed");
+      if (in_cohort) {
+        figures += Cat("; borrow ", c.quota.borrowing_limit ? Cat("limit ", Qty(res, *c.quota.borrowing_limit)) : "no limit");
+        const schedule::Quantity lendable =
+            c.quota.lending_limit ? std::min(idle, *c.quota.lending_limit) : idle;
+        figures += Cat("; lend ", c.quota.lending_limit ? Cat("limit ", Qty(res, *c.quota.lending_limit)) : "no limit");
+        if (idle > 0) figures += Cat("; ", Qty(res, lendable), " idle to lend");
+      }
+      const std::string what = Cat(cq.name, ": ", res, " in flavor ", flavor);
+      body += Cat("<g class=\"bar\" data-queue=\"", Esc(cq.name), "\" data-flavor=\"", Esc(flavor),
+                  "\" data-resource=\"", Esc(res), "\" data-used=\"", used, "\" data-nominal=\"", nominal,
+                  "\" data-borrowed=\"", borrowed, "\">\n");
+      body += Text(label_x + 16 * (depth + 1), y + 12, Cat(flavor, " / ", res));
+      body += Rect(bar_x, y, bar_w, 16, "#f7fafc", "frame", Cat(what, ": scale 0 to ", Qty(res, static_cast<schedule::Quantity>(top))));
+      body += Rect(bar_x, y, own * scale, 16, kOwnColor, "own", Cat(what, ": ", Qty(res, own), " own quota in use"));
+      body += Rect(bar_x + own * scale, y, idle * scale, 16, kIdleColor, "idle",
+                   Cat(what, ": ", Qty(res, idle), " of the nominal quota idle"));
+      body += Rect(bar_x + nominal * scale, y, borrowed * scale, 16, kBorrowedColor, "borrowed",
+                   Cat(what, ": ", Qty(res, borrowed), " borrowed from the cohort"));
+      body += Cat("<line class=\"nominal\" x1=\"", Num(bar_x + nominal * scale), "\" y1=\"", Num(y - 3), "\" x2=\"",
+                  Num(bar_x + nominal * scale), "\" y2=\"", Num(y + 19),
+                  "\" stroke=\"#1a202c\" stroke-width=\"2\"><title>", Esc(Cat(what, ": nominal quota ", Qty(res, nominal))),
+                  "</title></line>\n");
+      if (in_cohort && c.quota.borrowing_limit) {
+        const double lx = bar_x + (nominal + *c.quota.borrowing_limit) * scale;
+        body += Cat("<line class=\"borrow-limit\" x1=\"", Num(lx), "\" y1=\"", Num(y - 3), "\" x2=\"", Num(lx), "\" y2=\"",
+                    Num(y + 19), "\" stroke=\"#1a202c\" stroke-width=\"2\" stroke-dasharray=\"3,2\"><title>",
+                    Esc(Cat(what, ": nominal plus borrowing limit ", Qty(res, nominal + *c.quota.borrowing_limit))),
+                    "</title></line>\n");
+      }
+      body += Text(text_x, y + 12, figures, "class=\"figures\"");
+      body += "</g>\n";
+      y += row_h;
+    }
+    body += "</g>\n";
+    y += 6;
+  };
+  // Depth-first, with an explicit stack (cohort trees are user-shaped).
+  std::vector<std::pair<int, int>> stack;
+  for (auto it = roots.rbegin(); it != roots.rend(); ++it) stack.push_back({*it, 0});
+  while (!stack.empty()) {
+    auto [c, depth] = stack.back();
+    stack.pop_back();
+    body += Cat("<g class=\"cohort\" data-cohort=\"", Esc(s.cohorts[c].name), "\">",
+                Text(label_x + 16 * depth, y, Cat("cohort ", s.cohorts[c].name), "font-weight=\"bold\" fill=\"#4a5568\""),
+                "</g>\n");
+    y += row_h;
+    for (size_t q = 0; q < s.cluster_queues.size(); ++q) {
+      if (s.cluster_queues[q].cohort == c) queue_rows(static_cast<int>(q), depth + 1);
+    }
+    for (auto it = children[c].rbegin(); it != children[c].rend(); ++it) stack.push_back({*it, depth + 1});
+  }
+  for (size_t q = 0; q < s.cluster_queues.size(); ++q) {
+    if (s.cluster_queues[q].cohort < 0) queue_rows(static_cast<int>(q), 0);
+  }
+  std::string out = SvgOpen(1280, static_cast<int>(y + 16), "Quota tree: nominal quota, limits and usage now");
+  out += "<g class=\"legend\">\n";
+  out += Text(16, 22, Cat("Quota tree", in.now > 0 ? Cat(" at ", TimeName(in.now)) : ""), "font-size=\"15\" font-weight=\"bold\"");
+  out += LegendItem(16, 46, kOwnColor, "own quota in use");
+  out += LegendItem(156, 46, kBorrowedColor, "borrowed from the cohort");
+  out += LegendItem(336, 46, kIdleColor, "idle nominal quota (lendable up to the lending limit)");
+  out += LegendItem(700, 46, "", "nominal quota", true);
+  out += LegendItem(820, 46, "", "nominal + borrowing limit", true, true);
+  out += "</g>\n";
+  return out + body + "</svg>\n";
+}
+
+std::string WaitingSvg(const ReportInput& in, const std::vector<Waiting>& waiting,
+                       const std::vector<PendingEntry>& pending) {
+  const schedule::State& s = *in.state;
+  double top = 1;
+  for (const Waiting& w : waiting) {
+    if (!w.waits.empty()) top = std::max(top, w.waits.back());
+  }
+  const double bar_x = 220, bar_w = 360, text_x = 596;
+  std::string body;
+  double y = 64;
+  for (size_t q = 0; q < s.cluster_queues.size(); ++q) {
+    const Waiting& w = waiting[q];
+    const std::string& name = s.cluster_queues[q].name;
+    std::string figures =
+        w.waits.empty() ? std::string("no admission recorded")
+                        : Cat("p50 ", Duration(w.Percentile(0.5)), ", p90 ", Duration(w.Percentile(0.9)), ", max ",
+                              Duration(w.waits.back()), " (", w.waits.size(), " admitted)");
+    figures += Cat("; ", w.evictions, " eviction", w.evictions == 1 ? "" : "s", ", ", w.preemptions, " preempted");
+    body += Cat("<g class=\"wait\" data-queue=\"", Esc(name), "\" data-p50=\"", Num(w.Percentile(0.5)), "\" data-p90=\"",
+                Num(w.Percentile(0.9)), "\" data-max=\"", Num(w.waits.empty() ? 0 : w.waits.back()),
+                "\" data-evictions=\"", w.evictions, "\" data-preemptions=\"", w.preemptions, "\">\n");
+    body += Text(16, y + 14, Cat("queue ", name), "font-weight=\"bold\"");
+    const std::pair<const char*, double> bars[] = {
+        {"max", w.waits.empty() ? 0 : w.waits.back()}, {"p90", w.Percentile(0.9)}, {"p50", w.Percentile(0.5)}};
+    const char* colors[] = {"#fbd38d", "#ed8936", "#9c4221"};
+    for (int i = 0; i < 3; ++i) {
+      body += Rect(bar_x, y + 2 + 6 * i, bars[i].second / top * bar_w, 6, colors[i], bars[i].first,
+                   Cat(name, ": ", bars[i].first, " wait to admission ", Duration(bars[i].second)));
+    }
+    body += Text(text_x, y + 14, figures, "class=\"figures\"");
+    body += "</g>\n";
+    y += 30;
+  }
+  y += 16;
+  body += Text(16, y, Cat("Pending workloads (one cycle over the state of now): ", pending.size()),
+               "font-size=\"15\" font-weight=\"bold\"");
+  y += 22;
+  for (const PendingEntry& p : pending) {
+    body += Cat("<g class=\"pending\" data-workload=\"", Esc(p.name), "\" data-queue=\"", Esc(p.cluster_queue),
+                "\" data-reason=\"", Esc(p.reason), "\">\n");
+    body += Text(16, y, Cat(p.name, " (", p.cluster_queue, ")"), "font-weight=\"bold\"");
+    body += Text(300, y, Cat(p.reason, "; ", p.state,
+                             p.position > 0 ? Cat("; position ", p.position, " of ", p.queue_length) : ""));
+    y += 16;
+    for (const std::string& line : Wrap(p.message, 150)) {
+      body += Text(32, y, line, "fill=\"#4a5568\"");
+      y += 16;
+    }
+    body += "</g>\n";
+    y += 6;
+  }
+  std::string out = SvgOpen(1280, static_cast<int>(y + 10), "Waiting: wait to admission, evictions, pending workloads");
+  out += "<g class=\"legend\">\n";
+  out += Text(16, 22, "Wait to admission (creation to admission) per queue", "font-size=\"15\" font-weight=\"bold\"");
+  out += LegendItem(16, 46, "#9c4221", "p50");
+  out += LegendItem(76, 46, "#ed8936", "p90");
+  out += LegendItem(136, 46, "#fbd38d", Cat("max (the bars' scale is 0 to ", Duration(top), ")"));
+  out += "</g>\n";
+  return out + body + "</svg>\n";
+}
+
+std::string UsageCsv(const std::vector<UsageRow>& rows) {
+  std::string out = "cluster_queue,cohort,resource,day,own_hours,borrowed_hours,total_hours\n";
+  for (const UsageRow& r : rows) {
+    out += Cat(CsvField(r.cluster_queue), ",", CsvField(r.cohort), ",", CsvField(r.resource), ",", r.day, ",",
+               Num(r.own), ",", Num(r.borrowed), ",", Num(r.own + r.borrowed), "\n");
+  }
+  return out;
+}
+
+std::string UsageJson(const ReportInput& in, const std::vector<UsageRow>& rows) {
+  std::string out = Cat("{\"now\":", in.now > 0 ? JsonString(TimeName(in.now)) : "null",
+                        ",\"unit\":\"resource-hours (cpu in core-hours, memory in byte-hours)\",\"rows\":[");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const UsageRow& r = rows[i];
+    out += Cat(i ? ",\n" : "\n", "{\"cluster_queue\":", JsonString(r.cluster_queue), ",\"cohort\":",
+               r.cohort.empty() ? "null" : JsonString(r.cohort), ",\"resource\":", JsonString(r.resource),
+               ",\"day\":\"", r.day, "\",\"own\":", Num(r.own), ",\"borrowed\":", Num(r.borrowed), "}");
+  }
+  return out + "\n]}\n";
+}
+
+// An SVG file's text for inlining in HTML: without its XML declaration.
+std::string Inline(const std::string& svg) {
+  size_t at = svg.find("<svg");
+  return at == std::string::npos ? svg : svg.substr(at);
+}
+
+std::string IndexHtml(const ReportInput& in, const std::vector<UsageRow>& rows, const std::string& quota_svg,
+                      const std::string& waiting_svg, const std::vector<PendingEntry>& pending) {
+  const schedule::State& s = *in.state;
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      // Nothing leaves the page: no script, and no request of any kind.
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+      "<title>Charter report</title>\n<style>\n"
+      "body{font-family:'DejaVu Sans',Verdana,sans-serif;margin:24px;color:#1a202c}\n"
+      "table{border-collapse:collapse;margin:8px 0 24px}\n"
+      "th,td{border:1px solid #cbd5e0;padding:4px 8px;text-align:left;vertical-align:top}\n"
+      "td.n{text-align:right;font-variant-numeric:tabular-nums}\nth{background:#edf2f7}\n"
+      ".chart{overflow-x:auto;border:1px solid #e2e8f0;margin:8px 0 24px}\n"
+      "</style>\n</head>\n<body>\n<h1>Charter report</h1>\n";
+  out += Cat("<p id=\"as-of\">As of ", in.now > 0 ? TimeName(in.now) : std::string("(no times in the input)"), ": ",
+             s.cluster_queues.size(), " cluster queues, ", s.admitted.size(), " admitted and ", s.pending.size(),
+             " pending workloads, ", in.history->size(), " workloads with a history.</p>\n");
+  out += "<h2>Quota tree</h2>\n<div class=\"chart\" id=\"quota-tree\">\n" + Inline(quota_svg) + "</div>\n";
+  // Per team: the period's totals.
+  std::map<std::pair<std::string, std::string>, std::pair<double, double>> totals;
+  std::map<std::pair<std::string, std::string>, double> cohort_borrowed;
+  std::string first_day, last_day;
+  for (const UsageRow& r : rows) {
+    auto& t = totals[{r.cluster_queue, r.resource}];
+    t.first += r.own;
+    t.second += r.borrowed;
+    if (!r.cohort.empty()) cohort_borrowed[{r.cohort, r.resource}] += r.borrowed;
+    if (first_day.empty() || r.day < first_day) first_day = r.day;
+    if (r.day > last_day) last_day = r.day;
+  }
+  out += Cat("<h2>Usage per team</h2>\n<p>Resource-hours from ", first_day.empty() ? "-" : first_day, " to ",
+             last_day.empty() ? "-" : last_day,
+             " (UTC days; cpu in core-hours, memory in byte-hours), split into own quota and borrowed; by day in "
+             "usage.csv and usage.json.</p>\n");
+  out += "<table id=\"teams\">\n<tr><th>cluster queue</th><th>cohort</th><th>resource</th><th>own</th>"
+         "<th>borrowed</th><th>total</th></tr>\n";
+  for (const auto& [key, t] : totals) {
+    int q = 0;
+    for (size_t i = 0; i < s.cluster_queues.size(); ++i) {
+      if (s.cluster_queues[i].name == key.first) q = static_cast<int>(i);
+    }
+    out += Cat("<tr data-queue=\"", Esc(key.first), "\" data-resource=\"", Esc(key.second), "\"><td>", Esc(key.first),
+               "</td><td>", Esc(CohortName(s, q)), "</td><td>", Esc(key.second), "</td><td class=\"n\">", Num(t.first),
+               "</td><td class=\"n\">", Num(t.second), "</td><td class=\"n\">", Num(t.first + t.second), "</td></tr>\n");
+  }
+  if (totals.empty()) out += "<tr><td colspan=\"6\">no admitted workload in the input</td></tr>\n";
+  out += "</table>\n";
+  // The most borrowed resource of each cohort.
+  std::map<std::string, std::pair<std::string, double>> most;
+  for (const auto& [key, hours] : cohort_borrowed) {
+    auto& m = most[key.first];
+    if (hours > m.second) m = {key.second, hours};
+  }
+  out += "<h3>Most borrowed resource per cohort</h3>\n<table id=\"most-borrowed\">\n"
+         "<tr><th>cohort</th><th>resource</th><th>borrowed</th></tr>\n";
+  bool any = false;
+  for (const auto& [cohort, m] : most) {
+    if (m.second <= 0) continue;
+    any = true;
+    out += Cat("<tr><td>", Esc(cohort), "</td><td>", Esc(m.first), "</td><td class=\"n\">", Num(m.second), "</td></tr>\n");
+  }
+  if (!any) out += "<tr><td colspan=\"3\">nothing borrowed in the period</td></tr>\n";
+  out += "</table>\n";
+  out += "<h2>Waiting</h2>\n<div class=\"chart\" id=\"waiting\">\n" + Inline(waiting_svg) + "</div>\n";
+  out += "<h2>Pending workloads</h2>\n<p>What one scheduling cycle over the state of now says of each, as "
+         "<code>charter schedule</code> says it.</p>\n<table id=\"pending\">\n<tr><th>workload</th><th>cluster queue</th>"
+         "<th>Kueue reason</th><th>state</th><th>position</th><th>why</th></tr>\n";
+  for (const PendingEntry& p : pending) {
+    out += Cat("<tr data-workload=\"", Esc(p.name), "\"><td>", Esc(p.name), "</td><td>", Esc(p.cluster_queue), "</td><td>",
+               Esc(p.reason), "</td><td>", Esc(p.state), "</td><td class=\"n\">",
+               p.position > 0 ? Cat(p.position, " of ", p.queue_length) : "", "</td><td>", Esc(p.message), "</td></tr>\n");
+  }
+  if (pending.empty()) out += "<tr><td colspan=\"6\">no pending workload</td></tr>\n";
+  out += "</table>\n<p>Written by <code>charter report</code>; docs/report.md says how each figure is computed.</p>\n"
+         "</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace
+
+std::vector<UsageRow> ComputeUsage(const ReportInput& in) {
+  const schedule::State& s = *in.state;
+  // Per (queue, flavor, resource): the changes of usage over time.
+  std::map<std::tuple<int, int, int>, std::vector<std::pair<double, double>>> events;
+  int64_t first_day = INT64_MAX;
+  for (const kueue::WorkloadHistory& h : *in.history) {
+    const std::optional<double> from = h.quota_reserved ? h.quota_reserved : h.admitted;
+    if (!h.holds_quota || !from) continue;
+    const double to = std::min(h.finished.value_or(in.now), in.now);
+    if (!(to > *from)) continue;
+    first_day = std::min(first_day, DayOf(*from));
+    for (const kueue::WorkloadHistory::Usage& u : h.usage) {
+      auto& e = events[{h.cluster_queue, u.flavor, u.resource}];
+      e.push_back({*from, static_cast<double>(u.amount)});
+      e.push_back({to, -static_cast<double>(u.amount)});
+    }
+  }
+  // Unit-seconds, own and borrowed, per (queue, resource, day).
+  std::map<std::tuple<int, int, int64_t>, std::pair<double, double>> sums;
+  for (auto& [key, e] : events) {
+    const auto [q, flavor, resource] = key;
+    const double nominal = static_cast<double>(Nominal(s.cluster_queues[q], flavor, resource));
+    std::sort(e.begin(), e.end());
+    double used = 0;
+    for (size_t i = 0; i + 1 < e.size(); ++i) {
+      used += e[i].second;
+      double a = e[i].first;
+      const double b = e[i + 1].first;
+      const double own = std::min(std::max(used, 0.0), nominal), borrowed = std::max(used - nominal, 0.0);
+      while (a < b) {
+        const int64_t day = DayOf(a);
+        const double end = std::min(b, static_cast<double>(day + 1) * kDay);
+        auto& sum = sums[{q, resource, day}];
+        sum.first += own * (end - a);
+        sum.second += borrowed * (end - a);
+        a = end;
+      }
+    }
+  }
+  std::set<std::pair<int, int>> used_pairs;
+  for (const auto& [key, sum] : sums) {
+    if (sum.first > 0 || sum.second > 0) used_pairs.insert({std::get<0>(key), std::get<1>(key)});
+  }
+  std::vector<UsageRow> rows;
+  if (used_pairs.empty()) return rows;
+  const int64_t last_day = DayOf(in.now);
+  for (const auto& [q, resource] : used_pairs) {
+    for (int64_t day = first_day; day <= last_day; ++day) {
+      UsageRow r;
+      r.cluster_queue = s.cluster_queues[q].name;
+      r.cohort = CohortName(s, q);
+      r.resource = s.resources[resource];
+      r.day = DayName(day);
+      auto it = sums.find({q, resource, day});
+      if (it != sums.end()) {
+        r.own = Hours(r.resource, it->second.first);
+        r.borrowed = Hours(r.resource, it->second.second);
+      }
+      rows.push_back(std::move(r));
+    }
+  }
+  std::sort(rows.begin(), rows.end(), [](const UsageRow& a, const UsageRow& b) {
+    return std::tie(a.cluster_queue, a.resource, a.day) < std::tie(b.cluster_queue, b.resource, b.day);
+  });
+  return rows;
+}
+
+std::vector<ReportFile> RenderReport(const ReportInput& in) {
+  const std::vector<UsageRow> rows = ComputeUsage(in);
+  const std::vector<Waiting> waiting = ComputeWaiting(in);
+  const std::vector<PendingEntry> pending = PendingList(in);
+  std::vector<ReportFile> files;
+  files.push_back({"quota-tree.svg", QuotaTreeSvg(in)});
+  files.push_back({"waiting.svg", WaitingSvg(in, waiting, pending)});
+  files.push_back({"usage.csv", UsageCsv(rows)});
+  files.push_back({"usage.json", UsageJson(in, rows)});
+  files.push_back({"index.html", IndexHtml(in, rows, files[0].text, files[1].text, pending)});
+  return files;
+}
+
+std::string ClusterQueueTable(const schedule::State& after) {
+  // Per queue: its workloads, and per resource (summed over flavors) the
+  // usage and the nominal quota.
+  const size_t n = after.cluster_queues.size();
+  std::vector<int64_t> pending(n, 0), admitted(n, 0);
+  for (const schedule::Workload& w : after.pending) ++pending[w.cluster_queue];
+  for (const schedule::Workload& w : after.admitted) ++admitted[w.cluster_queue];
+  std::vector<int> resources;  // those some queue has a quota for, in the state's order
+  for (size_t r = 0; r < after.resources.size(); ++r) {
+    for (const schedule::ClusterQueue& q : after.cluster_queues) {
+      bool has = false;
+      for (const Cell& c : Cells(q)) has = has || c.resource == static_cast<int>(r);
+      if (has) {
+        resources.push_back(static_cast<int>(r));
+        break;
+      }
+    }
+  }
+  const auto used = UsageNow(after);
+  std::vector<std::vector<std::string>> table;
+  std::vector<std::string> header = {"NAME", "COHORT", "PENDING WORKLOADS", "ADMITTED WORKLOADS"};
+  for (int r : resources) header.push_back(Cat(after.resources[r], " (USED/NOMINAL)"));
+  table.push_back(header);
+  for (size_t q = 0; q < n; ++q) {
+    const schedule::ClusterQueue& cq = after.cluster_queues[q];
+    std::vector<std::string> row = {cq.name, cq.cohort < 0 ? "-" : after.cohorts[cq.cohort].name, Cat(pending[q]),
+                                    Cat(admitted[q])};
+    for (int r : resources) {
+      schedule::Quantity u = 0, nominal = 0;
+      for (const Cell& c : Cells(cq)) {
+        if (c.resource == r) nominal += c.quota.nominal;
+      }
+      for (const auto& [key, amount] : used) {
+        if (std::get<0>(key) == static_cast<int>(q) && std::get<2>(key) == r) u += amount;
+      }
+      row.push_back(Cat(Qty(after.resources[r], u), "/", Qty(after.resources[r], nominal)));
+    }
+    table.push_back(std::move(row));
+  }
+  std::vector<size_t> width(header.size(), 0);
+  for (const auto& row : table) {
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : table) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 3, ' ');
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace charter::cli

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""`charter report` over the fixture of this directory (cluster.charter,
+workloads.yaml): every figure of usage.csv and usage.json against hours
+computed by hand from the fixture's times, the SVG files well-formed (XML)
+with the expected figures, index.html self-contained, the faults (file:line:col,
+an input as -o), and `charter schedule --format table`.
+
+    python3 report_test.py CHARTER OUT_DIR
+"""
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CHARTER = os.path.abspath(sys.argv[1])
+OUT = os.path.abspath(sys.argv[2])
+CLUSTER = os.path.join(HERE, "cluster.charter")
+WORKLOADS = os.path.join(HERE, "workloads.yaml")
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def run(*args, ok=True):
+    p = subprocess.run([CHARTER, *args], capture_output=True, text=True, timeout=60)
+    if ok and p.returncode != 0:
+        sys.exit(f"charter {' '.join(args)} exited {p.returncode}: {p.stderr}")
+    return p
+
+
+def check(cond, what):
+    if not cond:
+        sys.exit("FAIL: " + what)
+
+
+shutil.rmtree(OUT, ignore_errors=True)
+run("report", "--policies", CLUSTER, "--workloads", WORKLOADS, "--now", "2026-03-02T12:00:00Z", "-o", OUT)
+check(sorted(os.listdir(OUT)) == ["index.html", "quota-tree.svg", "usage.csv", "usage.json", "waiting.svg"],
+      f"the files written: {sorted(os.listdir(OUT))}")
+
+# --- usage.csv: GPU-hours by hand, from workloads.yaml's times ---------------
+# team-a (nominal 4): a1 holds 4 GPUs from 03-01 09:00 to 15:00; a2 holds 4
+# from 03-01 12:00 and still runs at --now (03-02 12:00).
+#   03-01 09-12: 4 used          -> own 4x3 = 12
+#   03-01 12-15: 8 used, 4 above -> own 4x3 = 12, borrowed 4x3 = 12
+#   03-01 15-24: 4 used          -> own 4x9 = 36
+#   so 03-01: own 60, borrowed 12; 03-02 00-12: 4 used -> own 48.
+# team-b (nominal 4): b1 holds 2 GPUs on 03-02 from 06:00 to 08:00 -> own 4;
+# nothing on 03-01, which is a row too (every day from the first admission).
+expected = [
+    ["team-a", "research", "nvidia.com/gpu", "2026-03-01", "60", "12", "72"],
+    ["team-a", "research", "nvidia.com/gpu", "2026-03-02", "48", "0", "48"],
+    ["team-b", "research", "nvidia.com/gpu", "2026-03-01", "0", "0", "0"],
+    ["team-b", "research", "nvidia.com/gpu", "2026-03-02", "4", "0", "4"],
+]
+with open(os.path.join(OUT, "usage.csv"), newline="") as f:
+    rows = list(csv.reader(f))
+check(rows[0] == ["cluster_queue", "cohort", "resource", "day", "own_hours", "borrowed_hours", "total_hours"],
+      f"usage.csv header: {rows[0]}")
+check(rows[1:] == expected, f"usage.csv rows: {rows[1:]}")
+
+with open(os.path.join(OUT, "usage.json")) as f:
+    usage = json.load(f)
+check(usage["now"] == "2026-03-02T12:00:00Z", f"usage.json now: {usage['now']}")
+check([[r["cluster_queue"], r["cohort"], r["resource"], r["day"], str(r["own"]), str(r["borrowed"])]
+       for r in usage["rows"]] == [e[:6] for e in expected], f"usage.json rows: {usage['rows']}")
+
+# --- quota-tree.svg ------------------------------------------------------------
+tree = ET.parse(os.path.join(OUT, "quota-tree.svg")).getroot()
+check(tree.tag == SVG + "svg", "quota-tree.svg is an svg element")
+bars = {g.get("data-queue"): g for g in tree.iter(SVG + "g") if g.get("class") == "bar"}
+check(sorted(bars) == ["team-a", "team-b"], f"a bar per queue: {sorted(bars)}")
+# Now (--now): a2 holds 4 of team-a's 4; b1 has finished, team-b holds none.
+check(bars["team-a"].get("data-used") == "4" and bars["team-a"].get("data-nominal") == "4", "team-a's bar figures")
+text_a = "".join(t.text or "" for t in bars["team-a"].iter(SVG + "text"))
+check("used 4 of nominal 4: 4 own; borrow limit 4; lend limit 2" in text_a, f"team-a's label: {text_a}")
+text_b = "".join(t.text or "" for t in bars["team-b"].iter(SVG + "text"))
+check("used 0 of nominal 4: 0 own; borrow no limit; lend no limit; 4 idle to lend" in text_b, f"team-b's label: {text_b}")
+check(all(r.find(SVG + "title") is not None for r in bars["team-a"].iter(SVG + "rect")), "every bar segment has a tooltip")
+legend = " ".join(t.text or "" for g in tree.iter(SVG + "g") if g.get("class") == "legend" for t in g.iter(SVG + "text"))
+for word in ["own quota in use", "borrowed from the cohort", "nominal quota", "nominal + borrowing limit"]:
+    check(word in legend, f"legend has `{word}`: {legend}")
+
+# --- waiting.svg: wait to admission, evictions, pending ---------------------------
+waiting = ET.parse(os.path.join(OUT, "waiting.svg")).getroot()
+waits = {g.get("data-queue"): g for g in waiting.iter(SVG + "g") if g.get("class") == "wait"}
+# team-a waited 1h (a1) and 2h (a2): p50 1h, p90 and max 2h (nearest rank);
+# team-b 6h (b1), evicted once by preemption.
+check((waits["team-a"].get("data-p50"), waits["team-a"].get("data-p90"), waits["team-a"].get("data-max")) ==
+      ("3600", "7200", "7200"), "team-a's wait percentiles")
+check((waits["team-b"].get("data-p50"), waits["team-b"].get("data-evictions"), waits["team-b"].get("data-preemptions")) ==
+      ("21600", "1", "1"), "team-b's wait and evictions")
+wait_text = "".join(t.text or "" for t in waits["team-a"].iter(SVG + "text"))
+check("p50 1h, p90 2h, max 2h (2 admitted); 0 evictions, 0 preempted" in wait_text, f"team-a's wait label: {wait_text}")
+pending = {g.get("data-workload"): g.get("data-reason") for g in waiting.iter(SVG + "g") if g.get("class") == "pending"}
+# The reasons `charter schedule` gives (checked against it below).
+check(pending == {"p1": "Admitted", "p2": "WaitingForQuota", "p3": "PendingEvaluation"}, f"pending: {pending}")
+sched = run("schedule", "--policies", CLUSTER, "--workloads", WORKLOADS, "--now", "2026-03-02T12:00:00Z").stdout
+check("ADMIT    p1 (team-b)" in sched and "PENDING  p2 (team-a) no_fit, inadmissible; WaitingForQuota" in sched and
+      "QUEUED   p3 (team-a)" in sched and "PendingEvaluation" in sched, f"charter schedule says: {sched}")
+p2_message = sched.split("PENDING  p2")[1].split("\n")[1].strip()
+with open(os.path.join(OUT, "index.html")) as f:
+    html = f.read()
+check(p2_message in html.replace("&#39;", "'").replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
+      .replace("&amp;", "&"), f"index.html has p2's message as charter schedule gives it: {p2_message}")
+
+# --- index.html: self-contained ---------------------------------------------------
+for needle in ["<script", "http://", "https://", "src=", "<link", "@import", "url("]:
+    if needle == "http://":
+        # The one namespace URI of the inlined SVG is a name, not a request.
+        check(html.count("http://") == html.count("http://www.w3.org/2000/svg"), "no http:// reference")
+        continue
+    check(needle not in html, f"index.html has no `{needle}`")
+check(html.count("<svg") == 2, "both charts inlined")
+
+# --- the default time: the latest in the workloads (p3's creation, 11:30) ---------
+out2 = OUT + "-default-now"
+shutil.rmtree(out2, ignore_errors=True)
+run("report", "--policies", CLUSTER, "--workloads", WORKLOADS, "-o", out2)
+with open(os.path.join(out2, "usage.csv"), newline="") as f:
+    rows2 = list(csv.reader(f))
+check(rows2[2] == ["team-a", "research", "nvidia.com/gpu", "2026-03-02", "46", "0", "46"], f"default now: {rows2[2]}")
+
+# --- faults ----------------------------------------------------------------------
+p = run("report", "--policies", CLUSTER, "--workloads", WORKLOADS, "-o", WORKLOADS, ok=False)
+check(p.returncode == 1 and "is an input of this command" in p.stderr, f"-o an input: {p.stderr}")
+bad = os.path.join(OUT + "-bad.yaml")
+with open(bad, "w") as f:
+    f.write("apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w, namespace: team-a}\n"
+            "spec:\n  queueName: main\n  podSets:\n  - name: main\n    count: -1\n")
+out3 = OUT + "-not-written"
+shutil.rmtree(out3, ignore_errors=True)
+p = run("report", "--policies", CLUSTER, "--workloads", bad, "-o", out3, ok=False)
+check(p.returncode == 1 and f"{bad}:8:12:" in p.stderr, f"a fault names file:line:col: {p.stderr}")
+check(not os.path.exists(out3), "nothing written on a fault")
+
+# --- charter schedule --format table --------------------------------------------------
+table = run("schedule", "--policies", CLUSTER, "--workloads", WORKLOADS, "--format", "table").stdout
+# After the cycle: p1 admitted in team-b (4 of 4); p2 and p3 wait in team-a,
+# where a2 holds 4 of 4.
+check(table.splitlines() == [
+    "NAME     COHORT     PENDING WORKLOADS   ADMITTED WORKLOADS   nvidia.com/gpu (USED/NOMINAL)",
+    "team-a   research   2                   1                    4/4",
+    "team-b   research   0                   1                    4/4",
+], f"schedule --format table:\n{table}")
+print("report_test: ok")
