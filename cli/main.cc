@@ -95,6 +95,7 @@ int Main(int argc, char** argv) {
       AddFmtCommand(app),
       AddImportCommand(app),
       AddLspCommand(app),
+      AddProveCommand(app),
       AddQueryCommand(app),
       AddReplCommand(app),
       AddScheduleCommand(app),
