@@ -181,7 +181,7 @@ Command AddProveCommand(CLI::App& root) {
       "the encoding covers. Exit status: 0 holds (compare: nothing more permissive), 2 does not hold, "
       "3 unknown, 1 on any error.");
   app->add_option("property", flags->property, "The property to prove")->type_name("PROPERTY")->required();
-  AddPoliciesOption(app, &flags->source.policies, "the policy set (policy text)");
+  AddPoliciesOption(app, &flags->source.policies, ": the policy set, as policy text");
   app->add_option("--bundle", flags->source.bundle, "Refused: a bundle holds no policy text, which prove reads")->type_name("FILE");
   app->add_option("--old", flags->old_policies, "The old policy set (file or directory, repeatable)")
       ->type_name("PATH")

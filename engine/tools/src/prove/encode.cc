@@ -782,7 +782,7 @@ Encoder::Rendered Encoder::Render(Z3_model m) {
   out.entities_json = "[";
   for (size_t i = 0; i < entities.size(); ++i) {
     const Entity& e = entities[i];
-    CatAppend(&out.entities_json, i ? ",\n " : "", "{\"uid\":", UidJson(e.type, e.id), ",\"attrs\":", e.attrs,
+    CatAppend(&out.entities_json, i ? "," : "", "{\"uid\":", UidJson(e.type, e.id), ",\"attrs\":", e.attrs,
               ",\"parents\":[");
     for (size_t j = 0; j < e.parents.size(); ++j) {
       CatAppend(&out.entities_json, j ? "," : "", UidJson(e.parents[j].first, e.parents[j].second));

@@ -275,7 +275,10 @@ absl::StatusOr<std::vector<ProofAnswer>> Run(ProofProperty property, const Loade
                                                                        less.reason + ")";
       }
     }
-    if (answer.result == ProofResult::kHolds && answer.reason.empty()) answer.reason = "holds for every store and request";
+    if (answer.reason.empty()) {
+      answer.reason = answer.result == ProofResult::kHolds ? "for every store and request of the signature"
+                                                           : "the counterexample breaks it";
+    }
     answers.push_back(std::move(answer));
   }
   return answers;
