@@ -77,6 +77,7 @@ Command AddCheckCommand(CLI::App& root);
 Command AddFmtCommand(CLI::App& root);
 Command AddLspCommand(CLI::App& root);
 Command AddTestCommand(CLI::App& root);
+Command AddProveCommand(CLI::App& root);
 Command AddReplCommand(CLI::App& root);
 Command AddVersionCommand(CLI::App& root);
 Command AddExplainCommand(CLI::App& root);

@@ -96,6 +96,7 @@ int Main(int argc, char** argv) {
       AddFmtCommand(app),
       AddImportCommand(app),
       AddLspCommand(app),
+      AddProveCommand(app),
       AddQueryCommand(app),
       AddReplCommand(app),
       AddReportCommand(app),

@@ -18,6 +18,7 @@ PACKAGES=(
   flatbuffers-compiler libflatbuffers-dev                # bundle schema
   libabsl-dev libre2-dev libcli11-dev libedit-dev        # libraries
   libyaml-dev                                            # Kueue's objects (YAML)
+  libz3-dev                                              # `charter prove` (the SMT solver, Z3)
   nlohmann-json3-dev                                     # `charter lsp`'s JSON-RPC messages
   libgtest-dev libgmock-dev libbenchmark-dev             # tests and benchmarks
   libssl-dev zlib1g-dev                                  # `charter serve` (HTTPS; gzip bodies)

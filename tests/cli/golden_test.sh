@@ -273,7 +273,7 @@ case_help() {
   run --help
   expect_status 0
   expect_no_stderr
-  for command in access admit audit authorize bench build check diff disasm explain export fmt import query repl report schedule simulate test version; do
+  for command in access admit audit authorize bench build check diff disasm explain export fmt import prove query repl report schedule simulate test version; do
     run "$command" --help
     expect_status 0
     expect_no_stderr

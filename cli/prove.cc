@@ -1,0 +1,208 @@
+// `charter prove`: a property of a policy set (or of a change between two)
+// over every entity store and request the schema allows, per request
+// signature, through the prover (charter/prove.h, docs/proving.md).
+//
+//   charter prove PROPERTY (--policies FILE... | --bundle B) --schema S... [--principal-type T]
+//       [--action A] [--resource-type R] [--format text|json] [--timeout MS]
+//   charter prove (implies|equivalent|compare) --old A --new B --schema S... [filters]
+//
+// Exit 0 when the property holds for every signature, 2 when it does not
+// hold for one, 3 when one is unknown (and none does not hold), 1 on any error.
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "charter/charter.h"
+#include "charter/json.h"
+#include "charter/prove.h"
+#include "charter/schema.h"
+#include "command.h"
+#include "files.h"
+#include "load.h"
+#include "names.h"
+#include "report.h"
+
+namespace charter::cli {
+namespace {
+
+inline constexpr int kDoesNotHold = 2;
+inline constexpr int kUnknown = 3;
+inline constexpr size_t kMaxPolicyBytes = size_t{1} << 30;
+
+struct ProveFlags {
+  std::string property;
+  PolicySource source;
+  std::vector<std::string> old_policies, new_policies;
+  std::vector<std::string> schemas;
+  std::string principal_type, action, resource_type;
+  std::string format = "text";
+  uint32_t timeout_ms = 10000;
+};
+
+absl::StatusOr<std::vector<SourceFile>> ReadPolicies(const std::vector<std::string>& given, const char* flag) {
+  absl::StatusOr<std::vector<std::string>> paths = ExpandPolicyPaths(given);
+  if (!paths.ok()) return paths.status();
+  std::vector<SourceFile> out;
+  for (const std::string& path : *paths) {
+    std::ifstream probe(path, std::ios::binary);
+    char head[8] = {};
+    if (path != kStdinPath && probe.read(head, sizeof head) && std::string_view(head + 4, 4) == "CHTR") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          flag, ": ", path, " is a bundle; `charter prove` reads the policies' text (a bundle holds compiled code)"));
+    }
+    absl::StatusOr<std::string> text = ReadInput(path, kMaxPolicyBytes);
+    if (!text.ok()) return text.status();
+    out.emplace_back(InputName(path), *std::move(text));
+  }
+  return out;
+}
+
+std::string Json(std::string_view s) {
+  std::string out;
+  AppendJsonQuoted(&out, s);
+  return out;
+}
+
+std::string AnswerJson(const ProofAnswer& a) {
+  std::string out = absl::StrCat(
+      "{\"signature\":{\"principalType\":", Json(a.signature.principal_type),
+      ",\"action\":", Json(a.signature.action.ToString()), ",\"resourceType\":", Json(a.signature.resource_type),
+      "},\"result\":", Json(ProofResultName(a.result)), ",\"reason\":", Json(a.reason));
+  if (!a.counterexamples.empty()) {
+    const Counterexample& c = a.counterexamples.front();
+    absl::StrAppend(&out, ",\"counterexample\":{\"entities\":", c.entities_json, ",\"request\":", c.request_json,
+                    ",\"decision\":", c.decision_json, "}");
+    if (a.counterexamples.size() > 1 || !c.label.empty()) {
+      absl::StrAppend(&out, ",\"counterexamples\":[");
+      for (size_t i = 0; i < a.counterexamples.size(); ++i) {
+        const Counterexample& x = a.counterexamples[i];
+        absl::StrAppend(&out, i ? "," : "", "{\"kind\":", Json(x.label), ",\"entities\":", x.entities_json,
+                        ",\"request\":", x.request_json, ",\"decision\":", x.decision_json, "}");
+      }
+      out += "]";
+    }
+  }
+  return out + "}";
+}
+
+std::string AnswerText(const ProofAnswer& a) {
+  std::string out = a.signature.ToString() + ": " + std::string(ProofResultName(a.result));
+  if (!a.reason.empty()) absl::StrAppend(&out, " (", a.reason, ")");
+  out += "\n";
+  for (const Counterexample& c : a.counterexamples) {
+    absl::StrAppend(&out, "  counterexample", c.label.empty() ? "" : absl::StrCat(" (", c.label, ")"), ":\n",
+                    "    request:  ", c.request_json, "\n", "    entities: ", c.entities_json, "\n",
+                    "    decision: ", c.decision_json, "\n");
+  }
+  return out;
+}
+
+int RunProve(const ProveFlags& flags) {
+  std::optional<ProofProperty> property = ProofPropertyFromName(flags.property);
+  if (!property) {
+    return Fail(absl::InvalidArgumentError(absl::StrCat(
+        "`", flags.property,
+        "` is not a property: always-allows, always-denies, never-errors, implies, equivalent or compare")));
+  }
+  bool two = IsTwoSetProperty(*property);
+  if (two && (flags.old_policies.empty() || flags.new_policies.empty())) {
+    return Fail(absl::InvalidArgumentError(
+        absl::StrCat("`", flags.property, "` compares two policy sets: give --old and --new")));
+  }
+  if (!two && !flags.old_policies.empty()) {
+    return Fail(absl::InvalidArgumentError(
+        absl::StrCat("`", flags.property, "` is a property of one policy set: give --policies, not --old/--new")));
+  }
+  if (!two && !flags.source.bundle.empty()) {
+    return Fail(absl::InvalidArgumentError(
+        "--bundle: `charter prove` reads the policies' text, which a bundle does not hold; give --policies"));
+  }
+  if (!two && flags.source.policies.empty()) {
+    return Fail(absl::InvalidArgumentError("--policies is required (the policy set to prove a property of)"));
+  }
+  absl::StatusOr<Schema> schema = LoadSchemas(flags.schemas);
+  if (!schema.ok()) return Fail(schema.status());
+  NameScope names(&*schema, nullptr);
+  ProveOptions options;
+  options.timeout_ms = flags.timeout_ms;
+  if (!flags.principal_type.empty()) {
+    absl::StatusOr<std::string> t = names.Type("--principal-type", flags.principal_type);
+    if (!t.ok()) return Fail(t.status());
+    options.principal_type = *t;
+  }
+  if (!flags.resource_type.empty()) {
+    absl::StatusOr<std::string> t = names.Type("--resource-type", flags.resource_type);
+    if (!t.ok()) return Fail(t.status());
+    options.resource_type = *t;
+  }
+  if (!flags.action.empty()) {
+    absl::StatusOr<EntityUid> a = names.Action("--action", flags.action);
+    if (!a.ok()) return Fail(a.status());
+    options.action = *a;
+  }
+  absl::StatusOr<std::vector<ProofAnswer>> answers;
+  if (two) {
+    absl::StatusOr<std::vector<SourceFile>> old_set = ReadPolicies(flags.old_policies, "--old");
+    if (!old_set.ok()) return Fail(old_set.status());
+    absl::StatusOr<std::vector<SourceFile>> new_set = ReadPolicies(flags.new_policies, "--new");
+    if (!new_set.ok()) return Fail(new_set.status());
+    answers = ProveChange(*property, *old_set, *new_set, *schema, options);
+  } else {
+    absl::StatusOr<std::vector<SourceFile>> set = ReadPolicies(flags.source.policies, "--policies");
+    if (!set.ok()) return Fail(set.status());
+    answers = Prove(*property, *set, *schema, options);
+  }
+  if (!answers.ok()) return Fail(answers.status());
+  std::string out;
+  bool unknown = false, fails = false;
+  for (const ProofAnswer& a : *answers) {
+    unknown = unknown || a.result == ProofResult::kUnknown;
+    fails = fails || a.result == ProofResult::kDoesNotHold;
+    absl::StrAppend(&out, flags.format == "json" ? AnswerJson(a) + "\n" : AnswerText(a));
+  }
+  if (!WriteStdout(out)) return kError;
+  return fails ? kDoesNotHold : unknown ? kUnknown : kOk;
+}
+
+}  // namespace
+
+Command AddProveCommand(CLI::App& root) {
+  auto flags = std::make_shared<ProveFlags>();
+  CLI::App* app = root.add_subcommand(
+      "prove", "Prove a property of a policy set, or of a change, for every entity store and request the schema allows");
+  app->footer(
+      "PROPERTY: always-allows, always-denies, never-errors (of --policies); implies (the new set allows "
+      "nothing the old one denies), equivalent, compare (of --old and --new). Each request signature "
+      "(principal type, action, resource type) the schema allows is proved apart; a counterexample is an "
+      "entity store and a request that `charter authorize` decides as shown. docs/proving.md says what "
+      "the encoding covers. Exit status: 0 holds (compare: nothing more permissive), 2 does not hold, "
+      "3 unknown, 1 on any error.");
+  app->add_option("property", flags->property, "The property to prove")->type_name("PROPERTY")->required();
+  AddPoliciesOption(app, &flags->source.policies, ": the policy set, as policy text");
+  app->add_option("--bundle", flags->source.bundle, "Refused: a bundle holds no policy text, which prove reads")->type_name("FILE");
+  app->add_option("--old", flags->old_policies, "The old policy set (file or directory, repeatable)")
+      ->type_name("PATH")
+      ->allow_extra_args(false);
+  app->add_option("--new", flags->new_policies, "The new policy set (file or directory, repeatable)")
+      ->type_name("PATH")
+      ->allow_extra_args(false);
+  AddSchemaOption(app, &flags->schemas, "Schema (Cedar schema text or JSON) whose stores and requests are proved over")
+      ->required();
+  app->add_option("--principal-type", flags->principal_type, "Only signatures with this principal type")
+      ->type_name("TYPE");
+  app->add_option("--action", flags->action, "Only signatures with this action")->type_name("UID");
+  app->add_option("--resource-type", flags->resource_type, "Only signatures with this resource type")
+      ->type_name("TYPE");
+  app->add_option("--timeout", flags->timeout_ms, "Milliseconds the solver may take a query (then: unknown)")
+      ->type_name("MS")
+      ->check(WholeNumber(1, 3600000));
+  app->add_option("--format", flags->format, "Output: text (default) or json (one object a signature)")
+      ->type_name("FORMAT")
+      ->check(OneOf({"text", "json"}));
+  return Command{app, [flags] { return RunProve(*flags); }};
+}
+
+}  // namespace charter::cli

@@ -1,0 +1,195 @@
+// charter/prove.h: each property's answers on small policy sets, the
+// reasons for "unknown", and counterexamples that the engine decides as
+// claimed (the differential test, differential_main.cc, covers generated
+// sets).
+#include "charter/prove.h"
+
+#include <string>
+#include <vector>
+
+#include "charter/charter.h"
+#include "charter/schema.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace charter {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr const char* kSchema = R"(
+entity Org;
+entity Team in [Org];
+entity User in [Team] { admin: Bool, rank: Long, boss?: User, name: String, tags: Set<String> };
+action view appliesTo { principal: User, resource: Org, context: { n: Long, ok?: Bool } };
+action edit appliesTo { principal: User, resource: Team };
+)";
+
+Schema MakeSchema() {
+  absl::StatusOr<Schema> s = Schema::Parse(SourceFile("s.cedarschema", kSchema), {}, nullptr);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return *std::move(s);
+}
+
+std::vector<ProofAnswer> ProveOne(ProofProperty p, const std::string& policies, ProveOptions options = {}) {
+  Schema schema = MakeSchema();
+  absl::StatusOr<std::vector<ProofAnswer>> a = Prove(p, {SourceFile("p.cedar", policies)}, schema, options);
+  EXPECT_TRUE(a.ok()) << a.status();
+  return a.ok() ? *a : std::vector<ProofAnswer>{};
+}
+
+ProveOptions View() {
+  ProveOptions o;
+  o.action = EntityUid{"Action", "view"};
+  return o;
+}
+
+// The counterexample loads with the schema and the policies decide it as `allowed`.
+void ExpectDecides(const std::string& policies, const Counterexample& c, bool allowed) {
+  Schema schema = MakeSchema();
+  absl::StatusOr<Entities> e = Entities::FromJson(c.entities_json, schema);
+  ASSERT_TRUE(e.ok()) << e.status() << "\n" << c.entities_json;
+  absl::StatusOr<Request> r = Request::FromJson(c.request_json, schema);
+  ASSERT_TRUE(r.ok()) << r.status() << "\n" << c.request_json;
+  CompileOptions options;
+  options.schema = &schema;
+  absl::StatusOr<Bundle> b = Compile(SourceFile("p.cedar", policies), options, nullptr);
+  ASSERT_TRUE(b.ok()) << b.status();
+  absl::StatusOr<Engine> engine = Engine::Create(*std::move(b));
+  ASSERT_TRUE(engine.ok());
+  EXPECT_EQ(engine->Authorize(*r, *e).allowed, allowed) << c.entities_json << "\n" << c.request_json;
+}
+
+TEST(Prove, EverySignatureOfTheSchema) {
+  std::vector<ProofAnswer> a = ProveOne(ProofProperty::kAlwaysDenies, "forbid(principal, action, resource);");
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a[0].signature.ToString(), "User, Action::\"edit\", Team");
+  EXPECT_EQ(a[1].signature.ToString(), "User, Action::\"view\", Org");
+  for (const ProofAnswer& x : a) EXPECT_EQ(x.result, ProofResult::kHolds) << x.reason;
+}
+
+TEST(Prove, AlwaysAllowsFailsWithARealCounterexample) {
+  const std::string p = "permit(principal, action, resource) when { principal.admin };";
+  std::vector<ProofAnswer> a = ProveOne(ProofProperty::kAlwaysAllows, p, View());
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(a[0].result, ProofResult::kDoesNotHold) << a[0].reason;
+  ASSERT_EQ(a[0].counterexamples.size(), 1u);
+  ExpectDecides(p, a[0].counterexamples[0], false);
+  EXPECT_THAT(a[0].counterexamples[0].decision_json, HasSubstr("\"decision\":\"deny\""));
+}
+
+TEST(Prove, ForbidOverPermitAndErrorsSkipThePolicy) {
+  // The forbid errs when the principal is not in the store (its attribute
+  // cannot be read): an erring forbid is skipped, so this allows then.
+  const std::string p =
+      "permit(principal, action, resource);\n"
+      "forbid(principal, action, resource) when { principal.rank > 0 };";
+  std::vector<ProofAnswer> a = ProveOne(ProofProperty::kAlwaysDenies, p, View());
+  ASSERT_EQ(a[0].result, ProofResult::kDoesNotHold);
+  ExpectDecides(p, a[0].counterexamples[0], true);
+  std::vector<ProofAnswer> b = ProveOne(ProofProperty::kAlwaysAllows, p, View());
+  ASSERT_EQ(b[0].result, ProofResult::kDoesNotHold);
+  ExpectDecides(p, b[0].counterexamples[0], false);
+}
+
+TEST(Prove, OverflowIsAnError) {
+  const std::string p = "permit(principal, action, resource) when { principal has boss && principal.boss.rank + 1 > 0 };";
+  std::vector<ProofAnswer> a = ProveOne(ProofProperty::kNeverErrors, p, View());
+  ASSERT_EQ(a[0].result, ProofResult::kDoesNotHold) << a[0].reason;
+  EXPECT_THAT(a[0].counterexamples[0].decision_json, HasSubstr("\"errors\":[{"));
+  // Guarded: no error is possible (rank < 100 before the addition).
+  const std::string q =
+      "permit(principal, action == Action::\"view\", resource) when { context.n < 100 && context.n + 1 > 0 };";
+  std::vector<ProofAnswer> b = ProveOne(ProofProperty::kNeverErrors, q, View());
+  EXPECT_EQ(b[0].result, ProofResult::kHolds) << b[0].reason;
+}
+
+TEST(Prove, HierarchyThroughATypeBetween) {
+  // A user is in an Org only through a Team: the counterexample needs one.
+  const std::string p = "permit(principal, action, resource) when { principal in resource };";
+  std::vector<ProofAnswer> a = ProveOne(ProofProperty::kAlwaysDenies, p, View());
+  ASSERT_EQ(a[0].result, ProofResult::kDoesNotHold) << a[0].reason;
+  EXPECT_THAT(a[0].counterexamples[0].entities_json, HasSubstr("\"type\":\"Team\""));
+  ExpectDecides(p, a[0].counterexamples[0], true);
+}
+
+TEST(Prove, TransitivityHolds) {
+  // Whoever is in the resource's Team... a user in Team t that is in Org o
+  // is in o: so this forbid covers the permit whenever the permit applies.
+  const std::string p =
+      "permit(principal, action == Action::\"view\", resource) when { principal in Team::\"t\" && Team::\"t\" in resource };\n"
+      "forbid(principal, action, resource) when { principal in resource };";
+  std::vector<ProofAnswer> a = ProveOne(ProofProperty::kAlwaysDenies, p, View());
+  EXPECT_EQ(a[0].result, ProofResult::kHolds) << a[0].reason;
+}
+
+TEST(Prove, OutsideTheEncodingIsUnknownWithWhere) {
+  const std::string p = "permit(principal, action, resource)\n  when { principal.name like \"a*\" };";
+  std::vector<ProofAnswer> a = ProveOne(ProofProperty::kAlwaysDenies, p, View());
+  ASSERT_EQ(a[0].result, ProofResult::kUnknown);
+  EXPECT_EQ(a[0].reason, "`like` in policy `policy0` at p.cedar:2:10 is outside the encoding");
+  const std::string q = "permit(principal, action, resource) when { principal.tags.contains(\"x\") };";
+  std::vector<ProofAnswer> b = ProveOne(ProofProperty::kAlwaysDenies, q, View());
+  ASSERT_EQ(b[0].result, ProofResult::kUnknown);
+  EXPECT_THAT(b[0].reason, HasSubstr("the method `.contains()` in policy `policy0` at p.cedar:1:"));
+  std::vector<ProofAnswer> d = ProveOne(ProofProperty::kAlwaysDenies,
+      "permit(principal, action, resource) when { principal.tags == principal.tags };", View());
+  ASSERT_EQ(d[0].result, ProofResult::kUnknown);
+  EXPECT_THAT(d[0].reason, HasSubstr("the attribute `tags` of type `Set<String>`"));
+  // A policy that cannot apply to the signature does not matter.
+  std::vector<ProofAnswer> c = ProveOne(ProofProperty::kAlwaysDenies,
+                                   "permit(principal, action == Action::\"edit\", resource) when { principal.tags.contains(\"x\") };",
+                                   View());
+  EXPECT_EQ(c[0].result, ProofResult::kHolds) << c[0].reason;
+}
+
+TEST(Prove, StringsAndOptionalContext) {
+  const std::string p =
+      "permit(principal, action == Action::\"view\", resource) when { principal.name == \"root\" && context has ok && context.ok };";
+  std::vector<ProofAnswer> a = ProveOne(ProofProperty::kAlwaysDenies, p, View());
+  ASSERT_EQ(a[0].result, ProofResult::kDoesNotHold) << a[0].reason;
+  EXPECT_THAT(a[0].counterexamples[0].entities_json, HasSubstr("\"name\":\"root\""));
+  ExpectDecides(p, a[0].counterexamples[0], true);
+}
+
+TEST(Prove, ChangeReview) {
+  Schema schema = MakeSchema();
+  const std::string old_p = "permit(principal, action, resource) when { principal.admin };";
+  const std::string new_p = "permit(principal, action, resource) when { principal.admin || principal.rank > 5 };";
+  ProveOptions o = View();
+  auto run = [&](ProofProperty p, const std::string& a, const std::string& b) {
+    absl::StatusOr<std::vector<ProofAnswer>> r =
+        ProveChange(p, {SourceFile("old.cedar", a)}, {SourceFile("new.cedar", b)}, schema, o);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r->front();
+  };
+  EXPECT_EQ(run(ProofProperty::kImplies, old_p, new_p).result, ProofResult::kDoesNotHold);
+  EXPECT_EQ(run(ProofProperty::kImplies, new_p, old_p).result, ProofResult::kHolds);
+  EXPECT_EQ(run(ProofProperty::kEquivalent, old_p, new_p).result, ProofResult::kDoesNotHold);
+  EXPECT_EQ(run(ProofProperty::kEquivalent, old_p, "permit(principal, action, resource) when { !!principal.admin };")
+                .result,
+            ProofResult::kHolds);
+  ProofAnswer c = run(ProofProperty::kCompare, old_p, new_p);
+  EXPECT_EQ(c.result, ProofResult::kDoesNotHold);
+  EXPECT_EQ(c.reason, "more permissive");
+  ASSERT_EQ(c.counterexamples.size(), 1u);
+  EXPECT_THAT(c.counterexamples[0].decision_json, HasSubstr("\"old\":{\"decision\":\"deny\""));
+  ProofAnswer d = run(ProofProperty::kCompare, new_p, old_p);
+  EXPECT_EQ(d.result, ProofResult::kHolds);
+  EXPECT_EQ(d.reason, "less permissive");
+}
+
+TEST(Prove, FaultsAreErrors) {
+  Schema schema = MakeSchema();
+  EXPECT_FALSE(Prove(ProofProperty::kAlwaysAllows, {SourceFile("p.cedar", "permit(principal, action, resource) when { principal.nope };")},
+                     schema, {})
+                   .ok());
+  ProveOptions o;
+  o.principal_type = "Nobody";
+  EXPECT_FALSE(Prove(ProofProperty::kAlwaysAllows, {SourceFile("p.cedar", "permit(principal, action, resource);")},
+                     schema, o)
+                   .ok());
+}
+
+}  // namespace
+}  // namespace charter
