@@ -52,21 +52,11 @@ std::string Rfc3339(double t) {
   const double whole = std::floor(t);
   const int64_t days = static_cast<int64_t>(std::floor(whole / 86400));
   const int64_t secs = static_cast<int64_t>(whole) - days * 86400;
-  int64_t z = days + 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const int64_t doe = z - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const int64_t mp = (5 * doy + 2) / 153;
-  const int64_t d = doy - (153 * mp + 2) / 5 + 1;
-  const int64_t m = mp < 10 ? mp + 3 : mp - 9;
-  const int64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
   char buf[160];
-  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%06lldZ", static_cast<long long>(y),
-                static_cast<long long>(m), static_cast<long long>(d), static_cast<long long>(secs / 3600),
+  std::snprintf(buf, sizeof buf, "T%02lld:%02lld:%02lld.%06lldZ", static_cast<long long>(secs / 3600),
                 static_cast<long long>(secs % 3600 / 60), static_cast<long long>(secs % 60),
                 static_cast<long long>(std::llround((t - whole) * 1e6) % 1000000));
-  return buf;
+  return DayName(days) + buf;
 }
 
 // The latest time a workload's history records.
