@@ -601,7 +601,6 @@ absl::StatusOr<MappedReview> MapAdmissionReview(std::string_view body, const Map
   m.entities.push_back(std::move(annotations));
   m.entities.push_back(std::move(principal.extra));
   m.context = Value::Record(std::move(context));
-  m.decided = true;
   return m;
 }
 
@@ -664,7 +663,6 @@ absl::StatusOr<MappedReview> MapSubjectAccessReview(std::string_view body, const
   m.entities.push_back(std::move(resource));
   m.entities.push_back(std::move(principal.extra));
   m.context = Value::Record({});
-  m.decided = true;
   return m;
 }
 
@@ -680,7 +678,7 @@ std::string MappedReview::entities_json() const {
 }
 
 std::string MappedReview::request_json() const {
-  if (!decided) return "";
+  if (entities.empty()) return "";  // refused: not to be decided
   std::string out = Cat("{\"principal\":", UidJson(principal.type, principal.id),
                         ",\"action\":", UidJson(action.type, action.id),
                         ",\"resource\":", UidJson(resource.type, resource.id), ",\"context\":");

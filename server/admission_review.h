@@ -68,14 +68,13 @@ struct MappedReview {
   std::string uid;            // request.uid of an AdmissionReview; empty for a SAR
   // What the engine decides: the request's context (a record), the
   // review's principal entity, then its other entities (the object, its
-  // annotations, the principal's Kubernetes::Extra). Set when the review is
-  // to be decided (`decided`), not when it is refused.
+  // annotations, the principal's Kubernetes::Extra). Empty when the review
+  // is refused (`refused`): there is nothing to decide.
   Value context;
   std::vector<Entity> entities;  // [0] is the principal
-  bool decided = false;
   std::vector<EntityUid> joins;  // configured entities they refer to
   // The same in Cedar's JSON forms, for the decision log and for messages
-  // (empty when not decided): {"principal":...,"action":...,"resource":...,
+  // (empty when refused): {"principal":...,"action":...,"resource":...,
   // "context":...}; the principal entity; the other entities joined by ",".
   std::string request_json() const;
   std::string principal_json() const;

@@ -657,23 +657,22 @@ BuiltValueReader::BuiltValueReader(std::string_view source_name, Arena* arena, c
                                    int max_nesting, const SchemaModel* schema)
     : source_name_(source_name), arena_(arena), intern_(intern), max_nesting_(max_nesting), schema_(schema) {}
 
-absl::Status BuiltValueReader::Fail(std::string_view message, const char* code) const {
-  (void)code;  // the code is in the message's words; there is no span to attach
+absl::Status BuiltValueReader::Fail(std::string_view message) const {
   return absl::InvalidArgumentError(Cat(source_name_, ": ",
                                         entity_ != nullptr ? Cat("entity ", EntityToCedar(entity_->type, entity_->id))
                                                            : std::string("context"),
                                         ": ", message));
 }
 
-absl::Status BuiltValueReader::FailAt(std::string_view message, const char* code) const {
-  if (path_.empty()) return Fail(message, code);
+absl::Status BuiltValueReader::FailAt(std::string_view message) const {
+  if (path_.empty()) return Fail(message);
   std::string path;
   for (const std::string& step : path_) CatAppend(&path, path.empty() || step[0] == '[' ? "" : ".", step);
-  return Fail(Cat(kind_, " `", path, "`: ", message), code);
+  return Fail(Cat(kind_, " `", path, "`: ", message));
 }
 
 absl::Status BuiltValueReader::Mismatch(const SchemaType& t, const Value& v) const {
-  return FailAt(Cat("expected `", TypeName(t), "`, found ", KindName(v)), codes::CH0608);
+  return FailAt(Cat("expected `", TypeName(t), "`, found ", KindName(v)));
 }
 
 absl::Status BuiltValueReader::CheckEntityRef(const EntityRef& e) const {
@@ -681,7 +680,7 @@ absl::Status BuiltValueReader::CheckEntityRef(const EntityRef& e) const {
   std::string type(e.type);
   if (IsActionType(type)) {
     if (schema_->FindAction({type, std::string(e.id)}) == nullptr) {
-      return FailAt(Cat("`", EntityToCedar(e.type, e.id), "` is not an action of the schema"), codes::CH0608);
+      return FailAt(Cat("`", EntityToCedar(e.type, e.id), "` is not an action of the schema"));
     }
     return absl::OkStatus();
   }
@@ -689,8 +688,7 @@ absl::Status BuiltValueReader::CheckEntityRef(const EntityRef& e) const {
   if (info != nullptr && info->is_enum &&
       std::find(info->choices.begin(), info->choices.end(), e.id) == info->choices.end()) {
     return FailAt(Cat("`", EntityToCedar(e.type, e.id), "` is not one of the values of enumerated type `", e.type,
-                      "`"),
-                  codes::CH0608);
+                      "`"));
   }
   return absl::OkStatus();
 }
@@ -716,7 +714,7 @@ absl::StatusOr<Value> BuiltValueReader::Call(const std::string& fn, const std::s
 template <typename KeyAt, typename ValueAt>
 absl::StatusOr<Value> BuiltValueReader::Record(size_t size, KeyAt key_at, ValueAt value_at, const SchemaType* t,
                                                int depth) {
-  if (depth <= 0) return FailAt("values are nested too deeply", codes::CH0601);
+  if (depth <= 0) return FailAt("values are nested too deeply");
   uint32_t n = static_cast<uint32_t>(size);
   if (t == nullptr) {
     RecordField* fields = arena_->AllocateArray<RecordField>(n);
@@ -730,7 +728,7 @@ absl::StatusOr<Value> BuiltValueReader::Record(size_t size, KeyAt key_at, ValueA
     }
     std::sort(fields, fields + n, [](const RecordField& a, const RecordField& b) { return a.key < b.key; });
     for (uint32_t k = 1; k < n; ++k) {
-      if (fields[k].key == fields[k - 1].key) return FailAt(Cat("duplicate key `", fields[k].key, "`"), codes::CH0604);
+      if (fields[k].key == fields[k - 1].key) return FailAt(Cat("duplicate key `", fields[k].key, "`"));
     }
     return Value::Record(fields, n);
   }
@@ -738,14 +736,13 @@ absl::StatusOr<Value> BuiltValueReader::Record(size_t size, KeyAt key_at, ValueA
   // are dropped, as the JSON reader drops them), required ones present.
   for (uint32_t k = 0; k < n; ++k) {
     for (uint32_t j = 0; j < k; ++j) {
-      if (key_at(j) == key_at(k)) return FailAt(Cat("duplicate key `", key_at(k), "`"), codes::CH0604);
+      if (key_at(j) == key_at(k)) return FailAt(Cat("duplicate key `", key_at(k), "`"));
     }
     if (!t->open && t->attrs.count(key_at(k)) == 0) {
       // "KIND `PATH` is not declared", as the JSON reader words it.
       std::string path;
       for (const std::string& step : path_) CatAppend(&path, path.empty() || step[0] == '[' ? "" : ".", step);
-      return Fail(Cat(kind_, " `", path, path.empty() ? "" : ".", key_at(k), "` is not declared in the schema"),
-                  codes::CH0608);
+      return Fail(Cat(kind_, " `", path, path.empty() ? "" : ".", key_at(k), "` is not declared in the schema"));
     }
   }
   std::vector<RecordField> fields;
@@ -753,7 +750,7 @@ absl::StatusOr<Value> BuiltValueReader::Record(size_t size, KeyAt key_at, ValueA
     uint32_t k = 0;
     while (k < n && key_at(k) != key) ++k;
     if (k == n) {
-      if (attr.required) return FailAt(Cat("lacks the required attribute `", key, "`"), codes::CH0608);
+      if (attr.required) return FailAt(Cat("lacks the required attribute `", key, "`"));
       continue;
     }
     path_.push_back(key);
@@ -796,14 +793,14 @@ absl::StatusOr<Value> BuiltValueReader::Generic(const charter::Value& v, int dep
     case K::kString: return Value::String(arena_->CopyString(v.string_value()));
     case K::kEntity:
       if (!IsValidEntityTypeName(v.entity().type)) {
-        return FailAt(Cat("`", v.entity().type, "` is not a valid entity type name"), codes::CH0605);
+        return FailAt(Cat("`", v.entity().type, "` is not a valid entity type name"));
       }
       return Value::Entity(intern_(v.entity().type, v.entity().id));
     case K::kExtension:
-      if (depth <= 0) return FailAt("values are nested too deeply", codes::CH0601);
+      if (depth <= 0) return FailAt("values are nested too deeply");
       return Call(v.function(), v.string_value());
     case K::kSet: {
-      if (depth <= 0) return FailAt("values are nested too deeply", codes::CH0601);
+      if (depth <= 0) return FailAt("values are nested too deeply");
       std::vector<Value> elems;
       elems.reserve(v.elements().size());
       for (const charter::Value& e : v.elements()) {
@@ -834,11 +831,10 @@ absl::StatusOr<Value> BuiltValueReader::Typed(const charter::Value& v, const Sch
       }
       const EntityUid& uid = v.entity();
       if (!IsValidEntityTypeName(uid.type)) {
-        return FailAt(Cat("`", uid.type, "` is not a valid entity type name"), codes::CH0605);
+        return FailAt(Cat("`", uid.type, "` is not a valid entity type name"));
       }
       if (t.kind == SK::kEntity && uid.type != t.name) {
-        return FailAt(Cat("expected an entity of type `", t.name, "`, found `", EntityToCedar(uid.type, uid.id), "`"),
-                      codes::CH0608);
+        return FailAt(Cat("expected an entity of type `", t.name, "`, found `", EntityToCedar(uid.type, uid.id), "`"));
       }
       const EntityRef* ref = intern_(uid.type, uid.id);
       RETURN_IF_ERROR(CheckEntityRef(*ref));
@@ -847,13 +843,13 @@ absl::StatusOr<Value> BuiltValueReader::Typed(const charter::Value& v, const Sch
     case SK::kExtension: {
       Value out;
       if (v.kind() == K::kExtension) {
-        if (depth <= 0) return FailAt("values are nested too deeply", codes::CH0601);
+        if (depth <= 0) return FailAt("values are nested too deeply");
         ASSIGN_OR_RETURN(out, Call(v.function(), v.string_value()));
       } else if (v.kind() == K::kString) {
         // The constructor of the type, on a string (as the JSON reader takes it).
         ASSIGN_OR_RETURN(out, Call(t.name == "ipaddr" ? std::string("ip") : t.name, v.string_value()));
       } else {
-        return FailAt(Cat("expected `", t.name, "`: its string, or an extension value"), codes::CH0608);
+        return FailAt(Cat("expected `", t.name, "`: its string, or an extension value"));
       }
       if (out.type != ValueTypeOf(t.name)) return Mismatch(t, out);
       return out;
@@ -863,7 +859,7 @@ absl::StatusOr<Value> BuiltValueReader::Typed(const charter::Value& v, const Sch
         ASSIGN_OR_RETURN(Value got, Generic(v, depth));
         return Mismatch(t, got);
       }
-      if (depth <= 0) return FailAt("values are nested too deeply", codes::CH0601);
+      if (depth <= 0) return FailAt("values are nested too deeply");
       std::vector<Value> elems;
       elems.reserve(v.elements().size());
       for (size_t k = 0; k < v.elements().size(); ++k) {
@@ -901,7 +897,7 @@ absl::StatusOr<Value> BuiltValueReader::Typed(const charter::Value& v, const Sch
     case SK::kNever:
       break;
   }
-  return FailAt(Cat("no value has type `", TypeName(t), "`"), codes::CH0608);
+  return FailAt(Cat("no value has type `", TypeName(t), "`"));
 }
 
 }  // namespace charter::internal

@@ -148,8 +148,9 @@ class BuiltValueReader {
                                    std::string_view kind);
   absl::StatusOr<Value> ReadRecord(const charter::Value& record, const SchemaType* t, const EntityUid* entity,
                                    std::string_view kind);
-  // A fault at WHERE (no attribute path).
-  absl::Status Fail(std::string_view message, const char* code = codes::CH0606) const;
+  // A fault at WHERE (no attribute path). Without a text there is no span,
+  // so no Diagnostic is attached: the message is all there is.
+  absl::Status Fail(std::string_view message) const;
 
  private:
   template <typename KeyAt, typename ValueAt>
@@ -157,7 +158,7 @@ class BuiltValueReader {
   absl::StatusOr<Value> Generic(const charter::Value& v, int depth);
   absl::StatusOr<Value> Typed(const charter::Value& v, const SchemaType& t, int depth);
   absl::StatusOr<Value> Call(const std::string& fn, const std::string& arg);
-  absl::Status FailAt(std::string_view message, const char* code = codes::CH0606) const;
+  absl::Status FailAt(std::string_view message) const;
   absl::Status Mismatch(const SchemaType& t, const Value& v) const;
   absl::Status CheckEntityRef(const EntityRef& e) const;
 
