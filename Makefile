@@ -87,8 +87,16 @@ all: build
 deps:
 	bash scripts/deps.sh
 
+# The library and the command compile with -g1 (functions and line tables:
+# what a stack, perf and a sanitizer need) rather than -g: full debug
+# information makes each file about 40% slower to compile (cli/test.cc: 25 s
+# of CPU against 18 s) and CI builds everything from nothing. For variables
+# in a debugger: make build CMAKE_ARGS="-DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O2 -g -DNDEBUG'".
+RELWITHDEBINFO_FLAGS ?= -O2 -g1 -DNDEBUG
+
 configure: deps
-	$(call configure,$(BUILD_DIR),-DCMAKE_BUILD_TYPE=$(BUILD_TYPE))
+	$(call configure,$(BUILD_DIR),-DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='$(RELWITHDEBINFO_FLAGS)' -DCMAKE_C_FLAGS_RELWITHDEBINFO='$(RELWITHDEBINFO_FLAGS)')
 
 build: configure
 	$(CMAKE) --build $(BUILD_DIR) -j $(JOBS)
