@@ -121,25 +121,9 @@ absl::StatusOr<Engine> LoadSide(const std::vector<std::string>& paths, const Sch
   return engine;
 }
 
-// "PATH:1:COL: ..." of a message about one line, made "PATH:LINE:COL: ...".
-std::string OnLine(const std::string& path, size_t line, const std::string& message) {
-  std::string prefix = path + ":1:";
-  std::string at = path + ":" + std::to_string(line) + ":";
-  if (message.compare(0, prefix.size(), prefix) == 0) return at + message.substr(prefix.size());
-  if (message.compare(0, 2, "1:") == 0) return at + message.substr(2);
-  return at + " " + message;
-}
-
 // `text` (on one line, after `column` characters of it) padded with spaces
 // to where it stands on the line, so that a fault's column is the line's.
 std::string Padded(std::string_view text, size_t column) { return std::string(column, ' ') + std::string(text); }
-
-// The characters before `offset` on `line`.
-size_t CharactersBefore(std::string_view line, size_t offset) {
-  size_t n = 0;
-  for (size_t i = 0; i < offset && i < line.size(); ++i) n += (static_cast<unsigned char>(line[i]) & 0xC0) != 0x80;
-  return n;
-}
 
 std::string Sorted(std::vector<std::string> v) {
   std::sort(v.begin(), v.end());

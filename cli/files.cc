@@ -166,4 +166,18 @@ std::string InputStage::OutOfMemoryMessage() {
   return stage_file + ": out of memory while " + stage_name;
 }
 
+std::string OnLine(const std::string& path, size_t line, const std::string& message) {
+  std::string prefix = path + ":1:";
+  std::string at = path + ":" + std::to_string(line) + ":";
+  if (message.compare(0, prefix.size(), prefix) == 0) return at + message.substr(prefix.size());
+  if (message.compare(0, 2, "1:") == 0) return at + message.substr(2);
+  return at + " " + message;
+}
+
+size_t CharactersBefore(std::string_view line, size_t offset) {
+  size_t n = 0;
+  for (size_t i = 0; i < offset && i < line.size(); ++i) n += (static_cast<unsigned char>(line[i]) & 0xC0) != 0x80;
+  return n;
+}
+
 }  // namespace charter::cli

@@ -43,6 +43,15 @@ bool SameFile(const std::string& a, const std::string& b);
 absl::Status CheckNotAnInput(const std::string& output, const std::vector<std::string>& inputs,
                              std::string_view what);
 
+// Messages about one line of a file of JSON lines (decision logs): the
+// readers of a line say "1:COL: ..." (or "PATH:1:COL: ..."); OnLine makes it
+// "PATH:LINE:COL: ...".
+std::string OnLine(const std::string& path, size_t line, const std::string& message);
+
+// The characters (UTF-8 code points) before byte `offset` of `line`: a
+// column, counted from 0.
+size_t CharactersBefore(std::string_view line, size_t offset);
+
 // While one lives, the input being worked on and the stage (`"reading"`,
 // `"loading the schema"`...), so that running out of memory says where:
 // main() prints `FILE: out of memory while STAGE`. A guard left by an

@@ -38,9 +38,6 @@ struct UsageRow {
 // above its nominal quota there; own is the rest.
 std::vector<UsageRow> ComputeUsage(const ReportInput& in);
 
-// The civil date (YYYY-MM-DD, UTC) `days` days after 1970-01-01.
-std::string DayName(int64_t days);
-
 // The files of the report, by name.
 struct ReportFile {
   std::string name;

@@ -32,6 +32,7 @@
 #include "pictures.h"
 #include "report.h"
 #include "schedule.h"
+#include "svg.h"
 #include "util.h"
 
 namespace charter::cli {
@@ -56,7 +57,7 @@ std::string Rfc3339(double t) {
   std::snprintf(buf, sizeof buf, "T%02lld:%02lld:%02lld.%06lldZ", static_cast<long long>(secs / 3600),
                 static_cast<long long>(secs % 3600 / 60), static_cast<long long>(secs % 60),
                 static_cast<long long>(std::llround((t - whole) * 1e6) % 1000000));
-  return DayName(days) + buf;
+  return svg::DayName(days) + buf;
 }
 
 // The latest time a workload's history records.

@@ -167,6 +167,8 @@ absl::StatusOr<LoggedDecision> ReadDecisionLogLine(std::string_view line) {
   };
   if (absl::Status s = string_member("endpoint", &out.endpoint); !s.ok()) return s;
   if (absl::Status s = string_member("bundle", &out.bundle); !s.ok()) return s;
+  if (absl::Status s = string_member("time", &out.time); !s.ok()) return s;
+  if (std::optional<JsonValue> t = root.Find("time"); t.has_value()) out.time_offset = t->offset();
   if (root.Find("decision").has_value()) {
     std::string decision;
     if (absl::Status s = string_member("decision", &decision); !s.ok()) return s;

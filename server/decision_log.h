@@ -80,6 +80,8 @@ std::string DecisionLogLine(const DecisionLogEntry& entry, const std::vector<std
 // is missing or null.
 struct LoggedDecision {
   std::string endpoint;                 // empty when the line has none
+  std::string time;                     // as logged (RFC 3339); empty when the line has none
+  size_t time_offset = 0;               // where its value starts in the line (for errors)
   std::optional<std::string> decision;  // "allow", "deny", "no opinion" as logged
   std::vector<std::string> reasons;     // the determining policies, as logged
   std::vector<std::string> error_policies;  // the policies that erred, as logged
