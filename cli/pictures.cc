@@ -111,10 +111,14 @@ struct Waiting {
 std::vector<Waiting> ComputeWaiting(const ReportInput& in) {
   std::vector<Waiting> out(in.state->cluster_queues.size());
   for (const kueue::WorkloadHistory& h : *in.history) {
+    const std::optional<double> at = h.admitted ? h.admitted : h.quota_reserved;
+    // With a period, a workload counts when it was admitted in it (or, not
+    // admitted, created in it).
+    const std::optional<double> when = at ? at : h.created;
+    if (in.period.bounded() && (!when || !in.period.Contains(*when))) continue;
     Waiting& w = out[h.cluster_queue];
     w.evictions += h.evictions;
     w.preemptions += h.preemptions;
-    const std::optional<double> at = h.admitted ? h.admitted : h.quota_reserved;
     if (h.holds_quota && h.created && at) w.waits.push_back(std::max(0.0, *at - *h.created));
   }
   for (Waiting& w : out) std::sort(w.waits.begin(), w.waits.end());
@@ -331,10 +335,8 @@ std::string UsageJson(const ReportInput& in, const std::vector<UsageRow>& rows) 
   return out + "\n]}\n";
 }
 
-std::string IndexHtml(const ReportInput& in, const std::vector<UsageRow>& rows, const std::string& quota_svg,
-                      const std::string& waiting_svg, const std::vector<PendingEntry>& pending) {
-  const schedule::State& s = *in.state;
-  std::string out =
+std::string PageHead() {
+  return
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       // Nothing leaves the page: no script, and no request of any kind.
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
@@ -345,7 +347,26 @@ std::string IndexHtml(const ReportInput& in, const std::vector<UsageRow>& rows, 
       "td.n{text-align:right;font-variant-numeric:tabular-nums}\nth{background:#edf2f7}\n"
       ".chart{overflow-x:auto;border:1px solid #e2e8f0;margin:8px 0 24px}\n"
       "</style>\n</head>\n<body>\n<h1>Charter report</h1>\n";
-  out += Cat("<p id=\"as-of\">As of ", in.now > 0 ? TimeName(in.now) : std::string("(no times in the input)"), ": ",
+}
+
+std::string PageFoot() {
+  return "<p>Written by <code>charter report</code>; docs/report.md says how each figure is computed.</p>\n"
+         "</body>\n</html>\n";
+}
+
+// The period's line: what --from and --to left in.
+std::string PeriodLine(const Period& period) {
+  if (!period.bounded()) return "";
+  return Cat("<p id=\"period\">The period: ", period.from ? TimeName(*period.from) : std::string("the beginning"),
+             " to ", period.to ? TimeName(*period.to) : std::string("now"),
+             " (usage, waits and decisions count within it).</p>\n");
+}
+
+// The scheduling sections of index.html.
+std::string SchedulingHtml(const ReportInput& in, const std::vector<UsageRow>& rows, const std::string& quota_svg,
+                           const std::string& waiting_svg, const std::vector<PendingEntry>& pending) {
+  const schedule::State& s = *in.state;
+  std::string out = Cat("<p id=\"as-of\">As of ", in.now > 0 ? TimeName(in.now) : std::string("(no times in the input)"), ": ",
              s.cluster_queues.size(), " cluster queues, ", s.admitted.size(), " admitted and ", s.pending.size(),
              " pending workloads, ", in.history->size(), " workloads with a history.</p>\n");
   out += "<h2>Quota tree</h2>\n<div class=\"chart\" id=\"quota-tree\">\n" + Inline(quota_svg) + "</div>\n";
@@ -404,8 +425,7 @@ std::string IndexHtml(const ReportInput& in, const std::vector<UsageRow>& rows, 
                p.position > 0 ? Cat(p.position, " of ", p.queue_length) : "", "</td><td>", Esc(p.message), "</td></tr>\n");
   }
   if (pending.empty()) out += "<tr><td colspan=\"6\">no pending workload</td></tr>\n";
-  out += "</table>\n<p>Written by <code>charter report</code>; docs/report.md says how each figure is computed.</p>\n"
-         "</body>\n</html>\n";
+  out += "</table>\n";
   return out;
 }
 
@@ -417,9 +437,11 @@ std::vector<UsageRow> ComputeUsage(const ReportInput& in) {
   std::map<std::tuple<int, int, int>, std::vector<std::pair<double, double>>> events;
   int64_t first_day = INT64_MAX;
   for (const kueue::WorkloadHistory& h : *in.history) {
-    const std::optional<double> from = h.quota_reserved ? h.quota_reserved : h.admitted;
+    std::optional<double> from = h.quota_reserved ? h.quota_reserved : h.admitted;
     if (!h.holds_quota || !from) continue;
-    const double to = std::min(h.finished.value_or(in.now), in.now);
+    // Usage counts within the period: clipped to it.
+    from = std::max(*from, in.period.from.value_or(*from));
+    const double to = std::min({h.finished.value_or(in.now), in.now, in.period.to.value_or(in.now)});
     if (!(to > *from)) continue;
     first_day = std::min(first_day, DayOf(*from));
     for (const kueue::WorkloadHistory::Usage& u : h.usage) {
@@ -456,7 +478,10 @@ std::vector<UsageRow> ComputeUsage(const ReportInput& in) {
   }
   std::vector<UsageRow> rows;
   if (used_pairs.empty()) return rows;
-  const int64_t last_day = DayOf(in.now);
+  // The last day: now's, or the period's last when it ends before now.
+  const int64_t last_day =
+      in.period.to && *in.period.to <= in.now ? DayOf(*in.period.to) - (*in.period.to == DayOf(*in.period.to) * kDay)
+                                             : DayOf(in.now);
   for (const auto& [q, resource] : used_pairs) {
     for (int64_t day = first_day; day <= last_day; ++day) {
       UsageRow r;
@@ -479,15 +504,25 @@ std::vector<UsageRow> ComputeUsage(const ReportInput& in) {
 }
 
 std::vector<ReportFile> RenderReport(const ReportInput& in) {
-  const std::vector<UsageRow> rows = ComputeUsage(in);
-  const std::vector<Waiting> waiting = ComputeWaiting(in);
-  const std::vector<PendingEntry> pending = PendingList(in);
   std::vector<ReportFile> files;
-  files.push_back({"quota-tree.svg", QuotaTreeSvg(in)});
-  files.push_back({"waiting.svg", WaitingSvg(in, waiting, pending)});
-  files.push_back({"usage.csv", UsageCsv(rows)});
-  files.push_back({"usage.json", UsageJson(in, rows)});
-  files.push_back({"index.html", IndexHtml(in, rows, files[0].text, files[1].text, pending)});
+  std::string page = PageHead() + PeriodLine(in.period);
+  if (in.state != nullptr) {
+    const std::vector<UsageRow> rows = ComputeUsage(in);
+    const std::vector<Waiting> waiting = ComputeWaiting(in);
+    const std::vector<PendingEntry> pending = PendingList(in);
+    files.push_back({"quota-tree.svg", QuotaTreeSvg(in)});
+    files.push_back({"waiting.svg", WaitingSvg(in, waiting, pending)});
+    files.push_back({"usage.csv", UsageCsv(rows)});
+    files.push_back({"usage.json", UsageJson(in, rows)});
+    page += SchedulingHtml(in, rows, files[0].text, files[1].text, pending);
+  }
+  if (in.decisions != nullptr) {
+    DecisionCharts charts = RenderDecisions(*in.decisions, in.period);
+    page += charts.html_section;
+    files.push_back({"decisions.svg", std::move(charts.svg)});
+    files.push_back({"decisions.csv", std::move(charts.csv)});
+  }
+  files.push_back({"index.html", page + PageFoot()});
   return files;
 }
 

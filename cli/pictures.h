@@ -15,14 +15,21 @@
 #include "charter/kueue_history.h"
 #include "charter/schedule.h"
 #include "command.h"
+#include "decisions.h"
 
 namespace charter::cli {
 
 struct ReportInput {
+  // The scheduling part: null when the policies declare no scheduling (a
+  // report of decisions alone); else all three are set.
   const schedule::State* state = nullptr;  // the configuration and the workloads of now
   const std::vector<kueue::WorkloadHistory>* history = nullptr;
   const schedule::CycleResult* cycle = nullptr;  // one cycle over `state`
   double now = 0;  // seconds since the Unix epoch; 0: unknown (no times)
+  // The authorization part: null without decision logs.
+  const std::vector<DecisionEvent>* decisions = nullptr;
+  // What the usage, the waits and the decisions count (--from, --to).
+  Period period;
 };
 
 // One row of usage.csv: a queue's use of a resource on one UTC day, in
@@ -33,7 +40,8 @@ struct UsageRow {
 };
 
 // The rows, sorted by queue, resource and day: for each queue and resource
-// it used in the period, every day from the first admission to `now`.
+// it used in the period, every day from the first admission (or the
+// period's start) to `now` (or the period's end, when before).
 // Borrowed is, at each moment, the part of the queue's usage of a flavor
 // above its nominal quota there; own is the rest.
 std::vector<UsageRow> ComputeUsage(const ReportInput& in);

@@ -2,10 +2,13 @@
 // declarations of a bundle or of .charter files and Kueue Workload objects
 // (docs/report.md).
 //
-//   charter report (--policies FILE... | --bundle B) [--workloads FILE...] [--now TIME] -o DIR
+//   charter report (--policies FILE... | --bundle B) [--workloads FILE...] [--now TIME]
+//                  [--decision-log FILE...] [--from DATE] [--to DATE] -o DIR
 //
 // Writes DIR/quota-tree.svg, DIR/waiting.svg, DIR/usage.csv, DIR/usage.json
-// and DIR/index.html (the charts inlined, nothing fetched at view time).
+// (when the policies declare scheduling), DIR/decisions.svg and
+// DIR/decisions.csv (with decision logs: decisions.h), and DIR/index.html
+// (the charts inlined, nothing fetched at view time).
 // The workloads are read by the code `charter schedule` reads them with
 // (schedule.h), which also gives each one's history; the pending reasons
 // come from one cycle over the state of now, with the scheduling rules of
@@ -27,6 +30,7 @@
 #include "charter/kueue.h"
 #include "charter/schedule.h"
 #include "command.h"
+#include "decisions.h"
 #include "files.h"
 #include "load.h"
 #include "pictures.h"
@@ -44,7 +48,8 @@ struct ReportFlags {
   std::string bundle;
   std::vector<std::string> policies;
   std::vector<std::string> workloads;
-  std::string now;
+  std::vector<std::string> decision_logs;
+  std::string now, from, to;
   std::string output;
 };
 
@@ -71,12 +76,30 @@ double Latest(const std::vector<kueue::WorkloadHistory>& history) {
   return latest;
 }
 
+// Writes every file of the report into `dir` (created if missing), each
+// whole (atomically), once all of them are computed.
+int WriteReport(const std::string& dir, const std::vector<ReportFile>& files) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    PrintError(Cat(Printable(dir), ": cannot create the directory: ", error.message()));
+    return kError;
+  }
+  for (const ReportFile& f : files) {
+    const std::string path = (std::filesystem::path(dir) / f.name).string();
+    if (absl::Status s = WriteFileAtomically(path, f.text); !s.ok()) return Fail(s);
+  }
+  return kOk;
+}
+
 int RunReport(const ReportFlags& flags) {
   std::vector<std::string> inputs = flags.policies;
   inputs.push_back(flags.bundle);
   for (const std::string& w : flags.workloads) inputs.push_back(w);
+  for (const std::string& l : flags.decision_logs) inputs.push_back(l);
   if (absl::Status s = CheckNotAnInput(flags.output, inputs, "the report"); !s.ok()) return Fail(s);
-  const char* names[] = {"index.html", "quota-tree.svg", "waiting.svg", "usage.csv", "usage.json"};
+  const char* names[] = {"index.html", "quota-tree.svg", "waiting.svg", "usage.csv",
+                         "usage.json", "decisions.svg", "decisions.csv"};
   for (const char* name : names) {
     const std::string path = (std::filesystem::path(flags.output) / name).string();
     if (absl::Status s = CheckNotAnInput(path, inputs, "the report"); !s.ok()) return Fail(s);
@@ -87,14 +110,43 @@ int RunReport(const ReportFlags& flags) {
     return kError;
   }
 
+  Period period;
+  if (!flags.from.empty()) {
+    absl::StatusOr<double> t = ReadPeriodEnd("--from", flags.from, false);
+    if (!t.ok()) return Fail(t.status());
+    period.from = *t;
+  }
+  if (!flags.to.empty()) {
+    absl::StatusOr<double> t = ReadPeriodEnd("--to", flags.to, true);
+    if (!t.ok()) return Fail(t.status());
+    period.to = *t;
+  }
+  if (period.from && period.to && !(*period.from < *period.to)) {
+    PrintError(Cat("--from ", Printable(flags.from), " is not before --to ", Printable(flags.to)));
+    return kError;
+  }
+
   absl::StatusOr<Engine> engine = LoadEngineFrom(flags.bundle, flags.policies);
   if (!engine.ok()) return Fail(engine.status());
   absl::StatusOr<std::optional<schedule::State>> config = schedule::ReadConfiguration(*engine);
   if (!config.ok()) return Fail(config.status());
-  if (!config->has_value()) {
+  std::optional<std::vector<DecisionEvent>> decisions;
+  if (!flags.decision_logs.empty()) {
+    absl::StatusOr<std::vector<DecisionEvent>> read = ReadDecisionLogs(flags.decision_logs, kMaxInput);
+    if (!read.ok()) return Fail(read.status());
+    decisions = *std::move(read);
+  }
+  if (!config->has_value() && (!decisions || !flags.workloads.empty())) {
     PrintError(Cat(flags.bundle.empty() ? std::string("the policy files") : Printable(flags.bundle),
-                   " declare no scheduling configuration (no `flavor`, `cohort` or `queue` in a .charter file)"));
+                   " declare no scheduling configuration (no `flavor`, `cohort` or `queue` in a .charter file)",
+                   decisions ? ": --workloads needs one" : ""));
     return kError;
+  }
+  if (!config->has_value()) {
+    ReportInput in;
+    in.decisions = &*decisions;
+    in.period = period;
+    return WriteReport(flags.output, RenderReport(in));
   }
   absl::StatusOr<schedule::SchedulingRules> rules = schedule::SchedulingRules::Create({*engine});
   if (!rules.ok()) return Fail(rules.status());
@@ -155,18 +207,9 @@ int RunReport(const ReportFlags& flags) {
   in.history = &history;
   in.cycle = &*cycle;
   in.now = now_time;
-  const std::vector<ReportFile> files = RenderReport(in);
-
-  std::filesystem::create_directories(flags.output, error);
-  if (error) {
-    PrintError(Cat(Printable(flags.output), ": cannot create the directory: ", error.message()));
-    return kError;
-  }
-  for (const ReportFile& f : files) {
-    const std::string path = (std::filesystem::path(flags.output) / f.name).string();
-    if (absl::Status s = WriteFileAtomically(path, f.text); !s.ok()) return Fail(s);
-  }
-  return kOk;
+  in.decisions = decisions ? &*decisions : nullptr;
+  in.period = period;
+  return WriteReport(flags.output, RenderReport(in));
 }
 
 }  // namespace
@@ -174,7 +217,9 @@ int RunReport(const ReportFlags& flags) {
 Command AddReportCommand(CLI::App& root) {
   auto flags = std::make_shared<ReportFlags>();
   CLI::App* app = root.add_subcommand(
-      "report", "Write the pictures of scheduling: quota tree, usage per team and day, waits and pending reasons");
+      "report",
+      "Write the pictures of scheduling and decisions: quota tree, usage per team and day, waits, pending reasons, "
+      "decisions per policy");
   app->footer("Exit status: 0 once the report is written; 1 on any error.");
   CLI::Option* bundle =
       app->add_option("--bundle", flags->bundle, "Bundle whose scheduling declarations give the configuration")
@@ -191,12 +236,26 @@ Command AddReportCommand(CLI::App& root) {
                   "The report's time (RFC 3339; default: the latest time in the workloads): running workloads "
                   "count until then")
       ->type_name("TIME");
+  app->add_option("--decision-log", flags->decision_logs,
+                  "The JSON lines of `charter serve --decision-log` (or - for standard input), given again for "
+                  "more: decisions per policy over time, the top denial reasons")
+      ->type_name("FILE")
+      ->allow_extra_args(false);
+  app->add_option("--from", flags->from,
+                  "Count usage, waits and decisions from this day (YYYY-MM-DD, UTC) or RFC 3339 time")
+      ->type_name("DATE");
+  app->add_option("--to", flags->to,
+                  "Count them up to this day, included (YYYY-MM-DD), or up to this RFC 3339 time")
+      ->type_name("DATE");
   app->add_option("-o,--output", flags->output, "The directory to write into (created if missing)")
       ->type_name("DIR")
       ->required();
   app->callback([flags] {
     if (flags->bundle.empty() && flags->policies.empty()) throw CLI::RequiredError("--bundle or --policies");
     if (!flags->now.empty() && flags->workloads.empty()) throw CLI::RequiredError("--workloads (for --now)");
+    if ((!flags->from.empty() || !flags->to.empty()) && flags->workloads.empty() && flags->decision_logs.empty()) {
+      throw CLI::RequiredError("--workloads or --decision-log (for --from and --to)");
+    }
   });
   return Command{app, [flags] { return RunReport(*flags); }};
 }

@@ -3,7 +3,8 @@
 // browser). The report of this directory's fixture is opened from a file://
 // URL and checked for what a person sees: a bar per team with its figures,
 // the legend, the usage table, the pending list with the reasons `charter
-// schedule` gives, and that the page asked for nothing but its own file.
+// schedule` gives, the decisions per policy with the top denial reasons,
+// and that the page asked for nothing but its own file.
 // A screenshot of the page is kept in the build tree.
 //
 //   node tests/cli/report/browser_test.js CHARTER OUT_DIR
@@ -27,7 +28,8 @@ async function main() {
   assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: run \`make deps\` (Debian's chromium)`);
   fs.rmSync(out, { recursive: true, force: true });
   execFileSync(charter, ['report', '--policies', path.join(__dirname, 'cluster.charter'),
-    '--workloads', path.join(__dirname, 'workloads.yaml'), '--now', '2026-03-02T12:00:00Z', '-o', out],
+    '--workloads', path.join(__dirname, 'workloads.yaml'), '--now', '2026-03-02T12:00:00Z',
+    '--decision-log', path.join(__dirname, 'decisions.jsonl'), '-o', out],
   { stdio: ['ignore', 'inherit', 'pipe'], timeout: TIMEOUT_MS });
 
   // A fresh profile (user data directory) of its own, removed at the end.
@@ -94,6 +96,20 @@ async function main() {
     // Waiting: the percentiles as text.
     const waitA = await page.locator('#waiting g.wait[data-queue="team-a"] text.figures').textContent();
     assert.equal(waitA, 'p50 1h, p90 2h, max 2h (2 admitted); 0 evictions, 0 preempted');
+
+    // Authorization: a row a policy with its totals, its bars where its
+    // decisions fall, and the top denial reasons.
+    const kueueRow = page.locator('#decisions g.policy-row[data-policy="gpu-work-goes-through-kueue"]');
+    assert.ok(await kueueRow.isVisible(), 'the policy row is visible');
+    assert.equal(await kueueRow.locator('text.figures').textContent(), '0 allow, 2 deny (peak 1 an hour)');
+    assert.equal(await kueueRow.locator('rect.deny').count(), 2, 'a deny bar at each of its two hours');
+    assert.equal(await page.locator('#decisions g.policy-row').count(), 6, 'a row a policy and outcome');
+    const decisionLegend = (await page.locator('#decisions g.legend text').allTextContents()).join(' ');
+    for (const word of ['allow', 'deny', 'no opinion', 'a bar an hour']) {
+      assert.ok(decisionLegend.includes(word), `the decisions legend shows "${word}": ${decisionLegend}`);
+    }
+    const topDenial = await page.locator('#denials tr[data-reason] td').first().innerText();
+    assert.equal(topDenial, 'gpu-work-goes-through-kueue');
 
     fs.mkdirSync(out, { recursive: true });
     await page.screenshot({ path: path.join(out, 'screenshot.png'), fullPage: true });

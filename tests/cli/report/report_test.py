@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """`charter report` over the fixture of this directory (cluster.charter,
-workloads.yaml): every figure of usage.csv and usage.json against hours
-computed by hand from the fixture's times, the SVG files well-formed (XML)
-with the expected figures, index.html self-contained, the faults (file:line:col,
-an input as -o), and `charter schedule --format table`.
+workloads.yaml, decisions.jsonl): every figure of usage.csv and usage.json
+against hours computed by hand from the fixture's times, the SVG files
+well-formed (XML) with the expected figures, index.html self-contained, the
+decision log's counts per policy and period, --from/--to, the faults
+(file:line:col, an input as -o), and `charter schedule --format table`.
 
     python3 report_test.py CHARTER OUT_DIR
 """
@@ -21,6 +22,7 @@ CHARTER = os.path.abspath(sys.argv[1])
 OUT = os.path.abspath(sys.argv[2])
 CLUSTER = os.path.join(HERE, "cluster.charter")
 WORKLOADS = os.path.join(HERE, "workloads.yaml")
+DECISIONS = os.path.join(HERE, "decisions.jsonl")
 SVG = "{http://www.w3.org/2000/svg}"
 
 
@@ -136,6 +138,116 @@ shutil.rmtree(out3, ignore_errors=True)
 p = run("report", "--policies", CLUSTER, "--workloads", bad, "-o", out3, ok=False)
 check(p.returncode == 1 and f"{bad}:8:12:" in p.stderr, f"a fault names file:line:col: {p.stderr}")
 check(not os.path.exists(out3), "nothing written on a fault")
+
+# --- decisions (--decision-log): counts per policy and hour, by hand -----------
+# decisions.jsonl spans 03-01 09:10 to 03-02 12:00 (under two days: a bar an
+# hour). u2 has two determining policies and counts in both rows; u4 denies
+# with no policy permitting (quota-check erred); u5 was not decided (an error
+# of `(mapping)`); u6 is 10:30Z (+01:00).
+out4 = OUT + "-decisions"
+shutil.rmtree(out4, ignore_errors=True)
+run("report", "--policies", CLUSTER, "--workloads", WORKLOADS, "--decision-log", DECISIONS, "-o", out4)
+check(sorted(os.listdir(out4)) == ["decisions.csv", "decisions.svg", "index.html", "quota-tree.svg", "usage.csv",
+                                   "usage.json", "waiting.svg"], f"the files written: {sorted(os.listdir(out4))}")
+with open(os.path.join(out4, "decisions.csv"), newline="") as f:
+    drows = list(csv.reader(f))
+check(drows == [
+    ["period_start", "policy", "decision", "count"],
+    ["2026-03-01T09:00:00Z", "admins", "allow", "1"],
+    ["2026-03-01T09:00:00Z", "team-a-submits", "allow", "2"],
+    ["2026-03-01T10:00:00Z", "(no policy permits)", "deny", "1"],
+    ["2026-03-01T10:00:00Z", "gpu-work-goes-through-kueue", "deny", "1"],
+    ["2026-03-02T10:00:00Z", "(no opinion)", "no opinion", "1"],
+    ["2026-03-02T11:00:00Z", "(review not decided)", "deny", "1"],
+    ["2026-03-02T12:00:00Z", "gpu-work-goes-through-kueue", "deny", "1"],
+], f"decisions.csv: {drows}")
+dsvg = ET.parse(os.path.join(out4, "decisions.svg")).getroot()
+policy_rows = [(g.get("data-policy"), g.get("data-allow"), g.get("data-deny"), g.get("data-no-opinion"))
+               for g in dsvg.iter(SVG + "g") if g.get("class") == "policy-row"]
+# Most decisions first, then by name.
+check(policy_rows == [("gpu-work-goes-through-kueue", "0", "2", "0"), ("team-a-submits", "2", "0", "0"),
+                      ("(no opinion)", "0", "0", "1"), ("(no policy permits)", "0", "1", "0"),
+                      ("(review not decided)", "0", "1", "0"), ("admins", "1", "0", "0")],
+      f"decisions.svg rows: {policy_rows}")
+bars = [r for g in dsvg.iter(SVG + "g") if g.get("data-policy") == "gpu-work-goes-through-kueue"
+        for r in g.iter(SVG + "rect") if r.get("class") == "deny"]
+check([b.find(SVG + "title").text for b in bars] ==
+      ["gpu-work-goes-through-kueue, 2026-03-01T10:00Z: 1 decision deny",
+       "gpu-work-goes-through-kueue, 2026-03-02T12:00Z: 1 decision deny"], "a deny bar a period, with its tooltip")
+# 28 hourly periods (03-01 09:00 to 03-02 12:00): its bars at 10:00 and, 26 periods on, 12:00.
+xs = [float(b.get("x")) for b in bars]
+width = float(bars[0].get("width")) + 1
+check(abs((xs[1] - xs[0]) / width - 26) < 1e-6, f"the bars' periods: {xs}, {width}")
+dlegend = " ".join(t.text or "" for g in dsvg.iter(SVG + "g") if g.get("class") == "legend" for t in g.iter(SVG + "text"))
+for word in ["a bar an hour (7 decisions)", "allow", "deny", "no opinion"]:
+    check(word in dlegend, f"decisions legend has `{word}`: {dlegend}")
+with open(os.path.join(out4, "index.html")) as f:
+    dhtml = f.read()
+check("7 decisions from 2026-03-01T09:00:00Z to 2026-03-02T13:00:00Z: 2 allowed, 4 denied, 1 no opinion (1 not "
+      "decided: the review did not map to a request)." in dhtml, "the decision summary")
+denial_table = dhtml.split('<table id="denials">')[1].split("</table>")[0]
+check([r.split('"')[1] for r in denial_table.split("<tr data-reason=")[1:]] ==
+      ["gpu-work-goes-through-kueue", "(no policy permits)", "(review not decided)"], f"top denials: {denial_table}")
+check("<td class=\"n\">2</td><td class=\"n\">50%</td>" in denial_table, "2 of the 4 denials: 50%")
+check('<tr data-policy="quota-check"><td>quota-check</td><td class="n">1</td></tr>' in dhtml, "the policy that erred")
+check(dhtml.count("<svg") == 3 and "<script" not in dhtml, "three charts inlined, no script")
+
+# --- --from / --to: usage clipped, waits and decisions within ------------------------
+# From 03-01 12:00 to the end of 03-01: team-a 12-15 8 used (own 12, borrowed
+# 12), 15-24 4 used (own 36); team-b nothing. Waits: only a2 was admitted in
+# the period (2h); b1 (admitted 03-02) leaves team-b with none.
+out5 = OUT + "-period"
+shutil.rmtree(out5, ignore_errors=True)
+run("report", "--policies", CLUSTER, "--workloads", WORKLOADS, "--now", "2026-03-02T12:00:00Z", "--decision-log",
+    DECISIONS, "--from", "2026-03-01T12:00:00Z", "--to", "2026-03-01", "-o", out5)
+with open(os.path.join(out5, "usage.csv"), newline="") as f:
+    prows = list(csv.reader(f))[1:]
+# (A row a queue and resource used in the period: team-b used nothing in it.)
+check(prows == [["team-a", "research", "nvidia.com/gpu", "2026-03-01", "48", "12", "60"]], f"usage in the period: {prows}")
+pwait = {g.get("data-queue"): g for g in ET.parse(os.path.join(out5, "waiting.svg")).getroot().iter(SVG + "g")
+         if g.get("class") == "wait"}
+check((pwait["team-a"].get("data-p50"), pwait["team-a"].get("data-max"), pwait["team-b"].get("data-max"),
+       pwait["team-b"].get("data-evictions")) == ("7200", "7200", "0", "0"), "waits in the period")
+with open(os.path.join(out5, "decisions.csv"), newline="") as f:
+    check(list(csv.reader(f))[1:] == [], "no decision between 03-01 12:00 and 03-02")
+with open(os.path.join(out5, "index.html")) as f:
+    phtml = f.read()
+check("0 decisions: 0 allowed, 0 denied, 0 no opinion; 7 lines outside the period left out." in phtml,
+      "the summary counts what the period left out")
+check("The period: 2026-03-01T12:00:00Z to 2026-03-02T00:00:00Z" in phtml, "the period is stated")
+
+# Decisions alone, over policies that declare no scheduling.
+out6 = OUT + "-authorization"
+shutil.rmtree(out6, ignore_errors=True)
+cedar = os.path.join(OUT + "-plain.cedar")
+with open(cedar, "w") as f:
+    f.write("permit (principal, action, resource);\n")
+run("report", "--policies", cedar, "--decision-log", DECISIONS, "--from", "2026-03-02", "-o", out6)
+check(sorted(os.listdir(out6)) == ["decisions.csv", "decisions.svg", "index.html"], f"decisions only: {os.listdir(out6)}")
+p = run("report", "--policies", cedar, "--decision-log", DECISIONS, "--workloads", WORKLOADS, "-o", out6, ok=False)
+check(p.returncode == 1 and "declare no scheduling configuration" in p.stderr, f"--workloads needs scheduling: {p.stderr}")
+
+# Faults in a decision log name file:line:col; nothing is written.
+badlog = OUT + "-bad.jsonl"
+with open(badlog, "w") as f:
+    f.write('{"time":"2026-03-01T00:00:00Z","decision":"allow","reasons":["a"]}\n'
+            '{"time": "noon", "decision":"allow"}\n'
+            '{"decision":"deny"}\n'
+            '{"time":"2026-03-01T00:00:00Z","decision":"perhaps"}\n'
+            '{"time":"2026-03-01T00:00:00Z","decision":"deny","reasons":"a"}\n')
+out7 = OUT + "-bad-log"
+shutil.rmtree(out7, ignore_errors=True)
+p = run("report", "--policies", CLUSTER, "--decision-log", badlog, "-o", out7, ok=False)
+for needle in [f"{badlog}:2:10: `time` is `noon`, not an RFC 3339 time",
+               f"{badlog}:3:1: the line has no `time`",
+               f"{badlog}:4:1: the line's `decision` is `perhaps`, not allow, deny or no opinion",
+               f"{badlog}:5:60: `reasons` must be an array of strings"]:
+    check(needle in p.stderr, f"a decision-log fault: `{needle}` in {p.stderr}")
+check(p.returncode == 1 and not os.path.exists(out7), "nothing written on a fault")
+for args, needle in [(["--from", "2026-03-02", "--to", "2026-03-01"], "--from 2026-03-02 is not before --to 2026-03-01"),
+                     (["--to", "soon"], "--to: `soon` is neither a date (YYYY-MM-DD) nor an RFC 3339 time")]:
+    p = run("report", "--policies", CLUSTER, "--decision-log", DECISIONS, *args, "-o", out7, ok=False)
+    check(p.returncode == 1 and needle in p.stderr, f"{args}: {p.stderr}")
 
 # --- charter schedule --format table --------------------------------------------------
 table = run("schedule", "--policies", CLUSTER, "--workloads", WORKLOADS, "--format", "table").stdout
