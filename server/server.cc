@@ -70,6 +70,7 @@
 #include "decision_log.h"
 #include "http.h"
 #include "json_write.h"
+#include "live.h"
 
 namespace charter::server {
 namespace {
@@ -423,6 +424,7 @@ class Server {
   Server(const ServerOptions& options, std::shared_ptr<const PolicyState> state)
       : options_(options), state_(std::move(state)) {
     answers_base_.reasons = options.reasons;
+    loads_.Add(UnixNow(), "start", true, state_->bundle_hash(), state_->engine().policy_count(), "");
   }
 
   Certificates& certificates() { return certificates_; }
@@ -446,6 +448,8 @@ class Server {
     }
     if (!next.ok()) {
       metrics_.reload_failures.fetch_add(1);
+      loads_.Add(UnixNow(), why, false, State()->bundle_hash(), State()->engine().policy_count(),
+                 OneLine(next.status().message()));
       Say(Cat("reload (", S(why), ") failed, still serving ", State()->bundle_hash(), ": ",
                        OneLine(next.status().message())));
       return;
@@ -455,18 +459,21 @@ class Server {
       state_ = *next;
     }
     metrics_.reloads.fetch_add(1);
+    loads_.Add(UnixNow(), why, true, (*next)->bundle_hash(), (*next)->engine().policy_count(), "");
     Say(Cat("reloaded (", S(why), "): bundle ", (*next)->bundle_hash(), ", ",
                      (*next)->engine().policy_count(), " policies"));
   }
 
   // Answers a request the connection has read whole (its body inflated),
   // on the TLS listener or the admin listener (admin). With an admin
-  // listener, /v1/authorize and /metrics are answered there only, and the
-  // webhooks' endpoints on the TLS listener only; the probes on both.
+  // listener, /v1/authorize, /metrics and the live page (/ui, /ui/app.js,
+  // /ui/data) are answered there only, and the webhooks' endpoints on the
+  // TLS listener only; the probes on both.
   void Handle(const HttpRequest& q, Response& r, bool admin) {
     const std::string& m = q.method;
     bool get = m == "GET" || m == "HEAD";
-    bool local = q.path == "/v1/authorize" || q.path == "/metrics";
+    bool ui = q.path == "/ui" || q.path == "/ui/app.js" || q.path == "/ui/data";
+    bool local = q.path == "/v1/authorize" || q.path == "/metrics" || ui;
     bool webhook = q.path == "/v1/admission" || q.path == "/v1/authorization";
     if (options_.has_admin() && local && !admin) {
       return Error(q, r, 404, " on this listener: it is served on the admin listener (--admin-listen)");
@@ -475,6 +482,15 @@ class Server {
     if (q.path == "/metrics") {
       if (!get) return Error(q, r, 405, "GET, HEAD");
       return r.set_content(metrics_.Render(*State()), "text/plain; version=0.0.4");
+    }
+    if (ui) {
+      if (!get) return Error(q, r, 405, "GET, HEAD");
+      r.headers.emplace_back("Content-Security-Policy", kLivePagePolicy);
+      r.headers.emplace_back("Cache-Control", "no-store");
+      r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+      if (q.path == "/ui") return r.set_content(std::string(LivePageHtml()), "text/html; charset=utf-8");
+      if (q.path == "/ui/app.js") return r.set_content(std::string(LivePageScript()), "text/javascript");
+      return r.set_content(LiveData(), "application/json");
     }
     if (local || webhook) {
       if (m != "POST") return Error(q, r, 405, "POST");
@@ -525,6 +541,18 @@ class Server {
   }
 
  private:
+  static int64_t UnixNow() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+  // GET /ui/data: what the live page draws.
+  std::string LiveData() const {
+    std::shared_ptr<const PolicyState> state = State();
+    const int64_t now = UnixNow();
+    return Cat("{\"now\":", Quoted(UnixTimeName(now)), ",\"bundle\":", Quoted(state->bundle_hash()),
+               ",\"policies\":", state->engine().policy_count(), ",\"decisions\":", recent_.Json(now),
+               ",\"loads\":", loads_.Json(), "}\n");
+  }
   static std::string EndpointOf(std::string_view path) {
     if (path == "/v1/authorize") return "authorize";
     if (path == "/v1/admission") return "admission";
@@ -582,6 +610,7 @@ class Server {
     out += batch ? "]\n" : "\n";
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     double each = requests.empty() ? seconds : seconds / static_cast<double>(requests.size());
+    const int64_t now = UnixNow();
     std::optional<JsonDocument> doc;
     if (log_ != nullptr) {
       absl::StatusOr<JsonDocument> parsed = JsonDocument::Parse(q.body);
@@ -589,6 +618,7 @@ class Server {
     }
     for (size_t i = 0; i < requests.size(); ++i) {
       metrics_.Decided(kAuthorize, OutcomeOf(decisions[i], false), each);
+      recent_.Record(now, decisions[i], OutcomeOf(decisions[i], false));
       if (doc.has_value()) {
         JsonValue v = batch ? doc->root().at(i) : doc->root();
         size_t begin = v.offset();
@@ -610,6 +640,9 @@ class Server {
     if (d.outcome == ReviewDecision::kMalformed) return Refuse(e, r, 400, d.error.message());
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     metrics_.Decided(e, OutcomeOf(d.decision, e == kAuthorization), seconds);
+    // What the policies decided (as the decision log keeps it).
+    const Decision& decided = d.unenforced.empty() ? d.decision : d.policies;
+    recent_.Record(UnixNow(), decided, OutcomeOf(decided, e == kAuthorization));
     // A refused object's line, and a review whose request did not read, have
     // no request: there is nothing to decide again. The line keeps the
     // policies' own decision when the rollout answered otherwise.
@@ -627,6 +660,8 @@ class Server {
   std::shared_ptr<const PolicyState> state_;
   Certificates certificates_;
   Metrics metrics_;
+  RecentDecisions recent_;  // for the live page
+  LoadHistory loads_;
   DecisionLogWriter* log_ = nullptr;
   std::atomic<bool> draining_{false};
 };

@@ -398,10 +398,9 @@ constexpr StillTrue kStillTrue[] = {
      "performance.md's `charter serve` targets are unjudged until bench-serve runs on a quiet machine"},
     {"docs/server.md", "Not yet", "the server's limits; each item below checked against server/"},
     {"docs/server.md",
-     "A review's own entities (its principal and object) are written as JSON text by the mapping and "
-     "read again into the overlay on the configured store (`Entities::Extend`); a builder of entities "
-     "as values would save that text.",
-     "server/admission_review.cc writes MappedReview::entities_json; policy_state.cc's EntitiesFor reads it"},
+     "The live page does not show allocation: given a workloads source, it should draw the quota bars "
+     "of `charter report`.",
+     "server/live.cc draws decisions and loads only; charter serve takes no workloads source"},
     {"docs/server.md", "No HTTP/2.", "server/http.cc reads HTTP/1.0 and 1.1 only"},
     {"docs/server.md",
      "A request is decided on its loop's thread: a review that takes long to decide (a large body) "

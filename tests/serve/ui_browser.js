@@ -1,0 +1,105 @@
+// The live page of `charter serve` in Debian's Chromium (playwright-core,
+// which downloads no browser): opened once, it shows the decisions per
+// policy and the loads, then, with no reload of the page, the admission
+// reviews posted meanwhile and a reload of the server's policies (SIGHUP).
+// Run by ui_test.sh, which starts the server.
+//
+//   node ui_browser.js ADMIN_URL TLS_URL SERVER_PID OUT_DIR REVIEWS_DIR
+// (NODE_EXTRA_CA_CERTS names the server's certificate.)
+'use strict';
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { chromium } = require('playwright-core');
+
+const [admin, tls, pid, out, reviews] = process.argv.slice(2);
+const CHROMIUM = process.env.CHARTER_CHROMIUM || '/usr/bin/chromium';
+const TIMEOUT_MS = 60000;
+
+async function review(file, times) {
+  const body = fs.readFileSync(path.join(reviews, file));
+  for (let i = 0; i < times; i++) {
+    const answer = await fetch(tls + '/v1/admission', {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body,
+    });
+    assert.equal(answer.status, 200, `${file}: ${answer.status}`);
+    await answer.text();
+  }
+}
+
+async function main() {
+  assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: run \`make deps\` (Debian's chromium)`);
+  fs.mkdirSync(out, { recursive: true });
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'charter-ui-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    timeout: TIMEOUT_MS,
+    viewport: { width: 1100, height: 800 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+  try {
+    const page = await context.newPage();
+    page.setDefaultTimeout(TIMEOUT_MS);
+    const requests = [];
+    const errors = [];
+    let navigations = 0;
+    page.on('request', (r) => requests.push(r.url()));
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    page.on('framenavigated', (f) => { if (f === page.mainFrame()) navigations++; });
+
+    await page.goto(admin + '/ui', { waitUntil: 'load' });
+    assert.equal(await page.title(), 'charter serve');
+    await page.waitForSelector('#status[data-updates]');
+    // The two denials ui_test.sh made before.
+    const none = page.locator('#decisions tr[data-policy="(no policy permits)"] td');
+    assert.deepEqual((await none.allInnerTexts()).filter((_, i) => i !== 1), ['(no policy permits)', '0', '2', '0']);
+    assert.match(await page.locator('#bundle').innerText(), /^Serving sha256:[0-9a-f]{64} \(\d+ policies\)/);
+    const legend = await page.locator('p.legend').innerText();
+    for (const word of ['allow', 'deny', 'no opinion', 'a bar every 10 seconds']) {
+      assert.ok(legend.includes(word), `the legend shows "${word}": ${legend}`);
+    }
+
+    // More decisions while the page is open: it shows them by itself.
+    await review('pod-create-bare-gpu.json', 3);   // deny: gpu-work-goes-through-kueue
+    await review('pytorchjob-create.json', 2);     // allow: team-admits-in-own-namespace
+    const kueue = page.locator('#decisions tr[data-policy="gpu-work-goes-through-kueue"]');
+    await kueue.locator('td.deny', { hasText: /^3$/ }).waitFor();
+    assert.equal(await kueue.locator('td.allow').innerText(), '0');
+    assert.ok((await kueue.locator('svg.strip rect.deny').count()) >= 1, 'a deny bar in its strip');
+    const team = page.locator('#decisions tr[data-policy="team-admits-in-own-namespace"]');
+    await team.locator('td.allow', { hasText: /^2$/ }).waitFor();
+    // Most decisions first.
+    const order = await page.locator('#decisions tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.policy));
+    assert.deepEqual(order, ['gpu-work-goes-through-kueue', '(no policy permits)', 'team-admits-in-own-namespace']);
+
+    // A reload of the policies: the loads' history grows, newest first.
+    const loads = page.locator('#loads tbody tr');
+    assert.equal(await loads.count(), 1);
+    assert.deepEqual((await loads.first().locator('td').allInnerTexts()).slice(1, 3), ['start', 'loaded']);
+    process.kill(Number(pid), 'SIGHUP');
+    await page.waitForFunction(() => document.querySelectorAll('#loads tbody tr').length === 2, null,
+      { timeout: TIMEOUT_MS });
+    assert.deepEqual((await loads.first().locator('td').allInnerTexts()).slice(1, 3), ['SIGHUP', 'loaded']);
+
+    await page.screenshot({ path: path.join(out, 'screenshot.png'), fullPage: true });
+    assert.equal(navigations, 1, 'the page was never reloaded');
+    assert.deepEqual(errors, [], 'no script error');
+    const foreign = requests.filter((u) => !u.startsWith(admin + '/ui'));
+    assert.deepEqual(foreign, [], `requests beyond the server's /ui: ${foreign.join(', ')}`);
+    assert.ok(requests.filter((u) => u === admin + '/ui/data').length >= 2, 'the data was asked for again');
+    console.log(`ui_browser: ok (screenshot ${path.join(out, 'screenshot.png')})`);
+  } finally {
+    await context.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
