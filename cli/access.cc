@@ -1,7 +1,7 @@
 // `charter access`: who may do what through one connection.
 //
 //   charter access (--bundle B | --policies P) --entities E [--schema S]
-//                  --connection UID [--at DATE] [--format text|json|dot]
+//                  --connection UID [--at DATE] [--format text|json|dot|svg]
 //
 // Every principal in the store that each action of each layer allows on what
 // the connection reaches, with the determining policies and the memberships
@@ -20,6 +20,7 @@
 #include "charter/charter.h"
 #include "charter/governance.h"
 #include "charter/schema.h"
+#include "access_picture.h"
 #include "command.h"
 #include "load.h"
 #include "report.h"
@@ -85,6 +86,7 @@ int RunAccess(AccessFlags flags) {
     PrintError(WithPath(flags.entities, OneLine(report.status().message())));
     return kError;
   }
+  if (flags.format == "svg") return WriteStdout(AccessSvg(*report)) ? kOk : kError;
   std::string out = flags.format == "json" ? report->ToJson() : flags.format == "dot" ? report->ToDot()
                                                                                       : report->ToText();
   return WriteStdout(Printable(out, /*keep_newlines=*/true)) ? kOk : kError;
@@ -106,9 +108,10 @@ Command AddAccessCommand(CLI::App& root) {
       ->required();
   app->add_option("--at", flags->at, "The date of the requests' context.now (YYYY-MM-DD; default: today, UTC)")
       ->type_name("DATE");
-  app->add_option("--format", flags->format, "Output: text (default), json, or dot (a Graphviz graph)")
+  app->add_option("--format", flags->format,
+                  "Output: text (default), json, dot (a Graphviz graph) or svg (a picture with a legend)")
       ->type_name("FORMAT")
-      ->check(OneOf({"text", "json", "dot"}));
+      ->check(OneOf({"text", "json", "dot", "svg"}));
   app->callback([flags] { RequirePolicySource(flags->source); });
   return Command{app, [flags] { return RunAccess(*flags); }};
 }

@@ -1161,6 +1161,47 @@ case_access_formats() {
   command -v dot >/dev/null || fail "Graphviz's dot is missing (scripts/deps.sh installs graphviz)"
   dot -Tsvg "$stdout_file" >"$tmp/access.svg" || fail "Graphviz cannot render the graph"
   grep -q '<svg' "$tmp/access.svg" || fail "Graphviz wrote no SVG"
+  # --format svg: Charter's own picture of the same graph (nodes, memberships,
+  # grants and their actions as the dot graph has them), with its legend;
+  # the principals the findings name in red.
+  "$charter_bin" access --policies "$policies" --entities "$entities" --connection vision/gpu-east --at 2026-01-15 \
+    --format dot >"$tmp/access.dot" || fail "access --format dot"
+  "$charter_bin" access --policies "$policies" --entities "$entities" --connection vision/gpu-east --at 2026-01-15 \
+    --format json >"$tmp/access.json" || fail "access --format json"
+  capture access --policies "$policies" --entities "$entities" --connection vision/gpu-east --at 2026-01-15 --format svg
+  expect_status 0
+  expect_no_stderr
+  python3 - "$stdout_file" "$tmp/access.dot" "$tmp/access.json" <<'PY' || fail "access --format svg does not draw the graph"
+import json, re, sys
+import xml.etree.ElementTree as ET
+S = "{http://www.w3.org/2000/svg}"
+svg = ET.parse(sys.argv[1]).getroot()
+dot = open(sys.argv[2]).read()
+report = json.load(open(sys.argv[3]))
+unq = lambda s: s.replace('\\"', '"')
+q = r'"((?:[^"\\]|\\.)*)"'
+dot_nodes = {unq(m) for m in re.findall(r"^  " + q + r" \[shape=", dot, re.M)}
+dot_members = {(unq(a), unq(b)) for a, b in re.findall(r"^  " + q + " -> " + q + r" \[style=dashed", dot, re.M)}
+dot_grants = {(unq(a), unq(b)): unq(l) for a, b, l in re.findall(r"^  " + q + " -> " + q + r" \[label=" + q, dot, re.M)}
+groups = [g for g in svg.iter(S + "g")]
+nodes = {g.get("data-name"): g.get("class") for g in groups if (g.get("class") or "").startswith("node")}
+assert set(nodes) == dot_nodes, (sorted(nodes), sorted(dot_nodes))
+members = {(p.get("data-from"), p.get("data-to")) for p in svg.iter(S + "path") if p.get("class") == "member"}
+assert members == dot_members, (members, dot_members)
+grants = {(g.get("data-from"), g.get("data-to")): g.get("data-actions") for g in groups if g.get("class") == "grant"}
+assert grants == dot_grants, (grants, dot_grants)
+short = lambda u: re.sub(r'^(?:\w+::)*(\w+::"[^"]*")$', r"\1", u)
+named = {short(f["principal"]) for f in report["findings"] if f.get("principal")}
+flagged = {n for n, c in nodes.items() if "flagged" in c}
+assert flagged == named & set(nodes) and flagged, (flagged, named)
+assert nodes['Member::"dave"'] == "node principal flagged" and nodes['Team::"vision-research"'] == "node group"
+legend = " ".join(t.text or "" for g in groups if g.get("class") == "legend" for t in g.iter(S + "text"))
+for word in ["principal", "group it is in", "what the connection reaches", "member of", "allowed, with the actions",
+             "named by a finding"]:
+    assert word in legend, (word, legend)
+findings = [g for g in groups if g.get("class") == "finding"]
+assert len(findings) == len(report["findings"]), (len(findings), len(report["findings"]))
+PY
   capture access --policies "$policies" --entities "$entities" --connection robotics/gpu-east --at 2026-01-15 --format json
   expect_status 0
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["connection"]=="Governance::Connection::\"robotics/gpu-east\"", r["connection"]' \
