@@ -16,6 +16,7 @@
 #   make bench-slurm     sbatch throughput with and without job_submit.lua
 #   make consumer-shared the library built shared (BUILD_SHARED_LIBS=ON), installed, linked
 #   make perf-report  every target of issue 5 measured, as a table (bench/perf/)
+#   make bench-report `charter report` over 10,000 workloads, and the live page's data (bench/report/)
 #   make fuzz       clang build of the libFuzzer targets, each run FUZZ_SECONDS
 #   make conformance  the differential campaign against Cedar: COUNT cases of SEED
 #   make validation-conformance  the validation campaign against Cedar's validator
@@ -174,6 +175,17 @@ bench-import: deps
 	$(call configure,$(BENCH_DIR),$(BENCH_CMAKE_ARGS))
 	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_cli
 	bash bench/schedule/import_kueue.sh $(BENCH_DIR)/cli/charter
+
+# The pictures (issue 37; docs/performance.md, "Pictures"): `charter report`
+# over 10,000 workloads in 100 queues over 30 days, with and without 100,000
+# decision-log lines, and the live page's GET /ui/data, with the Release
+# build's charter. REPORT_RUNS runs a figure (medians).
+REPORT_RUNS ?= 5
+.PHONY: bench-report
+bench-report: deps
+	$(call configure,$(BENCH_DIR),$(BENCH_CMAKE_ARGS))
+	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_cli
+	bash bench/report/run.sh $(BENCH_DIR)/cli/charter $(REPORT_RUNS)
 
 # The webhook (issue 18; docs/performance.md, "charter serve"): one review in
 # process, then wrk over loopback TLS at 1, 16 and 64 connections and under
