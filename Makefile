@@ -106,7 +106,7 @@ test: build
 	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) --timeout $(TEST_TIMEOUT) $(CTEST_ARGS)
 
 demo: build
-	CHARTER_BUILD_DIR=$(abspath $(BUILD_DIR)) CHARTER_REPORT_DIR=$(abspath $(BUILD_DIR))/governance-report \
+	CHARTER_BUILD_DIR=$(abspath $(BUILD_DIR)) CHARTER_REPORT_DIR=$(abspath $(BUILD_DIR))/governance-report CHARTER_UPDATE_PICTURES=1 \
 	  bash examples/governance/demo.sh
 
 install: build

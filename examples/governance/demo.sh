@@ -134,3 +134,30 @@ echo "\$ charter report --bundle governance.bundle --workloads $workloads -o REP
 "$charter" report --bundle "$bundle" --workloads "$workloads" -o "$report"
 grep -q 'data-workload="eval-sweep"' "$report/index.html"
 echo "   wrote $(cd "$report" && ls | tr '\n' ' ')into ${CHARTER_REPORT_DIR:-a temporary directory}"
+
+# The pictures this example's README shows (pictures/): the quota tree and
+# the waiting of the report above, and who may do what through the vision
+# project's connection to gpu-east. They depend only on the files here, so
+# the demo draws them again and says whether they still match; `make demo`
+# (CHARTER_UPDATE_PICTURES=1) writes them into pictures/ when they changed.
+pictures="$ex/pictures"
+drawn="$tmp/pictures"
+mkdir -p "$drawn"
+cp "$report/quota-tree.svg" "$report/waiting.svg" "$drawn/"
+echo "\$ charter access --policies $policies --entities $entities --connection vision/gpu-east --at 2026-01-15 --format svg"
+"$charter" access --policies "$policies" --entities "$entities" --connection vision/gpu-east --at 2026-01-15 \
+  --format svg >"$drawn/access-vision-gpu-east.svg"
+stale=()
+for f in quota-tree.svg waiting.svg access-vision-gpu-east.svg; do
+  cmp -s "$drawn/$f" "$pictures/$f" || stale+=("$f")
+done
+if [[ ${#stale[@]} -eq 0 ]]; then
+  echo "   the README's pictures (pictures/) are as drawn now"
+elif [[ "${CHARTER_UPDATE_PICTURES:-}" == 1 ]]; then
+  mkdir -p "$pictures"
+  for f in "${stale[@]}"; do cp "$drawn/$f" "$pictures/$f"; done
+  echo "   updated the README's pictures: ${stale[*]}"
+else
+  echo "   the README's pictures differ from what is drawn now: ${stale[*]} (make demo updates them)" >&2
+  exit 1
+fi
