@@ -503,6 +503,8 @@ std::vector<UsageRow> ComputeUsage(const ReportInput& in) {
   return rows;
 }
 
+std::string QuotaTreePicture(const ReportInput& in) { return QuotaTreeSvg(in); }
+
 std::vector<ReportFile> RenderReport(const ReportInput& in) {
   std::vector<ReportFile> files;
   std::string page = PageHead() + PeriodLine(in.period);

@@ -46,6 +46,11 @@ struct UsageRow {
 // above its nominal quota there; own is the rest.
 std::vector<UsageRow> ComputeUsage(const ReportInput& in);
 
+// quota-tree.svg alone: of `in.state` (with what its admitted workloads hold)
+// at `in.now`; the history and the cycle are not read. For the live page of
+// `charter serve --workloads`.
+std::string QuotaTreePicture(const ReportInput& in);
+
 // The files of the report, by name.
 struct ReportFile {
   std::string name;

@@ -6,6 +6,8 @@
 //                 [--client-ca FILE] [--listen ADDR:PORT] [--admin-listen unix:PATH|127.0.0.1:PORT]
 //                 [--admin-group GROUP] [--decision-log FILE|-] [--decision-log-max-bytes N]
 //                 [--decision-log-keep K] [--config FILE] [--enforcement deny|warn|dryrun]
+//                 [--workloads FILE]
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -15,10 +17,14 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "charter/kueue_history.h"
+#include "charter/schedule.h"
 #include "command.h"
 #include "files.h"
 #include "load.h"
+#include "pictures.h"
 #include "report.h"
+#include "schedule.h"
 #include "server.h"
 
 namespace charter::cli {
@@ -32,8 +38,38 @@ struct ServeFlags {
   // Given on the command line, they override the configuration's.
   std::optional<uint64_t> log_max_bytes;
   std::optional<int> log_keep;
+  std::string workloads;
   server::ServerOptions options;
 };
+
+constexpr size_t kMaxWorkloadsBytes = size_t{1} << 30;
+
+// The live page's allocation: the quota tree of the policies' scheduling
+// declarations with what the workloads of `path` hold, read again at every
+// reload (docs/server.md#the-live-page).
+absl::StatusOr<std::string> DrawAllocation(const std::string& path, const server::PolicyState& state) {
+  absl::StatusOr<std::optional<schedule::State>> config = schedule::ReadConfiguration(state.engine());
+  if (!config.ok()) return config.status();
+  if (!config->has_value()) {
+    return absl::InvalidArgumentError(
+        "the policies declare no scheduling configuration (no `flavor`, `cohort` or `queue` in a .charter file) "
+        "for the workloads to be drawn on");
+  }
+  absl::StatusOr<std::string> text = ReadFile(path, kMaxWorkloadsBytes);
+  if (!text.ok()) return text.status();
+  std::vector<kueue::WorkloadHistory> history;
+  absl::StatusOr<schedule::State> now = WorkloadsOnto(**config, path, *text, "", &history);
+  if (!now.ok()) return now.status();
+  ReportInput in;
+  in.state = &*now;
+  in.history = &history;
+  for (const kueue::WorkloadHistory& h : history) {
+    for (const std::optional<double>& t : {h.created, h.quota_reserved, h.admitted, h.finished}) {
+      if (t) in.now = std::max(in.now, *t);
+    }
+  }
+  return QuotaTreePicture(in);
+}
 
 int RunServe(ServeFlags& flags) {
   if (absl::Status s = server::ParseListen(flags.listen, &flags.options); !s.ok()) {
@@ -93,6 +129,16 @@ int RunServe(ServeFlags& flags) {
     inputs.insert(inputs.end(), {o.files.bundle, o.files.entities, o.tls_cert, o.tls_key, o.client_ca, flags.config});
     if (absl::Status s = CheckNotAnInput(o.decision_log, inputs, "decisions"); !s.ok()) return Fail(s);
   }
+  if (!flags.workloads.empty()) {
+    if (flags.workloads == kStdinPath) {
+      PrintError("--workloads: serve reads the workloads again at every reload; - (stdin) cannot be");
+      return kError;
+    }
+    flags.options.allocation_source = flags.workloads;
+    flags.options.allocation = [path = flags.workloads](const server::PolicyState& state) {
+      return DrawAllocation(path, state);
+    };
+  }
   return server::Serve(flags.options) == 0 ? kOk : kError;
 }
 
@@ -147,6 +193,10 @@ Command AddServeCommand(CLI::App& root) {
   app->add_option("--decision-log-keep", flags->log_keep, "Rotated decision logs kept, FILE.1 ... FILE.K (default 5)")
       ->type_name("K")
       ->check(CLI::Range(1, 1000));
+  app->add_option("--workloads", flags->workloads,
+                  "Kueue Workload objects (or the state format) whose quota the live page (/ui) draws on the "
+                  "policies' queues; read again at every reload")
+      ->type_name("FILE");
   app->add_option("--config", flags->config, "The server's configuration (JSON; docs/server.md)")->type_name("FILE");
   app->add_option("--enforcement", flags->enforcement,
                   "Rollout mode over every policy's own: deny (default), warn (allow, with a warning) or dryrun "

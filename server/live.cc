@@ -173,6 +173,11 @@ th{background:#edf2f7}
 <thead><tr><th>policy</th><th>over time</th><th>allow</th><th>deny</th><th>no opinion</th></tr></thead>
 <tbody></tbody>
 </table>
+<section id="allocation-section" hidden>
+<h2>Allocation</h2>
+<p id="allocation-note"></p>
+<div id="allocation"></div>
+</section>
 <h2>Loads of the policies</h2>
 <table id="loads">
 <thead><tr><th>time</th><th>why</th><th>outcome</th><th>bundle</th><th>policies</th></tr></thead>
@@ -270,6 +275,27 @@ function draw(data) {
     loads.push(tr);
   }
   document.querySelector('#loads tbody').replaceChildren(...loads);
+  drawAllocation(data.allocation);
+}
+
+// The quota tree `charter serve --workloads` draws (Charter's own SVG),
+// parsed as SVG, never as HTML, and replaced only when it changed.
+let allocationSvg = null;
+function drawAllocation(a) {
+  const section = document.getElementById('allocation-section');
+  section.hidden = !a;
+  if (!a) return;
+  const note = document.getElementById('allocation-note');
+  note.textContent = 'The quota of the policies\' queues and what ' + a.source + ' holds, read ' + a.time +
+    (a.error ? '. The last read failed, so this is the one before: ' + a.error : '.');
+  note.className = a.error ? 'failed' : '';
+  if (a.svg === allocationSvg) return;
+  allocationSvg = a.svg;
+  const box = document.getElementById('allocation');
+  if (!a.svg) return box.replaceChildren();
+  const doc = new DOMParser().parseFromString(a.svg, 'image/svg+xml');
+  if (doc.querySelector('parsererror')) return box.replaceChildren(document.createTextNode('(the picture does not parse)'));
+  box.replaceChildren(document.importNode(doc.documentElement, true));
 }
 
 let updates = 0;

@@ -450,6 +450,9 @@ class Server {
       metrics_.reload_failures.fetch_add(1);
       loads_.Add(UnixNow(), why, false, State()->bundle_hash(), State()->engine().policy_count(),
                  OneLine(next.status().message()));
+      if (absl::Status s = RefreshAllocation(*State()); !s.ok()) {
+        Say(Cat("reload (", S(why), "): allocation: ", OneLine(s.message())));
+      }
       Say(Cat("reload (", S(why), ") failed, still serving ", State()->bundle_hash(), ": ",
                        OneLine(next.status().message())));
       return;
@@ -460,8 +463,27 @@ class Server {
     }
     metrics_.reloads.fetch_add(1);
     loads_.Add(UnixNow(), why, true, (*next)->bundle_hash(), (*next)->engine().policy_count(), "");
+    if (absl::Status s = RefreshAllocation(**next); !s.ok()) {
+      Say(Cat("reload (", S(why), "): allocation: ", OneLine(s.message())));
+    }
     Say(Cat("reloaded (", S(why), "): bundle ", (*next)->bundle_hash(), ", ",
                      (*next)->engine().policy_count(), " policies"));
+  }
+
+  // Draws the live page's allocation again (options_.allocation) for
+  // `state`; on an error the last drawing stays and the page shows the error.
+  absl::Status RefreshAllocation(const PolicyState& state) {
+    if (!options_.allocation) return absl::OkStatus();
+    absl::StatusOr<std::string> svg = options_.allocation(state);
+    std::lock_guard<std::mutex> lock(allocation_mu_);
+    if (!svg.ok()) {
+      allocation_error_ = OneLine(svg.status().message());
+      return svg.status();
+    }
+    allocation_time_ = UnixNow();  // of the picture shown
+    allocation_svg_ = *std::move(svg);
+    allocation_error_.clear();
+    return absl::OkStatus();
   }
 
   // Answers a request the connection has read whole (its body inflated),
@@ -549,9 +571,17 @@ class Server {
   std::string LiveData() const {
     std::shared_ptr<const PolicyState> state = State();
     const int64_t now = UnixNow();
+    std::string allocation = "null";
+    if (options_.allocation) {
+      std::lock_guard<std::mutex> lock(allocation_mu_);
+      allocation = Cat("{\"source\":", Quoted(options_.allocation_source), ",\"time\":",
+                       Quoted(UnixTimeName(allocation_time_)), ",\"error\":",
+                       allocation_error_.empty() ? std::string("null") : Quoted(allocation_error_),
+                       ",\"svg\":", Quoted(allocation_svg_), "}");
+    }
     return Cat("{\"now\":", Quoted(UnixTimeName(now)), ",\"bundle\":", Quoted(state->bundle_hash()),
                ",\"policies\":", state->engine().policy_count(), ",\"decisions\":", recent_.Json(now),
-               ",\"loads\":", loads_.Json(), "}\n");
+               ",\"loads\":", loads_.Json(), ",\"allocation\":", allocation, "}\n");
   }
   static std::string EndpointOf(std::string_view path) {
     if (path == "/v1/authorize") return "authorize";
@@ -662,6 +692,9 @@ class Server {
   Metrics metrics_;
   RecentDecisions recent_;  // for the live page
   LoadHistory loads_;
+  mutable std::mutex allocation_mu_;  // guards the three below
+  std::string allocation_svg_, allocation_error_;
+  int64_t allocation_time_ = 0;
   DecisionLogWriter* log_ = nullptr;
   std::atomic<bool> draining_{false};
 };
@@ -1518,6 +1551,10 @@ int Serve(const ServerOptions& options) {
     return 1;
   }
   Server server(options, *state);
+  if (absl::Status s = server.RefreshAllocation(**state); !s.ok()) {
+    Say(Cat("error: --workloads: ", OneLine(s.message())));
+    return 1;
+  }
   if (absl::Status s = server.certificates().Load(options.tls_cert, options.tls_key, options.client_ca); !s.ok()) {
     Say(Cat("error: ", OneLine(s.message())));
     return 1;

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -38,6 +39,14 @@ struct ServerOptions {
   int admin_port = -1;
   bool has_admin() const { return !admin_unix.empty() || admin_port >= 0; }
   std::string decision_log;  // a file, "-" for stdout, empty for none
+
+  // The live page's allocation (--workloads): given the policy state loaded
+  // (at start and on each reload), the quota tree of its scheduling
+  // declarations with what the workloads hold, as SVG; an error when the
+  // workloads do not read or the policies declare no scheduling (fatal at
+  // start; after a reload the page shows it). Unset: no allocation.
+  std::function<absl::StatusOr<std::string>(const PolicyState&)> allocation;
+  std::string allocation_source;  // what it reads, for the page: the workloads file
 
   // From --config (docs/server.md, "Configuration").
   MappingOptions mapping;

@@ -398,9 +398,9 @@ constexpr StillTrue kStillTrue[] = {
      "performance.md's `charter serve` targets are unjudged until bench-serve runs on a quiet machine"},
     {"docs/server.md", "Not yet", "the server's limits; each item below checked against server/"},
     {"docs/server.md",
-     "The live page does not show allocation: given a workloads source, it should draw the quota bars "
-     "of `charter report`.",
-     "server/live.cc draws decisions and loads only; charter serve takes no workloads source"},
+     "The live page's allocation is read from a file at each reload, not watched: a workloads file that "
+     "changes is drawn again on the next SIGHUP.",
+     "server.cc calls RefreshAllocation at start and in Reload only; the watcher watches policy sources"},
     {"docs/server.md", "No HTTP/2.", "server/http.cc reads HTTP/1.0 and 1.1 only"},
     {"docs/server.md",
      "A request is decided on its loop's thread: a review that takes long to decide (a large body) "

@@ -2,9 +2,12 @@
 // which downloads no browser): opened once, it shows the decisions per
 // policy and the loads, then, with no reload of the page, the admission
 // reviews posted meanwhile and a reload of the server's policies (SIGHUP).
+// With --allocation, the page of a server given --workloads whose last
+// read failed: the quota bars of the last good read, and the error.
 // Run by ui_test.sh, which starts the server.
 //
 //   node ui_browser.js ADMIN_URL TLS_URL SERVER_PID OUT_DIR REVIEWS_DIR
+//   node ui_browser.js --allocation ADMIN_URL OUT_DIR
 // (NODE_EXTRA_CA_CERTS names the server's certificate.)
 'use strict';
 
@@ -14,7 +17,9 @@ const os = require('node:os');
 const path = require('node:path');
 const { chromium } = require('playwright-core');
 
-const [admin, tls, pid, out, reviews] = process.argv.slice(2);
+const allocationMode = process.argv[2] === '--allocation';
+const [admin, tls, pid, out, reviews] = allocationMode
+  ? [process.argv[3], null, null, process.argv[4], null] : process.argv.slice(2);
 const CHROMIUM = process.env.CHARTER_CHROMIUM || '/usr/bin/chromium';
 const TIMEOUT_MS = 60000;
 
@@ -55,6 +60,12 @@ async function main() {
     await page.goto(admin + '/ui', { waitUntil: 'load' });
     assert.equal(await page.title(), 'charter serve');
     await page.waitForSelector('#status[data-updates]');
+    if (allocationMode) {
+      await checkAllocation(page);
+      assert.deepEqual(errors, [], 'no script error');
+      return;
+    }
+    assert.ok(await page.locator('#allocation-section').isHidden(), 'no allocation without --workloads');
     // The two denials ui_test.sh made before.
     const none = page.locator('#decisions tr[data-policy="(no policy permits)"] td');
     assert.deepEqual((await none.allInnerTexts()).filter((_, i) => i !== 1), ['(no policy permits)', '0', '2', '0']);
@@ -97,6 +108,27 @@ async function main() {
     await context.close();
     fs.rmSync(profile, { recursive: true, force: true });
   }
+}
+
+// The page of the governance example's server: a quota bar a queue with
+// its figures, the legend, and the error of the last read.
+async function checkAllocation(page) {
+  const section = page.locator('#allocation-section');
+  await section.waitFor({ state: 'visible' });
+  const queues = await page.locator('#allocation g.bar').evaluateAll((bars) => bars.map((b) => b.dataset.queue));
+  assert.equal(new Set(queues).size, 10, `a bar a queue (and resource): ${queues}`);
+  const figures = page.locator('#allocation g.bar[data-queue="gpu-east-nlp-pretrain"] text.figures');
+  assert.ok(await figures.isVisible(), "nlp-pretrain's figures are visible");
+  assert.equal(await figures.textContent(), 'used 64 of nominal 64: 64 own; borrow limit 0; lend no limit');
+  const vision = page.locator('#allocation g.bar[data-queue="gpu-east-vision-research"]');
+  assert.equal(await vision.getAttribute('data-used'), '0', 'vision-train has finished');
+  const legend = (await page.locator('#allocation g.legend text').allTextContents()).join(' ');
+  assert.ok(legend.includes('own quota in use') && legend.includes('nominal quota'), `the legend: ${legend}`);
+  const note = page.locator('#allocation-note');
+  assert.equal(await note.getAttribute('class'), 'failed');
+  assert.match(await note.innerText(), /workloads\.json holds, read .*The last read failed, so this is the one before: .*workloads\.json:/);
+  await page.screenshot({ path: path.join(out, 'allocation.png'), fullPage: true });
+  console.log(`ui_browser: allocation ok (screenshot ${path.join(out, 'allocation.png')})`);
 }
 
 main().catch((e) => {

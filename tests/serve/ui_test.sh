@@ -53,5 +53,70 @@ NODE_EXTRA_CA_CERTS="$work/tls.crt" "$node" "$(dirname "$0")/ui_browser.js" "$ad
   "$out" "$reviews" || fail "the live page in Chromium"
 
 serve_stop
+
+# ---- the allocation: --workloads, drawn on the policies' queues ----------------------
+# Over policies without scheduling declarations (the webhook bundle),
+# --workloads cannot be drawn: the server does not start.
+status=0
+"$charter" serve --bundle "$work/bundle" --entities "$ex/entities.json" --schema "$gov_schema" --schema "$schema" \
+  --tls-cert "$work/tls.crt" --tls-key "$work/tls.key" --listen 127.0.0.1:0 \
+  --workloads "$root/examples/governance/workloads.json" 2>"$work/stderr.noscheduling" || status=$?
+check "--workloads over policies that declare no scheduling: exit 1" test "$status" -eq 1
+check "... saying why" grep -q 'error: --workloads: the policies declare no scheduling configuration' \
+  "$work/stderr.noscheduling"
+
+gov="$root/examples/governance"
+cp "$gov/workloads.json" "$work/workloads.json"
+"$charter" serve --policies "$gov/policies.cedar" --policies "$gov/scheduling.charter" --entities "$gov/entities.json" \
+  --schema "$gov_schema" --tls-cert "$work/tls.crt" --tls-key "$work/tls.key" --listen 127.0.0.1:0 \
+  --admin-listen 127.0.0.1:0 --workloads "$work/workloads.json" 2>"$work/stderr" &
+server_pid=$!
+admin=""
+for _ in $(seq 1 200); do
+  grep -q 'listening on https' "$work/stderr" && break
+  kill -0 "$server_pid" 2>/dev/null || break
+  sleep 0.05
+done
+admin="$(sed -n 's|.*admin listening on \(http://127.0.0.1:[0-9]*\) .*|\1|p' "$work/stderr" | head -1)"
+[[ -n "$admin" ]] || { cat "$work/stderr" >&2; echo "FAIL: the governance server did not start" >&2; exit 1; }
+
+# The used GPUs of a queue in /ui/data's picture, or the error: "USED ERROR".
+allocation() {
+  curl --silent --show-error "$admin/ui/data" | python3 -c '
+import json, re, sys
+a = json.load(sys.stdin)["allocation"]
+m = re.search(r"data-queue=\"" + sys.argv[1] + r"\"[^>]*data-used=\"(\d+)\"", a["svg"])
+print(m.group(1) if m else "-", a["error"] or "-")' "$1"
+}
+# Waits (bounded) until allocation QUEUE prints a line matching PATTERN.
+await_allocation() {
+  for _ in $(seq 1 100); do
+    [[ "$(allocation "$1")" =~ $2 ]] && return 0
+    sleep 0.1
+  done
+  echo "allocation $1: $(allocation "$1"), expected $2" >&2
+  return 1
+}
+check "the allocation: vision-research holds 48 GPUs (32 own, 16 borrowed)" \
+  await_allocation gpu-east-vision-research '^48 -$'
+# vision-train finishes: gone from the file, and SIGHUP reads it again.
+python3 - "$work/workloads.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["admitted"] = [w for w in d["admitted"] if w["name"] != "vision-train"]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+kill -HUP "$server_pid"
+check "after a reload, vision-research holds none" await_allocation gpu-east-vision-research '^0 -$'
+# A file that does not read: the last picture stays, with the error.
+echo '{"admitted": [' >"$work/workloads.json"
+kill -HUP "$server_pid"
+check "a workloads file that does not read: the error, the last picture kept" \
+  await_allocation gpu-east-nlp-pretrain '^64 .*workloads\.json:'
+NODE_EXTRA_CA_CERTS="$work/tls.crt" "$node" "$(dirname "$0")/ui_browser.js" --allocation "$admin" "$out" ||
+  fail "the allocation on the live page in Chromium"
+kill -TERM "$server_pid"
+wait "$server_pid" || fail "the governance server's exit status"
+server_pid=""
 [[ $failures -eq 0 ]] || exit 1
 echo "ui_test: ok"
