@@ -129,7 +129,13 @@ std::vector<Waiting> ComputeWaiting(const ReportInput& in) {
 struct PendingEntry {
   std::string name, cluster_queue, state, reason, message;
   int position = 0, queue_length = 0;
+  const Prediction* prediction = nullptr;  // with --simulate
 };
+
+// "2026-03-02T15:00:00Z (in 3h)", or why there is none.
+std::string PredictionText(const Prediction& p) {
+  return p.at ? Cat(TimeName(*p.at), " (", p.note, ")") : Cat("none: ", p.note);
+}
 
 std::vector<PendingEntry> PendingList(const ReportInput& in) {
   std::vector<PendingEntry> out;
@@ -147,6 +153,12 @@ std::vector<PendingEntry> PendingList(const ReportInput& in) {
     out.push_back({q.name, q.cluster_queue, q.inadmissible ? "queued, inadmissible" : "queued",
                    reason.empty() ? std::string("(its last evaluation's)") : std::string(reason), q.message, q.position,
                    q.queue_length});
+  }
+  if (in.predictions != nullptr) {
+    for (PendingEntry& e : out) {
+      auto it = in.predictions->find(e.name);
+      if (it != in.predictions->end()) e.prediction = &it->second;
+    }
   }
   return out;
 }
@@ -292,13 +304,21 @@ std::string WaitingSvg(const ReportInput& in, const std::vector<Waiting>& waitin
   y += 22;
   for (const PendingEntry& p : pending) {
     body += Cat("<g class=\"pending\" data-workload=\"", Esc(p.name), "\" data-queue=\"", Esc(p.cluster_queue),
-                "\" data-reason=\"", Esc(p.reason), "\">\n");
+                "\" data-reason=\"", Esc(p.reason), "\"",
+                p.prediction == nullptr ? std::string()
+                                        : Cat(" data-predicted=\"", p.prediction->at ? TimeName(*p.prediction->at) : "",
+                                              "\""),
+                ">\n");
     body += Text(16, y, Cat(p.name, " (", p.cluster_queue, ")"), "font-weight=\"bold\"");
     body += Text(300, y, Cat(p.reason, "; ", p.state,
                              p.position > 0 ? Cat("; position ", p.position, " of ", p.queue_length) : ""));
     y += 16;
     for (const std::string& line : Wrap(p.message, 150)) {
       body += Text(32, y, line, "fill=\"#4a5568\"");
+      y += 16;
+    }
+    if (p.prediction != nullptr) {
+      body += Text(32, y, Cat("predicted admission: ", PredictionText(*p.prediction)), "class=\"prediction\"");
       y += 16;
     }
     body += "</g>\n";
@@ -416,15 +436,23 @@ std::string SchedulingHtml(const ReportInput& in, const std::vector<UsageRow>& r
   if (!any) out += "<tr><td colspan=\"3\">nothing borrowed in the period</td></tr>\n";
   out += "</table>\n";
   out += "<h2>Waiting</h2>\n<div class=\"chart\" id=\"waiting\">\n" + Inline(waiting_svg) + "</div>\n";
-  out += "<h2>Pending workloads</h2>\n<p>What one scheduling cycle over the state of now says of each, as "
-         "<code>charter schedule</code> says it.</p>\n<table id=\"pending\">\n<tr><th>workload</th><th>cluster queue</th>"
-         "<th>Kueue reason</th><th>state</th><th>position</th><th>why</th></tr>\n";
+  out += Cat("<h2>Pending workloads</h2>\n<p>What one scheduling cycle over the state of now says of each, as "
+         "<code>charter schedule</code> says it",
+         in.predictions != nullptr ? Cat("; with the admission time a simulation predicts (--simulate: each queue's "
+                                         "run times learned from the workloads that finished)")
+                                   : std::string(),
+         ".</p>\n<table id=\"pending\">\n<tr><th>workload</th><th>cluster queue</th>"
+         "<th>Kueue reason</th><th>state</th><th>position</th><th>why</th>",
+         in.predictions != nullptr ? "<th>predicted admission</th>" : "", "</tr>\n");
   for (const PendingEntry& p : pending) {
     out += Cat("<tr data-workload=\"", Esc(p.name), "\"><td>", Esc(p.name), "</td><td>", Esc(p.cluster_queue), "</td><td>",
                Esc(p.reason), "</td><td>", Esc(p.state), "</td><td class=\"n\">",
-               p.position > 0 ? Cat(p.position, " of ", p.queue_length) : "", "</td><td>", Esc(p.message), "</td></tr>\n");
+               p.position > 0 ? Cat(p.position, " of ", p.queue_length) : "", "</td><td>", Esc(p.message), "</td>",
+               p.prediction != nullptr ? Cat("<td class=\"prediction\">", Esc(PredictionText(*p.prediction)), "</td>")
+                                       : std::string(),
+               "</tr>\n");
   }
-  if (pending.empty()) out += "<tr><td colspan=\"6\">no pending workload</td></tr>\n";
+  if (pending.empty()) out += "<tr><td colspan=\"7\">no pending workload</td></tr>\n";
   out += "</table>\n";
   return out;
 }

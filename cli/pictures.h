@@ -9,6 +9,7 @@
 #define CHARTER_CLI_PICTURES_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "charter/schedule.h"
 #include "command.h"
 #include "decisions.h"
+#include "predict.h"
 
 namespace charter::cli {
 
@@ -26,6 +28,9 @@ struct ReportInput {
   const std::vector<kueue::WorkloadHistory>* history = nullptr;
   const schedule::CycleResult* cycle = nullptr;  // one cycle over `state`
   double now = 0;  // seconds since the Unix epoch; 0: unknown (no times)
+  // --simulate: a predicted admission a pending workload (predict.h); null
+  // without.
+  const std::map<std::string, Prediction>* predictions = nullptr;
   // The authorization part: null without decision logs.
   const std::vector<DecisionEvent>* decisions = nullptr;
   // What the usage, the waits and the decisions count (--from, --to).

@@ -2,7 +2,7 @@
 // declarations of a bundle or of .charter files and Kueue Workload objects
 // (docs/report.md).
 //
-//   charter report (--policies FILE... | --bundle B) [--workloads FILE...] [--now TIME]
+//   charter report (--policies FILE... | --bundle B) [--workloads FILE...] [--now TIME] [--simulate CYCLES]
 //                  [--decision-log FILE...] [--from DATE] [--to DATE] -o DIR
 //
 // Writes DIR/quota-tree.svg, DIR/waiting.svg, DIR/usage.csv, DIR/usage.json
@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +35,7 @@
 #include "files.h"
 #include "load.h"
 #include "pictures.h"
+#include "predict.h"
 #include "report.h"
 #include "schedule.h"
 #include "svg.h"
@@ -50,6 +52,7 @@ struct ReportFlags {
   std::vector<std::string> workloads;
   std::vector<std::string> decision_logs;
   std::string now, from, to;
+  int64_t simulate = 0;  // cycles; 0: no prediction
   std::string output;
 };
 
@@ -209,6 +212,14 @@ int RunReport(const ReportFlags& flags) {
   in.now = now_time;
   in.decisions = decisions ? &*decisions : nullptr;
   in.period = period;
+  std::map<std::string, Prediction> predictions;
+  if (flags.simulate > 0) {
+    absl::StatusOr<std::map<std::string, Prediction>> p =
+        PredictAdmissions(state, history, now_time, options, flags.simulate);
+    if (!p.ok()) return Fail(p.status());
+    predictions = *std::move(p);
+    in.predictions = &predictions;
+  }
   return WriteReport(flags.output, RenderReport(in));
 }
 
@@ -236,6 +247,11 @@ Command AddReportCommand(CLI::App& root) {
                   "The report's time (RFC 3339; default: the latest time in the workloads): running workloads "
                   "count until then")
       ->type_name("TIME");
+  app->add_option("--simulate", flags->simulate,
+                  "Predict each pending workload's admission: simulate up to CYCLES scheduling cycles as running "
+                  "workloads finish after their queue's median run time (learned from the finished ones)")
+      ->type_name("CYCLES")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
   app->add_option("--decision-log", flags->decision_logs,
                   "The JSON lines of `charter serve --decision-log` (or - for standard input), given again for "
                   "more: decisions per policy over time, the top denial reasons")
@@ -253,6 +269,7 @@ Command AddReportCommand(CLI::App& root) {
   app->callback([flags] {
     if (flags->bundle.empty() && flags->policies.empty()) throw CLI::RequiredError("--bundle or --policies");
     if (!flags->now.empty() && flags->workloads.empty()) throw CLI::RequiredError("--workloads (for --now)");
+    if (flags->simulate > 0 && flags->workloads.empty()) throw CLI::RequiredError("--workloads (for --simulate)");
     if ((!flags->from.empty() || !flags->to.empty()) && flags->workloads.empty() && flags->decision_logs.empty()) {
       throw CLI::RequiredError("--workloads or --decision-log (for --from and --to)");
     }

@@ -249,6 +249,48 @@ for args, needle in [(["--from", "2026-03-02", "--to", "2026-03-01"], "--from 20
     p = run("report", "--policies", CLUSTER, "--decision-log", DECISIONS, *args, "-o", out7, ok=False)
     check(p.returncode == 1 and needle in p.stderr, f"{args}: {p.stderr}")
 
+# --- --simulate: predicted admission, worked out by hand -------------------------------
+# Run times learned from the finished: team-a's a1 ran 6h, team-b's b1 2h.
+# At now (03-02 12:00) a2 has run 24h, past team-a's 6h: it finishes a second
+# from now. p1 (team-b) is admitted by the first cycle (run time 2h: until
+# 14:00). After a2 leaves (+1s), p3 (1 GPU) is admitted in the next cycles
+# (+4s: each simulated cycle is a second) and holds 1 until 18:00:04; p2 needs
+# 8 = team-a's 4 + 4 borrowed, which p3's 1 GPU prevents until it finishes:
+# p2 at 18:00:04.
+out8 = OUT + "-simulate"
+shutil.rmtree(out8, ignore_errors=True)
+run("report", "--policies", CLUSTER, "--workloads", WORKLOADS, "--now", "2026-03-02T12:00:00Z", "--simulate", "100",
+    "-o", out8)
+swait = ET.parse(os.path.join(out8, "waiting.svg")).getroot()
+predicted = {g.get("data-workload"): g.get("data-predicted") for g in swait.iter(SVG + "g") if g.get("class") == "pending"}
+check(predicted == {"p1": "2026-03-02T12:00:00Z", "p2": "2026-03-02T18:00:04Z", "p3": "2026-03-02T12:00:04Z"},
+      f"predicted admissions: {predicted}")
+ptext = [t.text for t in swait.iter(SVG + "text") if t.get("class") == "prediction"]
+check(any(t.startswith("predicted admission: 2026-03-02T18:00:04Z (in 6h, by ") and
+          t.endswith("with run times learned from 2 finished workloads)") for t in ptext), f"p2's line: {ptext}")
+with open(os.path.join(out8, "index.html")) as f:
+    shtml = f.read()
+check("<th>predicted admission</th>" in shtml and '<td class="prediction">2026-03-02T18:00:04Z (in 6h' in shtml,
+      "the pending table's predicted admission")
+# Too few cycles: none, and why.
+run("report", "--policies", CLUSTER, "--workloads", WORKLOADS, "--now", "2026-03-02T12:00:00Z", "--simulate", "1",
+    "-o", out8)
+swait = ET.parse(os.path.join(out8, "waiting.svg")).getroot()
+ptext = {g.get("data-workload"): "".join(t.text for t in g.iter(SVG + "text") if t.get("class") == "prediction")
+         for g in swait.iter(SVG + "g") if g.get("class") == "pending"}
+check(ptext["p2"] == "predicted admission: none: not admitted within the 1 cycles simulated (--simulate)",
+      f"--simulate 1: {ptext}")
+# Workloads without a history (the state format): nothing to learn run times from.
+state = OUT + "-state.json"
+with open(state, "w") as f:
+    json.dump({"admitted": [], "pending": [{"name": "s1", "cluster_queue": "team-a",
+                                            "pod_sets": [{"name": "main", "count": 1, "requests": {"nvidia.com/gpu": 1}}]}]}, f)
+run("report", "--policies", CLUSTER, "--workloads", state, "--simulate", "10", "-o", out8)
+with open(os.path.join(out8, "index.html")) as f:
+    check("none: no finished workload in the history to learn run times from" in f.read(), "no history, no prediction")
+p = run("report", "--policies", CLUSTER, "--decision-log", DECISIONS, "--simulate", "10", "-o", out8, ok=False)
+check(p.returncode == 1 and "--workloads (for --simulate) is required" in p.stderr, f"--simulate alone: {p.stderr}")
+
 # --- charter schedule --format table --------------------------------------------------
 table = run("schedule", "--policies", CLUSTER, "--workloads", WORKLOADS, "--format", "table").stdout
 # After the cycle: p1 admitted in team-b (4 of 4); p2 and p3 wait in team-a,
