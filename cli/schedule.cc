@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "charter/charter.h"
 #include "charter/governance.h"
 #include "charter/kueue.h"
@@ -94,6 +95,25 @@ absl::StatusOr<schedule::State> WorkloadsOnto(const schedule::State& config, con
   }
   schedule::LoadOptions options;
   options.source_name = source_name;
+  // A whole state (`charter simulate -o`, or a --state file): its workloads,
+  // over its own queues, which must be the configuration's.
+  if (text.find("\"cluster_queues\"") != std::string_view::npos) {
+    absl::StatusOr<schedule::State> whole = schedule::LoadState(text, options);
+    if (!whole.ok()) return whole.status();
+    auto names = [](const schedule::State& st) {
+      std::vector<std::string> out;
+      for (const schedule::ClusterQueue& q : st.cluster_queues) out.push_back(q.name);
+      std::sort(out.begin(), out.end());
+      return out;
+    };
+    if (names(*whole) != names(config)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          source_name, ": a whole state (as `charter simulate -o` writes) whose cluster queues (",
+          absl::StrJoin(names(*whole), ", "), ") are not those the policies declare (",
+          absl::StrJoin(names(config), ", "), ")"));
+    }
+    return whole;
+  }
   return schedule::LoadWorkloads(config, text, options);
 }
 

@@ -291,6 +291,21 @@ with open(os.path.join(out8, "index.html")) as f:
 p = run("report", "--policies", CLUSTER, "--decision-log", DECISIONS, "--simulate", "10", "-o", out8, ok=False)
 check(p.returncode == 1 and "--workloads (for --simulate) is required" in p.stderr, f"--simulate alone: {p.stderr}")
 
+# --- a `charter simulate` run as the workloads source ---------------------------------
+# simulate -o writes the state after its cycles; the report draws it: p1
+# admitted by then (team-b holds 4, where the state of now holds none); p2
+# and p3 still wait in team-a behind a2's 4.
+after = OUT + "-after.json"
+run("simulate", "--policies", CLUSTER, "--workloads", WORKLOADS, "--now", "2026-03-02T12:00:00Z", "-o", after)
+out9 = OUT + "-from-simulate"
+shutil.rmtree(out9, ignore_errors=True)
+run("report", "--policies", CLUSTER, "--workloads", after, "-o", out9)
+stree = ET.parse(os.path.join(out9, "quota-tree.svg")).getroot()
+sused = {g.get("data-queue"): g.get("data-used") for g in stree.iter(SVG + "g") if g.get("class") == "bar"}
+check(sused == {"team-a": "4", "team-b": "4"}, f"the report of a simulate run: {sused}")
+p = run("report", "--policies", os.path.join(OUT + "-plain.cedar"), "--workloads", after, "-o", out9, ok=False)
+check(p.returncode == 1, f"a state over other queues is refused: {p.stderr}")
+
 # --- charter schedule --format table --------------------------------------------------
 table = run("schedule", "--policies", CLUSTER, "--workloads", WORKLOADS, "--format", "table").stdout
 # After the cycle: p1 admitted in team-b (4 of 4); p2 and p3 wait in team-a,
