@@ -13,15 +13,13 @@
 
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { chromium } = require('playwright-core');
+const { launch, TIMEOUT_MS } = require('../testing/chromium');
 
 const allocationMode = process.argv[2] === '--allocation';
 const [admin, tls, pid, out, reviews] = allocationMode
   ? [process.argv[3], null, null, process.argv[4], null] : process.argv.slice(2);
-const CHROMIUM = process.env.CHARTER_CHROMIUM || '/usr/bin/chromium';
-const TIMEOUT_MS = 60000;
 
 async function review(file, times) {
   const body = fs.readFileSync(path.join(reviews, file));
@@ -35,19 +33,10 @@ async function review(file, times) {
 }
 
 async function main() {
-  assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: run \`make deps\` (Debian's chromium)`);
   fs.mkdirSync(out, { recursive: true });
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'charter-ui-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: TIMEOUT_MS,
-    viewport: { width: 1100, height: 800 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run',
-      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-  });
+  const browser = await launch(chromium, { width: 1100, height: 800 });
   try {
-    const page = await context.newPage();
+    const page = await browser.context.newPage();
     page.setDefaultTimeout(TIMEOUT_MS);
     const requests = [];
     const errors = [];
@@ -105,8 +94,7 @@ async function main() {
     assert.ok(requests.filter((u) => u === admin + '/ui/data').length >= 2, 'the data was asked for again');
     console.log(`ui_browser: ok (screenshot ${path.join(out, 'screenshot.png')})`);
   } finally {
-    await context.close();
-    fs.rmSync(profile, { recursive: true, force: true });
+    await browser.close();
   }
 }
 

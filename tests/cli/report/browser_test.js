@@ -13,37 +13,23 @@
 const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { chromium } = require('playwright-core');
+const { launch, TIMEOUT_MS } = require('../../testing/chromium');
 
 const charter = path.resolve(process.argv[2] || 'build/cli/charter');
 const out = path.resolve(process.argv[3] || 'build/report-browser');
-const CHROMIUM = process.env.CHARTER_CHROMIUM || '/usr/bin/chromium';
-// Generous: the sanitizer build writes the report slowly, and Chromium
-// starts slowly on a loaded machine.
-const TIMEOUT_MS = 60000;
 
 async function main() {
-  assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: run \`make deps\` (Debian's chromium)`);
   fs.rmSync(out, { recursive: true, force: true });
   execFileSync(charter, ['report', '--policies', path.join(__dirname, 'cluster.charter'),
     '--workloads', path.join(__dirname, 'workloads.yaml'), '--now', '2026-03-02T12:00:00Z',
     '--decision-log', path.join(__dirname, 'decisions.jsonl'), '-o', out],
   { stdio: ['ignore', 'inherit', 'pipe'], timeout: TIMEOUT_MS });
 
-  // A fresh profile (user data directory) of its own, removed at the end.
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'charter-report-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: TIMEOUT_MS,
-    viewport: { width: 1300, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run',
-      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-  });
+  const browser = await launch(chromium, { width: 1300, height: 900 });
   try {
-    const page = await context.newPage();
+    const page = await browser.context.newPage();
     page.setDefaultTimeout(TIMEOUT_MS);
     const requests = [];
     page.on('request', (r) => requests.push(r.url()));
@@ -117,8 +103,7 @@ async function main() {
     assert.deepEqual(requests, [url], `requests: ${requests.join(', ')}`);
     console.log(`browser_test: ok (screenshot ${path.join(out, 'screenshot.png')})`);
   } finally {
-    await context.close();
-    fs.rmSync(profile, { recursive: true, force: true });
+    await browser.close();
   }
 }
 
