@@ -1190,7 +1190,7 @@ members = {(p.get("data-from"), p.get("data-to")) for p in svg.iter(S + "path") 
 assert members == dot_members, (members, dot_members)
 grants = {(g.get("data-from"), g.get("data-to")): g.get("data-actions") for g in groups if g.get("class") == "grant"}
 assert grants == dot_grants, (grants, dot_grants)
-short = lambda u: re.sub(r'^(?:\w+::)*(\w+::"[^"]*")$', r"\1", u)
+short = lambda u: u["type"].split("::")[-1] + '::"' + u["id"] + '"'
 named = {short(f["principal"]) for f in report["findings"] if f.get("principal")}
 flagged = {n for n, c in nodes.items() if "flagged" in c}
 assert flagged == named & set(nodes) and flagged, (flagged, named)
@@ -1204,7 +1204,7 @@ assert len(findings) == len(report["findings"]), (len(findings), len(report["fin
 PY
   capture access --policies "$policies" --entities "$entities" --connection robotics/gpu-east --at 2026-01-15 --format json
   expect_status 0
-  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["connection"]=="Governance::Connection::\"robotics/gpu-east\"", r["connection"]' \
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["connection"]=={"type":"Governance::Connection","id":"robotics/gpu-east"}, r["connection"]' \
     "$stdout_file" || fail "the JSON does not parse or names another connection"
 }
 

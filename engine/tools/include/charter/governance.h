@@ -169,7 +169,7 @@ struct AccessReport {
   //  "action", "resource", "context", "allowed": [{"principal", "reasons",
   //  "path"}], "refused": [{"principal", "permits", "forbids"}], "erring"}],
   //  "findings": [{"kind", "severity", "message", "principal"?, "action"}],
-  //  "skipped", "combinations", "decided"}; entities as `Type::"id"`.
+  //  "skipped", "combinations", "decided"}; entities as {"type": T, "id": I}.
   std::string ToJson() const;
   // A Graphviz digraph of the access path: principals, the groups they come
   // through and the resources, with an edge for each grant labelled with its
@@ -285,7 +285,8 @@ struct AuditReport {
   //  "medium", "low"}, "connections": [{"connection", "inStore", "project"?,
   //  "cluster"?, "lastReviewed"?, "reviewDate"?, "daysToReview"?, "revoked"?,
   //  "lastReview"?, "namespaces", "findings": [{"rule", "severity",
-  //  "message", "revoke"?}], "errors"}], "revoke": [{"connection", "rules"}]}
+  //  "message", "revoke"?}], "errors"}], "revoke": [{"connection", "rules"}]}; entities
+  //  as {"type": T, "id": I}.
   std::string ToJson() const;
 };
 

@@ -16,7 +16,15 @@ using json::AppendQuoted;
 
 inline void JsonString(std::string* out, std::string_view s) { AppendQuoted(out, s); }
 
-inline void JsonEntity(std::string* out, const EntityUid& uid) { AppendQuoted(out, EntityToCedar(uid.type, uid.id)); }
+// An entity as Cedar's JSON writes a request's principal: {"type":T,"id":I}
+// (never Cedar text in a string, so that a script can use it as it is).
+inline void JsonEntity(std::string* out, const EntityUid& uid) {
+  out->append("{\"type\":");
+  AppendQuoted(out, uid.type);
+  out->append(",\"id\":");
+  AppendQuoted(out, uid.id);
+  out->push_back('}');
+}
 
 inline void JsonStrings(std::string* out, const std::vector<std::string>& items) {
   out->push_back('[');
