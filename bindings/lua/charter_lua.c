@@ -373,7 +373,14 @@ static void add_value(lua_State* L, Buf* b, Where* w, int index) {
       return;
     case LUA_TNUMBER: {
       lua_Number x = lua_tonumber(L, index);
+#if LUA_VERSION_NUM >= 503
+      /* An integer is a Long whatever its value (math.maxinteger as a float
+       * would round up out of range). */
+      if (!lua_isinteger(L, index) &&
+          (!(x == floor(x)) || x < -9223372036854775808.0 || x >= 9223372036854775808.0)) {
+#else
       if (!(x == floor(x)) || x < -9223372036854775808.0 || x >= 9223372036854775808.0) {
+#endif
         lua_pushfstring(L, "%s is not an integer: Cedar has no floating-point numbers",
                         lua_tostring(L, index));
         where_error(L, w, lua_tostring(L, -1));
@@ -530,7 +537,14 @@ static charter_value* lua_value(lua_State* L, EngineBox* box, Where* w, int inde
       return keep(box, charter_value_bool(lua_toboolean(L, index), &v, &error), &v, &error);
     case LUA_TNUMBER: {
       lua_Number x = lua_tonumber(L, index);
+#if LUA_VERSION_NUM >= 503
+      /* An integer is a Long whatever its value (math.maxinteger as a float
+       * would round up out of range). */
+      if (!lua_isinteger(L, index) &&
+          (!(x == floor(x)) || x < -9223372036854775808.0 || x >= 9223372036854775808.0)) {
+#else
       if (!(x == floor(x)) || x < -9223372036854775808.0 || x >= 9223372036854775808.0) {
+#endif
         lua_pushfstring(L, "%s is not an integer: Cedar has no floating-point numbers",
                         lua_tostring(L, index));
         where_error(L, w, lua_tostring(L, -1));
