@@ -162,13 +162,16 @@ struct charter_residual : Shell<kResidualTag, charter::Residual> {
 
 // A value being built: a scalar as a charter::Value, a set's elements or a
 // record's fields as vectors that grow by appending (charter::Value is
-// immutable); made into a charter::Value when it is added to a container
-// (moved) or used (copied).
+// immutable). A container is made into a charter::Value when it is added to
+// another (moved), or when it is first used (then kept in `sealed`, so that
+// using it again copies nothing; adding to it afterwards takes its parts
+// back out).
 struct ValueData {
   charter_value_kind kind = CHARTER_VALUE_RECORD;
   charter::Value scalar;
   std::vector<charter::Value> elements;
   std::vector<std::pair<std::string, charter::Value>> fields;
+  std::optional<charter::Value> sealed;  // a container, made
 };
 struct charter_value : Shell<kValueTag, ValueData> {
   using Shell::Shell;
@@ -1608,27 +1611,58 @@ charter_status NewValue(charter_value_kind kind, charter::Value scalar, charter_
   return CHARTER_OK;
 }
 
-// The value a handle holds, as a charter::Value: moved out of it (`take`),
-// or copied.
-charter::Value Build(ValueData& v, bool take) {
-  switch (v.kind) {
-    case CHARTER_VALUE_SET:
-      return charter::Value::Set(take ? std::move(v.elements) : v.elements);
-    case CHARTER_VALUE_RECORD:
-      return charter::Value::Record(take ? std::move(v.fields) : v.fields);
-    default:
-      return take ? std::move(v.scalar) : v.scalar;
+// A container's charter::Value, made once (see ValueData).
+const charter::Value& Sealed(ValueData& v) {
+  if (!v.sealed.has_value()) {
+    if (v.kind == CHARTER_VALUE_SET) {
+      v.sealed.emplace(charter::Value::Set(std::move(v.elements)));
+    } else {
+      v.sealed.emplace(charter::Value::Record(std::move(v.fields)));
+    }
+    v.elements.clear();
+    v.fields.clear();
   }
+  return *v.sealed;
+}
+
+// A sealed container opened again to be added to: its parts copied back.
+void Unseal(ValueData& v) {
+  if (!v.sealed.has_value()) return;
+  const charter::Value& made = *v.sealed;
+  if (v.kind == CHARTER_VALUE_SET) {
+    v.elements = made.elements();
+  } else {
+    for (size_t i = 0; i < made.keys().size(); ++i) v.fields.emplace_back(made.keys()[i], made.elements()[i]);
+  }
+  v.sealed.reset();
+}
+
+// The value a handle holds, moved out of it (to be added to a container).
+charter::Value Take(ValueData& v) {
+  if (v.kind != CHARTER_VALUE_SET && v.kind != CHARTER_VALUE_RECORD) return std::move(v.scalar);
+  Sealed(v);
+  charter::Value out = std::move(*v.sealed);
+  v.sealed.reset();
+  return out;
+}
+
+// The value a handle holds, to read (a container is sealed).
+const charter::Value& Read(const charter_value* v) {
+  ValueData& d = const_cast<ValueData&>(v->value);
+  if (d.kind != CHARTER_VALUE_SET && d.kind != CHARTER_VALUE_RECORD) return d.scalar;
+  return Sealed(d);
 }
 
 // A context given as a value: a record (NULL: empty).
-charter_status ContextOf(const charter_value* context, charter::Value* out, charter_error** error) {
+charter_status ContextOf(const charter_value* context, const charter::Value** out, charter_error** error) {
+  static const charter::Value* const kEmpty = new charter::Value();
+  *out = kEmpty;
   if (context == nullptr) return CHARTER_OK;
   CHARTER_CHECK_HANDLE(context, kValueTag, "charter_value");
   if (context->value.kind != CHARTER_VALUE_RECORD) {
     return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "the context must be a record (charter_value_record)");
   }
-  *out = Build(const_cast<ValueData&>(context->value), false);
+  *out = &Read(context);
   return CHARTER_OK;
 }
 
@@ -1641,7 +1675,8 @@ charter_status FieldsOf(const charter_value* v, const char* what, size_t index,
     return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT,
                 absl::StrCat("the ", what, " of entity ", index, " must be a record (charter_value_record)"));
   }
-  *out = v->value.fields;
+  const charter::Value& made = Read(v);
+  for (size_t i = 0; i < made.keys().size(); ++i) out->emplace_back(made.keys()[i], made.elements()[i]);
   return CHARTER_OK;
 }
 
@@ -1700,7 +1735,8 @@ charter_status charter_value_set_add(charter_value* set, charter_value* element,
       return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "charter_value_set_add: the value is not a set");
     }
     if (set == element) return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "a set cannot hold itself");
-    set->value.elements.push_back(Build(element->value, true));
+    Unseal(set->value);
+    set->value.elements.push_back(Take(element->value));
     Free(element, kValueTag);
     return CHARTER_OK;
   });
@@ -1716,7 +1752,8 @@ charter_status charter_value_record_add(charter_value* record, const char* key, 
       return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "charter_value_record_add: the value is not a record");
     }
     if (record == value) return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "a record cannot hold itself");
-    record->value.fields.emplace_back(std::string(k), Build(value->value, true));
+    Unseal(record->value);
+    record->value.fields.emplace_back(std::string(k), Take(value->value));
     Free(value, kValueTag);
     return CHARTER_OK;
   });
@@ -1730,7 +1767,7 @@ charter_status charter_value_json(const charter_value* value, char** json, size_
   return Guard(error, [&]() -> charter_status {
     CHARTER_CHECK_HANDLE(value, kValueTag, "charter_value");
     if (json == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`json` is NULL");
-    std::string text = Build(const_cast<ValueData&>(value->value), false).ToJson();
+    std::string text = Read(value).ToJson();
     char* out = static_cast<char*>(std::malloc(text.size() + 1));
     if (out == nullptr) return Fail(error, CHARTER_ERROR_OUT_OF_MEMORY, "out of memory");
     std::memcpy(out, text.data(), text.size());
@@ -1753,15 +1790,15 @@ charter_status charter_request_new_value(const charter_uid* principal, const cha
     const charter_uid* in[3] = {principal, action, resource};
     EntityUid uids[3];
     if (charter_status s = UidsOf(in, uids, error); s != CHARTER_OK) return s;
-    charter::Value record;
+    const charter::Value* record = nullptr;
     if (charter_status s = ContextOf(context, &record, error); s != CHARTER_OK) return s;
-    if (schema == nullptr && record.keys().empty()) {
+    if (schema == nullptr && record->keys().empty()) {
       *out = new charter_request(charter::Request::Create(std::move(uids[0]), std::move(uids[1]), std::move(uids[2])));
       return CHARTER_OK;
     }
     std::string_view name = NameOr(source_name, source_name_length, "context");
     absl::StatusOr<charter::Request> request =
-        charter::Request::Create(std::move(uids[0]), std::move(uids[1]), std::move(uids[2]), record,
+        charter::Request::Create(std::move(uids[0]), std::move(uids[1]), std::move(uids[2]), *record,
                                  schema != nullptr ? &schema->value.schema : nullptr, name);
     if (!request.ok()) return FailStatus(error, request.status(), name);
     *out = new charter_request(*std::move(request));

@@ -1262,11 +1262,11 @@ static charter_request* make_request(PyObject* principal, PyObject* action, PyOb
   if (index >= 0) sn = (size_t)snprintf(name, sizeof(name), "requests[%zd].context", index);
   charter_error* error = NULL;
   charter_status status = CHARTER_OK;
-  if (context != NULL && PyDict_Check(context)) {
+  if (context == NULL || context == Py_None || PyDict_Check(context)) {
     /* A dict becomes a value, with no JSON text (unless it holds an escape
-     * a value cannot say: then its JSON, as before). */
+     * a value cannot say: then its JSON, as before); none is NULL. */
     charter_value* value = NULL;
-    int made = context_value(context, &w, &value);
+    int made = context == NULL || context == Py_None ? 0 : context_value(context, &w, &value);
     if (made < 0) goto done;
     if (made == 0) {
       status = charter_request_new_value(&refs[0].uid, &refs[1].uid, &refs[2].uid, value, schema, name, sn, &request,

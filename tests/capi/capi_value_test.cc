@@ -550,6 +550,44 @@ TEST(CApiValue, BadArguments) {
   charter_value_free(nullptr);
 }
 
+// A record used as a context is settled; adding to it afterwards, or adding
+// it to another record, still gives the value it holds.
+TEST(CApiValue, UsedThenAddedTo) {
+  charter_uid p = Uid("User", "alice"), a = Uid("Action", "submit"), r = Uid("Task", "t1");
+  charter_value* context = Record({{"x", Long(1)}, {"xs", Set({Long(1)})}});
+  charter_request* q = nullptr;
+  auto cedar = [&](const charter_value* c) {
+    EXPECT_EQ(charter_request_new_value(&p, &a, &r, c, nullptr, nullptr, 0, &q, nullptr), CHARTER_OK);
+    char* text = nullptr;
+    size_t n = 0;
+    EXPECT_EQ(charter_request_context_cedar(q, &text, &n, nullptr), CHARTER_OK);
+    std::string out(text, n);
+    charter_free(text);
+    charter_request_free(q);
+    return out;
+  };
+  EXPECT_EQ(cedar(context), cedar(context));
+  ASSERT_EQ(charter_value_record_add(context, "y", 1, String("z"), nullptr), CHARTER_OK);
+  std::string with_y = cedar(context);
+  EXPECT_NE(with_y.find("\"y\": \"z\""), std::string::npos) << with_y;
+  EXPECT_NE(with_y.find("\"x\": 1"), std::string::npos) << with_y;
+  charter_value* outer = Record({});
+  ASSERT_EQ(charter_value_record_add(outer, "inner", 5, context, nullptr), CHARTER_OK);  // takes it, settled
+  std::string nested = cedar(outer);
+  EXPECT_NE(nested.find("\"inner\": {"), std::string::npos) << nested;
+  EXPECT_NE(nested.find("\"y\": \"z\""), std::string::npos) << nested;
+  charter_value* set = Set({Long(1)});
+  char* json = nullptr;
+  ASSERT_EQ(charter_value_json(set, &json, nullptr, nullptr), CHARTER_OK);
+  charter_free(json);
+  ASSERT_EQ(charter_value_set_add(set, Long(2), nullptr), CHARTER_OK);
+  ASSERT_EQ(charter_value_json(set, &json, nullptr, nullptr), CHARTER_OK);
+  EXPECT_STREQ(json, "[1,2]");
+  charter_free(json);
+  charter_value_free(set);
+  charter_value_free(outer);
+}
+
 TEST(CApiValue, EntitiesBuiltInCodeOverAStore) {
   World w;
   // bob joins team ml for this request only, with a tag.

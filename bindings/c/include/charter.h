@@ -619,8 +619,9 @@ CHARTER_C_EXPORT charter_status charter_schedule_cycle_with(const char* state_js
  * column. So a set may mix kinds where Cedar's JSON may (untyped), a record
  * with a key given twice is refused where it is used, and an extension's
  * argument ("1.5", "10.0.0.1") is parsed where it is used. A value is used
- * by one thread at a time while it is built; once built, it may be read by
- * requests made from several threads. */
+ * by one thread at a time (its first use settles a set or a record into the
+ * form the library reads, so that using it again copies nothing; adding to
+ * it afterwards is allowed and costs a copy). */
 
 typedef struct charter_value charter_value;
 
