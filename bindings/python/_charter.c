@@ -37,6 +37,10 @@ static PyObject* errors_module = NULL;  /* charter._errors */
 static PyObject* entity_uid_type = NULL; /* charter.EntityUid, registered by the package */
 static PyObject* str_type = NULL;        /* interned "type" */
 static PyObject* str_id = NULL;          /* interned "id" */
+/* Interned keys of Cedar's escapes, looked up in every context dict:
+ * "__extn", "__entity", "__expr", "fn", "arg", "args". */
+enum { KEY_EXTN, KEY_ENTITY, KEY_EXPR, KEY_FN, KEY_ARG, KEY_ARGS, KEY_COUNT };
+static PyObject* escape_keys[KEY_COUNT];
 static PyObject* str_allow = NULL;
 static PyObject* str_deny = NULL;
 /* Interned "principal", "action", "resource", "context", "description". */
@@ -574,9 +578,13 @@ static int value_failed(charter_error* error) {
   return -1;
 }
 
+/* d[key] for an interned key, borrowed, or NULL (never an error: the keys
+ * are str, whose hash cannot fail). */
+static PyObject* member(PyObject* d, int key) { return PyDict_GetItem(d, escape_keys[key]); }
+
 /* A str member of a dict, borrowed, or NULL. */
-static PyObject* str_member(PyObject* d, const char* key) {
-  PyObject* v = PyDict_GetItemString(d, key);
+static PyObject* str_member(PyObject* d, int key) {
+  PyObject* v = member(d, key);
   return v != NULL && PyUnicode_Check(v) ? v : NULL;
 }
 
@@ -584,16 +592,14 @@ static PyObject* str_member(PyObject* d, const char* key) {
  * `__expr`, or an extension call {"fn": str, ...} with `args` or a non-str
  * `arg`, as itself or under `__extn`. */
 static int needs_json(PyObject* d) {
-  if (PyDict_GetItemString(d, "__expr") != NULL) return 1;
-  PyObject* call = PyDict_GetItemString(d, "__extn");
+  if (member(d, KEY_EXPR) != NULL) return 1;
+  PyObject* call = member(d, KEY_EXTN);
   PyObject* forms[2] = {d, call};
   for (int i = 0; i < 2; ++i) {
     PyObject* c = forms[i];
-    if (c == NULL || !PyDict_Check(c) || str_member(c, "fn") == NULL) continue;
-    PyObject* arg = PyDict_GetItemString(c, "arg");
-    if ((arg != NULL && !PyUnicode_Check(arg)) || (arg == NULL && PyDict_GetItemString(c, "args") != NULL)) {
-      return 1;
-    }
+    if (c == NULL || !PyDict_Check(c) || str_member(c, KEY_FN) == NULL) continue;
+    PyObject* arg = member(c, KEY_ARG);
+    if ((arg != NULL && !PyUnicode_Check(arg)) || (arg == NULL && member(c, KEY_ARGS) != NULL)) return 1;
   }
   return 0;
 }
@@ -704,10 +710,10 @@ static int to_value(PyObject* v, Where* w, charter_value** out) {
     if (needs_json(v)) return NEEDS_JSON;
     if (PyDict_Size(v) == 1) {
       /* Cedar's escapes, as the JSON reader takes them: a dict of one key. */
-      PyObject* inner = PyDict_GetItemString(v, "__extn");
+      PyObject* inner = member(v, KEY_EXTN);
       PyObject *fn = NULL, *arg = NULL;
-      if (inner != NULL && PyDict_Check(inner) && (fn = str_member(inner, "fn")) != NULL &&
-          (arg = str_member(inner, "arg")) != NULL) {
+      if (inner != NULL && PyDict_Check(inner) && (fn = str_member(inner, KEY_FN)) != NULL &&
+          (arg = str_member(inner, KEY_ARG)) != NULL) {
         size_t fn_n = 0, arg_n = 0;
         const char* f = utf8(fn, &fn_n);
         const char* a = f == NULL ? NULL : utf8(arg, &arg_n);
@@ -715,10 +721,11 @@ static int to_value(PyObject* v, Where* w, charter_value** out) {
         status = charter_value_extension(f, fn_n, a, arg_n, out, &error);
         return status == CHARTER_OK ? 0 : value_failed(error);
       }
-      inner = PyDict_GetItemString(v, "__entity");
+      inner = member(v, KEY_ENTITY);
       PyObject *type = NULL, *id = NULL;
       if (inner != NULL && PyDict_Check(inner) && PyDict_Size(inner) >= 2 &&
-          (type = str_member(inner, "type")) != NULL && (id = str_member(inner, "id")) != NULL) {
+          (type = PyDict_GetItem(inner, str_type)) != NULL && PyUnicode_Check(type) &&
+          (id = PyDict_GetItem(inner, str_id)) != NULL && PyUnicode_Check(id)) {
         charter_uid uid;
         uid.type = utf8(type, &uid.type_length);
         uid.id = uid.type == NULL ? NULL : utf8(id, &uid.id_length);
@@ -2491,6 +2498,11 @@ PyMODINIT_FUNC PyInit__charter(void) {
   str_allow = PyUnicode_InternFromString("allow");
   str_deny = PyUnicode_InternFromString("deny");
   if (str_type == NULL || str_id == NULL || str_allow == NULL || str_deny == NULL) goto fail;
+  static const char* const escape_key_names[KEY_COUNT] = {"__extn", "__entity", "__expr", "fn", "arg", "args"};
+  for (int i = 0; i < KEY_COUNT; ++i) {
+    escape_keys[i] = PyUnicode_InternFromString(escape_key_names[i]);
+    if (escape_keys[i] == NULL) goto fail;
+  }
   static const char* const request_key_names[5] = {"principal", "action", "resource", "context", "description"};
   for (int i = 0; i < 5; ++i) {
     request_keys[i] = PyUnicode_InternFromString(request_key_names[i]);
