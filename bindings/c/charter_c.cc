@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 #include <string>
+#include <span>
 #include <string_view>
 #include <utility>
 
@@ -48,6 +49,7 @@ constexpr uint64_t kMatchTag = 0x4348'4d41'5431'0008;
 constexpr uint64_t kPageTag = 0x4348'5047'4531'0009;
 constexpr uint64_t kResidualTag = 0x4348'5253'4431'000a;
 constexpr uint64_t kSchemaTag = 0x4348'5343'4831'000b;
+constexpr uint64_t kValueTag = 0x4348'5641'4c31'000c;
 constexpr uint64_t kFreed = 0xdead'f7ee'dead'f7ee;
 
 template <uint64_t kTag, typename T>
@@ -156,6 +158,23 @@ struct charter_residual : Shell<kResidualTag, charter::Residual> {
   using Shell::Shell;
   std::string text;  // ToText(), made once
   std::string json;  // ToJson()
+};
+
+// A value being built: a scalar as a charter::Value, a set's elements or a
+// record's fields as vectors that grow by appending (charter::Value is
+// immutable). A container is made into a charter::Value when it is added to
+// another (moved), or when it is first used (then kept in `sealed`, so that
+// using it again copies nothing; adding to it afterwards takes its parts
+// back out).
+struct ValueData {
+  charter_value_kind kind = CHARTER_VALUE_RECORD;
+  charter::Value scalar;
+  std::vector<charter::Value> elements;
+  std::vector<std::pair<std::string, charter::Value>> fields;
+  std::optional<charter::Value> sealed;  // a container, made
+};
+struct charter_value : Shell<kValueTag, ValueData> {
+  using Shell::Shell;
 };
 
 struct ErrorData {
@@ -1553,3 +1572,293 @@ charter_status charter_schedule_cycle_with(const char* state_json, size_t state_
 }
 
 }  // extern "C"
+
+// --- values built in code ----------------------------------------------------------
+
+namespace {
+
+bool ValidUtf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  size_t n = s.size(), i = 0;
+  while (i < n) {
+    unsigned char c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+    if (len == 0 || c > 0xf4 || i + len > n) return false;
+    for (size_t k = 1; k < len; ++k) {
+      if ((p[i + k] & 0xc0) != 0x80) return false;
+    }
+    if (len == 3 && ((c == 0xe0 && p[i + 1] < 0xa0) || (c == 0xed && p[i + 1] >= 0xa0))) return false;
+    if (len == 4 && ((c == 0xf0 && p[i + 1] < 0x90) || (c == 0xf4 && p[i + 1] >= 0x90))) return false;
+    i += len;
+  }
+  return true;
+}
+
+#define CHARTER_UTF8(var, p, n, what)                                                            \
+  CHARTER_TEXT(var, p, n, what);                                                                 \
+  if (!ValidUtf8(var)) return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, what " is not UTF-8")
+
+charter_status NewValue(charter_value_kind kind, charter::Value scalar, charter_value** out, charter_error** error) {
+  if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+  auto v = std::make_unique<charter_value>();
+  v->value.kind = kind;
+  v->value.scalar = std::move(scalar);
+  *out = v.release();
+  return CHARTER_OK;
+}
+
+// A container's charter::Value, made once (see ValueData).
+const charter::Value& Sealed(ValueData& v) {
+  if (!v.sealed.has_value()) {
+    if (v.kind == CHARTER_VALUE_SET) {
+      v.sealed.emplace(charter::Value::Set(std::move(v.elements)));
+    } else {
+      v.sealed.emplace(charter::Value::Record(std::move(v.fields)));
+    }
+    v.elements.clear();
+    v.fields.clear();
+  }
+  return *v.sealed;
+}
+
+// A sealed container opened again to be added to: its parts copied back.
+void Unseal(ValueData& v) {
+  if (!v.sealed.has_value()) return;
+  const charter::Value& made = *v.sealed;
+  if (v.kind == CHARTER_VALUE_SET) {
+    v.elements = made.elements();
+  } else {
+    for (size_t i = 0; i < made.keys().size(); ++i) v.fields.emplace_back(made.keys()[i], made.elements()[i]);
+  }
+  v.sealed.reset();
+}
+
+// The value a handle holds, moved out of it (to be added to a container).
+charter::Value Take(ValueData& v) {
+  if (v.kind != CHARTER_VALUE_SET && v.kind != CHARTER_VALUE_RECORD) return std::move(v.scalar);
+  Sealed(v);
+  charter::Value out = std::move(*v.sealed);
+  v.sealed.reset();
+  return out;
+}
+
+// The value a handle holds, to read (a container is sealed).
+const charter::Value& Read(const charter_value* v) {
+  ValueData& d = const_cast<ValueData&>(v->value);
+  if (d.kind != CHARTER_VALUE_SET && d.kind != CHARTER_VALUE_RECORD) return d.scalar;
+  return Sealed(d);
+}
+
+// A context given as a value: a record (NULL: empty).
+charter_status ContextOf(const charter_value* context, const charter::Value** out, charter_error** error) {
+  static const charter::Value* const kEmpty = new charter::Value();
+  *out = kEmpty;
+  if (context == nullptr) return CHARTER_OK;
+  CHARTER_CHECK_HANDLE(context, kValueTag, "charter_value");
+  if (context->value.kind != CHARTER_VALUE_RECORD) {
+    return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "the context must be a record (charter_value_record)");
+  }
+  *out = &Read(context);
+  return CHARTER_OK;
+}
+
+// The fields of an optional record value (attributes, tags).
+charter_status FieldsOf(const charter_value* v, const char* what, size_t index,
+                        std::vector<std::pair<std::string, charter::Value>>* out, charter_error** error) {
+  if (v == nullptr) return CHARTER_OK;
+  CHARTER_CHECK_HANDLE(v, kValueTag, "charter_value");
+  if (v->value.kind != CHARTER_VALUE_RECORD) {
+    return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT,
+                absl::StrCat("the ", what, " of entity ", index, " must be a record (charter_value_record)"));
+  }
+  const charter::Value& made = Read(v);
+  for (size_t i = 0; i < made.keys().size(); ++i) out->emplace_back(made.keys()[i], made.elements()[i]);
+  return CHARTER_OK;
+}
+
+}  // namespace
+
+charter_status charter_value_bool(int b, charter_value** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    return NewValue(CHARTER_VALUE_BOOL, charter::Value::Bool(b != 0), out, error);
+  });
+}
+
+charter_status charter_value_long(int64_t n, charter_value** out, charter_error** error) {
+  return Guard(error,
+               [&]() -> charter_status { return NewValue(CHARTER_VALUE_LONG, charter::Value::Long(n), out, error); });
+}
+
+charter_status charter_value_string(const char* text, size_t length, charter_value** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_UTF8(s, text, length, "the string");
+    return NewValue(CHARTER_VALUE_STRING, charter::Value::String(std::string(s)), out, error);
+  });
+}
+
+charter_status charter_value_entity(const charter_uid* uid, charter_value** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (uid == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`uid` is NULL");
+    CHARTER_UTF8(type, uid->type, uid->type_length, "the entity's type");
+    CHARTER_UTF8(id, uid->id, uid->id_length, "the entity's id");
+    return NewValue(CHARTER_VALUE_ENTITY, charter::Value::Entity(EntityUid{std::string(type), std::string(id)}), out,
+                    error);
+  });
+}
+
+charter_status charter_value_extension(const char* fn, size_t fn_length, const char* arg, size_t arg_length,
+                                       charter_value** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_UTF8(f, fn, fn_length, "the extension function");
+    CHARTER_UTF8(a, arg, arg_length, "the extension argument");
+    return NewValue(CHARTER_VALUE_EXTENSION, charter::Value::Extension(std::string(f), std::string(a)), out, error);
+  });
+}
+
+charter_status charter_value_set(charter_value** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status { return NewValue(CHARTER_VALUE_SET, {}, out, error); });
+}
+
+charter_status charter_value_record(charter_value** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status { return NewValue(CHARTER_VALUE_RECORD, {}, out, error); });
+}
+
+charter_status charter_value_set_add(charter_value* set, charter_value* element, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_CHECK_HANDLE(set, kValueTag, "charter_value");
+    CHARTER_CHECK_HANDLE(element, kValueTag, "charter_value");
+    if (set->value.kind != CHARTER_VALUE_SET) {
+      return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "charter_value_set_add: the value is not a set");
+    }
+    if (set == element) return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "a set cannot hold itself");
+    Unseal(set->value);
+    set->value.elements.push_back(Take(element->value));
+    Free(element, kValueTag);
+    return CHARTER_OK;
+  });
+}
+
+charter_status charter_value_record_add(charter_value* record, const char* key, size_t key_length,
+                                        charter_value* value, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_CHECK_HANDLE(record, kValueTag, "charter_value");
+    CHARTER_CHECK_HANDLE(value, kValueTag, "charter_value");
+    CHARTER_UTF8(k, key, key_length, "the key");
+    if (record->value.kind != CHARTER_VALUE_RECORD) {
+      return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "charter_value_record_add: the value is not a record");
+    }
+    if (record == value) return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "a record cannot hold itself");
+    Unseal(record->value);
+    record->value.fields.emplace_back(std::string(k), Take(value->value));
+    Free(value, kValueTag);
+    return CHARTER_OK;
+  });
+}
+
+int charter_value_get_kind(const charter_value* value) {
+  return Live(value, kValueTag) ? static_cast<int>(value->value.kind) : -1;
+}
+
+charter_status charter_value_json(const charter_value* value, char** json, size_t* length, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_CHECK_HANDLE(value, kValueTag, "charter_value");
+    if (json == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`json` is NULL");
+    std::string text = Read(value).ToJson();
+    char* out = static_cast<char*>(std::malloc(text.size() + 1));
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_OUT_OF_MEMORY, "out of memory");
+    std::memcpy(out, text.data(), text.size());
+    out[text.size()] = '\0';
+    *json = out;
+    if (length != nullptr) *length = text.size();
+    return CHARTER_OK;
+  });
+}
+
+void charter_value_free(charter_value* value) { Free(value, kValueTag); }
+
+charter_status charter_request_new_value(const charter_uid* principal, const charter_uid* action,
+                                         const charter_uid* resource, const charter_value* context,
+                                         const charter_schema* schema, const char* source_name,
+                                         size_t source_name_length, charter_request** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    if (schema != nullptr) CHARTER_CHECK_HANDLE(schema, kSchemaTag, "charter_schema");
+    const charter_uid* in[3] = {principal, action, resource};
+    EntityUid uids[3];
+    if (charter_status s = UidsOf(in, uids, error); s != CHARTER_OK) return s;
+    const charter::Value* record = nullptr;
+    if (charter_status s = ContextOf(context, &record, error); s != CHARTER_OK) return s;
+    if (schema == nullptr && record->keys().empty()) {
+      *out = new charter_request(charter::Request::Create(std::move(uids[0]), std::move(uids[1]), std::move(uids[2])));
+      return CHARTER_OK;
+    }
+    std::string_view name = NameOr(source_name, source_name_length, "context");
+    absl::StatusOr<charter::Request> request =
+        charter::Request::Create(std::move(uids[0]), std::move(uids[1]), std::move(uids[2]), *record,
+                                 schema != nullptr ? &schema->value.schema : nullptr, name);
+    if (!request.ok()) return FailStatus(error, request.status(), name);
+    *out = new charter_request(*std::move(request));
+    return CHARTER_OK;
+  });
+}
+
+charter_status charter_entities_extend_values(const charter_entities* base, size_t count, const charter_uid* uids,
+                                              const charter_value* const* attrs, const charter_value* const* tags,
+                                              const charter_uid* const* parents, const size_t* parent_counts,
+                                              charter_entities** out, charter_error** error) {
+  return Guard(error, [&]() -> charter_status {
+    CHARTER_CHECK_HANDLE(base, kEntitiesTag, "charter_entities");
+    if (out == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`out` is NULL");
+    if (count != 0 && uids == nullptr) return Fail(error, CHARTER_ERROR_NULL_HANDLE, "`uids` is NULL");
+    if ((parents == nullptr) != (parent_counts == nullptr)) {
+      return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, "`parents` and `parent_counts` must both be NULL or not");
+    }
+    std::vector<charter::Entity> built(count);
+    for (size_t i = 0; i < count; ++i) {
+      charter::Entity& e = built[i];
+      const charter_uid* in[1] = {&uids[i]};
+      std::string_view type, id;
+      if (!Text(in[0]->type, in[0]->type_length, &type) || !Text(in[0]->id, in[0]->id_length, &id)) {
+        return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT,
+                    absl::StrCat("the uid of entity ", i, " has a type or id NULL with a nonzero length"));
+      }
+      if (type.empty()) return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT, absl::StrCat("entity ", i, "'s type is empty"));
+      e.uid = EntityUid{std::string(type), std::string(id)};
+      if (attrs != nullptr) {
+        if (charter_status s = FieldsOf(attrs[i], "attributes", i, &e.attrs, error); s != CHARTER_OK) return s;
+      }
+      if (tags != nullptr) {
+        if (charter_status s = FieldsOf(tags[i], "tags", i, &e.tags, error); s != CHARTER_OK) return s;
+      }
+      if (parents != nullptr && parent_counts[i] != 0) {
+        if (parents[i] == nullptr) {
+          return Fail(error, CHARTER_ERROR_NULL_HANDLE, absl::StrCat("the parents of entity ", i, " are NULL"));
+        }
+        for (size_t k = 0; k < parent_counts[i]; ++k) {
+          const charter_uid& p = parents[i][k];
+          std::string_view pt, pi;
+          if (!Text(p.type, p.type_length, &pt) || !Text(p.id, p.id_length, &pi) || pt.empty()) {
+            return Fail(error, CHARTER_ERROR_INVALID_ARGUMENT,
+                        absl::StrCat("parent ", k, " of entity ", i, " has an empty type, or one NULL with a length"));
+          }
+          e.parents.push_back(EntityUid{std::string(pt), std::string(pi)});
+        }
+      }
+    }
+    const EntitiesData& from = base->value;
+    absl::StatusOr<charter::Entities> store =
+        from.schema ? from.store.Extend(std::span<const charter::Entity>(built), *from.schema, "entities")
+                    : from.store.Extend(std::span<const charter::Entity>(built), "entities");
+    if (!store.ok()) return FailStatus(error, store.status(), "entities");
+    auto e = std::make_unique<charter_entities>();
+    e->value.store = *std::move(store);
+    e->value.schema = from.schema;
+    e->value.fingerprint = from.fingerprint;
+    *out = e.release();
+    return CHARTER_OK;
+  });
+}

@@ -36,7 +36,8 @@ typedef struct {
   charter_eval_context* context;
   char* buf;
   size_t cap;
-  size_t off[7], len[7];  // principal type, id; action type, id; resource type, id; context JSON
+  size_t off[7], len[7];  // principal type, id; action type, id; resource type, id; context
+  int context_kind;       // the context's bytes: 0 JSON text, 1 a value (charter_go_read_value)
   charter_error* error;
   int allowed;
   size_t reasons, errors;
@@ -74,6 +75,86 @@ static int charter_go_slot_reserve(charter_go_slot* s, size_t n) {
   return 1;
 }
 
+// A context value, encoded by the Go side (encodeValue) so that a decision
+// stays one cgo call: a kind byte, then 'b' a byte; 'l' 8 bytes, little
+// endian; 's' a string; 'e' type and id; 'x' fn and arg; '[' a count and
+// the elements; '{' a count and (key, value) pairs. A string or a count is
+// 4 bytes, little endian, then its bytes.
+static uint32_t charter_go_u32(const unsigned char* p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static charter_status charter_go_read_value(const unsigned char** at, const unsigned char* end, int depth,
+                                            charter_value** out, charter_error** error) {
+  const unsigned char* p = *at;
+  charter_status st = CHARTER_ERROR_INTERNAL;
+  if (p >= end || depth > 100) return CHARTER_ERROR_INTERNAL;
+  unsigned char kind = *p++;
+  switch (kind) {
+    case 'b':
+      st = charter_value_bool(*p++, out, error);
+      break;
+    case 'l': {
+      uint64_t n = 0;
+      for (int i = 7; i >= 0; i--) n = n << 8 | p[i];
+      p += 8;
+      st = charter_value_long((int64_t)n, out, error);
+      break;
+    }
+    case 's': {
+      uint32_t n = charter_go_u32(p);
+      st = charter_value_string((const char*)p + 4, n, out, error);
+      p += 4 + n;
+      break;
+    }
+    case 'e':
+    case 'x': {
+      uint32_t n1 = charter_go_u32(p);
+      const char* s1 = (const char*)p + 4;
+      p += 4 + n1;
+      uint32_t n2 = charter_go_u32(p);
+      const char* s2 = (const char*)p + 4;
+      p += 4 + n2;
+      if (kind == 'x') {
+        st = charter_value_extension(s1, n1, s2, n2, out, error);
+      } else {
+        charter_uid uid = {s1, n1, s2, n2};
+        st = charter_value_entity(&uid, out, error);
+      }
+      break;
+    }
+    case '[':
+    case '{': {
+      uint32_t n = charter_go_u32(p);
+      p += 4;
+      charter_value* c = NULL;
+      st = kind == '[' ? charter_value_set(&c, error) : charter_value_record(&c, error);
+      for (uint32_t i = 0; i < n && st == CHARTER_OK; i++) {
+        const char* key = NULL;
+        uint32_t kn = 0;
+        if (kind == '{') {
+          kn = charter_go_u32(p);
+          key = (const char*)p + 4;
+          p += 4 + kn;
+        }
+        charter_value* v = NULL;
+        st = charter_go_read_value(&p, end, depth + 1, &v, error);
+        if (st != CHARTER_OK) break;
+        st = kind == '[' ? charter_value_set_add(c, v, error) : charter_value_record_add(c, key, kn, v, error);
+        if (st != CHARTER_OK) charter_value_free(v);
+      }
+      if (st != CHARTER_OK) {
+        charter_value_free(c);
+      } else {
+        *out = c;
+      }
+      break;
+    }
+  }
+  *at = p;
+  return st;
+}
+
 // One decision: makes the request from the slot's strings, decides it with
 // the engine (or the handle), frees it, and leaves up to CHARTER_GO_VIEWS
 // reasons and errors as views into the context (valid until its next use).
@@ -85,8 +166,17 @@ static charter_status charter_go_decide(const charter_engine* engine, const char
   charter_uid r = {b + s->off[4], s->len[4], b + s->off[5], s->len[5]};
   charter_request* request = NULL;
   s->error = NULL;
-  charter_status st = charter_request_new_uids(&p, &a, &r, s->len[6] ? b + s->off[6] : NULL, s->len[6], &request,
-                                               &s->error);
+  charter_status st;
+  if (s->context_kind == 1) {
+    const unsigned char* at = (const unsigned char*)b + s->off[6];
+    charter_value* context = NULL;
+    st = charter_go_read_value(&at, at + s->len[6], 0, &context, &s->error);
+    if (st != CHARTER_OK) return st;
+    st = charter_request_new_value(&p, &a, &r, context, NULL, NULL, 0, &request, &s->error);
+    charter_value_free(context);
+  } else {
+    st = charter_request_new_uids(&p, &a, &r, s->len[6] ? b + s->off[6] : NULL, s->len[6], &request, &s->error);
+  }
   if (st != CHARTER_OK) return st;
   st = handle != NULL ? charter_engine_handle_authorize(handle, entities, request, s->context, &s->error)
                       : charter_authorize(engine, entities, request, s->context, &s->error);
@@ -123,9 +213,11 @@ import "C"
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"runtime"
 	"sync"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -441,19 +533,256 @@ func (p *contextPool) drain() {
 	p.mu.Unlock()
 }
 
-func contextText(r *Request) (string, error) {
+// contextText is the request's context for the C side: an encoded value
+// (isValue true; see charter_go_read_value) made from Context directly, or
+// JSON text: ContextJSON, or Context marshalled by encoding/json when it
+// holds what the encoding does not say exactly as encoding/json would (a
+// float, a struct other than EntityUID, a pointer, a json.Marshaler, an
+// integer beyond int64, a string that is not UTF-8, `__expr`, an `__extn`
+// whose argument is not a string). buf is scratch space.
+func contextText(r *Request, buf *[]byte) (string, bool, error) {
 	if r.ContextJSON != "" {
-		return r.ContextJSON, nil
+		return r.ContextJSON, false, nil
 	}
 	if r.Context == nil {
-		return "", nil
+		return "", false, nil
+	}
+	if b, ok := encodeRecord((*buf)[:0], r.Context, 0); ok {
+		*buf = b
+		return "", true, nil
 	}
 	b, err := json.Marshal(r.Context)
 	if err != nil {
-		return "", &Error{Status: StatusInvalidArgument, Message: "the context: " + err.Error()}
+		return "", false, &Error{Status: StatusInvalidArgument, Message: "the context: " + err.Error()}
 	}
-	return string(b), nil
+	return string(b), false, nil
 }
+
+// maxValueDepth: deeper values go as JSON, whose reader says where the
+// limit is.
+const maxValueDepth = 60
+
+func appendU32(b []byte, n int) []byte {
+	return append(b, byte(n), byte(n>>8), byte(n>>16), byte(n>>24))
+}
+
+func appendStr(b []byte, s string) ([]byte, bool) {
+	if !utf8.ValidString(s) || len(s) > math.MaxUint32/2 {
+		return b, false // encoding/json writes U+FFFD for bad bytes: leave it that
+	}
+	return append(appendU32(b, len(s)), s...), true
+}
+
+func appendLong(b []byte, n int64) []byte {
+	u := uint64(n)
+	return append(b, 'l', byte(u), byte(u>>8), byte(u>>16), byte(u>>24), byte(u>>32), byte(u>>40), byte(u>>48),
+		byte(u>>56))
+}
+
+// stringOf is v as a string when it is one.
+func stringOf(v any) (string, bool) {
+	s, ok := v.(string)
+	return s, ok
+}
+
+// member is m[key] for the two map types a context's records come as.
+func member(m any, key string) (any, bool) {
+	switch t := m.(type) {
+	case map[string]any:
+		v, ok := t[key]
+		return v, ok
+	case map[string]string:
+		v, ok := t[key]
+		return v, ok
+	}
+	return nil, false
+}
+
+// plainOnly reports whether a record's escapes (if any) are ones the
+// encoding says as encoding/json's text reads: no `__expr`, and an
+// extension call {"fn": s, ...} (itself or under `__extn`) has a string
+// "arg".
+func plainOnly(m any) bool {
+	if _, ok := member(m, "__expr"); ok {
+		return false
+	}
+	inner, _ := member(m, "__extn")
+	for _, c := range []any{m, inner} {
+		fn, _ := member(c, "fn")
+		if _, ok := stringOf(fn); !ok {
+			continue
+		}
+		arg, has := member(c, "arg")
+		if _, ok := stringOf(arg); !ok && (has || hasKey(c, "args")) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasKey(m any, key string) bool {
+	_, ok := member(m, key)
+	return ok
+}
+
+// encodeRecord appends a record's encoding; false: use JSON instead.
+func encodeRecord(b []byte, m map[string]any, depth int) ([]byte, bool) {
+	b = appendU32(append(b, '{'), len(m))
+	ok := true
+	for k, v := range m {
+		if b, ok = appendStr(b, k); !ok {
+			return b, false
+		}
+		if b, ok = encodeValue(b, v, depth+1); !ok {
+			return b, false
+		}
+	}
+	return b, true
+}
+
+// encodeValue appends v's encoding; false: use JSON instead.
+func encodeValue(b []byte, v any, depth int) ([]byte, bool) {
+	if depth > maxValueDepth {
+		return b, false
+	}
+	ok := true
+	switch t := v.(type) {
+	case bool:
+		if t {
+			return append(b, 'b', 1), true
+		}
+		return append(b, 'b', 0), true
+	case string:
+		return appendStr(append(b, 's'), t)
+	case int:
+		return appendLong(b, int64(t)), true
+	case int64:
+		return appendLong(b, t), true
+	case int32:
+		return appendLong(b, int64(t)), true
+	case int16:
+		return appendLong(b, int64(t)), true
+	case int8:
+		return appendLong(b, int64(t)), true
+	case uint8:
+		return appendLong(b, int64(t)), true
+	case uint16:
+		return appendLong(b, int64(t)), true
+	case uint32:
+		return appendLong(b, int64(t)), true
+	case uint:
+		if uint64(t) > math.MaxInt64 {
+			return b, false
+		}
+		return appendLong(b, int64(t)), true
+	case uint64:
+		if t > math.MaxInt64 {
+			return b, false
+		}
+		return appendLong(b, int64(t)), true
+	case EntityUID:
+		// encoding/json writes {"type": ..., "id": ...}: a record (an entity
+		// where a schema expects one), and so is this.
+		b = appendU32(append(b, '{'), 2)
+		for _, kv := range [2][2]string{{"type", t.Type}, {"id", t.ID}} {
+			b, _ = appendStr(b, kv[0])
+			if b, ok = appendStr(append(b, 's'), kv[1]); !ok {
+				return b, false
+			}
+		}
+		return b, true
+	case []any:
+		b = appendU32(append(b, '['), len(t))
+		for _, e := range t {
+			if b, ok = encodeValue(b, e, depth+1); !ok {
+				return b, false
+			}
+		}
+		return b, true
+	case []string:
+		b = appendU32(append(b, '['), len(t))
+		for _, e := range t {
+			if b, ok = appendStr(append(b, 's'), e); !ok {
+				return b, false
+			}
+		}
+		return b, true
+	case map[string]string:
+		if !plainOnly(t) {
+			return b, false
+		}
+		if len(t) == 1 {
+			if b2, done, ok := escape(b, t); done {
+				return b2, ok
+			}
+		}
+		b = appendU32(append(b, '{'), len(t))
+		for k, e := range t {
+			if b, ok = appendStr(b, k); !ok {
+				return b, false
+			}
+			if b, ok = appendStr(append(b, 's'), e); !ok {
+				return b, false
+			}
+		}
+		return b, true
+	case map[string]any:
+		if !plainOnly(t) {
+			return b, false
+		}
+		if len(t) == 1 {
+			if b2, done, ok := escape(b, t); done {
+				return b2, ok
+			}
+		}
+		return encodeRecord(b, t, depth)
+	}
+	return b, false
+}
+
+// escape appends a one-key record in the shape of Cedar's `__extn` or
+// `__entity` escape as the value it stands for (done); else nothing.
+func escape(b []byte, m any) (out []byte, done bool, ok bool) {
+	if inner, has := member(m, "__extn"); has {
+		fn, _ := member(inner, "fn")
+		arg, _ := member(inner, "arg")
+		f, ok1 := stringOf(fn)
+		a, ok2 := stringOf(arg)
+		if ok1 && ok2 {
+			b = append(b, 'x')
+			if b, ok = appendStr(b, f); !ok {
+				return b, true, false
+			}
+			b, ok = appendStr(b, a)
+			return b, true, ok
+		}
+	}
+	if inner, has := member(m, "__entity"); has {
+		n := 0
+		switch t := inner.(type) {
+		case map[string]any:
+			n = len(t)
+		case map[string]string:
+			n = len(t)
+		}
+		typ, _ := member(inner, "type")
+		id, _ := member(inner, "id")
+		t, ok1 := stringOf(typ)
+		i, ok2 := stringOf(id)
+		if n >= 2 && ok1 && ok2 {
+			b = append(b, 'e')
+			if b, ok = appendStr(b, t); !ok {
+				return b, true, false
+			}
+			b, ok = appendStr(b, i)
+			return b, true, ok
+		}
+	}
+	return b, false, true
+}
+
+// scratch holds the buffers contexts are encoded into.
+var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
 func entitiesPointer(s *Entities) *C.charter_entities {
 	if s == nil {
@@ -462,11 +791,12 @@ func entitiesPointer(s *Entities) *C.charter_entities {
 	return s.p
 }
 
-// fill copies the request's strings into the slot's C buffer.
-func fill(s *C.charter_go_slot, r *Request, context string) error {
+// fill copies the request's strings into the slot's C buffer, and the
+// context: its JSON text, or its encoded value.
+func fill(s *C.charter_go_slot, r *Request, context string, value []byte) error {
 	parts := [7]string{r.Principal.Type, r.Principal.ID, r.Action.Type, r.Action.ID, r.Resource.Type,
 		r.Resource.ID, context}
-	total := 0
+	total := len(value)
 	for _, p := range parts {
 		total += len(p)
 	}
@@ -484,13 +814,19 @@ func fill(s *C.charter_go_slot, r *Request, context string) error {
 		s.len[i] = C.size_t(len(p))
 		off += len(p)
 	}
+	if len(value) > 0 {
+		copy(buf[off:], value)
+		s.len[6] = C.size_t(len(value))
+	}
 	return nil
 }
 
 // decide runs one decision with engine or handle.
 func decide(engine *C.charter_engine, handle *C.charter_engine_handle, pool *contextPool, r *Request,
 	entities *Entities) (Decision, error) {
-	ctxText, err := contextText(r)
+	buf := scratch.Get().(*[]byte)
+	defer scratch.Put(buf)
+	ctxText, isValue, err := contextText(r, buf)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -506,8 +842,16 @@ func decide(engine *C.charter_engine, handle *C.charter_engine_handle, pool *con
 		return Decision{}, err
 	}
 	defer pool.put(s)
-	if err := fill(s, r, ctxText); err != nil {
+	var value []byte
+	if isValue {
+		value = *buf
+	}
+	if err := fill(s, r, ctxText, value); err != nil {
 		return Decision{}, err
+	}
+	s.context_kind = 0
+	if isValue {
+		s.context_kind = 1
 	}
 	if st := C.charter_go_decide(engine, handle, entitiesPointer(entities), s); st != C.CHARTER_OK {
 		e := s.error

@@ -58,7 +58,13 @@ typedef struct {
 typedef struct {
   charter_engine* engine;
   charter_eval_context* context;
-  Buf buf; /* the request being built: context JSON, then the three uids' text */
+  Buf buf; /* the request being built: the three uids' text */
+  /* The context being built as a charter_value: every handle made and not
+   * yet added to its container, so that a Lua error (a longjmp) in the
+   * middle leaks nothing: the next call, or __gc, frees them. */
+  charter_value* pending[2 * MAX_DEPTH + 8];
+  int pending_n;
+  charter_error* value_error; /* a refusal while building, for `nil, message` */
 } EngineBox;
 
 typedef struct {
@@ -90,6 +96,8 @@ static EngineBox* new_engine_box(lua_State* L) {
   box->context = NULL;
   box->buf.data = NULL;
   box->buf.len = box->buf.cap = 0;
+  box->pending_n = 0;
+  box->value_error = NULL;
   luaL_getmetatable(L, ENGINE_MT);
   lua_setmetatable(L, -2);
   return box;
@@ -156,8 +164,16 @@ static EngineBox* check_engine(lua_State* L, int index) {
   return box;
 }
 
+/* Frees what a context left pending (after a Lua error in the middle). */
+static void drop_pending(EngineBox* box) {
+  while (box->pending_n > 0) charter_value_free(box->pending[--box->pending_n]);
+  if (box->value_error != NULL) charter_error_free(box->value_error);
+  box->value_error = NULL;
+}
+
 static int engine_gc(lua_State* L) {
   EngineBox* box = (EngineBox*)luaL_checkudata(L, 1, ENGINE_MT);
+  drop_pending(box);
   if (box->context != NULL) charter_eval_context_free(box->context);
   if (box->engine != NULL) charter_engine_free(box->engine);
   box->context = NULL;
@@ -357,7 +373,14 @@ static void add_value(lua_State* L, Buf* b, Where* w, int index) {
       return;
     case LUA_TNUMBER: {
       lua_Number x = lua_tonumber(L, index);
+#if LUA_VERSION_NUM >= 503
+      /* An integer is a Long whatever its value (math.maxinteger as a float
+       * would round up out of range). */
+      if (!lua_isinteger(L, index) &&
+          (!(x == floor(x)) || x < -9223372036854775808.0 || x >= 9223372036854775808.0)) {
+#else
       if (!(x == floor(x)) || x < -9223372036854775808.0 || x >= 9223372036854775808.0) {
+#endif
         lua_pushfstring(L, "%s is not an integer: Cedar has no floating-point numbers",
                         lua_tostring(L, index));
         where_error(L, w, lua_tostring(L, -1));
@@ -455,6 +478,161 @@ static void add_value(lua_State* L, Buf* b, Where* w, int index) {
   buf_lit(L, b, "}");
 }
 
+/* ---- contexts as values (charter_value, no JSON text) ------------------------------ */
+
+/* Keeps a handle just made pending; NULL (box->value_error set) if making
+ * it failed. */
+static charter_value* keep(EngineBox* box, charter_status status, charter_value** made, charter_error** failed) {
+  /* (`made` and `failed` are read here, after the call that set them.) */
+  charter_value* v = *made;
+  charter_error* error = *failed;
+  if (status != CHARTER_OK) {
+    if (box->value_error == NULL) box->value_error = error; else charter_error_free(error);
+    return NULL;
+  }
+  box->pending[box->pending_n++] = v;
+  return v;
+}
+
+/* Adds the pending top (a value just made) to `container`, a set (key NULL)
+ * or a record; 0 on success. */
+static int add_top(EngineBox* box, charter_value* container, const char* key, size_t key_n) {
+  charter_value* v = box->pending[box->pending_n - 1];
+  charter_error* error = NULL;
+  charter_status status = key == NULL ? charter_value_set_add(container, v, &error)
+                                      : charter_value_record_add(container, key, key_n, v, &error);
+  if (status != CHARTER_OK) {
+    if (box->value_error == NULL) box->value_error = error; else charter_error_free(error);
+    return -1;
+  }
+  box->pending_n--;  /* now the container's */
+  return 0;
+}
+
+/* The string field `key` of the table at `t` (or raises, naming it, as
+ * add_field does). */
+static const char* string_field(lua_State* L, Where* w, int t, const char* key, size_t* n) {
+  lua_getfield(L, t, key);
+  w->path[w->depth++] = key;
+  if (lua_type(L, -1) != LUA_TSTRING) {
+    lua_pushfstring(L, "expected a string, got %s", luaL_typename(L, -1));
+    where_error(L, w, lua_tostring(L, -1));
+  }
+  const char* s = lua_tolstring(L, -1, n);
+  w->depth--;
+  lua_pop(L, 1);  /* the table holds it */
+  return s;
+}
+
+/* A context value as a charter_value, with add_value's rules and messages:
+ * boolean, integer, string, {__entity = ...}, {__extn = ...}, a sequence (a
+ * set) or a table with string keys (a record). The result is the pending
+ * top; NULL when the library refused it (box->value_error). */
+static charter_value* lua_value(lua_State* L, EngineBox* box, Where* w, int index) {
+  if (index < 0) index = lua_gettop(L) + index + 1;
+  charter_value* v = NULL;
+  charter_error* error = NULL;
+  switch (lua_type(L, index)) {
+    case LUA_TBOOLEAN:
+      return keep(box, charter_value_bool(lua_toboolean(L, index), &v, &error), &v, &error);
+    case LUA_TNUMBER: {
+      lua_Number x = lua_tonumber(L, index);
+#if LUA_VERSION_NUM >= 503
+      /* An integer is a Long whatever its value (math.maxinteger as a float
+       * would round up out of range). */
+      if (!lua_isinteger(L, index) &&
+          (!(x == floor(x)) || x < -9223372036854775808.0 || x >= 9223372036854775808.0)) {
+#else
+      if (!(x == floor(x)) || x < -9223372036854775808.0 || x >= 9223372036854775808.0) {
+#endif
+        lua_pushfstring(L, "%s is not an integer: Cedar has no floating-point numbers",
+                        lua_tostring(L, index));
+        where_error(L, w, lua_tostring(L, -1));
+      }
+#if LUA_VERSION_NUM >= 503
+      int64_t n = lua_isinteger(L, index) ? (int64_t)lua_tointeger(L, index) : (int64_t)x;
+#else
+      int64_t n = (int64_t)x;
+#endif
+      return keep(box, charter_value_long(n, &v, &error), &v, &error);
+    }
+    case LUA_TSTRING: {
+      size_t n = 0;
+      const char* s = lua_tolstring(L, index, &n);
+      return keep(box, charter_value_string(s, n, &v, &error), &v, &error);
+    }
+    case LUA_TTABLE:
+      break;
+    default:
+      lua_pushfstring(L, "a %s cannot be a Cedar value", luaL_typename(L, index));
+      where_error(L, w, lua_tostring(L, -1));
+  }
+  if (w->depth >= MAX_DEPTH) where_error(L, w, "nested too deeply (64 levels at most)");
+  luaL_checkstack(L, 4, "charter: context nested too deeply");
+  lua_getfield(L, index, "__entity");
+  if (!lua_isnil(L, -1)) {
+    int e = lua_gettop(L);
+    w->path[w->depth++] = "__entity";
+    if (!lua_istable(L, e)) where_error(L, w, "expected {type = ..., id = ...}");
+    charter_uid uid;
+    uid.type = string_field(L, w, e, "type", &uid.type_length);
+    uid.id = string_field(L, w, e, "id", &uid.id_length);
+    w->depth--;
+    v = keep(box, charter_value_entity(&uid, &v, &error), &v, &error);
+    lua_pop(L, 1);
+    return v;
+  }
+  lua_pop(L, 1);
+  lua_getfield(L, index, "__extn");
+  if (!lua_isnil(L, -1)) {
+    int e = lua_gettop(L);
+    w->path[w->depth++] = "__extn";
+    if (!lua_istable(L, e)) where_error(L, w, "expected {fn = ..., arg = ...}");
+    size_t fn_n = 0, arg_n = 0;
+    const char* fn = string_field(L, w, e, "fn", &fn_n);
+    const char* arg = string_field(L, w, e, "arg", &arg_n);
+    w->depth--;
+    v = keep(box, charter_value_extension(fn, fn_n, arg, arg_n, &v, &error), &v, &error);
+    lua_pop(L, 1);
+    return v;
+  }
+  lua_pop(L, 1);
+  size_t n = 0;
+  if (is_array(L, index, &n)) {
+    charter_value* set = keep(box, charter_value_set(&v, &error), &v, &error);
+    if (set == NULL) return NULL;
+    w->path[w->depth++] = "[]";
+    for (size_t i = 1; i <= n; i++) {
+      lua_rawgeti(L, index, (int)i);
+      if (lua_value(L, box, w, -1) == NULL || add_top(box, set, NULL, 0) != 0) return NULL;
+      lua_pop(L, 1);
+    }
+    w->depth--;
+    return set;
+  }
+  /* A record (an empty table is the empty record). */
+  charter_value* record = keep(box, charter_value_record(&v, &error), &v, &error);
+  if (record == NULL) return NULL;
+  lua_pushnil(L);
+  while (lua_next(L, index) != 0) {
+    if (lua_type(L, -2) != LUA_TSTRING) {
+      lua_pushfstring(L, "a record's keys are strings, not %s (a set is a sequence 1..n)",
+                      luaL_typename(L, -2));
+      where_error(L, w, lua_tostring(L, -1));
+    }
+    size_t kn = 0;
+    const char* k = lua_tolstring(L, -2, &kn);
+    w->path[w->depth++] = k;
+    if (lua_value(L, box, w, -1) == NULL || add_top(box, record, k, kn) != 0) {
+      lua_pop(L, 2);
+      return NULL;
+    }
+    w->depth--;
+    lua_pop(L, 1);
+  }
+  return record;
+}
+
 /* ---- entity references as text ---------------------------------------------------- */
 
 /* Appends `s` as an entity id in Cedar's text form (quotes, backslashes and
@@ -521,8 +699,11 @@ static int engine_authorize(lua_State* L) {
   Where w;
   w.arg = 2;
   w.depth = 0;
-  size_t offset[3], length[3], context_length = 0;
+  size_t offset[3], length[3];
 
+  /* The context, as a charter_value (no JSON text); NULL: none. */
+  drop_pending(box);
+  charter_value* context = NULL;
   lua_getfield(L, 2, "context");
   if (!lua_isnil(L, -1)) {
     w.path[w.depth++] = "context";
@@ -530,9 +711,14 @@ static int engine_authorize(lua_State* L) {
       lua_pushfstring(L, "expected a table, got %s", luaL_typename(L, -2));
       where_error(L, &w, lua_tostring(L, -1));
     }
-    add_value(L, b, &w, lua_gettop(L));
+    context = lua_value(L, box, &w, lua_gettop(L));
+    if (context == NULL) {
+      charter_error* error = box->value_error;
+      box->value_error = NULL;
+      drop_pending(box);
+      return push_failure(L, error);
+    }
     w.depth--;
-    context_length = b->len;
   }
   lua_pop(L, 1);
 
@@ -578,21 +764,38 @@ static int engine_authorize(lua_State* L) {
   charter_request* request = NULL;
   charter_error* error = NULL;
   const char* data = b->data;
-  charter_status made;
+  charter_status made = CHARTER_OK;
+  charter_uid uids[3];
+  char parsed[3][256];
   if (all_tables) {
-    charter_uid uids[3];
     for (int i = 0; i < 3; i++) {
       uids[i].type = data + offset[i];
       uids[i].type_length = length[i];
       uids[i].id = data + id_offset[i];
       uids[i].id_length = id_length[i];
     }
-    made = charter_request_new_uids(&uids[0], &uids[1], &uids[2], context_length ? data : NULL, context_length,
-                                    &request, &error);
   } else {
-    made = charter_request_new(data + offset[0], length[0], data + offset[1], length[1], data + offset[2],
-                               length[2], context_length ? data : NULL, context_length, &request, &error);
+    /* Each reference's text read into a uid; one that does not read (or
+     * that is long) is left to charter_request_new, for its message. */
+    for (int i = 0; i < 3 && made == CHARTER_OK; i++) {
+      made = length[i] < sizeof parsed[i]
+                 ? charter_uid_parse(data + offset[i], length[i], parsed[i], sizeof parsed[i], &uids[i], NULL)
+                 : CHARTER_ERROR_LIMIT_EXCEEDED;
+    }
+    if (made != CHARTER_OK) {
+      made = charter_request_new(data + offset[0], length[0], data + offset[1], length[1], data + offset[2],
+                                 length[2], NULL, 0, &request, &error);
+      if (made == CHARTER_OK) {  /* read after all: as uids, from the request */
+        for (int i = 0; i < 3; i++) charter_request_uid(request, i, &uids[i]);
+      }
+    }
   }
+  if (made == CHARTER_OK) {
+    charter_request* plain = request;
+    made = charter_request_new_value(&uids[0], &uids[1], &uids[2], context, NULL, NULL, 0, &request, &error);
+    charter_request_free(plain);
+  }
+  drop_pending(box);
   if (made != CHARTER_OK) return push_failure(L, error);
   charter_status status = charter_authorize(box->engine, entities, request, box->context, &error);
   charter_request_free(request);

@@ -37,6 +37,10 @@ static PyObject* errors_module = NULL;  /* charter._errors */
 static PyObject* entity_uid_type = NULL; /* charter.EntityUid, registered by the package */
 static PyObject* str_type = NULL;        /* interned "type" */
 static PyObject* str_id = NULL;          /* interned "id" */
+/* Interned keys of Cedar's escapes, looked up in every context dict:
+ * "__extn", "__entity", "__expr", "fn", "arg", "args". */
+enum { KEY_EXTN, KEY_ENTITY, KEY_EXPR, KEY_FN, KEY_ARG, KEY_ARGS, KEY_COUNT };
+static PyObject* escape_keys[KEY_COUNT];
 static PyObject* str_allow = NULL;
 static PyObject* str_deny = NULL;
 /* Interned "principal", "action", "resource", "context", "description". */
@@ -560,6 +564,230 @@ static int append_json(Buffer* b, PyObject* v, Where* w) {
   return -1;
 }
 
+/* ---- contexts as values (charter_value, no JSON text) ------------------------------ */
+
+/* to_value's results: 0 made, -1 a Python exception is set, NEEDS_JSON the
+ * dict holds one of Cedar's escapes in a shape a charter_value cannot say
+ * exactly (`__expr`, an `__extn` call whose argument is not a str or that
+ * has `args`): the caller writes the context as JSON text instead, as
+ * before, so that every context reads as it always has. */
+#define NEEDS_JSON 1
+
+static int value_failed(charter_error* error) {
+  raise_error("RequestError", error, NULL);
+  return -1;
+}
+
+/* d[key] for an interned key, borrowed, or NULL (never an error: the keys
+ * are str, whose hash cannot fail). */
+static PyObject* member(PyObject* d, int key) { return PyDict_GetItem(d, escape_keys[key]); }
+
+/* A str member of a dict, borrowed, or NULL. */
+static PyObject* str_member(PyObject* d, int key) {
+  PyObject* v = member(d, key);
+  return v != NULL && PyUnicode_Check(v) ? v : NULL;
+}
+
+/* Whether a dict holds an escape a value cannot say exactly (NEEDS_JSON):
+ * `__expr`, or an extension call {"fn": str, ...} with `args` or a non-str
+ * `arg`, as itself or under `__extn`. */
+static int needs_json(PyObject* d) {
+  if (member(d, KEY_EXPR) != NULL) return 1;
+  PyObject* call = member(d, KEY_EXTN);
+  PyObject* forms[2] = {d, call};
+  for (int i = 0; i < 2; ++i) {
+    PyObject* c = forms[i];
+    if (c == NULL || !PyDict_Check(c) || str_member(c, KEY_FN) == NULL) continue;
+    PyObject* arg = member(c, KEY_ARG);
+    if ((arg != NULL && !PyUnicode_Check(arg)) || (arg == NULL && member(c, KEY_ARGS) != NULL)) return 1;
+  }
+  return 0;
+}
+
+static int to_value(PyObject* v, Where* w, charter_value** out);
+
+/* The fields of a dict added to `record` (a new charter_value record). */
+static int add_fields(charter_value* record, PyObject* d, Where* w) {
+  Py_ssize_t pos = 0;
+  PyObject *key = NULL, *item = NULL;
+  while (PyDict_Next(d, &pos, &key, &item)) {
+    if (!PyUnicode_Check(key)) {
+      where_type_error(w, " (a key)", "str", key);
+      return -1;
+    }
+    size_t n = 0;
+    const char* name = utf8(key, &n);
+    if (name == NULL) return -1;
+    w->path[w->depth].kind = SEG_KEY;
+    w->path[w->depth].key = key;
+    ++w->depth;
+    charter_value* field = NULL;
+    int made = to_value(item, w, &field);
+    --w->depth;
+    if (made != 0) return made;
+    charter_error* error = NULL;
+    if (charter_value_record_add(record, name, n, field, &error) != CHARTER_OK) {
+      charter_value_free(field);
+      return value_failed(error);
+    }
+  }
+  return 0;
+}
+
+/* The elements of a list, tuple, set or frozenset added to a new set. */
+static int add_elements(charter_value* set, PyObject* v, Where* w) {
+  charter_error* error = NULL;
+  if (PyList_Check(v) || PyTuple_Check(v)) {
+    const int list = PyList_Check(v);
+    for (Py_ssize_t i = 0; i < (list ? PyList_GET_SIZE(v) : PyTuple_GET_SIZE(v)); ++i) {
+      w->path[w->depth].kind = SEG_INDEX;
+      w->path[w->depth].index = i;
+      ++w->depth;
+      charter_value* element = NULL;
+      int made = to_value(list ? PyList_GET_ITEM(v, i) : PyTuple_GET_ITEM(v, i), w, &element);
+      --w->depth;
+      if (made != 0) return made;
+      if (charter_value_set_add(set, element, &error) != CHARTER_OK) {
+        charter_value_free(element);
+        return value_failed(error);
+      }
+    }
+    return 0;
+  }
+  PyObject* it = PyObject_GetIter(v);
+  if (it == NULL) return -1;
+  PyObject* item = NULL;
+  int made = 0;
+  while (made == 0 && (item = PyIter_Next(it)) != NULL) {
+    w->path[w->depth].kind = SEG_SET;
+    ++w->depth;
+    charter_value* element = NULL;
+    made = to_value(item, w, &element);
+    --w->depth;
+    Py_DECREF(item);
+    if (made == 0 && charter_value_set_add(set, element, &error) != CHARTER_OK) {
+      charter_value_free(element);
+      made = value_failed(error);
+    }
+  }
+  Py_DECREF(it);
+  if (made == 0 && PyErr_Occurred()) return -1;
+  return made;
+}
+
+/* A Python value as a charter_value, with append_json's checks and
+ * messages: the same values the JSON text of append_json gives. */
+static int to_value(PyObject* v, Where* w, charter_value** out) {
+  if (w->depth >= MAX_NESTING) {
+    char message[64];
+    snprintf(message, sizeof(message), "values nest deeper than %d levels", MAX_NESTING);
+    where_error(w, message);
+    return -1;
+  }
+  charter_error* error = NULL;
+  charter_status status = CHARTER_OK;
+  if (PyBool_Check(v)) {
+    status = charter_value_bool(v == Py_True, out, &error);
+  } else if (PyLong_Check(v)) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow != 0) {
+      PyObject* name = where_str(w);
+      if (name == NULL) return -1;
+      raise_steal("RequestError",
+                  PyUnicode_FromFormat("%U: %S does not fit in 64 bits (a Cedar Long)", name, v), NULL, NULL);
+      Py_DECREF(name);
+      return -1;
+    }
+    if (x == -1 && PyErr_Occurred()) return -1;
+    status = charter_value_long((int64_t)x, out, &error);
+  } else if (PyUnicode_Check(v)) {
+    size_t n = 0;
+    const char* s = utf8(v, &n);
+    if (s == NULL) return -1;
+    status = charter_value_string(s, n, out, &error);
+  } else if (PyDict_Check(v)) {
+    if (needs_json(v)) return NEEDS_JSON;
+    if (PyDict_Size(v) == 1) {
+      /* Cedar's escapes, as the JSON reader takes them: a dict of one key. */
+      PyObject* inner = member(v, KEY_EXTN);
+      PyObject *fn = NULL, *arg = NULL;
+      if (inner != NULL && PyDict_Check(inner) && (fn = str_member(inner, KEY_FN)) != NULL &&
+          (arg = str_member(inner, KEY_ARG)) != NULL) {
+        size_t fn_n = 0, arg_n = 0;
+        const char* f = utf8(fn, &fn_n);
+        const char* a = f == NULL ? NULL : utf8(arg, &arg_n);
+        if (a == NULL) return -1;
+        status = charter_value_extension(f, fn_n, a, arg_n, out, &error);
+        return status == CHARTER_OK ? 0 : value_failed(error);
+      }
+      inner = member(v, KEY_ENTITY);
+      PyObject *type = NULL, *id = NULL;
+      if (inner != NULL && PyDict_Check(inner) && PyDict_Size(inner) >= 2 &&
+          (type = PyDict_GetItem(inner, str_type)) != NULL && PyUnicode_Check(type) &&
+          (id = PyDict_GetItem(inner, str_id)) != NULL && PyUnicode_Check(id)) {
+        charter_uid uid;
+        uid.type = utf8(type, &uid.type_length);
+        uid.id = uid.type == NULL ? NULL : utf8(id, &uid.id_length);
+        if (uid.id == NULL) return -1;
+        if (uid.type_length > 0) {
+          status = charter_value_entity(&uid, out, &error);
+          return status == CHARTER_OK ? 0 : value_failed(error);
+        }
+        /* An empty type: the JSON reader's message, from a record. */
+      }
+    }
+    if (charter_value_record(out, &error) != CHARTER_OK) return value_failed(error);
+    int made = add_fields(*out, v, w);
+    if (made != 0) {
+      charter_value_free(*out);
+      *out = NULL;
+    }
+    return made;
+  } else if (PyList_Check(v) || PyTuple_Check(v) || PyAnySet_Check(v)) {
+    if (charter_value_set(out, &error) != CHARTER_OK) return value_failed(error);
+    int made = add_elements(*out, v, w);
+    if (made != 0) {
+      charter_value_free(*out);
+      *out = NULL;
+    }
+    return made;
+  } else if (is_entity_uid(v)) {
+    PyObject *type = NULL, *id = NULL;
+    if (uid_fields(v, &type, &id) != 0) return -1;
+    charter_uid uid;
+    uid.type = utf8(type, &uid.type_length);
+    uid.id = uid.type == NULL ? NULL : utf8(id, &uid.id_length);
+    if (uid.id == NULL) return -1;
+    status = charter_value_entity(&uid, out, &error);
+  } else if (PyFloat_Check(v)) {
+    where_type_error(w, "",
+                     "a Cedar value (Cedar has no floating-point numbers: use an int, or a decimal as "
+                     "{'__extn': {'fn': 'decimal', 'arg': '1.5'}})",
+                     v);
+    return -1;
+  } else {
+    where_type_error(w, "", "a Cedar value (bool, int, str, list, set, dict or charter.EntityUid)", v);
+    return -1;
+  }
+  return status == CHARTER_OK ? 0 : value_failed(error);
+}
+
+/* A context dict as a charter_value record: 0 (*out made; NULL for an
+ * empty dict), -1 (an exception), or NEEDS_JSON. */
+static int context_value(PyObject* context, Where* w, charter_value** out) {
+  *out = NULL;
+  if (PyDict_Size(context) == 0) return 0;
+  charter_error* error = NULL;
+  if (charter_value_record(out, &error) != CHARTER_OK) return value_failed(error);
+  int made = add_fields(*out, context, w);
+  if (made != 0) {
+    charter_value_free(*out);
+    *out = NULL;
+  }
+  return made;
+}
+
 /* "SOURCE:LINE:COL: message" without its position; the text itself when it
  * has none. */
 static const char* without_position(const char* text, size_t n, size_t* out_n) {
@@ -1035,14 +1263,31 @@ static charter_request* make_request(PyObject* principal, PyObject* action, PyOb
   const char* text = NULL;
   size_t n = 0;
   int from_dict = 0;
-  if (context_text(context, &w, &json, &text, &n, &from_dict) != 0) goto done;
   /* The context's name in messages; a Python str only for a message. */
   char name[48] = "context";
   size_t sn = 7;
   if (index >= 0) sn = (size_t)snprintf(name, sizeof(name), "requests[%zd].context", index);
   charter_error* error = NULL;
-  if (charter_request_new_with(&refs[0].uid, &refs[1].uid, &refs[2].uid, text, n, schema, name, sn, &request,
-                               &error) != CHARTER_OK) {
+  charter_status status = CHARTER_OK;
+  if (context == NULL || context == Py_None || PyDict_Check(context)) {
+    /* A dict becomes a value, with no JSON text (unless it holds an escape
+     * a value cannot say: then its JSON, as before); none is NULL. */
+    charter_value* value = NULL;
+    int made = context == NULL || context == Py_None ? 0 : context_value(context, &w, &value);
+    if (made < 0) goto done;
+    if (made == 0) {
+      status = charter_request_new_value(&refs[0].uid, &refs[1].uid, &refs[2].uid, value, schema, name, sn, &request,
+                                         &error);
+      charter_value_free(value);
+      from_dict = 1;
+      goto made;
+    }
+  }
+  if (context_text(context, &w, &json, &text, &n, &from_dict) != 0) goto done;
+  status = charter_request_new_with(&refs[0].uid, &refs[1].uid, &refs[2].uid, text, n, schema, name, sn, &request,
+                                    &error);
+made:
+  if (status != CHARTER_OK) {
     request = NULL;
     PyObject* source = PyUnicode_FromStringAndSize(name, (Py_ssize_t)sn);
     if (source == NULL) {
@@ -2253,6 +2498,11 @@ PyMODINIT_FUNC PyInit__charter(void) {
   str_allow = PyUnicode_InternFromString("allow");
   str_deny = PyUnicode_InternFromString("deny");
   if (str_type == NULL || str_id == NULL || str_allow == NULL || str_deny == NULL) goto fail;
+  static const char* const escape_key_names[KEY_COUNT] = {"__extn", "__entity", "__expr", "fn", "arg", "args"};
+  for (int i = 0; i < KEY_COUNT; ++i) {
+    escape_keys[i] = PyUnicode_InternFromString(escape_key_names[i]);
+    if (escape_keys[i] == NULL) goto fail;
+  }
   static const char* const request_key_names[5] = {"principal", "action", "resource", "context", "description"};
   for (int i = 0; i < 5; ++i) {
     request_keys[i] = PyUnicode_InternFromString(request_key_names[i]);

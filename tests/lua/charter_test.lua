@@ -114,6 +114,64 @@ check("with decides", submit("carol", 1, more).decision == "allow" and submit("c
 bad, msg = entities:with('[{"uid": {"type": "User", "id": "alice"}, "attrs": {"x": 1}, "parents": []}]')
 check("with a duplicate", bad == nil and type(msg) == "string", msg)
 
+-- Contexts go to the C API as values (charter_value), not JSON text: every
+-- kind, mixed sets, bounds, and the faults.
+local vengine = assert(charter.compile([[
+@id("every") permit (principal, action == Action::"every", resource)
+when { context.n == 4 && context.s == "x" && context.b && context.e == Team::"ml" &&
+       context.set.contains(2) && context.rec.zone == "eu" && context.now < datetime("2026-01-01") &&
+       context.src.isInRange(ip("10.0.0.0/8")) && context.budget.lessThan(decimal("100.0")) &&
+       context.limit < duration("2h") };
+]]))
+local function every(context)
+  return vengine:authorize{principal = 'User::"alice"', action = 'Action::"every"', resource = 'Task::"t1"',
+                           context = context}
+end
+local function full()
+  return {n = 4, s = "x", b = true, e = {__entity = {type = "Team", id = "ml"}}, set = {1, 2, "mixed", true},
+          rec = {zone = "eu"}, now = {__extn = {fn = "datetime", arg = "2025-11-03T09:00:00Z"}},
+          src = {__extn = {fn = "ip", arg = "10.1.2.3"}}, budget = {__extn = {fn = "decimal", arg = "12.50"}},
+          limit = {__extn = {fn = "duration", arg = "1h30m"}}}
+end
+d = every(full())
+check("every kind of context value", d and d.decision == "allow", d and d.decision)
+for key, arg in pairs({now = "2026-06-01", src = "192.168.0.1", budget = "200.0", limit = "3h"}) do
+  local c = full()
+  c[key].__extn.arg = arg
+  d = every(c)
+  check("extension " .. key .. " decides", d and d.decision == "deny", d and d.decision)
+end
+local c = full()
+c.n = 4.0  -- an integral float is the Long 4, as before
+d = every(c)
+check("4.0 is a Long", d and d.decision == "allow")
+c = full()
+c.big, c.small = math.maxinteger or 2^53, math.mininteger or -2^53
+d = every(c)
+check("integer bounds", d and d.decision == "allow")
+c = full()
+c.now.__extn.arg = "yesterday"
+local bad, msg = every(c)
+check("a bad datetime is nil, message", bad == nil and tostring(msg):find("context: context: attribute `now`", 1, true),
+      msg)
+c = full()
+c.x = {__extn = {fn = "nope", arg = "1"}}
+bad, msg = every(c)
+check("an unknown function is nil, message", bad == nil and tostring(msg):find("unknown extension function", 1, true),
+      msg)
+c = full()
+c.x = {__entity = {type = "Team"}}
+ok, e = pcall(every, c)
+check("an entity without id raises", not ok and tostring(e):find("context.x.__entity.id", 1, true), e)
+c = full()
+c.x = {{y = {1.5}}}
+ok, e = pcall(every, c)
+check("a float deep in a context raises with its path", not ok and tostring(e):find("context.x.[].y.[]", 1, true), e)
+-- A Lua error in the middle of a context leaks nothing, and the next call works.
+for _ = 1, 100 do pcall(every, c) end
+d = every(full())
+check("after errors", d and d.decision == "allow")
+
 -- close(): later use raises, a second close does nothing.
 more:close()
 more:close()

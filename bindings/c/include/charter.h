@@ -59,9 +59,11 @@ extern "C" {
 
 /* The C API's version: it grows when functions are added; a change that
  * breaks callers changes the SONAME as well. */
-#define CHARTER_C_API_VERSION 3  /* 2: queries and residuals (charter_query_*);
+#define CHARTER_C_API_VERSION 4  /* 2: queries and residuals (charter_query_*);
                                    3: schemas, diagnostics, compile options,
-                                   uids, and what the Python binding needs */
+                                   uids, and what the Python binding needs;
+                                   4: values built in code (charter_value_*)
+                                   for contexts and entities */
 
 /* The library's version, "MAJOR.MINOR.PATCH" (NUL-terminated, static). */
 CHARTER_C_EXPORT const char* charter_version(void);
@@ -588,6 +590,115 @@ CHARTER_C_EXPORT charter_status charter_schedule_cycle_with(const char* state_js
                                                             int hyperpod, const char* scenario,
                                                             size_t scenario_length, char** result,
                                                             size_t* result_length, charter_error** error);
+
+
+/* ---- version 4: values built in code -------------------------------------------
+ *
+ * A Cedar value made by calls instead of JSON text, for a request's context
+ * (charter_request_new_value) and for entities built in code
+ * (charter_entities_extend_values): what the C++ API's charter::Value is,
+ * without C++. A binding turns its language's dict or table into one
+ * directly, and nothing writes or reads JSON text.
+ *
+ *   charter_value* context = NULL;  charter_value* now = NULL;
+ *   charter_value_record(&context, &error);
+ *   charter_value_extension("datetime", 8, "2025-11-03T09:00:00Z", 20, &now, &error);
+ *   charter_value_record_add(context, "now", 3, now, &error);   (takes `now`)
+ *   charter_request_new_value(&p, &a, &r, context, schema, NULL, 0, &request, &error);
+ *   charter_value_free(context);                               (and what it holds)
+ *
+ * A value is a tree: a set or a record owns what was added to it, and
+ * freeing it frees them. A value is read where it is used, as Cedar's JSON
+ * value encoding of it (entities as `__entity`, extension values as
+ * `__extn`, sets as arrays, records as objects) would be read there: the
+ * same request, the same decisions, the same checks against a schema
+ * (where a schema expects an entity or an extension value, the plain forms
+ * the JSON reader takes are taken too: a record {"type", "id"}, a record
+ * {"fn", "arg"}, an extension value's string), and the same faults,
+ * reported as "SOURCE: context: attribute `PATH`: message" with no line or
+ * column. So a set may mix kinds where Cedar's JSON may (untyped), a record
+ * with a key given twice is refused where it is used, and an extension's
+ * argument ("1.5", "10.0.0.1") is parsed where it is used. A value is used
+ * by one thread at a time (its first use settles a set or a record into the
+ * form the library reads, so that using it again copies nothing; adding to
+ * it afterwards is allowed and costs a copy). */
+
+typedef struct charter_value charter_value;
+
+typedef enum charter_value_kind {
+  CHARTER_VALUE_BOOL = 0,
+  CHARTER_VALUE_LONG = 1,
+  CHARTER_VALUE_STRING = 2,
+  CHARTER_VALUE_ENTITY = 3,
+  CHARTER_VALUE_SET = 4,
+  CHARTER_VALUE_RECORD = 5,
+  CHARTER_VALUE_EXTENSION = 6
+} charter_value_kind;
+
+/* A boolean (0 is false, anything else true), a Long (every int64_t is
+ * one), a string (UTF-8, copied; invalid UTF-8 is
+ * CHARTER_ERROR_INVALID_ARGUMENT). */
+CHARTER_C_EXPORT charter_status charter_value_bool(int b, charter_value** out, charter_error** error);
+CHARTER_C_EXPORT charter_status charter_value_long(int64_t n, charter_value** out, charter_error** error);
+CHARTER_C_EXPORT charter_status charter_value_string(const char* text, size_t length, charter_value** out,
+                                                     charter_error** error);
+/* An entity reference (copied). Its type is checked where it is used (an
+ * empty type, or `if`, is refused there, as in JSON text). */
+CHARTER_C_EXPORT charter_status charter_value_entity(const charter_uid* uid, charter_value** out,
+                                                     charter_error** error);
+/* A call of one of Cedar's extension constructors on a string: `fn` is
+ * "ip", "decimal", "datetime" or "duration" (and the argument its text:
+ * "10.0.0.1", "1.5", "2025-11-03T09:00:00Z", "1h30m"). Both are checked
+ * where the value is used, with the constructor's reason. */
+CHARTER_C_EXPORT charter_status charter_value_extension(const char* fn, size_t fn_length, const char* arg,
+                                                        size_t arg_length, charter_value** out,
+                                                        charter_error** error);
+/* An empty set and an empty record, filled by the calls below. */
+CHARTER_C_EXPORT charter_status charter_value_set(charter_value** out, charter_error** error);
+CHARTER_C_EXPORT charter_status charter_value_record(charter_value** out, charter_error** error);
+/* Adds `element` to `set`, or `value` under `key` to `record`. On success
+ * the added value belongs to the container and its handle is gone (do not
+ * use or free it); on failure the caller still owns it. Adding a value to
+ * a container of another kind, or a container to itself, is
+ * CHARTER_ERROR_INVALID_ARGUMENT. */
+CHARTER_C_EXPORT charter_status charter_value_set_add(charter_value* set, charter_value* element,
+                                                      charter_error** error);
+CHARTER_C_EXPORT charter_status charter_value_record_add(charter_value* record, const char* key, size_t key_length,
+                                                         charter_value* value, charter_error** error);
+/* The kind of a value, or -1 for a NULL or bad handle. */
+CHARTER_C_EXPORT int charter_value_get_kind(const charter_value* value);
+/* The value in Cedar's JSON value encoding (free *json with charter_free). */
+CHARTER_C_EXPORT charter_status charter_value_json(const charter_value* value, char** json, size_t* length,
+                                                   charter_error** error);
+/* Frees a value and everything added to it. */
+CHARTER_C_EXPORT void charter_value_free(charter_value* value);
+
+/* charter_request_new_with with the context given as a value (NULL: an
+ * empty context), which must be a record; it is read, not taken (free it
+ * after, or use it again). `source_name` names the context in errors
+ * (NULL or empty: "context"). The same request as charter_request_new_with
+ * with the value's JSON (charter_value_json) gives. */
+CHARTER_C_EXPORT charter_status charter_request_new_value(const charter_uid* principal, const charter_uid* action,
+                                                          const charter_uid* resource, const charter_value* context,
+                                                          const charter_schema* schema, const char* source_name,
+                                                          size_t source_name_length, charter_request** out,
+                                                          charter_error** error);
+
+/* Entities built in code, laid over a store (the C face of the C++ API's
+ * Entities::Extend with built entities): `count` entities, the i-th with
+ * uid uids[i], attributes attrs[i] (a record; NULL: none), tags tags[i]
+ * (a record; NULL: none; `tags` itself may be NULL) and direct parents
+ * parents[i][0 .. parent_counts[i]) (`parents` and `parent_counts` may be
+ * NULL: none). The same store as charter_entities_extend with their JSON
+ * gives, with `base`'s schema, without writing or reading text. The values
+ * are read, not taken. Errors are "entities: entity T::\"id\": ...". */
+CHARTER_C_EXPORT charter_status charter_entities_extend_values(const charter_entities* base, size_t count,
+                                                               const charter_uid* uids,
+                                                               const charter_value* const* attrs,
+                                                               const charter_value* const* tags,
+                                                               const charter_uid* const* parents,
+                                                               const size_t* parent_counts, charter_entities** out,
+                                                               charter_error** error);
 
 #ifdef __cplusplus
 }  /* extern "C" */

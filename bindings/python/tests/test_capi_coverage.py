@@ -45,6 +45,12 @@ NOT_CALLED = {
     "charter_engine_handle_generation": "EngineHandle.generation",
     "charter_engine_handle_authorize": "EngineHandle.authorize",
     "charter_engine_handle_free": "EngineHandle (Python memory)",
+    # Values: the binding knows the kind of each value it makes, and a
+    # context's JSON is json.dumps(context), which reads as the same request.
+    "charter_value_get_kind": "engine.authorize (the binding made the value)",
+    "charter_value_json": "json.dumps(context) as the context",
+    # Entities built in code: Entities.extend takes them as JSON text.
+    "charter_entities_extend_values": "Entities.extend(text)",
 }
 
 

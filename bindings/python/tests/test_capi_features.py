@@ -17,7 +17,7 @@ TASK = """[{"uid": {"type": "Task", "id": "t9"}, "attrs": {"owner": {"__entity":
 
 
 def test_c_api_version():
-    assert charter.c_api_version() == 3
+    assert charter.c_api_version() == 4
 
 
 def test_entities_extend(engine, entities):

@@ -785,6 +785,47 @@ absl::StatusOr<Value> BuiltValueReader::ReadRecord(const charter::Value& record,
       [&](uint32_t k) -> const charter::Value& { return record.elements()[k]; }, t, max_nesting_);
 }
 
+namespace {
+
+// The field `key` of a record built in code, or null.
+const charter::Value* FieldOf(const charter::Value& v, std::string_view key) {
+  if (v.kind() != charter::Value::Kind::kRecord) return nullptr;
+  for (size_t k = 0; k < v.keys().size(); ++k) {
+    if (v.keys()[k] == key) return &v.elements()[k];
+  }
+  return nullptr;
+}
+
+bool IsString(const charter::Value* v) { return v != nullptr && v->kind() == charter::Value::Kind::kString; }
+
+// An entity in one of the plain forms the JSON reader takes for a declared
+// entity type (TypeAndId): {"type": S, "id": S} or a set of two strings.
+bool PlainUid(const charter::Value& v, EntityUid* out) {
+  if (v.kind() == charter::Value::Kind::kSet) {
+    if (v.elements().size() != 2 || !IsString(&v.elements()[0]) || !IsString(&v.elements()[1])) return false;
+    *out = EntityUid{v.elements()[0].string_value(), v.elements()[1].string_value()};
+    return true;
+  }
+  const charter::Value* t = FieldOf(v, "type");
+  const charter::Value* i = FieldOf(v, "id");
+  if (!IsString(t) || !IsString(i)) return false;
+  *out = EntityUid{t->string_value(), i->string_value()};
+  return true;
+}
+
+// An extension call written as a record, {"fn": S, "arg": S}, as the JSON
+// reader's FnAndArgs takes it (with a string argument).
+bool PlainCall(const charter::Value& v, const std::string** fn, const std::string** arg) {
+  const charter::Value* f = FieldOf(v, "fn");
+  const charter::Value* a = FieldOf(v, "arg");
+  if (!IsString(f) || !IsString(a)) return false;
+  *fn = &f->string_value();
+  *arg = &a->string_value();
+  return true;
+}
+
+}  // namespace
+
 absl::StatusOr<Value> BuiltValueReader::Generic(const charter::Value& v, int depth) {
   using K = charter::Value::Kind;
   switch (v.kind()) {
@@ -813,6 +854,23 @@ absl::StatusOr<Value> BuiltValueReader::Generic(const charter::Value& v, int dep
       return Value::Set(out, static_cast<uint32_t>(n));
     }
     case K::kRecord:
+      // A record of one field in the shape of one of Cedar's JSON escapes
+      // is read as the JSON reader reads its text (Value::ToJson).
+      if (v.keys().size() == 1) {
+        const std::string& key = v.keys()[0];
+        const charter::Value& inner = v.elements()[0];
+        const std::string *fn = nullptr, *arg = nullptr;
+        if (key == "__extn" && PlainCall(inner, &fn, &arg)) {
+          if (depth <= 0) return FailAt("values are nested too deeply");
+          return Call(*fn, *arg);
+        }
+        if (key == "__expr" && inner.kind() == K::kString) return FailAt("the `__expr` escape is not supported");
+        EntityUid uid;
+        if (key == "__entity" && inner.kind() == K::kRecord && PlainUid(inner, &uid)) {
+          if (!IsValidEntityTypeName(uid.type)) return FailAt(Cat("`", uid.type, "` is not a valid entity type name"));
+          return Value::Entity(intern_(uid.type, uid.id));
+        }
+      }
       return Record(
           v.keys().size(), [&](uint32_t k) -> const std::string& { return v.keys()[k]; },
           [&](uint32_t k) -> const charter::Value& { return v.elements()[k]; }, nullptr, depth);
@@ -822,14 +880,31 @@ absl::StatusOr<Value> BuiltValueReader::Generic(const charter::Value& v, int dep
 
 absl::StatusOr<Value> BuiltValueReader::Typed(const charter::Value& v, const SchemaType& t, int depth) {
   using K = charter::Value::Kind;
+  // Records in the shapes of Cedar's JSON escapes are read for a declared
+  // type as the JSON reader reads their text (Value::ToJson): `__extn` of
+  // `unknown` refused whatever the type, `__expr` refused where an entity
+  // or an extension value is expected, and the plain forms below.
+  if (const charter::Value* e = FieldOf(v, "__extn"); e != nullptr) {
+    const std::string *fn = nullptr, *arg = nullptr;
+    if (PlainCall(*e, &fn, &arg) && *fn == "unknown") {
+      return FailAt("`unknown` values are for partial evaluation, which Charter does not do");
+    }
+  }
+  if ((t.kind == SK::kEntity || t.kind == SK::kAnyEntity || t.kind == SK::kExtension) &&
+      IsString(FieldOf(v, "__expr"))) {
+    return FailAt("the `__expr` escape is not supported");
+  }
   switch (t.kind) {
     case SK::kEntity:
     case SK::kAnyEntity: {
+      EntityUid plain;
       if (v.kind() != K::kEntity) {
-        ASSIGN_OR_RETURN(Value got, Generic(v, depth));
-        return Mismatch(t, got);
+        const charter::Value* escaped = FieldOf(v, "__entity");
+        if (!((escaped != nullptr && PlainUid(*escaped, &plain)) || PlainUid(v, &plain))) {
+          return FailAt(Cat("expected an entity of type `", TypeName(t), "`: an object with string `type` and `id`"));
+        }
       }
-      const EntityUid& uid = v.entity();
+      const EntityUid& uid = v.kind() == K::kEntity ? v.entity() : plain;
       if (!IsValidEntityTypeName(uid.type)) {
         return FailAt(Cat("`", uid.type, "` is not a valid entity type name"));
       }
@@ -842,9 +917,16 @@ absl::StatusOr<Value> BuiltValueReader::Typed(const charter::Value& v, const Sch
     }
     case SK::kExtension: {
       Value out;
+      const std::string *fn = nullptr, *arg = nullptr;
+      const charter::Value* call = FieldOf(v, "__extn");
+      if (call == nullptr || !PlainCall(*call, &fn, &arg)) call = PlainCall(v, &fn, &arg) ? &v : nullptr;
       if (v.kind() == K::kExtension) {
         if (depth <= 0) return FailAt("values are nested too deeply");
         ASSIGN_OR_RETURN(out, Call(v.function(), v.string_value()));
+      } else if (call != nullptr) {
+        // {"__extn": {"fn", "arg"}}, or the same without `__extn`.
+        if (depth <= 0) return FailAt("values are nested too deeply");
+        ASSIGN_OR_RETURN(out, Call(*fn, *arg));
       } else if (v.kind() == K::kString) {
         // The constructor of the type, on a string (as the JSON reader takes it).
         ASSIGN_OR_RETURN(out, Call(t.name == "ipaddr" ? std::string("ip") : t.name, v.string_value()));
