@@ -78,6 +78,10 @@ class Encoder {
   };
   Rendered Render(Z3_model m);
 
+  // Whether the policy's scope can match the signature at all (decided from
+  // the types and the schema's action groups alone).
+  bool CanApply(const ast::Policy& p) const;
+
  private:
   struct Attribute {
     Z3_func_decl value = nullptr;
@@ -89,9 +93,6 @@ class Encoder {
   absl::StatusOr<Term> EncodeHas(const ast::Expr& e, uint32_t depth);
   absl::StatusOr<Term> EncodeBinary(const ast::Expr& e, uint32_t depth);
   absl::StatusOr<Term> In(const Term& a, const Term& b, const ast::Expr& where);
-  // Whether the policy's scope can match the signature at all (decided from
-  // the types and the schema's action groups alone).
-  bool CanApply(const ast::Policy& p) const;
   absl::StatusOr<PolicyOutcome> EncodePolicy(const ast::Policy& p);
   Z3_ast ScopeTerm(const ast::ScopeConstraint& s, const Term& var, const ast::Policy& p);
   bool ActionIn(const ActionKey& a, const ActionKey& group) const;
