@@ -160,6 +160,7 @@ std::optional<Encoder::Attribute> Encoder::EntityAttribute(const std::string& ty
   if (Encodable(t)) {
     Z3_sort range = t.is_bool() ? bool_ : t.kind == SchemaType::Kind::kLong ? bv_ : int_;
     attr.value = Z3_mk_func_decl(c_, Z3_mk_string_symbol(c_, Cat("attr|", type, "|", name).c_str()), 1, &int_, range);
+    attr.is_long = t.kind == SchemaType::Kind::kLong;
   }
   if (!a->second.required) {
     attr.has = Z3_mk_func_decl(c_, Z3_mk_string_symbol(c_, Cat("has|", type, "|", name).c_str()), 1, &int_, bool_);
@@ -555,6 +556,23 @@ absl::StatusOr<Term> Encoder::EncodeBinary(const ast::Expr& e, uint32_t depth) {
     case B::kIn: return In(a, b, e);
   }
   return Outside(e, "this operator");
+}
+
+Z3_ast Encoder::SmallLongs(int64_t bound) {
+  Z3_ast out = True();
+  auto within = [&](Z3_ast v) {
+    out = And(out, And(Z3_mk_bvsge(c_, v, Long(-bound)), Z3_mk_bvsle(c_, v, Long(bound))));
+  };
+  for (const auto& [key, attr] : attributes_) {
+    if (!attr.is_long) continue;
+    auto terms = terms_.find(key.first);
+    if (terms == terms_.end()) continue;
+    for (Z3_ast t : terms->second) within(Z3_mk_app(c_, attr.value, 1, &t));
+  }
+  for (const auto& [name, value] : context_) {
+    if (value.first.value != nullptr && value.first.kind == Term::Kind::kLong) within(value.first.value);
+  }
+  return out;
 }
 
 absl::StatusOr<std::vector<Z3_ast>> Encoder::Axioms() {

@@ -78,6 +78,12 @@ class Encoder {
   };
   Rendered Render(Z3_model m);
 
+  // Every Long the counterexample would show (the Long attributes of the
+  // entities the policies mention, the context's Longs) between -bound and
+  // bound: asked for first, so that counterexamples hold small numbers
+  // where they can.
+  Z3_ast SmallLongs(int64_t bound);
+
   // Whether the policy's scope can match the signature at all (decided from
   // the types and the schema's action groups alone).
   bool CanApply(const ast::Policy& p) const;
@@ -86,6 +92,7 @@ class Encoder {
   struct Attribute {
     Z3_func_decl value = nullptr;
     Z3_func_decl has = nullptr;  // optional attributes
+    bool is_long = false;
   };
 
   absl::StatusOr<Term> Encode(const ast::Expr& e, uint32_t depth);

@@ -36,6 +36,9 @@ using internal::prove::PolicyOutcome;
 using internal::prove::PolicyRef;
 using support::Cat;
 
+// Counterexamples hold Longs in [-kSmallLong, kSmallLong] where they can.
+constexpr int64_t kSmallLong = 1000;
+
 // A Z3 context whose errors are recorded, never fatal (Z3's default
 // handler exits the process).
 void IgnoreZ3Error(Z3_context, Z3_error_code) {}
@@ -155,8 +158,19 @@ Solved Solve(Z3_context c, Encoder& encoder, const std::vector<Z3_ast>& axioms, 
     out.reason = Cat("the solver gave up (", Z3_solver_get_reason_unknown(c, solver), ") after at most ",
                      timeout_ms, " ms");
   } else {
+    // Small numbers where the property fails with them too (a counterexample
+    // easier to read, and one JavaScript's numbers carry exactly); else the
+    // model found first.
     Z3_model m = Z3_solver_get_model(c, solver);
     Z3_model_inc_ref(c, m);
+    Z3_solver_push(c, solver);
+    Z3_solver_assert(c, solver, encoder.SmallLongs(kSmallLong));
+    if (Z3_solver_check(c, solver) == Z3_L_TRUE && Z3_get_error_code(c) == Z3_OK) {
+      Z3_model small = Z3_solver_get_model(c, solver);
+      Z3_model_inc_ref(c, small);
+      Z3_model_dec_ref(c, m);
+      m = small;
+    }
     Encoder::Rendered cx = encoder.Render(m);
     Z3_model_dec_ref(c, m);
     // The counterexample must load as the schema says and decide as claimed.
