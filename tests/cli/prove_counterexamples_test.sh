@@ -101,6 +101,9 @@ check redundant 2 --policies "$dir/policies.cedar"
 check redundant 2 --policies "$dir/old.cedar"
 check overridden 2 --policies "$dir/policies.cedar"
 check overridden 0 --policies "$dir/policies.cedar" --policy guest-edit
+# An enumerated entity type (Kind), as an entity's and as the context's attribute.
+check always-denies 2 --policies "$dir/kinds.cedar"
+check redundant 2 --policies "$dir/kinds.cedar"
 
 # Each counterexample, for each set it claims a decision of, by `charter
 # authorize` (which exits 2 on a deny: the decision is what is compared).

@@ -271,6 +271,43 @@ TEST(Prove, ShadowedRedundantOverridden) {
   EXPECT_FALSE(Prove(ProofProperty::kShadowed, {SourceFile("p.cedar", kPolicies)}, schema, o).ok());
 }
 
+// An attribute of an enumerated entity type (not in a hierarchy) is one of
+// its choices; one in a hierarchy stays outside the encoding.
+TEST(Prove, EnumeratedAttributes) {
+  absl::StatusOr<Schema> schema = Schema::Parse(SourceFile("e.cedarschema", R"(
+entity Kind enum ["admin", "workload"];
+entity Host;
+entity Identity { kind: Kind };
+action run appliesTo { principal: Identity, resource: Host, context: { via?: Kind } };
+)"),
+                                                {}, nullptr);
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  auto run = [&](ProofProperty p, const std::string& text) {
+    absl::StatusOr<std::vector<ProofAnswer>> a = Prove(p, {SourceFile("p.cedar", text)}, *schema, {});
+    EXPECT_TRUE(a.ok()) << a.status();
+    return a.ok() && a->size() == 1 ? a->front() : ProofAnswer{};
+  };
+  const std::string set = R"(
+permit(principal, action, resource) when { principal.kind != Kind::"workload" };
+)";
+  // Something is allowed: an admin; never a workload (both choices tried).
+  ProofAnswer some = run(ProofProperty::kAlwaysDenies, set);
+  ASSERT_EQ(some.result, ProofResult::kDoesNotHold) << some.reason;
+  EXPECT_THAT(some.counterexamples[0].entities_json, HasSubstr("\"id\":\"admin\""));
+  ProofAnswer admins = run(ProofProperty::kAlwaysDenies, set + "forbid(principal, action, resource) when { principal.kind == Kind::\"admin\" };");
+  EXPECT_EQ(admins.result, ProofResult::kHolds) << admins.reason;
+  // `!=` both choices: no third value.
+  ProofAnswer third = run(ProofProperty::kAlwaysDenies, R"(
+permit(principal, action, resource) when { principal.kind != Kind::"admin" && principal.kind != Kind::"workload" };
+)");
+  EXPECT_EQ(third.result, ProofResult::kHolds) << third.reason;
+  ProofAnswer ctx = run(ProofProperty::kAlwaysDenies, R"(
+permit(principal, action, resource) when { context has via && context.via == Kind::"workload" };
+)");
+  ASSERT_EQ(ctx.result, ProofResult::kDoesNotHold) << ctx.reason;
+  EXPECT_THAT(ctx.counterexamples[0].request_json, HasSubstr("\"via\":{\"__entity\":{\"type\":\"Kind\",\"id\":\"workload\"}}"));
+}
+
 TEST(Prove, FaultsAreErrors) {
   Schema schema = MakeSchema();
   EXPECT_FALSE(Prove(ProofProperty::kAlwaysAllows, {SourceFile("p.cedar", "permit(principal, action, resource) when { principal.nope };")},

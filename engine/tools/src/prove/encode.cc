@@ -114,6 +114,14 @@ Term Encoder::EntityTerm(const std::string& type, Z3_ast value, Z3_ast error) {
   t.type = type;
   t.value = value;
   t.error = error;
+  if (const EntityTypeInfo* info = model_.FindEntityType(type); info != nullptr && info->is_enum) {
+    // A value of an enumerated type: one of its choices, never an entity
+    // of the store (no attributes, no hierarchy: Enumerable).
+    Z3_ast any = False();
+    for (const std::string& choice : info->choices) any = Or(any, Eq(value, Atom(type, choice)));
+    domains_.push_back(any);
+    return t;
+  }
   unsigned id = Z3_get_ast_id(c_, value);
   std::vector<unsigned>& ids = term_ids_[type];
   if (std::find(ids.begin(), ids.end(), id) == ids.end()) {
@@ -402,8 +410,10 @@ absl::StatusOr<Term> Encoder::EncodeAttr(const ast::Expr& e, uint32_t depth) {
     if (!Encodable(t)) return Outside(e, Cat("the attribute `", e.str, "` of type `", TypeName(t), "`"));
     if (t.kind == SchemaType::Kind::kEntity) {
       const EntityTypeInfo* info = model_.FindEntityType(t.name);
-      if (info == nullptr || info->is_enum) {
-        return Outside(e, Cat("the attribute `", e.str, "` of the enumerated entity type `", t.name, "`"));
+      if (info == nullptr) return Outside(e, Cat("the attribute `", e.str, "` of the undeclared type `", t.name, "`"));
+      if (info->is_enum && !Enumerable(t.name)) {
+        return Outside(e, Cat("the attribute `", e.str, "` of the enumerated entity type `", t.name,
+                              "`, which is in a hierarchy,"));
       }
     }
     return absl::OkStatus();
@@ -575,8 +585,19 @@ Z3_ast Encoder::SmallLongs(int64_t bound) {
   return out;
 }
 
+bool Encoder::Enumerable(const std::string& type) const {
+  const EntityTypeInfo* info = model_.FindEntityType(type);
+  if (info == nullptr || !info->is_enum || info->choices.empty()) return false;
+  if (!info->parents.empty()) return false;
+  for (const auto& [name, other] : model_.entity_types) {
+    if (name == type) continue;
+    if (other.descendants.count(type) != 0 || info->descendants.count(name) != 0) return false;
+  }
+  return true;
+}
+
 absl::StatusOr<std::vector<Z3_ast>> Encoder::Axioms() {
-  std::vector<Z3_ast> out;
+  std::vector<Z3_ast> out = domains_;
   std::vector<std::string> types;
   for (const auto& [type, terms] : terms_) types.push_back(type);
   size_t count = 0;

@@ -122,6 +122,10 @@ class Encoder {
   Z3_func_decl Exists(const std::string& type);
   Z3_func_decl Ancestor(const std::string& below, const std::string& above);
   std::optional<Attribute> EntityAttribute(const std::string& type, const std::string& name);
+  // Whether `type` is an enumerated entity type the encoding covers: its
+  // values are its choices, and it is in no hierarchy (no parents, nothing
+  // under it or above it).
+  bool Enumerable(const std::string& type) const;
   // Whether an entity of `below` may be under one of `above` (transitively).
   bool Reaches(const std::string& below, const std::string& above) const;
 
@@ -150,6 +154,8 @@ class Encoder {
   // Every entity term the policies mention, by type (ids dedupe them).
   std::map<std::string, std::vector<Z3_ast>> terms_;
   std::map<std::string, std::vector<unsigned>> term_ids_;
+  // Each value of an enumerated type is one of its choices.
+  std::vector<Z3_ast> domains_;
   int fresh_ = 0;
 };
 
