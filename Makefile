@@ -355,7 +355,7 @@ query-differential: configure
 # schemas and policy sets of SEED, each property's answer checked against
 # every enumerated store and request (tests/tools/prove/differential_main.cc):
 #   make prove-differential SEED=7 COUNT=2000
-# (COUNT defaults to 500 here; ctest's prove_differential runs 40.)
+# (COUNT defaults to 500 here; ctest's prove_differential runs 30.)
 PROVE_COUNT = $(if $(filter command line environment,$(origin COUNT)),$(COUNT),500)
 .PHONY: prove-differential
 prove-differential: configure

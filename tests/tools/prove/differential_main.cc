@@ -1,19 +1,24 @@
 // The prover against brute force (docs/proving.md, "Proving the prover").
 // For generated policy sets over a small generated schema, every entity
 // store with up to two users and two groups over tiny value domains, and
-// every request over them, is decided by the engine; then, for each
-// property (always-allows, always-denies, never-errors, and equivalent
-// against a second generated set):
+// every request over them, is decided by the engine (the set, a second
+// generated set, and each policy alone); then, for each property
+// (always-allows, always-denies, never-errors; equivalent, implies and
+// disjoint against the second set; vacuous, shadowed, redundant and
+// overridden of each policy):
 //   - "holds" must hold on every enumerated store and request;
 //   - where the enumeration finds a violation the prover must not say "holds";
 //   - every counterexample must be real: it loads with the schema and the
-//     engine decides it as claimed (the prover replays it before answering;
-//     this test replays it again, independently).
+//     engines decide it as claimed (the prover replays it before answering;
+//     this test replays it again, independently: a policy's own outcome here
+//     comes from an engine of that policy alone, the prover's from the
+//     reference interpreter).
 // The enumeration is not complete (Long attributes take a few values), so
 // "does not hold" with no enumerated violation is fine; it is counted.
 //
-//   prove_differential [--seed N] [--count N]
+//   prove_differential [--seed N] [--count N] [--timeout MS]
 // Exits 0 when every case agrees, 1 with the first disagreement on stderr.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
@@ -209,12 +214,50 @@ World Enumerate(const Schema& schema, bool nested) {
   return w;
 }
 
-// The first (store, request) on which `violates` holds, or none.
+// What one (store, request) gets: the decisions of the set and of the
+// other set, and which of the set's policies match (each decided alone by
+// an engine of its own: a permit alone allows, a forbid alone gives a reason).
+struct Row {
+  bool allowed = false, errors = false, other_allowed = false;
+  uint32_t matched = 0;  // bit i: policy i matches
+};
+
+struct Sets {
+  const Engine* engine;
+  const Engine* other;
+  std::vector<Engine> alone;    // one engine a policy
+  std::vector<bool> permit;     // each policy's effect
+};
+
+Row Decide(const Sets& sets, const Entities& e, const Request& r) {
+  Row row;
+  Decision d = sets.engine->Authorize(r, e);
+  row.allowed = d.allowed;
+  row.errors = !d.errors.empty();
+  row.other_allowed = sets.other->Authorize(r, e).allowed;
+  for (size_t i = 0; i < sets.alone.size(); ++i) {
+    Decision a = sets.alone[i].Authorize(r, e);
+    if (sets.permit[i] ? a.allowed : !a.reasons.empty()) row.matched |= 1u << i;
+  }
+  return row;
+}
+
+// Whether the set allows without policy `skip`, from the rows' matches.
+bool AllowsWithout(const Sets& sets, const Row& row, size_t skip) {
+  bool permit = false, forbid = false;
+  for (size_t i = 0; i < sets.permit.size(); ++i) {
+    if (i == skip || (row.matched & (1u << i)) == 0) continue;
+    (sets.permit[i] ? permit : forbid) = true;
+  }
+  return permit && !forbid;
+}
+
+// The first (store, request) whose row `violates`, or none.
 template <typename F>
-bool FindViolation(const World& w, F violates, std::string* where) {
+bool FindViolation(const World& w, const std::vector<Row>& rows, F violates, std::string* where) {
   for (size_t s = 0; s < w.stores.size(); ++s) {
     for (size_t r = 0; r < w.requests.size(); ++r) {
-      if (violates(w.stores[s], w.requests[r])) {
+      if (violates(rows[s * w.requests.size() + r])) {
         *where = "store " + w.store_json[s] + "\nrequest " + w.request_json[r];
         return true;
       }
@@ -243,10 +286,12 @@ absl::StatusOr<Engine> Build(const std::string& text, const Schema& schema) {
 int main(int argc, char** argv) {
   uint64_t seed = 20261207;
   int count = 40;
+  uint32_t timeout_ms = 5000;  // per solver query
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
     if (flag == "--count") count = std::atoi(argv[i + 1]);
+    if (flag == "--timeout") timeout_ms = static_cast<uint32_t>(std::atoi(argv[i + 1]));
   }
   Gen gen(seed);
   int holds = 0, refuted = 0, unknown = 0, unmatched = 0, skipped = 0;
@@ -265,55 +310,131 @@ int main(int argc, char** argv) {
       continue;
     }
     World w = Enumerate(*schema, gen.nested_groups);
+    // Each policy alone (the generator writes one a line).
+    Sets sets{&*engine, &*other_engine, {}, {}};
+    bool refused = false;
+    for (size_t at = 0, end; at < text.size(); at = end + 1) {
+      end = text.find('\n', at);
+      if (end == std::string::npos) end = text.size();
+      std::string line = text.substr(at, end - at);
+      if (line.empty()) continue;
+      absl::StatusOr<Engine> alone = Build(line, *schema);
+      if (!alone.ok()) {
+        refused = true;
+        break;
+      }
+      sets.alone.push_back(*std::move(alone));
+      sets.permit.push_back(line.rfind("permit", 0) == 0);
+    }
+    if (refused) return Fail("a policy alone does not compile", text, other);
+    std::vector<Row> rows;
+    rows.reserve(w.stores.size() * w.requests.size());
+    for (const Entities& e : w.stores) {
+      for (const Request& r : w.requests) rows.push_back(Decide(sets, e, r));
+    }
     charter::ProveOptions options;
-    options.timeout_ms = 5000;
+    options.timeout_ms = timeout_ms;
     struct Check {
       ProofProperty property;
-      bool (*violates)(const Decision&, const Decision&);
+      // Whether a row breaks the property (of policy `i`, for a policy property).
+      bool (*violates)(const Sets&, const Row&, size_t i);
     };
     const Check checks[] = {
-        {ProofProperty::kAlwaysAllows, [](const Decision& d, const Decision&) { return !d.allowed; }},
-        {ProofProperty::kAlwaysDenies, [](const Decision& d, const Decision&) { return d.allowed; }},
-        {ProofProperty::kNeverErrors, [](const Decision& d, const Decision&) { return !d.errors.empty(); }},
-        {ProofProperty::kEquivalent, [](const Decision& o, const Decision& nw) { return o.allowed != nw.allowed; }},
-        {ProofProperty::kImplies, [](const Decision& o, const Decision& nw) { return nw.allowed && !o.allowed; }},
+        {ProofProperty::kAlwaysAllows, [](const Sets&, const Row& r, size_t) { return !r.allowed; }},
+        {ProofProperty::kAlwaysDenies, [](const Sets&, const Row& r, size_t) { return r.allowed; }},
+        {ProofProperty::kNeverErrors, [](const Sets&, const Row& r, size_t) { return r.errors; }},
+        {ProofProperty::kEquivalent, [](const Sets&, const Row& r, size_t) { return r.allowed != r.other_allowed; }},
+        {ProofProperty::kImplies, [](const Sets&, const Row& r, size_t) { return r.other_allowed && !r.allowed; }},
+        {ProofProperty::kDisjoint, [](const Sets&, const Row& r, size_t) { return r.other_allowed && r.allowed; }},
+        // vacuous: a row it matches and one it does not (checked apart below).
+        {ProofProperty::kVacuous, [](const Sets&, const Row& r, size_t i) { return (r.matched & (1u << i)) != 0; }},
+        {ProofProperty::kShadowed,
+         [](const Sets& s, const Row& r, size_t i) {
+           if ((r.matched & (1u << i)) == 0) return false;
+           for (size_t j = 0; j < s.permit.size(); ++j) {
+             if (j != i && s.permit[j] == s.permit[i] && (r.matched & (1u << j)) != 0) return false;
+           }
+           return true;
+         }},
+        {ProofProperty::kRedundant,
+         [](const Sets& s, const Row& r, size_t i) { return r.allowed != AllowsWithout(s, r, i); }},
+        {ProofProperty::kOverridden,
+         [](const Sets&, const Row& r, size_t i) { return (r.matched & (1u << i)) != 0 && r.allowed; }},
     };
     for (const Check& check : checks) {
       bool two = charter::IsTwoSetProperty(check.property);
+      bool per_policy = charter::IsPolicyProperty(check.property);
       absl::StatusOr<std::vector<ProofAnswer>> answers =
           two ? charter::ProveChange(check.property, {SourceFile("old.cedar", text)},
                                      {SourceFile("new.cedar", other)}, *schema, options)
               : charter::Prove(check.property, {SourceFile("p.cedar", text)}, *schema, options);
-      if (!answers.ok() || answers->size() != 1) {
+      size_t expected = !per_policy ? 1
+                        : check.property != ProofProperty::kOverridden
+                            ? sets.permit.size()
+                            : static_cast<size_t>(std::count(sets.permit.begin(), sets.permit.end(), true));
+      if (!answers.ok() || answers->size() != expected) {
         return Fail("the prover failed: " + std::string(answers.status().message()), text, other);
       }
-      const ProofAnswer& a = answers->front();
-      std::string name(charter::ProofPropertyName(check.property));
-      std::string where;
-      auto violates = [&](const Entities& e, const Request& r) {
-        Decision d = engine->Authorize(r, e);
-        Decision d2 = two ? other_engine->Authorize(r, e) : d;
-        return check.violates(d, d2);
-      };
-      if (a.result == ProofResult::kHolds) {
-        ++holds;
-        if (FindViolation(w, violates, &where)) return Fail(name + " said holds, but:\n" + where, text, other);
-      } else if (a.result == ProofResult::kDoesNotHold) {
-        ++refuted;
-        if (a.counterexamples.empty()) return Fail(name + " does not hold without a counterexample", text, other);
-        const charter::Counterexample& c = a.counterexamples.front();
-        absl::StatusOr<Entities> e = Entities::FromJson(c.entities_json, *schema);
-        absl::StatusOr<Request> r = Request::FromJson(c.request_json, *schema);
-        if (!e.ok() || !r.ok()) return Fail(name + " counterexample does not load:\n" + c.entities_json, text, other);
-        if (!violates(*e, *r)) {
-          return Fail(name + " counterexample is not one:\n" + c.entities_json + "\n" + c.request_json, text, other);
+      for (const ProofAnswer& a : *answers) {
+        std::string name(charter::ProofPropertyName(check.property));
+        size_t i = 0;
+        if (per_policy) {
+          i = static_cast<size_t>(std::atoi(a.policy.c_str() + 6));  // "policyN"
+          name += " of " + a.policy;
+          if (a.policy.rfind("policy", 0) != 0 || i >= sets.permit.size()) {
+            return Fail(name + ": no such policy", text, other);
+          }
         }
-        if (!FindViolation(w, violates, &where)) ++unmatched;
-      } else {
-        // Every generated construct is in the encoding: only the solver's
-        // timeout (nonlinear 64-bit multiplication) may leave one unknown.
-        if (a.reason.find("the solver gave up") != 0) return Fail(name + " is unknown: " + a.reason, text, other);
-        ++unknown;
+        std::string where;
+        auto violates = [&](const Row& r) { return check.violates(sets, r, i); };
+        auto row_of = [&](const charter::Counterexample& c, Row* row) {
+          absl::StatusOr<Entities> e = Entities::FromJson(c.entities_json, *schema);
+          absl::StatusOr<Request> r = Request::FromJson(c.request_json, *schema);
+          if (!e.ok() || !r.ok()) return false;
+          *row = Decide(sets, *e, *r);
+          return true;
+        };
+        if (check.property == ProofProperty::kVacuous) {
+          bool hit = FindViolation(w, rows, violates, &where);
+          std::string where_miss;
+          bool miss = FindViolation(w, rows, [&](const Row& r) { return !violates(r); }, &where_miss);
+          if (a.result == ProofResult::kHolds) {
+            ++holds;
+            bool none = a.reason.find("no request") != std::string::npos;
+            if (none ? hit : miss) return Fail(name + " said " + a.reason + ", but:\n" + (none ? where : where_miss), text, other);
+          } else if (a.result == ProofResult::kDoesNotHold) {
+            ++refuted;
+            Row r1, r2;
+            if (a.counterexamples.size() != 2 || !row_of(a.counterexamples[0], &r1) ||
+                !row_of(a.counterexamples[1], &r2) || !violates(r1) || violates(r2)) {
+              return Fail(name + ": the counterexamples are not a match and a miss", text, other);
+            }
+            if (!hit || !miss) ++unmatched;
+          } else {
+            if (a.reason.find("the solver gave up") != 0) return Fail(name + " is unknown: " + a.reason, text, other);
+            ++unknown;
+          }
+          continue;
+        }
+        if (a.result == ProofResult::kHolds) {
+          ++holds;
+          if (FindViolation(w, rows, violates, &where)) return Fail(name + " said holds, but:\n" + where, text, other);
+        } else if (a.result == ProofResult::kDoesNotHold) {
+          ++refuted;
+          if (a.counterexamples.empty()) return Fail(name + " does not hold without a counterexample", text, other);
+          const charter::Counterexample& c = a.counterexamples.front();
+          Row row;
+          if (!row_of(c, &row)) return Fail(name + " counterexample does not load:\n" + c.entities_json, text, other);
+          if (!violates(row)) {
+            return Fail(name + " counterexample is not one:\n" + c.entities_json + "\n" + c.request_json, text, other);
+          }
+          if (!FindViolation(w, rows, violates, &where)) ++unmatched;
+        } else {
+          // Every generated construct is in the encoding: only the solver's
+          // timeout (nonlinear 64-bit multiplication) may leave one unknown.
+          if (a.reason.find("the solver gave up") != 0) return Fail(name + " is unknown: " + a.reason, text, other);
+          ++unknown;
+        }
       }
     }
   }

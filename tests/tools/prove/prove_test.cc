@@ -4,6 +4,7 @@
 // sets).
 #include "charter/prove.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -177,6 +178,134 @@ TEST(Prove, ChangeReview) {
   ProofAnswer d = run(ProofProperty::kCompare, new_p, old_p);
   EXPECT_EQ(d.result, ProofResult::kHolds);
   EXPECT_EQ(d.reason, "less permissive");
+}
+
+TEST(Prove, Disjoint) {
+  Schema schema = MakeSchema();
+  ProveOptions o = View();
+  auto run = [&](const std::string& a, const std::string& b) {
+    absl::StatusOr<std::vector<ProofAnswer>> r =
+        ProveChange(ProofProperty::kDisjoint, {SourceFile("a.cedar", a)}, {SourceFile("b.cedar", b)}, schema, o);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r->front();
+  };
+  ProofAnswer held = run("permit(principal, action, resource) when { principal.rank > 5 };",
+                         "permit(principal, action, resource) when { principal.rank < 3 };");
+  EXPECT_EQ(held.result, ProofResult::kHolds) << held.reason;
+  ProofAnswer both = run("permit(principal, action, resource) when { principal.rank > 5 };",
+                         "permit(principal, action, resource) when { principal.rank < 7 };");
+  ASSERT_EQ(both.result, ProofResult::kDoesNotHold);
+  ASSERT_EQ(both.counterexamples.size(), 1u);
+  // Both sets allow it; a small rank (6), not 2^63-1.
+  EXPECT_THAT(both.counterexamples[0].decision_json, HasSubstr("\"new\":{\"decision\":\"allow\""));
+  EXPECT_THAT(both.counterexamples[0].entities_json, HasSubstr("\"rank\":6"));
+  EXPECT_FALSE(Prove(ProofProperty::kDisjoint, {SourceFile("p.cedar", "permit(principal, action, resource);")},
+                     schema, o)
+                   .ok());
+}
+
+// The answers of a policy property, by policy id (the one signature of `view`).
+std::map<std::string, ProofAnswer> PerPolicy(ProofProperty p, const std::string& policies, ProveOptions o = View()) {
+  std::map<std::string, ProofAnswer> out;
+  for (ProofAnswer& a : ProveOne(p, policies, o)) out[a.policy] = std::move(a);
+  return out;
+}
+
+constexpr const char* kPolicies = R"(
+@id("admins") permit(principal, action == Action::"view", resource) when { principal in resource && principal.admin };
+@id("members") permit(principal, action == Action::"view", resource) when { principal in resource };
+@id("never") permit(principal, action == Action::"view", resource) when { principal.rank > 5 && principal.rank < 3 };
+@id("always") permit(principal, action == Action::"view", resource) unless { false };
+@id("bosses") permit(principal, action == Action::"view", resource) when { principal has boss };
+@id("no-bosses") forbid(principal, action == Action::"view", resource) when { principal has boss };
+@id("edit") permit(principal, action == Action::"edit", resource);
+)";
+
+TEST(Prove, Vacuous) {
+  std::map<std::string, ProofAnswer> a = PerPolicy(ProofProperty::kVacuous, kPolicies);
+  // `edit` cannot match a `view` signature: left out of this one, and (only
+  // `view` asked for) answered without a signature.
+  ASSERT_EQ(a.size(), 7u);
+  EXPECT_EQ(a["never"].result, ProofResult::kHolds);
+  EXPECT_THAT(a["never"].reason, HasSubstr("matches no request"));
+  EXPECT_EQ(a["always"].result, ProofResult::kHolds);
+  EXPECT_THAT(a["always"].reason, HasSubstr("matches every request"));
+  EXPECT_EQ(a["edit"].result, ProofResult::kHolds);
+  EXPECT_TRUE(a["edit"].signature.principal_type.empty());
+  ASSERT_EQ(a["members"].result, ProofResult::kDoesNotHold);
+  ASSERT_EQ(a["members"].counterexamples.size(), 2u);
+  EXPECT_EQ(a["members"].counterexamples[0].label, "matched");
+  EXPECT_THAT(a["members"].counterexamples[0].decision_json,
+              HasSubstr("\"policy\":{\"id\":\"members\",\"outcome\":\"satisfied\"}"));
+  EXPECT_EQ(a["members"].counterexamples[1].label, "not matched");
+  EXPECT_THAT(a["members"].counterexamples[1].decision_json, HasSubstr("\"outcome\":\"not-satisfied\""));
+}
+
+TEST(Prove, ShadowedRedundantOverridden) {
+  std::map<std::string, ProofAnswer> sh = PerPolicy(ProofProperty::kShadowed, kPolicies);
+  EXPECT_EQ(sh["admins"].result, ProofResult::kHolds) << sh["admins"].reason;  // `members` and `always` cover it
+  EXPECT_EQ(sh["members"].result, ProofResult::kHolds);                       // `always` covers it
+  EXPECT_EQ(sh["always"].result, ProofResult::kDoesNotHold);
+  EXPECT_EQ(sh["no-bosses"].result, ProofResult::kDoesNotHold);  // the only forbid
+  std::map<std::string, ProofAnswer> ov = PerPolicy(ProofProperty::kOverridden, kPolicies);
+  EXPECT_EQ(ov.count("no-bosses"), 0u);  // a forbid: not asked
+  EXPECT_EQ(ov["bosses"].result, ProofResult::kHolds) << ov["bosses"].reason;
+  ASSERT_EQ(ov["always"].result, ProofResult::kDoesNotHold);
+  EXPECT_THAT(ov["always"].counterexamples[0].decision_json, HasSubstr("\"decision\":\"allow\""));
+  std::map<std::string, ProofAnswer> re = PerPolicy(ProofProperty::kRedundant, kPolicies);
+  EXPECT_EQ(re["bosses"].result, ProofResult::kHolds);
+  EXPECT_EQ(re["admins"].result, ProofResult::kHolds);
+  ASSERT_EQ(re["no-bosses"].result, ProofResult::kDoesNotHold);
+  EXPECT_THAT(re["no-bosses"].counterexamples[0].decision_json, HasSubstr("\"withoutPolicy\":\"allow\""));
+  ASSERT_EQ(re["always"].result, ProofResult::kDoesNotHold);
+  // One policy.
+  ProveOptions o = View();
+  o.policy_id = "bosses";
+  std::vector<ProofAnswer> one = ProveOne(ProofProperty::kOverridden, kPolicies, o);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].policy, "bosses");
+  Schema schema = MakeSchema();
+  o.policy_id = "no-bosses";
+  EXPECT_FALSE(Prove(ProofProperty::kOverridden, {SourceFile("p.cedar", kPolicies)}, schema, o).ok());
+  o.policy_id = "nope";
+  EXPECT_FALSE(Prove(ProofProperty::kShadowed, {SourceFile("p.cedar", kPolicies)}, schema, o).ok());
+}
+
+// An attribute of an enumerated entity type (not in a hierarchy) is one of
+// its choices; one in a hierarchy stays outside the encoding.
+TEST(Prove, EnumeratedAttributes) {
+  absl::StatusOr<Schema> schema = Schema::Parse(SourceFile("e.cedarschema", R"(
+entity Kind enum ["admin", "workload"];
+entity Host;
+entity Identity { kind: Kind };
+action run appliesTo { principal: Identity, resource: Host, context: { via?: Kind } };
+)"),
+                                                {}, nullptr);
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  auto run = [&](ProofProperty p, const std::string& text) {
+    absl::StatusOr<std::vector<ProofAnswer>> a = Prove(p, {SourceFile("p.cedar", text)}, *schema, {});
+    EXPECT_TRUE(a.ok()) << a.status();
+    return a.ok() && a->size() == 1 ? a->front() : ProofAnswer{};
+  };
+  const std::string set = R"(
+permit(principal, action, resource) when { principal.kind != Kind::"workload" };
+)";
+  // Something is allowed: an admin; never a workload (both choices tried).
+  ProofAnswer some = run(ProofProperty::kAlwaysDenies, set);
+  ASSERT_EQ(some.result, ProofResult::kDoesNotHold) << some.reason;
+  EXPECT_THAT(some.counterexamples[0].entities_json, HasSubstr("\"id\":\"admin\""));
+  ProofAnswer admins = run(ProofProperty::kAlwaysDenies, set + "forbid(principal, action, resource) when { principal.kind == Kind::\"admin\" };");
+  EXPECT_EQ(admins.result, ProofResult::kHolds) << admins.reason;
+  // `!=` both choices: no third value.
+  ProofAnswer third = run(ProofProperty::kAlwaysDenies, R"(
+permit(principal, action, resource) when { principal.kind != Kind::"admin" && principal.kind != Kind::"workload" };
+)");
+  EXPECT_EQ(third.result, ProofResult::kHolds) << third.reason;
+  ProofAnswer ctx = run(ProofProperty::kAlwaysDenies, R"(
+permit(principal, action, resource) when { context has via && context.via == Kind::"workload" };
+)");
+  ASSERT_EQ(ctx.result, ProofResult::kDoesNotHold) << ctx.reason;
+  EXPECT_THAT(ctx.counterexamples[0].request_json, HasSubstr("\"via\":{\"__entity\":{\"type\":\"Kind\",\"id\":\"workload\"}}"));
 }
 
 TEST(Prove, FaultsAreErrors) {

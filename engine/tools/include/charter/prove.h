@@ -36,6 +36,7 @@
 
 namespace charter {
 
+class Bundle;
 class Schema;
 
 enum class ProofProperty : uint8_t {
@@ -47,6 +48,14 @@ enum class ProofProperty : uint8_t {
   kImplies,     // the new set allows only requests the old one allows (grants nothing new)
   kEquivalent,  // the two sets allow the same requests, in every store
   kCompare,     // classifies: equivalent, less or more permissive, or incomparable
+  kDisjoint,    // no request is allowed by both sets, in any store
+  // One policy of a set (ProveOptions::policy_id, or each in turn). A policy
+  // "matches" a request when its scope and conditions are satisfied without
+  // an error.
+  kVacuous,     // it matches no request of the signature, or every one
+  kShadowed,    // whenever it matches, another policy of its effect matches too
+  kRedundant,   // removing it changes no decision (allow or deny)
+  kOverridden,  // (a permit) whenever it matches, a forbid matches too
 };
 
 enum class ProofResult : uint8_t { kHolds, kDoesNotHold, kUnknown };
@@ -58,6 +67,8 @@ CHARTER_API std::string_view ProofPropertyName(ProofProperty p);
 CHARTER_API std::optional<ProofProperty> ProofPropertyFromName(std::string_view name);
 // Whether the property compares two policy sets.
 CHARTER_API bool IsTwoSetProperty(ProofProperty p);
+// Whether the property is of one policy of a set.
+CHARTER_API bool IsPolicyProperty(ProofProperty p);
 
 struct ProofSignature {
   std::string principal_type;
@@ -75,11 +86,17 @@ struct Counterexample {
   std::string request_json;   // {"principal": "T::\"id\"", "action": ..., "resource": ..., "context": {...}}
   // Decision::ToJson() of the set (one set), or {"old": ..., "new": ...}.
   std::string decision_json;
-  std::string label;  // for kCompare: "more permissive" or "less permissive"; else empty
+  // For kCompare: "more permissive" or "less permissive"; for kVacuous:
+  // "matched" or "not matched"; else empty.
+  std::string label;
 };
 
 struct ProofAnswer {
+  // Empty for a policy property whose policy's scope can match no signature
+  // asked for (the answer is then about every one).
   ProofSignature signature;
+  // For a policy property: the policy's id.
+  std::string policy;
   ProofResult result = ProofResult::kUnknown;
   // Why: for unknown, the construct and where it is ("`like` in policy
   // `p3` at policies.cedar:4:7 is outside the encoding"), or the solver's
@@ -96,15 +113,19 @@ struct ProveOptions {
   std::string principal_type;
   std::optional<EntityUid> action;
   std::string resource_type;
+  // For a policy property: the policy (empty: each policy in turn; for
+  // kOverridden, each permit).
+  std::string policy_id;
   // Per solver query; a query that runs out is unknown.
   uint32_t timeout_ms = 10000;
   // Policy nesting deeper than this is unknown (the encoder recurses).
   uint32_t max_depth = 200;
 };
 
-// Proves `property` (one of the single-set ones) of the policies (Cedar
+// Proves `property` (one of the single-set ones, or a policy property) of the policies (Cedar
 // policy text or Cedar's JSON policy format, as Compile reads them; they must
-// validate against the schema) for each signature. InvalidArgument for
+// validate against the schema) for each signature (a policy property: for
+// each policy and each signature its scope can match). InvalidArgument for
 // faults in the inputs (a policy that does not compile, a signature filter
 // the schema does not have); the answers are in the schema's order.
 CHARTER_API absl::StatusOr<std::vector<ProofAnswer>> Prove(ProofProperty property,
@@ -117,6 +138,14 @@ CHARTER_API absl::StatusOr<std::vector<ProofAnswer>> ProveChange(ProofProperty p
                                                                  const std::vector<SourceFile>& new_policies,
                                                                  const Schema& schema,
                                                                  const ProveOptions& options);
+
+// The names of the policy sources a bundle was compiled from, in order (as
+// `charter build` was given them). A bundle holds compiled code, not policy
+// text: to prove a bundle's policies, read these sources, compile them as
+// the bundle was compiled, and check that the bytes are the bundle's
+// (`charter prove --bundle` does). InvalidArgument for a bundle that does
+// not verify.
+CHARTER_API absl::StatusOr<std::vector<std::string>> BundleSources(const Bundle& bundle);
 
 }  // namespace charter
 

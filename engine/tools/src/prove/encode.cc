@@ -114,6 +114,14 @@ Term Encoder::EntityTerm(const std::string& type, Z3_ast value, Z3_ast error) {
   t.type = type;
   t.value = value;
   t.error = error;
+  if (const EntityTypeInfo* info = model_.FindEntityType(type); info != nullptr && info->is_enum) {
+    // A value of an enumerated type: one of its choices, never an entity
+    // of the store (no attributes, no hierarchy: Enumerable).
+    Z3_ast any = False();
+    for (const std::string& choice : info->choices) any = Or(any, Eq(value, Atom(type, choice)));
+    domains_.push_back(any);
+    return t;
+  }
   unsigned id = Z3_get_ast_id(c_, value);
   std::vector<unsigned>& ids = term_ids_[type];
   if (std::find(ids.begin(), ids.end(), id) == ids.end()) {
@@ -160,6 +168,7 @@ std::optional<Encoder::Attribute> Encoder::EntityAttribute(const std::string& ty
   if (Encodable(t)) {
     Z3_sort range = t.is_bool() ? bool_ : t.kind == SchemaType::Kind::kLong ? bv_ : int_;
     attr.value = Z3_mk_func_decl(c_, Z3_mk_string_symbol(c_, Cat("attr|", type, "|", name).c_str()), 1, &int_, range);
+    attr.is_long = t.kind == SchemaType::Kind::kLong;
   }
   if (!a->second.required) {
     attr.has = Z3_mk_func_decl(c_, Z3_mk_string_symbol(c_, Cat("has|", type, "|", name).c_str()), 1, &int_, bool_);
@@ -401,8 +410,10 @@ absl::StatusOr<Term> Encoder::EncodeAttr(const ast::Expr& e, uint32_t depth) {
     if (!Encodable(t)) return Outside(e, Cat("the attribute `", e.str, "` of type `", TypeName(t), "`"));
     if (t.kind == SchemaType::Kind::kEntity) {
       const EntityTypeInfo* info = model_.FindEntityType(t.name);
-      if (info == nullptr || info->is_enum) {
-        return Outside(e, Cat("the attribute `", e.str, "` of the enumerated entity type `", t.name, "`"));
+      if (info == nullptr) return Outside(e, Cat("the attribute `", e.str, "` of the undeclared type `", t.name, "`"));
+      if (info->is_enum && !Enumerable(t.name)) {
+        return Outside(e, Cat("the attribute `", e.str, "` of the enumerated entity type `", t.name,
+                              "`, which is in a hierarchy,"));
       }
     }
     return absl::OkStatus();
@@ -557,8 +568,36 @@ absl::StatusOr<Term> Encoder::EncodeBinary(const ast::Expr& e, uint32_t depth) {
   return Outside(e, "this operator");
 }
 
+Z3_ast Encoder::SmallLongs(int64_t bound) {
+  Z3_ast out = True();
+  auto within = [&](Z3_ast v) {
+    out = And(out, And(Z3_mk_bvsge(c_, v, Long(-bound)), Z3_mk_bvsle(c_, v, Long(bound))));
+  };
+  for (const auto& [key, attr] : attributes_) {
+    if (!attr.is_long) continue;
+    auto terms = terms_.find(key.first);
+    if (terms == terms_.end()) continue;
+    for (Z3_ast t : terms->second) within(Z3_mk_app(c_, attr.value, 1, &t));
+  }
+  for (const auto& [name, value] : context_) {
+    if (value.first.value != nullptr && value.first.kind == Term::Kind::kLong) within(value.first.value);
+  }
+  return out;
+}
+
+bool Encoder::Enumerable(const std::string& type) const {
+  const EntityTypeInfo* info = model_.FindEntityType(type);
+  if (info == nullptr || !info->is_enum || info->choices.empty()) return false;
+  if (!info->parents.empty()) return false;
+  for (const auto& [name, other] : model_.entity_types) {
+    if (name == type) continue;
+    if (other.descendants.count(type) != 0 || info->descendants.count(name) != 0) return false;
+  }
+  return true;
+}
+
 absl::StatusOr<std::vector<Z3_ast>> Encoder::Axioms() {
-  std::vector<Z3_ast> out;
+  std::vector<Z3_ast> out = domains_;
   std::vector<std::string> types;
   for (const auto& [type, terms] : terms_) types.push_back(type);
   size_t count = 0;

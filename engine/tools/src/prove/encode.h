@@ -78,10 +78,21 @@ class Encoder {
   };
   Rendered Render(Z3_model m);
 
+  // Every Long the counterexample would show (the Long attributes of the
+  // entities the policies mention, the context's Longs) between -bound and
+  // bound: asked for first, so that counterexamples hold small numbers
+  // where they can.
+  Z3_ast SmallLongs(int64_t bound);
+
+  // Whether the policy's scope can match the signature at all (decided from
+  // the types and the schema's action groups alone).
+  bool CanApply(const ast::Policy& p) const;
+
  private:
   struct Attribute {
     Z3_func_decl value = nullptr;
     Z3_func_decl has = nullptr;  // optional attributes
+    bool is_long = false;
   };
 
   absl::StatusOr<Term> Encode(const ast::Expr& e, uint32_t depth);
@@ -89,9 +100,6 @@ class Encoder {
   absl::StatusOr<Term> EncodeHas(const ast::Expr& e, uint32_t depth);
   absl::StatusOr<Term> EncodeBinary(const ast::Expr& e, uint32_t depth);
   absl::StatusOr<Term> In(const Term& a, const Term& b, const ast::Expr& where);
-  // Whether the policy's scope can match the signature at all (decided from
-  // the types and the schema's action groups alone).
-  bool CanApply(const ast::Policy& p) const;
   absl::StatusOr<PolicyOutcome> EncodePolicy(const ast::Policy& p);
   Z3_ast ScopeTerm(const ast::ScopeConstraint& s, const Term& var, const ast::Policy& p);
   bool ActionIn(const ActionKey& a, const ActionKey& group) const;
@@ -114,6 +122,10 @@ class Encoder {
   Z3_func_decl Exists(const std::string& type);
   Z3_func_decl Ancestor(const std::string& below, const std::string& above);
   std::optional<Attribute> EntityAttribute(const std::string& type, const std::string& name);
+  // Whether `type` is an enumerated entity type the encoding covers: its
+  // values are its choices, and it is in no hierarchy (no parents, nothing
+  // under it or above it).
+  bool Enumerable(const std::string& type) const;
   // Whether an entity of `below` may be under one of `above` (transitively).
   bool Reaches(const std::string& below, const std::string& above) const;
 
@@ -142,6 +154,8 @@ class Encoder {
   // Every entity term the policies mention, by type (ids dedupe them).
   std::map<std::string, std::vector<Z3_ast>> terms_;
   std::map<std::string, std::vector<unsigned>> term_ids_;
+  // Each value of an enumerated type is one of its choices.
+  std::vector<Z3_ast> domains_;
   int fresh_ = 0;
 };
 
