@@ -97,6 +97,137 @@ schedule::Quantity Nominal(const schedule::ClusterQueue& q, int flavor, int reso
   return 0;
 }
 
+// `total` shared among `weights` in proportion to each (largest remainder,
+// ties to the earlier), so that the shares sum to `total` exactly; each
+// share is at most its weight when `total` is at most their sum.
+std::vector<schedule::Quantity> Share(schedule::Quantity total, const std::vector<schedule::Quantity>& weights) {
+  __extension__ using Wide = __int128;  // a product of two quantities
+  std::vector<schedule::Quantity> out(weights.size(), 0);
+  Wide sum = 0;
+  for (schedule::Quantity w : weights) sum += w;
+  if (total <= 0 || sum <= 0) return out;
+  std::vector<std::pair<Wide, size_t>> rest;  // remainder, index
+  schedule::Quantity given = 0;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    const Wide product = static_cast<Wide>(total) * weights[i];
+    out[i] = static_cast<schedule::Quantity>(product / sum);
+    given += out[i];
+    rest.push_back({product % sum, i});
+  }
+  std::stable_sort(rest.begin(), rest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t k = 0; given < total && k < rest.size(); ++k, ++given) ++out[rest[k].second];
+  return out;
+}
+
+// What each queue lends now, by (queue, flavor, resource). Kueue pools a
+// cohort's idle quota and never says whose unit a borrower holds, so this
+// is Charter's attribution (docs/report.md, "Who lends what"): each cohort,
+// children before parents, serves what its queues borrow and what its child
+// cohorts could not serve from what is idle and lendable in it (its
+// queues' idle quota up to their lending limits, its own quota, what its
+// child cohorts have left up to their lending limits), shared among them in
+// proportion to what each offers; what a child cohort lends is then shared
+// among what is left in it the same way, parents before children. What
+// no cohort can serve (a state over its quota) is lent by no one.
+std::map<std::tuple<int, int, int>, schedule::Quantity> LentNow(
+    const schedule::State& s, const std::map<std::tuple<int, int, int>, schedule::Quantity>& used) {
+  std::map<std::tuple<int, int, int>, schedule::Quantity> out;
+  const size_t n = s.cohorts.size();
+  if (n == 0) return out;
+  std::vector<std::vector<int>> child_cohorts(n), queues(n);
+  std::vector<int> roots;
+  for (size_t c = 0; c < n; ++c) (s.cohorts[c].parent < 0 ? roots : child_cohorts[s.cohorts[c].parent]).push_back(static_cast<int>(c));
+  for (size_t q = 0; q < s.cluster_queues.size(); ++q) {
+    if (s.cluster_queues[q].cohort >= 0) queues[s.cluster_queues[q].cohort].push_back(static_cast<int>(q));
+  }
+  std::vector<int> preorder;  // parents before children (explicit stack: the tree is user-shaped)
+  for (std::vector<int> stack(roots.rbegin(), roots.rend()); !stack.empty();) {
+    const int c = stack.back();
+    stack.pop_back();
+    preorder.push_back(c);
+    for (auto it = child_cohorts[c].rbegin(); it != child_cohorts[c].rend(); ++it) stack.push_back(*it);
+  }
+  // Every (flavor, resource) some queue in a cohort or some cohort has a quota of.
+  std::set<std::pair<int, int>> keys;
+  for (const schedule::ClusterQueue& q : s.cluster_queues) {
+    if (q.cohort < 0) continue;
+    for (const Cell& c : Cells(q)) keys.insert({c.flavor, c.resource});
+  }
+  auto cohort_quota = [&](int c, int flavor, int resource) -> const schedule::ResourceQuota* {
+    for (const schedule::ResourceGroup& g : s.cohorts[c].resource_groups) {
+      for (const schedule::FlavorQuotas& f : g.flavors) {
+        if (f.flavor != flavor) continue;
+        for (const schedule::ResourceQuota& r : f.resources) {
+          if (r.resource == resource) return &r;
+        }
+      }
+    }
+    return nullptr;
+  };
+  for (size_t c = 0; c < n; ++c) {
+    for (const schedule::ResourceGroup& g : s.cohorts[c].resource_groups) {
+      for (const schedule::FlavorQuotas& f : g.flavors) {
+        for (const schedule::ResourceQuota& r : f.resources) keys.insert({f.flavor, r.resource});
+      }
+    }
+  }
+  struct Lender {
+    int queue = -1, child = -1;  // a queue, a child cohort, or (both -1) the cohort's own quota
+    schedule::Quantity offered = 0, lent = 0;
+  };
+  for (const auto& [flavor, resource] : keys) {
+    std::vector<std::vector<Lender>> lenders(n);
+    std::vector<schedule::Quantity> unserved(n, 0), left(n, 0), passed(n, 0);
+    auto share_out = [&](int c, schedule::Quantity amount, bool of_what_is_left) {
+      std::vector<schedule::Quantity> weights;
+      for (const Lender& l : lenders[c]) weights.push_back(of_what_is_left ? l.offered - l.lent : l.offered);
+      const std::vector<schedule::Quantity> shares = Share(amount, weights);
+      for (size_t i = 0; i < shares.size(); ++i) {
+        lenders[c][i].lent += shares[i];
+        if (lenders[c][i].child >= 0) passed[lenders[c][i].child] += shares[i];
+      }
+    };
+    for (auto it = preorder.rbegin(); it != preorder.rend(); ++it) {  // children first
+      const int c = *it;
+      schedule::Quantity demand = 0, offered = 0;
+      for (int q : queues[c]) {
+        for (const Cell& cell : Cells(s.cluster_queues[q])) {
+          if (cell.flavor != flavor || cell.resource != resource) continue;
+          const auto u = used.find({q, flavor, resource});
+          const schedule::Quantity usage = u == used.end() ? 0 : u->second;
+          const schedule::Quantity own = std::min(usage, cell.quota.nominal);
+          demand += usage - own;
+          schedule::Quantity idle = cell.quota.nominal - own;
+          if (cell.quota.lending_limit) idle = std::min(idle, *cell.quota.lending_limit);
+          if (idle > 0) lenders[c].push_back({q, -1, idle, 0});
+        }
+      }
+      const schedule::ResourceQuota* own_quota = cohort_quota(c, flavor, resource);
+      if (own_quota != nullptr && own_quota->nominal > 0) lenders[c].push_back({-1, -1, own_quota->nominal, 0});
+      for (int d : child_cohorts[c]) {
+        demand += unserved[d];
+        if (left[d] > 0) lenders[c].push_back({-1, d, left[d], 0});
+      }
+      for (const Lender& l : lenders[c]) offered += l.offered;
+      const schedule::Quantity served = std::min(demand, offered);
+      share_out(c, served, false);
+      unserved[c] = demand - served;
+      left[c] = offered - served;
+      if (own_quota != nullptr && own_quota->lending_limit) left[c] = std::min(left[c], *own_quota->lending_limit);
+    }
+    for (const int c : preorder) {  // parents first: what a cohort lent up, from what is left in it
+      // passed[c] was added to by its parent, which comes first.
+      if (passed[c] > 0) share_out(c, passed[c], true);
+    }
+    for (size_t c = 0; c < n; ++c) {
+      for (const Lender& l : lenders[c]) {
+        if (l.queue >= 0 && l.lent > 0) out[{l.queue, flavor, resource}] += l.lent;
+      }
+    }
+  }
+  return out;
+}
+
 // Wait to admission and evictions of one queue.
 struct Waiting {
   std::vector<double> waits;  // seconds, sorted
@@ -168,10 +299,12 @@ std::vector<PendingEntry> PendingList(const ReportInput& in) {
 constexpr char kOwnColor[] = "#2b6cb0";
 constexpr char kBorrowedColor[] = "#dd6b20";
 constexpr char kIdleColor[] = "#c6dcf0";
+constexpr char kLentColor[] = "#f6c89f";
 
 std::string QuotaTreeSvg(const ReportInput& in) {
   const schedule::State& s = *in.state;
   const auto now = UsageNow(s);
+  const auto lent_now = LentNow(s, now);
   const double label_x = 16, bar_x = 300, bar_w = 360, text_x = 676, row_h = 24;
   std::string body;
   double y = 64;
@@ -199,22 +332,29 @@ std::string QuotaTreeSvg(const ReportInput& in) {
       const double scale = bar_w / top;
       std::string figures = Cat("used ", Qty(res, used), " of nominal ", Qty(res, nominal), ": ", Qty(res, own), " own");
       if (borrowed > 0) figures += Cat(" + ", Qty(res, borrowed), " borrowed");
+      const auto lent_at = lent_now.find({q, c.flavor, c.resource});
+      const schedule::Quantity lent = lent_at == lent_now.end() ? 0 : lent_at->second;  // at most `idle`
       if (in_cohort) {
         figures += Cat("; borrow ", c.quota.borrowing_limit ? Cat("limit ", Qty(res, *c.quota.borrowing_limit)) : "no limit");
         const schedule::Quantity lendable =
             c.quota.lending_limit ? std::min(idle, *c.quota.lending_limit) : idle;
         figures += Cat("; lend ", c.quota.lending_limit ? Cat("limit ", Qty(res, *c.quota.lending_limit)) : "no limit");
-        if (idle > 0) figures += Cat("; ", Qty(res, lendable), " idle to lend");
+        if (lent > 0) figures += Cat("; ", Qty(res, lent), " lent");
+        if (lendable > lent) figures += Cat("; ", Qty(res, lendable - lent), " idle to lend");
       }
       const std::string what = Cat(cq.name, ": ", res, " in flavor ", flavor);
       body += Cat("<g class=\"bar\" data-queue=\"", Esc(cq.name), "\" data-flavor=\"", Esc(flavor),
                   "\" data-resource=\"", Esc(res), "\" data-used=\"", used, "\" data-nominal=\"", nominal,
-                  "\" data-borrowed=\"", borrowed, "\">\n");
+                  "\" data-borrowed=\"", borrowed, "\" data-lent=\"", lent, "\">\n");
       body += Text(label_x + 16 * (depth + 1), y + 12, Cat(flavor, " / ", res));
       body += Rect(bar_x, y, bar_w, 16, "#f7fafc", "frame", Cat(what, ": scale 0 to ", Qty(res, static_cast<schedule::Quantity>(top))));
       body += Rect(bar_x, y, own * scale, 16, kOwnColor, "own", Cat(what, ": ", Qty(res, own), " own quota in use"));
-      body += Rect(bar_x + own * scale, y, idle * scale, 16, kIdleColor, "idle",
-                   Cat(what, ": ", Qty(res, idle), " of the nominal quota idle"));
+      if (lent > 0) {
+        body += Rect(bar_x + own * scale, y, lent * scale, 16, kLentColor, "lent",
+                     Cat(what, ": ", Qty(res, lent), " of the nominal quota lent to the cohort's borrowers"));
+      }
+      body += Rect(bar_x + (own + lent) * scale, y, (idle - lent) * scale, 16, kIdleColor, "idle",
+                   Cat(what, ": ", Qty(res, idle - lent), " of the nominal quota idle"));
       body += Rect(bar_x + nominal * scale, y, borrowed * scale, 16, kBorrowedColor, "borrowed",
                    Cat(what, ": ", Qty(res, borrowed), " borrowed from the cohort"));
       body += Cat("<line class=\"nominal\" x1=\"", Num(bar_x + nominal * scale), "\" y1=\"", Num(y - 3), "\" x2=\"",
@@ -258,9 +398,10 @@ std::string QuotaTreeSvg(const ReportInput& in) {
   out += Text(16, 22, Cat("Quota tree", in.now > 0 ? Cat(" at ", TimeName(in.now)) : ""), "font-size=\"15\" font-weight=\"bold\"");
   out += LegendItem(16, 46, kOwnColor, "own quota in use");
   out += LegendItem(156, 46, kBorrowedColor, "borrowed from the cohort");
-  out += LegendItem(336, 46, kIdleColor, "idle nominal quota (lendable up to the lending limit)");
-  out += LegendItem(700, 46, "", "nominal quota", true);
-  out += LegendItem(820, 46, "", "nominal + borrowing limit", true, true);
+  out += LegendItem(336, 46, kLentColor, "lent to the cohort's borrowers");
+  out += LegendItem(540, 46, kIdleColor, "idle nominal quota (lendable up to the lending limit)");
+  out += LegendItem(920, 46, "", "nominal quota", true);
+  out += LegendItem(1040, 46, "", "nominal + borrowing limit", true, true);
   out += "</g>\n";
   return out + body + "</svg>\n";
 }

@@ -59,7 +59,8 @@ async function main() {
     // The legend.
     const legend = (await page.locator('#quota-tree g.legend text').allTextContents()).join(' ');
     assert.ok(await page.locator('#quota-tree g.legend').isVisible(), 'the legend is visible');
-    for (const word of ['own quota in use', 'borrowed from the cohort', 'nominal quota', 'nominal + borrowing limit']) {
+    for (const word of ['own quota in use', 'borrowed from the cohort', "lent to the cohort's borrowers", 'nominal quota',
+      'nominal + borrowing limit']) {
       assert.ok(legend.includes(word), `the legend shows "${word}": ${legend}`);
     }
 

@@ -83,8 +83,35 @@ text_b = "".join(t.text or "" for t in bars["team-b"].iter(SVG + "text"))
 check("used 0 of nominal 4: 0 own; borrow no limit; lend no limit; 4 idle to lend" in text_b, f"team-b's label: {text_b}")
 check(all(r.find(SVG + "title") is not None for r in bars["team-a"].iter(SVG + "rect")), "every bar segment has a tooltip")
 legend = " ".join(t.text or "" for g in tree.iter(SVG + "g") if g.get("class") == "legend" for t in g.iter(SVG + "text"))
-for word in ["own quota in use", "borrowed from the cohort", "nominal quota", "nominal + borrowing limit"]:
+for word in ["own quota in use", "borrowed from the cohort", "lent to the cohort's borrowers", "nominal quota",
+             "nominal + borrowing limit"]:
     check(word in legend, f"legend has `{word}`: {legend}")
+
+# --- who lends what (lending.charter, lending.json) ---------------------------------
+# Kueue pools a cohort's idle quota; the report attributes what is borrowed to
+# the lenders, nearest cohort first, in proportion to what each offers (the
+# fixture's comment works the figures out).
+LEND_OUT = OUT + "-lending"
+shutil.rmtree(LEND_OUT, ignore_errors=True)
+run("report", "--policies", os.path.join(HERE, "lending.charter"), "--workloads", os.path.join(HERE, "lending.json"),
+    "--now", "2026-03-01T12:00:00Z", "-o", LEND_OUT)
+lend_tree = ET.parse(os.path.join(LEND_OUT, "quota-tree.svg")).getroot()
+cells = {(g.get("data-queue"), g.get("data-flavor")): g for g in lend_tree.iter(SVG + "g") if g.get("class") == "bar"}
+lent = {k: (int(g.get("data-used")), int(g.get("data-borrowed")), int(g.get("data-lent"))) for k, g in cells.items()}
+check(lent == {("q1", "a100"): (8, 4, 0), ("q2", "a100"): (0, 0, 1), ("q3", "a100"): (0, 0, 2), ("q4", "a100"): (3, 0, 1),
+               ("q1", "h100"): (2, 2, 0), ("q2", "h100"): (0, 0, 1), ("q3", "h100"): (0, 0, 1)},
+      f"used, borrowed and lent per queue and flavor: {lent}")
+for flavor in ["a100", "h100"]:
+    check(sum(v[1] for k, v in lent.items() if k[1] == flavor) == sum(v[2] for k, v in lent.items() if k[1] == flavor),
+          f"in {flavor}, what is lent is what is borrowed")
+figures = {k: "".join(t.text or "" for t in g.iter(SVG + "text") if t.get("class") == "figures") for k, g in cells.items()}
+check(figures[("q4", "a100")] == "used 3 of nominal 6: 3 own; borrow no limit; lend no limit; 1 lent; 2 idle to lend",
+      f"q4's figures: {figures[('q4', 'a100')]}")
+check(figures[("q2", "a100")] == "used 0 of nominal 4: 0 own; borrow no limit; lend limit 1; 1 lent",
+      f"q2's figures (its lending limit is lent): {figures[('q2', 'a100')]}")
+lent_rects = [r for r in cells[("q4", "a100")].iter(SVG + "rect") if r.get("class") == "lent"]
+check(len(lent_rects) == 1 and lent_rects[0].find(SVG + "title").text.endswith("1 of the nominal quota lent to the cohort's borrowers"),
+      "q4's lent segment with its tooltip")
 
 # --- waiting.svg: wait to admission, evictions, pending ---------------------------
 waiting = ET.parse(os.path.join(OUT, "waiting.svg")).getroot()
