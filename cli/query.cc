@@ -49,9 +49,16 @@ struct QueryFlags {
   std::string format = "text";
 };
 
-// A uid as the C API's listing writes it (charter_query_list; tests/capi
-// keeps the two the same): its Cedar text, `Type::"id"`, in a string.
-void AppendUidJson(std::string* out, const EntityUid& uid) { AppendJsonQuoted(out, uid.ToString()); }
+// A uid in Cedar's JSON form, `{"type": ..., "id": ...}` (as the entities
+// file and `charter access --format json` write one; tests/capi builds the
+// same from charter_match_type and charter_match_id).
+void AppendUidJson(std::string* out, const EntityUid& uid) {
+  *out += "{\"type\":";
+  AppendJsonQuoted(out, uid.type);
+  *out += ",\"id\":";
+  AppendJsonQuoted(out, uid.id);
+  *out += "}";
+}
 
 std::string ListingText(const QueryRequest& q, const ListPage& page, size_t candidates) {
   std::string out;

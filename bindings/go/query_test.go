@@ -63,8 +63,8 @@ func governanceQuery(t *testing.T) (*Engine, *Entities, func(flags ...string) st
 
 // cliMatches is the "allowed" list of `charter query --format json`.
 type cliMatch struct {
-	UID     string   `json:"uid"`
-	Reasons []string `json:"reasons"`
+	UID     EntityUID `json:"uid"`
+	Reasons []string  `json:"reasons"`
 	Errors  []struct {
 		Policy  string `json:"policy"`
 		Message string `json:"message"`
@@ -74,7 +74,7 @@ type cliMatch struct {
 func asCLI(ms []Match) []cliMatch {
 	out := make([]cliMatch, len(ms))
 	for i, m := range ms {
-		out[i].UID = cedarUID(m.UID)
+		out[i].UID = m.UID
 		out[i].Reasons = m.Reasons
 		if out[i].Reasons == nil {
 			out[i].Reasons = []string{}

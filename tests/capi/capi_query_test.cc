@@ -51,10 +51,11 @@ std::string MatchJson(const charter_match* m) {
   size_t tn = 0, in = 0;
   const char* type = charter_match_type(m, &tn);
   const char* id = charter_match_id(m, &in);
-  std::string uid = Str(type, tn) + "::";
-  AppendQuoted(&uid, Str(id, in));
-  std::string out = "{\"uid\":";
-  AppendQuoted(&out, uid);
+  std::string out = "{\"uid\":{\"type\":";
+  AppendQuoted(&out, Str(type, tn));
+  out += ",\"id\":";
+  AppendQuoted(&out, Str(id, in));
+  out += "}";
   out += ",\"reasons\":[";
   for (size_t i = 0; i < charter_match_reason_count(m); ++i) {
     size_t n = 0;
@@ -224,7 +225,7 @@ TEST(CApiQuery, ListsAsCharterQueryDoes) {
   ASSERT_EQ(charter_list_allowed(g.engine, g.entities, q, nullptr, Collect, &all, nullptr), CHARTER_OK);
   ASSERT_EQ(all.matches.size(), 7u);
   EXPECT_EQ(all.matches[0],
-            R"({"uid":"Governance::Task::\"vision-train-17\"","reasons":["teams-view-their-tasks"],"errors":[]})");
+            R"({"uid":{"type":"Governance::Task","id":"vision-train-17"},"reasons":["teams-view-their-tasks"],"errors":[]})");
   charter_query_free(q);
 }
 
@@ -390,7 +391,7 @@ TEST(CApiQuery, WithoutASchemaAndFromABundle) {
             CHARTER_OK);
   ASSERT_EQ(charter_list_allowed_page(engine, entities, q, 0, 10, &page, &e), CHARTER_OK);
   ASSERT_EQ(charter_match_page_count(page), 1u);
-  EXPECT_EQ(MatchJson(charter_match_page_at(page, 0)), R"({"uid":"Task::\"t1\"","reasons":["ml-view"],"errors":[]})");
+  EXPECT_EQ(MatchJson(charter_match_page_at(page, 0)), R"({"uid":{"type":"Task","id":"t1"},"reasons":["ml-view"],"errors":[]})");
   EXPECT_EQ(charter_match_page_next(page), 0u);
   charter_match_page_free(page);
   charter_residual* r = nullptr;

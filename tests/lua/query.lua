@@ -36,8 +36,8 @@ local function allowed_json(matches)
     for k, e in ipairs(m.errors) do
       errors[k] = '{"policy":' .. json_string(e.policy) .. ',"message":' .. json_string(e.message) .. '}'
     end
-    local uid = m.uid.type .. '::"' .. m.uid.id:gsub('[\\"]', "\\%0") .. '"'
-    out[i] = '{"uid":' .. json_string(uid) .. ',"reasons":[' .. table.concat(reasons, ",") .. '],"errors":[' ..
+    local uid = '{"type":' .. json_string(m.uid.type) .. ',"id":' .. json_string(m.uid.id) .. '}'
+    out[i] = '{"uid":' .. uid .. ',"reasons":[' .. table.concat(reasons, ",") .. '],"errors":[' ..
              table.concat(errors, ",") .. ']}'
   end
   return "[" .. table.concat(out, ",") .. "]"

@@ -33,7 +33,7 @@ def cli_query(*flags):
 
 
 def as_cli(matches):
-    return [{"uid": str(m.uid), "reasons": m.reasons,
+    return [{"uid": {"type": m.uid.type, "id": m.uid.id}, "reasons": m.reasons,
              "errors": [{"policy": p, "message": msg} for p, msg in m.errors]} for m in matches]
 
 
