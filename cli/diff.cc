@@ -452,11 +452,11 @@ int RunDiff(const DiffFlags& flags) {
         out += i > 0 ? ",{\"input\":" : "{\"input\":";
         AppendJsonQuoted(&out, c.input->where);
         out += ",\"principal\":";
-        AppendJsonQuoted(&out, c.input->request.principal().ToString());
+        AppendUidJson(&out, c.input->request.principal());
         out += ",\"action\":";
-        AppendJsonQuoted(&out, c.input->request.action().ToString());
+        AppendUidJson(&out, c.input->request.action());
         out += ",\"resource\":";
-        AppendJsonQuoted(&out, c.input->request.resource().ToString());
+        AppendUidJson(&out, c.input->request.resource());
         absl::StrAppend(&out, ",\"change\":\"", Transition(c), "\",\"old\":", c.old_decision.ToJson(),
                         ",\"new\":", c.new_decision.ToJson(), "}");
       }

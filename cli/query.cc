@@ -49,17 +49,6 @@ struct QueryFlags {
   std::string format = "text";
 };
 
-// A uid in Cedar's JSON form, `{"type": ..., "id": ...}` (as the entities
-// file and `charter access --format json` write one; tests/capi builds the
-// same from charter_match_type and charter_match_id).
-void AppendUidJson(std::string* out, const EntityUid& uid) {
-  *out += "{\"type\":";
-  AppendJsonQuoted(out, uid.type);
-  *out += ",\"id\":";
-  AppendJsonQuoted(out, uid.id);
-  *out += "}";
-}
-
 std::string ListingText(const QueryRequest& q, const ListPage& page, size_t candidates) {
   std::string out;
   for (const QueryMatch& m : page.matches) {

@@ -7,6 +7,7 @@
 #include <string>
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "charter/json.h"
 
 namespace charter::cli {
 namespace {
@@ -107,6 +108,14 @@ bool WriteStdout(absl::string_view text) {
     return false;
   }
   return true;
+}
+
+void AppendUidJson(std::string* out, const EntityUid& uid) {
+  *out += "{\"type\":";
+  AppendJsonQuoted(out, uid.type);
+  *out += ",\"id\":";
+  AppendJsonQuoted(out, uid.id);
+  *out += "}";
 }
 
 }  // namespace charter::cli

@@ -7,6 +7,7 @@
 #include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
+#include "charter/entity_uid.h"
 
 namespace charter::cli {
 
@@ -43,6 +44,10 @@ int Fail(const absl::Status& status);
 // Writes `text` to stdout in one piece and flushes it. On failure reports
 // "charter: error: cannot write to stdout: ..." and returns false.
 bool WriteStdout(absl::string_view text);
+
+// Appends `uid` in Cedar's JSON form, {"type": ..., "id": ...}: how every
+// `--format json` output writes a uid that is a field of its own.
+void AppendUidJson(std::string* out, const EntityUid& uid);
 
 }  // namespace charter::cli
 
