@@ -455,7 +455,8 @@ struct CHARTER_API CycleResult {
   std::vector<Admitted> admitted;       // in processing order
   std::vector<Preempted> preempted;     // in processing order
   std::vector<NotAdmitted> not_admitted;
-  std::vector<Queued> queued;
+  std::vector<Queued> queued;        // empty when CycleOptions::list_queued is false
+  size_t queued_count = 0;           // how many workloads waited behind the heads (or were parked)
 
   // {"admitted":[{"name","cluster_queue","flavors":{pod set:{resource:flavor}},
   //   "borrowing","message"}],"preempted":[{"name","cluster_queue","reason",
@@ -534,6 +535,10 @@ struct CycleOptions {
   // Scheduling rules to consult (may be null: none). They must outlive the
   // call.
   const SchedulingRules* rules = nullptr;
+  // False: CycleResult::queued stays empty and only queued_count says how
+  // many there were (a simulation that prints counts skips writing a
+  // message for each of thousands of waiting workloads every cycle).
+  bool list_queued = true;
 };
 
 // One scheduling cycle. Fails only on a State that LoadState would refuse.

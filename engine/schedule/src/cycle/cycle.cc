@@ -440,6 +440,10 @@ void Cycle::AddHolders(const Entry& e, NotAdmitted* n) const {
       }
     }
   }
+  if (options_.max_holders == 0) {  // none named: the count alone
+    n->more_holders += own.size() + others.size();
+    return;
+  }
   std::sort(own.begin(), own.end());
   std::sort(others.begin(), others.end());
   const Preemption& policy = cluster_queue(queue).preemption;
@@ -616,6 +620,8 @@ CycleResult Cycle::Run() {
         entries.push_back(std::move(e));
         continue;
       }
+      ++out.queued_count;
+      if (!options_.list_queued) continue;
       Queued w;
       w.name = pending[i].workload->name;
       w.cluster_queue = cluster_queue(static_cast<int>(q)).name;

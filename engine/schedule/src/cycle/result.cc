@@ -191,11 +191,20 @@ absl::StatusOr<State> ApplyTo(State next, const CycleResult& result) {
   // (Keyed by the names in next's vectors, which stay in place until the
   // lists are rebuilt at the end.)
   absl::flat_hash_map<std::string_view, size_t> pending, admitted;
+  pending.reserve(next.pending.size());
+  admitted.reserve(next.admitted.size());
   for (size_t i = 0; i < next.pending.size(); ++i) pending.emplace(next.pending[i].name, i);
   for (size_t i = 0; i < next.admitted.size(); ++i) admitted.emplace(next.admitted[i].name, i);
   absl::flat_hash_map<std::string, int> flavor_index;
   for (size_t f = 0; f < next.flavors.size(); ++f) flavor_index.emplace(next.flavors[f], static_cast<int>(f));
   std::vector<bool> leave_pending(next.pending.size(), false), leave_admitted(next.admitted.size(), false);
+  // The pending workloads of each cluster queue, in the state's order (the
+  // loops below look at one queue's; a state holds thousands).
+  std::vector<std::vector<size_t>> pending_of(next.cluster_queues.size());
+  for (size_t i = 0; i < next.pending.size(); ++i) {
+    const int q = next.pending[i].cluster_queue;
+    if (q >= 0 && static_cast<size_t>(q) < pending_of.size()) pending_of[q].push_back(i);
+  }
   std::vector<Workload> to_admitted, to_pending;
   // Cohort trees where a preemption frees capacity: parked workloads there
   // become active again.
@@ -278,9 +287,7 @@ absl::StatusOr<State> ApplyTo(State next, const CycleResult& result) {
     // its queue's preemptor (one a queue) until it is admitted; in a
     // BestEffortFIFO queue it stays at the head.
     if (n.state == PendingState::kWaitingForPreemption || n.state == PendingState::kDeferredFit) {
-      for (Workload& other : next.pending) {
-        if (other.cluster_queue == w.cluster_queue) other.preempting = false;
-      }
+      for (size_t i : pending_of[w.cluster_queue]) next.pending[i].preempting = false;
       w.preempting = true;
     }
   }
@@ -295,16 +302,15 @@ absl::StatusOr<State> ApplyTo(State next, const CycleResult& result) {
     auto it = pending.find(n.name);
     if (it == pending.end()) continue;
     const Workload& head = next.pending[it->second];
-    for (size_t i = 0; i < next.pending.size(); ++i) {
+    for (size_t i : pending_of[head.cluster_queue]) {
       Workload& other = next.pending[i];
-      if (i == it->second || leave_pending[i] || other.inadmissible || other.cluster_queue != head.cluster_queue ||
-          !SameShape(head, other)) {
-        continue;
-      }
+      if (i == it->second || leave_pending[i] || other.inadmissible || !SameShape(head, other)) continue;
       other.inadmissible = true;
     }
   }
   std::vector<Workload> admitted_list, pending_list;
+  admitted_list.reserve(next.admitted.size() + to_admitted.size());
+  pending_list.reserve(next.pending.size() + to_pending.size());
   for (size_t i = 0; i < next.admitted.size(); ++i) {
     if (!leave_admitted[i]) admitted_list.push_back(std::move(next.admitted[i]));
   }
