@@ -20,7 +20,7 @@ PACKAGES=(
   libyaml-dev                                            # Kueue's objects (YAML)
   libz3-dev                                              # `charter prove` (the SMT solver, Z3)
   nlohmann-json3-dev                                     # `charter lsp`'s JSON-RPC messages
-  libgoogle-perftools-dev                                # tcmalloc, the `charter` command's allocator
+  libjemalloc-dev                                        # jemalloc, the `charter` command's allocator
   libgtest-dev libgmock-dev libbenchmark-dev             # tests and benchmarks
   libssl-dev zlib1g-dev                                  # `charter serve` (HTTPS; gzip bodies)
   openssl curl jq iproute2 wrk python3-yaml              # its tests (certificates, clients, ss, manifests; Go below), benchmark
