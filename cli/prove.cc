@@ -26,6 +26,7 @@
 #include "files.h"
 #include "load.h"
 #include "names.h"
+#include "prove.h"
 #include "report.h"
 
 namespace charter::cli {
@@ -138,7 +139,9 @@ std::string Json(std::string_view s) {
   return out;
 }
 
-std::string AnswerJson(const ProofAnswer& a) {
+}  // namespace
+
+std::string ProofAnswerJson(const ProofAnswer& a) {
   // A policy answer without a signature is about every one asked for.
   std::string signature = a.signature.principal_type.empty()
                               ? "null"
@@ -165,7 +168,7 @@ std::string AnswerJson(const ProofAnswer& a) {
   return out + "}";
 }
 
-std::string AnswerText(const ProofAnswer& a) {
+std::string ProofAnswerText(const ProofAnswer& a, const std::string& indent) {
   std::string out;
   if (!a.policy.empty()) absl::StrAppend(&out, "policy ", a.policy, ": ");
   if (!a.signature.principal_type.empty()) absl::StrAppend(&out, a.signature.ToString(), ": ");
@@ -173,12 +176,14 @@ std::string AnswerText(const ProofAnswer& a) {
   if (!a.reason.empty()) absl::StrAppend(&out, " (", a.reason, ")");
   out += "\n";
   for (const Counterexample& c : a.counterexamples) {
-    absl::StrAppend(&out, "  counterexample", c.label.empty() ? "" : absl::StrCat(" (", c.label, ")"), ":\n",
-                    "    request:  ", c.request_json, "\n", "    entities: ", c.entities_json, "\n",
-                    "    decision: ", c.decision_json, "\n");
+    absl::StrAppend(&out, indent, "  counterexample", c.label.empty() ? "" : absl::StrCat(" (", c.label, ")"),
+                    ":\n", indent, "    request:  ", c.request_json, "\n", indent, "    entities: ", c.entities_json,
+                    "\n", indent, "    decision: ", c.decision_json, "\n");
   }
   return out;
 }
+
+namespace {
 
 int RunProve(const ProveFlags& flags) {
   std::optional<ProofProperty> property = ProofPropertyFromName(flags.property);
@@ -250,7 +255,7 @@ int RunProve(const ProveFlags& flags) {
   for (const ProofAnswer& a : *answers) {
     unknown = unknown || a.result == ProofResult::kUnknown;
     fails = fails || a.result == ProofResult::kDoesNotHold;
-    absl::StrAppend(&out, flags.format == "json" ? AnswerJson(a) + "\n" : AnswerText(a));
+    absl::StrAppend(&out, flags.format == "json" ? ProofAnswerJson(a) + "\n" : ProofAnswerText(a));
   }
   if (!WriteStdout(out)) return kError;
   return fails ? kDoesNotHold : unknown ? kUnknown : kOk;
