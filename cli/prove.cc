@@ -3,7 +3,7 @@
 // signature, through the prover (charter/prove.h, docs/proving.md).
 //
 //   charter prove PROPERTY (--policies FILE... | --bundle B) --schema S... [--principal-type T]
-//       [--action A] [--resource-type R] [--format text|json] [--timeout MS]
+//       [--action A] [--resource-type R] [--where CONDITION] [--format text|json] [--timeout MS]
 //   charter prove (vacuous|shadowed|redundant|overridden) (--policies FILE... | --bundle B) --schema S...
 //       [--policy ID] [filters]
 //   charter prove (implies|equivalent|disjoint|compare) --old A --new B --schema S... [filters]
@@ -43,6 +43,7 @@ struct ProveFlags {
   std::vector<std::string> schemas;
   std::string principal_type, action, resource_type;
   std::string policy;
+  std::string where;
   std::string format = "text";
   uint32_t timeout_ms = 10000;
 };
@@ -235,6 +236,16 @@ int RunProve(const ProveFlags& flags) {
     if (!a.ok()) return Fail(a.status());
     options.action = *a;
   }
+  if (!flags.where.empty()) {
+    // The condition as a policy of its own over the signatures asked for:
+    // only the requests it allows are asked about.
+    std::string scope = absl::StrCat(
+        options.principal_type.empty() ? "principal" : absl::StrCat("principal is ", options.principal_type), ", ",
+        options.action ? absl::StrCat("action in ", options.action->ToString()) : "action", ", ",
+        options.resource_type.empty() ? "resource" : absl::StrCat("resource is ", options.resource_type));
+    options.where.emplace_back("--where", absl::StrCat("@id(\"where\")\npermit (", scope, ")\nwhen { ", flags.where,
+                                                      " };\n"));
+  }
   absl::StatusOr<std::vector<ProofAnswer>> answers;
   if (two) {
     absl::StatusOr<std::vector<SourceFile>> old_set = ReadPolicies(flags.old_policies, "--old", *schema);
@@ -297,6 +308,9 @@ Command AddProveCommand(CLI::App& root) {
       ->type_name("TYPE");
   app->add_option("--policy", flags->policy, "The policy of vacuous, shadowed, redundant or overridden (default: each)")
       ->type_name("ID");
+  app->add_option("--where", flags->where,
+                  "Only the requests on which this Cedar condition is true (without an error)")
+      ->type_name("CONDITION");
   app->add_option("--timeout", flags->timeout_ms, "Milliseconds the solver may take a query (then: unknown)")
       ->type_name("MS")
       ->check(WholeNumber(1, 3600000));
