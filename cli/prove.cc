@@ -243,8 +243,9 @@ int RunProve(const ProveFlags& flags) {
         options.principal_type.empty() ? "principal" : absl::StrCat("principal is ", options.principal_type), ", ",
         options.action ? absl::StrCat("action in ", options.action->ToString()) : "action", ", ",
         options.resource_type.empty() ? "resource" : absl::StrCat("resource is ", options.resource_type));
-    options.where.emplace_back("--where", absl::StrCat("@id(\"where\")\npermit (", scope, ")\nwhen { ", flags.where,
-                                                      " };\n"));
+    // (The condition alone on line 2: a fault in it is at `--where:2:COLUMN`.)
+    options.where.emplace_back("--where",
+                               absl::StrCat("@id(\"where\") permit (", scope, ") when {\n", flags.where, "\n};\n"));
   }
   absl::StatusOr<std::vector<ProofAnswer>> answers;
   if (two) {

@@ -655,11 +655,11 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
   // Each fault in the file's structure at the value (or member) it is about.
   constexpr std::string_view kShape =
       "a test file is an object with \"policies\" (a path, or an array of paths), \"cases\" (an array) "
-      "and optionally \"entities\" (a path or an array)";
+      "and optionally \"entities\" (a path or an array), or \"invariants\" (an array) with \"schemas\"";
   if (!root.is_object()) return Fault(path, text, root.offset(), kShape);
   RETURN_IF_ERROR(
       KnownMembers(path, text, root, {"policies", "entities", "schemas", "config", "cases", "invariants"},
-                                "a test file"));
+                   "a test file"));
   if (policies == std::nullopt) return Fault(path, text, root.offset(), Cat(kShape, "; it has no \"policies\""));
   std::vector<std::string> policy_paths;
   {
@@ -676,9 +676,11 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
     }
   }
   if (cases == std::nullopt && invariants == std::nullopt) {
-    return Fault(path, text, root.offset(), Cat(kShape, "; it has no \"cases\" (nor \"invariants\")"));
+    return Fault(path, text, root.offset(), Cat(kShape, "; it has no \"cases\""));
   }
-  if (cases != std::nullopt && !cases->is_array()) return Fault(path, text, cases->offset(), "\"cases\" must be an array of test cases");
+  if (cases != std::nullopt && !cases->is_array()) {
+    return Fault(path, text, cases->offset(), "\"cases\" must be an array of test cases");
+  }
   if (entities != std::nullopt && !entities->is_string() && !entities->is_array()) {
     return Fault(path, text, entities->offset(),
                  "\"entities\" must be the path of an entity file (a string) or an array of entities");
@@ -954,9 +956,9 @@ absl::Status RunInvariants(const std::string& path, std::string_view text, JsonV
     if (given.count("where")) {
       // The condition as a policy of its own, over the invariant's scope:
       // the property is asked of the requests it allows.
-      options.where.emplace_back(Cat(path, " (", what, " \"where\")"),
-                                 Cat("@id(\"where\")\npermit (", scope_principal, ", ", scope_action, ", ",
-                                     scope_resource, ")\nwhen { ", given["where"], " };\n"));
+      // (The condition alone on line 2: a fault in it is at `where:2:COLUMN`.)
+      options.where.emplace_back("where", Cat("@id(\"where\") permit (", scope_principal, ", ", scope_action, ", ",
+                                              scope_resource, ") when {\n", given["where"], "\n};\n"));
     }
     absl::StatusOr<std::vector<ProofAnswer>> answers;
     if (within.has_value()) {
