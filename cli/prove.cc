@@ -3,7 +3,7 @@
 // signature, through the prover (charter/prove.h, docs/proving.md).
 //
 //   charter prove PROPERTY (--policies FILE... | --bundle B) --schema S... [--principal-type T]
-//       [--action A] [--resource-type R] [--format text|json] [--timeout MS]
+//       [--action A] [--resource-type R] [--where CONDITION] [--format text|json] [--timeout MS]
 //   charter prove (vacuous|shadowed|redundant|overridden) (--policies FILE... | --bundle B) --schema S...
 //       [--policy ID] [filters]
 //   charter prove (implies|equivalent|disjoint|compare) --old A --new B --schema S... [filters]
@@ -26,6 +26,7 @@
 #include "files.h"
 #include "load.h"
 #include "names.h"
+#include "prove.h"
 #include "report.h"
 
 namespace charter::cli {
@@ -42,6 +43,7 @@ struct ProveFlags {
   std::vector<std::string> schemas;
   std::string principal_type, action, resource_type;
   std::string policy;
+  std::string where;
   std::string format = "text";
   uint32_t timeout_ms = 10000;
 };
@@ -138,7 +140,9 @@ std::string Json(std::string_view s) {
   return out;
 }
 
-std::string AnswerJson(const ProofAnswer& a) {
+}  // namespace
+
+std::string ProofAnswerJson(const ProofAnswer& a) {
   // A policy answer without a signature is about every one asked for.
   std::string signature = a.signature.principal_type.empty()
                               ? "null"
@@ -165,7 +169,7 @@ std::string AnswerJson(const ProofAnswer& a) {
   return out + "}";
 }
 
-std::string AnswerText(const ProofAnswer& a) {
+std::string ProofAnswerText(const ProofAnswer& a, const std::string& indent) {
   std::string out;
   if (!a.policy.empty()) absl::StrAppend(&out, "policy ", a.policy, ": ");
   if (!a.signature.principal_type.empty()) absl::StrAppend(&out, a.signature.ToString(), ": ");
@@ -173,12 +177,14 @@ std::string AnswerText(const ProofAnswer& a) {
   if (!a.reason.empty()) absl::StrAppend(&out, " (", a.reason, ")");
   out += "\n";
   for (const Counterexample& c : a.counterexamples) {
-    absl::StrAppend(&out, "  counterexample", c.label.empty() ? "" : absl::StrCat(" (", c.label, ")"), ":\n",
-                    "    request:  ", c.request_json, "\n", "    entities: ", c.entities_json, "\n",
-                    "    decision: ", c.decision_json, "\n");
+    absl::StrAppend(&out, indent, "  counterexample", c.label.empty() ? "" : absl::StrCat(" (", c.label, ")"),
+                    ":\n", indent, "    request:  ", c.request_json, "\n", indent, "    entities: ", c.entities_json,
+                    "\n", indent, "    decision: ", c.decision_json, "\n");
   }
   return out;
 }
+
+namespace {
 
 int RunProve(const ProveFlags& flags) {
   std::optional<ProofProperty> property = ProofPropertyFromName(flags.property);
@@ -230,6 +236,17 @@ int RunProve(const ProveFlags& flags) {
     if (!a.ok()) return Fail(a.status());
     options.action = *a;
   }
+  if (!flags.where.empty()) {
+    // The condition as a policy of its own over the signatures asked for:
+    // only the requests it allows are asked about.
+    std::string scope = absl::StrCat(
+        options.principal_type.empty() ? "principal" : absl::StrCat("principal is ", options.principal_type), ", ",
+        options.action ? absl::StrCat("action in ", options.action->ToString()) : "action", ", ",
+        options.resource_type.empty() ? "resource" : absl::StrCat("resource is ", options.resource_type));
+    // (The condition alone on line 2: a fault in it is at `--where:2:COLUMN`.)
+    options.where.emplace_back("--where",
+                               absl::StrCat("@id(\"where\") permit (", scope, ") when {\n", flags.where, "\n};\n"));
+  }
   absl::StatusOr<std::vector<ProofAnswer>> answers;
   if (two) {
     absl::StatusOr<std::vector<SourceFile>> old_set = ReadPolicies(flags.old_policies, "--old", *schema);
@@ -250,7 +267,7 @@ int RunProve(const ProveFlags& flags) {
   for (const ProofAnswer& a : *answers) {
     unknown = unknown || a.result == ProofResult::kUnknown;
     fails = fails || a.result == ProofResult::kDoesNotHold;
-    absl::StrAppend(&out, flags.format == "json" ? AnswerJson(a) + "\n" : AnswerText(a));
+    absl::StrAppend(&out, flags.format == "json" ? ProofAnswerJson(a) + "\n" : ProofAnswerText(a));
   }
   if (!WriteStdout(out)) return kError;
   return fails ? kDoesNotHold : unknown ? kUnknown : kOk;
@@ -292,6 +309,9 @@ Command AddProveCommand(CLI::App& root) {
       ->type_name("TYPE");
   app->add_option("--policy", flags->policy, "The policy of vacuous, shadowed, redundant or overridden (default: each)")
       ->type_name("ID");
+  app->add_option("--where", flags->where,
+                  "Only the requests on which this Cedar condition is true (without an error)")
+      ->type_name("CONDITION");
   app->add_option("--timeout", flags->timeout_ms, "Milliseconds the solver may take a query (then: unknown)")
       ->type_name("MS")
       ->check(WholeNumber(1, 3600000));

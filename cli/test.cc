@@ -32,11 +32,14 @@
 
 #include "charter/charter.h"
 #include "charter/explain.h"
+#include "charter/prove.h"
 #include "charter/schedule.h"
 #include "admission.h"
 #include "command.h"
 #include "files.h"
 #include "load.h"
+#include "names.h"
+#include "prove.h"
 #include "project.h"
 #include "report.h"
 #include "schedule.h"
@@ -628,6 +631,10 @@ void ScheduleCaseJson(std::string* out, const ScheduleExpectation& want, const S
   *out += "}";
 }
 
+absl::Status RunInvariants(const std::string& path, std::string_view text, JsonValue invariants,
+                           const std::vector<std::string>& policy_paths, const std::vector<std::string>& schema_paths,
+                           const TestFlags& flags, Totals* totals, std::string* out, std::string* json_cases);
+
 absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* totals, std::string* out,
                      std::string* json_cases) {
   absl::StatusOr<std::string> read = ReadFile(path, size_t{256} << 20);
@@ -644,13 +651,15 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
   std::optional<JsonValue> cases = root.Find("cases");
   std::optional<JsonValue> schemas = root.Find("schemas");
   std::optional<JsonValue> config = root.Find("config");
+  std::optional<JsonValue> invariants = root.Find("invariants");
   // Each fault in the file's structure at the value (or member) it is about.
   constexpr std::string_view kShape =
       "a test file is an object with \"policies\" (a path, or an array of paths), \"cases\" (an array) "
-      "and optionally \"entities\" (a path or an array)";
+      "and optionally \"entities\" (a path or an array), or \"invariants\" (an array) with \"schemas\"";
   if (!root.is_object()) return Fault(path, text, root.offset(), kShape);
   RETURN_IF_ERROR(
-      KnownMembers(path, text, root, {"policies", "entities", "schemas", "config", "cases"}, "a test file"));
+      KnownMembers(path, text, root, {"policies", "entities", "schemas", "config", "cases", "invariants"},
+                   "a test file"));
   if (policies == std::nullopt) return Fault(path, text, root.offset(), Cat(kShape, "; it has no \"policies\""));
   std::vector<std::string> policy_paths;
   {
@@ -666,8 +675,12 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
                    "policy set");
     }
   }
-  if (cases == std::nullopt) return Fault(path, text, root.offset(), Cat(kShape, "; it has no \"cases\""));
-  if (!cases->is_array()) return Fault(path, text, cases->offset(), "\"cases\" must be an array of test cases");
+  if (cases == std::nullopt && invariants == std::nullopt) {
+    return Fault(path, text, root.offset(), Cat(kShape, "; it has no \"cases\""));
+  }
+  if (cases != std::nullopt && !cases->is_array()) {
+    return Fault(path, text, cases->offset(), "\"cases\" must be an array of test cases");
+  }
   if (entities != std::nullopt && !entities->is_string() && !entities->is_array()) {
     return Fault(path, text, entities->offset(),
                  "\"entities\" must be the path of an entity file (a string) or an array of entities");
@@ -687,6 +700,10 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
   }
   if (config != std::nullopt && !config->is_string()) {
     return Fault(path, text, config->offset(), "\"config\" must be the path of a `charter serve` configuration file");
+  }
+  // A file of invariants alone.
+  if (cases == std::nullopt) {
+    return RunInvariants(path, text, *invariants, policy_paths, schema_paths, flags, totals, out, json_cases);
   }
   const std::string policy_key = PolicyKey(policy_paths);
   PolicyFile& policy_file = LoadPolicyFile(policy_paths, flags.coverage, totals);
@@ -851,6 +868,147 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
       *json_cases += ",\"errors\":";
       JsonList(json_cases, errs);
       *json_cases += "}}";
+    }
+  }
+  if (invariants != std::nullopt) {
+    return RunInvariants(path, text, *invariants, policy_paths, schema_paths, flags, totals, out, json_cases);
+  }
+  return absl::OkStatus();
+}
+
+// The invariants of a test file (docs/testing.md, "Invariants"): each a
+// property `charter prove` proves of the file's policies, over every store
+// and request the schemas allow, optionally of one signature's principal
+// type, action (or action group) and resource type, and only where a
+// condition holds. PASS when it holds for every signature; FAIL, with each
+// signature that does not hold (and its counterexample) or is unknown,
+// otherwise: unknown is never a pass.
+absl::Status RunInvariants(const std::string& path, std::string_view text, JsonValue invariants,
+                           const std::vector<std::string>& policy_paths, const std::vector<std::string>& schema_paths,
+                           const TestFlags& flags, Totals* totals, std::string* out, std::string* json_cases) {
+  if (!invariants.is_array()) return Fault(path, text, invariants.offset(), "\"invariants\" must be an array");
+  if (schema_paths.empty()) {
+    return Fault(path, text, invariants.offset(),
+                 "invariants are proved over every store and request a schema allows: the file needs \"schemas\"");
+  }
+  absl::StatusOr<Schema> schema = LoadSchemas(schema_paths);
+  if (!schema.ok()) return schema.status();
+  NameScope names(&*schema, nullptr);
+  std::vector<SourceFile> policies;
+  for (const std::string& p : policy_paths) {
+    absl::StatusOr<std::string> read = ReadInput(p, size_t{256} << 20);
+    if (!read.ok()) return read.status();
+    policies.emplace_back(InputName(p), *std::move(read));
+  }
+  for (size_t i = 0; i < invariants.size(); ++i) {
+    JsonValue v = invariants.at(i);
+    const size_t number = i + 1;
+    const std::string what = Cat("invariant ", number);
+    if (!v.is_object()) return Fault(path, text, v.offset(), Cat(what, " is not an object"));
+    RETURN_IF_ERROR(KnownMembers(path, text, v,
+                                 {"name", "property", "principal", "action", "resource", "where", "within"}, what));
+    // Each member a string (`within`: a string or an array of them).
+    std::map<std::string, std::string> given;
+    for (std::string_view key : {"name", "property", "principal", "action", "resource", "where"}) {
+      std::optional<JsonValue> m = v.Find(key);
+      if (m == std::nullopt) continue;
+      if (!m->is_string()) return Fault(path, text, m->offset(), Cat(what, ": \"", key, "\" must be a string"));
+      given[std::string(key)] = std::string(m->as_string());
+    }
+    const std::string label = given.count("name") ? given["name"] : Cat(path, " ", what);
+    std::optional<JsonValue> property_value = v.Find("property");
+    if (property_value == std::nullopt) {
+      return Fault(path, text, v.offset(), Cat(what, ": needs \"property\""));
+    }
+    std::optional<ProofProperty> property = ProofPropertyFromName(given["property"]);
+    constexpr std::string_view kProperties =
+        "always-denies, always-allows, never-errors; with \"within\", implies, equivalent or disjoint";
+    if (!property || IsPolicyProperty(*property) || *property == ProofProperty::kCompare) {
+      return Fault(path, text, property_value->offset(),
+                   Cat(what, ": \"property\" must be one of ", kProperties));
+    }
+    std::optional<JsonValue> within = v.Find("within");
+    if (IsTwoSetProperty(*property) != within.has_value()) {
+      return Fault(path, text, within ? within->offset() : property_value->offset(),
+                   Cat(what, ": \"within\" (the policies the file's are compared with) goes with implies, "
+                             "equivalent and disjoint, and only with them"));
+    }
+    ProveOptions options;
+    std::string scope_principal = "principal", scope_action = "action", scope_resource = "resource";
+    if (given.count("principal")) {
+      absl::StatusOr<std::string> t = names.Type(Cat(what, ": \"principal\""), given["principal"]);
+      if (!t.ok()) return Fault(path, text, v.Find("principal")->offset(), std::string(t.status().message()));
+      options.principal_type = *t;
+      scope_principal = Cat("principal is ", *t);
+    }
+    if (given.count("resource")) {
+      absl::StatusOr<std::string> t = names.Type(Cat(what, ": \"resource\""), given["resource"]);
+      if (!t.ok()) return Fault(path, text, v.Find("resource")->offset(), std::string(t.status().message()));
+      options.resource_type = *t;
+      scope_resource = Cat("resource is ", *t);
+    }
+    if (given.count("action")) {
+      absl::StatusOr<EntityUid> a = names.Action(Cat(what, ": \"action\""), given["action"]);
+      if (!a.ok()) return Fault(path, text, v.Find("action")->offset(), std::string(a.status().message()));
+      options.action = *a;
+      scope_action = Cat("action in ", a->ToString());
+    }
+    if (given.count("where")) {
+      // The condition as a policy of its own, over the invariant's scope:
+      // the property is asked of the requests it allows.
+      // (The condition alone on line 2: a fault in it is at `where:2:COLUMN`.)
+      options.where.emplace_back("where", Cat("@id(\"where\") permit (", scope_principal, ", ", scope_action, ", ",
+                                              scope_resource, ") when {\n", given["where"], "\n};\n"));
+    }
+    absl::StatusOr<std::vector<ProofAnswer>> answers;
+    if (within.has_value()) {
+      std::vector<SourceFile> bound;
+      bool ok = within->is_string() || (within->is_array() && within->size() > 0);
+      std::vector<std::string> bound_paths;
+      if (within->is_string()) bound_paths.push_back(Resolve(path, within->as_string()));
+      for (size_t k = 0; ok && within->is_array() && k < within->size(); ++k) {
+        ok = within->at(k).is_string();
+        if (ok) bound_paths.push_back(Resolve(path, within->at(k).as_string()));
+      }
+      if (!ok) {
+        return Fault(path, text, within->offset(),
+                     Cat(what, ": \"within\" must be the path of a policy file, or an array of them"));
+      }
+      for (const std::string& p : bound_paths) {
+        absl::StatusOr<std::string> read = ReadInput(p, size_t{256} << 20);
+        if (!read.ok()) return read.status();
+        bound.emplace_back(InputName(p), *std::move(read));
+      }
+      // `implies`: the file's policies allow only what `within` allows.
+      answers = ProveChange(*property, bound, policies, *schema, options);
+    } else {
+      answers = Prove(*property, policies, *schema, options);
+    }
+    if (!answers.ok()) {
+      return Fault(path, text, v.offset(), Cat(what, ": ", OneLine(answers.status().message())));
+    }
+    // The worst answer is the invariant's.
+    ProofResult result = ProofResult::kHolds;
+    std::string detail;
+    for (const ProofAnswer& a : *answers) {
+      if (a.result == ProofResult::kHolds) continue;
+      if (result != ProofResult::kDoesNotHold) result = a.result;
+      detail += "    " + ProofAnswerText(a, "    ");
+    }
+    const bool passed = result == ProofResult::kHolds;
+    ++(passed ? totals->passed : totals->failed);
+    CatAppend(out, passed ? "PASS " : "FAIL ", "invariant ", Printable(label), ": ", ProofResultName(result),
+              passed ? Cat(" (", answers->size(), answers->size() == 1 ? " signature)" : " signatures)") : "", "\n",
+              detail);
+    if (flags.format == "json") {
+      *json_cases += json_cases->empty() ? "{\"name\":" : ",{\"name\":";
+      AppendJsonQuoted(json_cases, label);
+      CatAppend(json_cases, ",\"passed\":", passed ? "true" : "false", ",\"invariant\":{\"property\":\"",
+                ProofPropertyName(*property), "\",\"result\":\"", ProofResultName(result), "\",\"answers\":[");
+      for (size_t k = 0; k < answers->size(); ++k) {
+        CatAppend(json_cases, k ? "," : "", ProofAnswerJson((*answers)[k]));
+      }
+      *json_cases += "]}}";
     }
   }
   return absl::OkStatus();

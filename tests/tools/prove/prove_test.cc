@@ -320,5 +320,147 @@ TEST(Prove, FaultsAreErrors) {
                    .ok());
 }
 
+
+// Records read through their fields, datetimes compared, action groups,
+// `where`, and forbids outside the encoding left out (issue 36, point 3).
+constexpr const char* kContractSchema = R"(
+entity Team;
+entity Kind enum ["person", "robot"];
+entity Conn { contract: { owner?: User, review: datetime, meta: { ok: Bool, tags: Set<String> } } };
+entity User in [Team] { conn: Conn, kind: Kind };
+action write;
+action edit, del in [write] appliesTo { principal: User, resource: Team, context: { now: datetime } };
+)";
+
+Schema ContractSchema() {
+  absl::StatusOr<Schema> s = Schema::Parse(SourceFile("c.cedarschema", kContractSchema), {}, nullptr);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return *std::move(s);
+}
+
+std::vector<ProofAnswer> ProveContract(ProofProperty p, const std::string& policies, ProveOptions options = {}) {
+  Schema schema = ContractSchema();
+  absl::StatusOr<std::vector<ProofAnswer>> a = Prove(p, {SourceFile("p.cedar", policies)}, schema, options);
+  EXPECT_TRUE(a.ok()) << a.status();
+  return a.ok() ? *a : std::vector<ProofAnswer>{};
+}
+
+void ExpectContractDecides(const std::string& policies, const Counterexample& c, bool allowed) {
+  Schema schema = ContractSchema();
+  absl::StatusOr<Entities> e = Entities::FromJson(c.entities_json, schema);
+  ASSERT_TRUE(e.ok()) << e.status() << "\n" << c.entities_json;
+  absl::StatusOr<Request> r = Request::FromJson(c.request_json, schema);
+  ASSERT_TRUE(r.ok()) << r.status() << "\n" << c.request_json;
+  CompileOptions options;
+  options.schema = &schema;
+  absl::StatusOr<Bundle> b = Compile(SourceFile("p.cedar", policies), options, nullptr);
+  ASSERT_TRUE(b.ok()) << b.status();
+  absl::StatusOr<Engine> engine = Engine::Create(*std::move(b));
+  ASSERT_TRUE(engine.ok());
+  EXPECT_EQ(engine->Authorize(*r, *e).allowed, allowed) << c.entities_json << "\n" << c.request_json;
+}
+
+ProveOptions Edit() {
+  ProveOptions o;
+  o.action = EntityUid{"Action", "edit"};
+  return o;
+}
+
+TEST(Prove, RecordFieldsAndDatetimes) {
+  const std::string p =
+      "permit(principal, action == Action::\"edit\", resource) when { principal.conn.contract has owner && "
+      "context.now <= principal.conn.contract.review && principal.conn.contract.meta.ok };";
+  std::vector<ProofAnswer> a = ProveContract(ProofProperty::kAlwaysDenies, p, Edit());
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(a[0].result, ProofResult::kDoesNotHold) << a[0].reason;
+  const Counterexample& c = a[0].counterexamples[0];
+  EXPECT_THAT(c.request_json, HasSubstr("{\"__extn\":{\"fn\":\"datetime\",\"arg\":\""));
+  EXPECT_THAT(c.entities_json, HasSubstr("\"owner\":{\"__entity\""));
+  EXPECT_THAT(c.entities_json, HasSubstr("\"meta\":{\"ok\":true,\"tags\":[]}"));
+  ExpectContractDecides(p, c, true);
+  // The same condition as a bound: the set allows nothing it does not.
+  Schema schema = ContractSchema();
+  absl::StatusOr<std::vector<ProofAnswer>> b =
+      ProveChange(ProofProperty::kImplies, {SourceFile("bound.cedar", p)},
+                  {SourceFile("p.cedar", p + "\nforbid(principal, action, resource) when { "
+                                             "principal.conn.contract.review < context.now };")},
+                  schema, Edit());
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ((*b)[0].result, ProofResult::kHolds) << (*b)[0].reason;
+  // Past the review date nothing is allowed: `<` on datetimes.
+  std::vector<ProofAnswer> d = ProveContract(
+      ProofProperty::kAlwaysDenies,
+      p + "\nforbid(principal, action, resource) when { principal.conn.contract.review < context.now };",
+      [] {
+        ProveOptions o = Edit();
+        o.where.emplace_back("where.cedar",
+                             "permit(principal, action, resource) when { principal.conn.contract.review < context.now };");
+        return o;
+      }());
+  EXPECT_EQ(d[0].result, ProofResult::kHolds) << d[0].reason;
+  // A record used as a whole is outside.
+  std::vector<ProofAnswer> w = ProveContract(
+      ProofProperty::kAlwaysDenies,
+      "permit(principal, action, resource) when { principal.conn.contract == principal.conn.contract };", Edit());
+  ASSERT_EQ(w[0].result, ProofResult::kUnknown);
+  EXPECT_THAT(w[0].reason, HasSubstr("the record `contract` as a whole"));
+}
+
+TEST(Prove, ActionGroupsAndWhere) {
+  const std::string p =
+      "permit(principal, action in Action::\"write\", resource) when { principal in resource };\n"
+      "forbid(principal, action in Action::\"write\", resource) when { principal.kind == Kind::\"robot\" };";
+  ProveOptions o;
+  o.action = EntityUid{"Action", "write"};
+  o.where.emplace_back("where.cedar", "permit(principal, action, resource) when { principal.kind == Kind::\"robot\" };");
+  std::vector<ProofAnswer> a = ProveContract(ProofProperty::kAlwaysDenies, p, o);
+  ASSERT_EQ(a.size(), 2u);  // edit and del, the group's actions
+  for (const ProofAnswer& x : a) EXPECT_EQ(x.result, ProofResult::kHolds) << x.reason;
+  // Without the forbid a robot writes; the counterexample is one `where` allows.
+  const std::string q = "permit(principal, action in Action::\"write\", resource) when { principal in resource };";
+  std::vector<ProofAnswer> b = ProveContract(ProofProperty::kAlwaysDenies, q, o);
+  ASSERT_EQ(b.size(), 2u);
+  ASSERT_EQ(b[0].result, ProofResult::kDoesNotHold) << b[0].reason;
+  EXPECT_THAT(b[0].counterexamples[0].entities_json, HasSubstr("\"kind\":{\"__entity\":{\"type\":\"Kind\",\"id\":\"robot\"}}"));
+  ExpectContractDecides(q, b[0].counterexamples[0], true);
+  // Without `where`, a person's request is a counterexample too.
+  o.where.clear();
+  std::vector<ProofAnswer> c = ProveContract(ProofProperty::kAlwaysDenies, p, o);
+  EXPECT_EQ(c[0].result, ProofResult::kDoesNotHold) << c[0].reason;
+  // A `where` outside the encoding makes every answer unknown.
+  o.where.emplace_back("where.cedar", "permit(principal, action, resource) when { principal.conn.contract.meta.tags.contains(\"x\") };");
+  std::vector<ProofAnswer> d = ProveContract(ProofProperty::kAlwaysDenies, p, o);
+  EXPECT_EQ(d[0].result, ProofResult::kUnknown);
+}
+
+TEST(Prove, ForbidsOutsideTheEncodingAreLeftOutWhereSound) {
+  const std::string outside = "forbid(principal, action, resource) when { principal.conn.contract.meta.tags.contains(\"x\") };";
+  // Holds without the forbid, so with it.
+  const std::string p = "permit(principal, action, resource) when { principal.kind == Kind::\"robot\" };\n"
+                        "forbid(principal, action, resource) when { principal.kind == Kind::\"robot\" };\n" + outside;
+  std::vector<ProofAnswer> a = ProveContract(ProofProperty::kAlwaysDenies, p, Edit());
+  EXPECT_EQ(a[0].result, ProofResult::kHolds) << a[0].reason;
+  EXPECT_THAT(a[0].reason, HasSubstr("even without `policy2` (outside the encoding, left out"));
+  // A counterexample without it that it does not deny is a real one.
+  const std::string q = "permit(principal, action, resource) when { principal in resource };\n" + outside;
+  std::vector<ProofAnswer> b = ProveContract(ProofProperty::kAlwaysDenies, q, Edit());
+  ASSERT_EQ(b[0].result, ProofResult::kDoesNotHold) << b[0].reason;
+  ExpectContractDecides(q, b[0].counterexamples[0], true);
+  // One it denies proves nothing: unknown. (Every request here: a principal
+  // outside the resource, or one whose tags are the default, empty.)
+  const std::string r = "permit(principal, action, resource);\n"
+                        "forbid(principal, action, resource) unless { principal in resource && "
+                        "principal.conn.contract.meta.tags.contains(\"x\") };";
+  std::vector<ProofAnswer> c = ProveContract(ProofProperty::kAlwaysDenies, r, Edit());
+  ASSERT_EQ(c[0].result, ProofResult::kUnknown);
+  EXPECT_THAT(c[0].reason, HasSubstr("does not break it with them"));
+  // Properties that a forbid can make fail never leave it out.
+  std::vector<ProofAnswer> d = ProveContract(ProofProperty::kNeverErrors, p, Edit());
+  ASSERT_EQ(d[0].result, ProofResult::kUnknown);
+  EXPECT_THAT(d[0].reason, HasSubstr("`.contains()` in policy `policy2`"));
+  std::vector<ProofAnswer> e = ProveContract(ProofProperty::kAlwaysAllows, p, Edit());
+  EXPECT_EQ(e[0].result, ProofResult::kUnknown);
+}
+
 }  // namespace
 }  // namespace charter

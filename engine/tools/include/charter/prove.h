@@ -110,9 +110,18 @@ struct ProofAnswer {
 
 struct ProveOptions {
   // Restrict the signatures (empty / unset: every one the schema allows).
+  // `action` may be an action group: the actions in it (transitively) and
+  // itself where it applies.
   std::string principal_type;
   std::optional<EntityUid> action;
   std::string resource_type;
+  // Restrict the requests: when not empty, the property is asked only of the
+  // requests (with their stores) that these policies allow, as a policy set
+  // of their own (a `permit (principal, action, resource) when { C };` asks
+  // it of the requests on which C is true without an error). They must be
+  // inside the encoding (otherwise every answer is unknown), and a
+  // counterexample is one they allow too.
+  std::vector<SourceFile> where;
   // For a policy property: the policy (empty: each policy in turn; for
   // kOverridden, each permit).
   std::string policy_id;

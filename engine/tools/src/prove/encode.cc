@@ -3,6 +3,7 @@
 #include "prove/encode.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <deque>
 #include <set>
 #include <utility>
@@ -31,9 +32,54 @@ std::string UidJson(const std::string& type, const std::string& id) {
   return Cat("{\"type\":", Quoted(type), ",\"id\":", Quoted(id), "}");
 }
 
+bool IsDatetime(const SchemaType& t) { return t.kind == SchemaType::Kind::kExtension && t.name == "datetime"; }
+
 bool Encodable(const SchemaType& t) {
   return t.is_bool() || t.kind == SchemaType::Kind::kLong || t.kind == SchemaType::Kind::kString ||
-         t.kind == SchemaType::Kind::kEntity;
+         t.kind == SchemaType::Kind::kEntity || IsDatetime(t);
+}
+
+// The datetimes the encoding gives values: 1970-01-01 to 9999-12-31, which
+// Cedar's `datetime("...")` reads back exactly.
+constexpr int64_t kMaxDatetimeMs = 253402300799999;
+
+// Milliseconds since the epoch (0..kMaxDatetimeMs) as Cedar's datetime text,
+// `YYYY-MM-DDThh:mm:ss.SSSZ` (the civil date by Howard Hinnant's algorithm).
+std::string DatetimeText(int64_t ms) {
+  if (ms < 0) ms = 0;
+  if (ms > kMaxDatetimeMs) ms = kMaxDatetimeMs;
+  int64_t days = ms / 86400000, rest = ms % 86400000;
+  int64_t z = days + 719468;
+  int64_t era = z / 146097;
+  int64_t doe = z - era * 146097;
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  int64_t y = yoe + era * 400;
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  int64_t mp = (5 * doy + 2) / 153;
+  int64_t d = doy - (153 * mp + 2) / 5 + 1;
+  int64_t mo = mp < 10 ? mp + 3 : mp - 9;
+  if (mo <= 2) ++y;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%03lldZ", static_cast<long long>(y),
+                static_cast<long long>(mo), static_cast<long long>(d), static_cast<long long>(rest / 3600000),
+                static_cast<long long>(rest / 60000 % 60), static_cast<long long>(rest / 1000 % 60),
+                static_cast<long long>(rest % 1000));
+  return buf;
+}
+
+// The key of an attribute path in attributes_ (one name: the attribute's own).
+std::string PathKey(const std::vector<std::string>& path) {
+  std::string out;
+  for (const std::string& p : path) out += Cat(out.empty() ? "" : "\x1f", p);
+  return out;
+}
+
+Term::Kind KindOf(const SchemaType& t) {
+  return t.is_bool()                           ? Term::Kind::kBool
+         : t.kind == SchemaType::Kind::kLong   ? Term::Kind::kLong
+         : t.kind == SchemaType::Kind::kString ? Term::Kind::kString
+         : IsDatetime(t)                       ? Term::Kind::kDatetime
+                                               : Term::Kind::kEntity;
 }
 
 bool BoolOf(Z3_context c, Z3_model m, Z3_ast a) {
@@ -156,21 +202,42 @@ bool Encoder::Reaches(const std::string& below, const std::string& above) const 
 }
 
 std::optional<Encoder::Attribute> Encoder::EntityAttribute(const std::string& type, const std::string& name) {
-  auto key = std::make_pair(type, name);
+  return EntityAttribute(type, std::vector<std::string>{name});
+}
+
+const AttrType* Encoder::PathType(const std::string& type, const std::vector<std::string>& path) const {
+  const EntityTypeInfo* info = model_.FindEntityType(type);
+  if (info == nullptr || path.empty()) return nullptr;
+  const std::map<std::string, AttrType>* attrs = &info->attrs;
+  const AttrType* out = nullptr;
+  for (const std::string& name : path) {
+    if (attrs == nullptr) return nullptr;
+    auto a = attrs->find(name);
+    if (a == attrs->end()) return nullptr;
+    out = &a->second;
+    attrs = out->type->kind == SchemaType::Kind::kRecord ? &out->type->attrs : nullptr;
+  }
+  return out;
+}
+
+std::optional<Encoder::Attribute> Encoder::EntityAttribute(const std::string& type,
+                                                           const std::vector<std::string>& path) {
+  auto key = std::make_pair(type, PathKey(path));
   auto it = attributes_.find(key);
   if (it != attributes_.end()) return it->second;
-  const EntityTypeInfo* info = model_.FindEntityType(type);
-  if (info == nullptr) return std::nullopt;
-  auto a = info->attrs.find(name);
-  if (a == info->attrs.end()) return std::nullopt;
-  const SchemaType& t = *a->second.type;
+  const AttrType* a = PathType(type, path);
+  if (a == nullptr) return std::nullopt;
+  const SchemaType& t = *a->type;
+  std::string name;
+  for (const std::string& p : path) name += Cat(name.empty() ? "" : ".", p);
   Attribute attr;
   if (Encodable(t)) {
-    Z3_sort range = t.is_bool() ? bool_ : t.kind == SchemaType::Kind::kLong ? bv_ : int_;
+    Z3_sort range = t.is_bool() ? bool_ : t.kind == SchemaType::Kind::kLong || IsDatetime(t) ? bv_ : int_;
     attr.value = Z3_mk_func_decl(c_, Z3_mk_string_symbol(c_, Cat("attr|", type, "|", name).c_str()), 1, &int_, range);
     attr.is_long = t.kind == SchemaType::Kind::kLong;
+    attr.is_datetime = IsDatetime(t);
   }
-  if (!a->second.required) {
+  if (!a->required) {
     attr.has = Z3_mk_func_decl(c_, Z3_mk_string_symbol(c_, Cat("has|", type, "|", name).c_str()), 1, &int_, bool_);
   }
   attributes_.emplace(key, attr);
@@ -252,6 +319,12 @@ absl::StatusOr<PolicyOutcome> Encoder::EncodePolicy(const ast::Policy& p) {
 }
 
 absl::StatusOr<std::vector<PolicyOutcome>> Encoder::EncodeSet(const std::vector<PolicyRef>& policies) {
+  return EncodeSet(policies, std::nullopt, nullptr);
+}
+
+absl::StatusOr<std::vector<PolicyOutcome>> Encoder::EncodeSet(const std::vector<PolicyRef>& policies,
+                                                              std::optional<ast::Effect> leave_out,
+                                                              std::vector<std::string>* left_out) {
   for (const std::string& type : {signature_.principal_type, signature_.resource_type}) {
     const EntityTypeInfo* info = model_.FindEntityType(type);
     if (info == nullptr || info->is_enum) {
@@ -269,6 +342,12 @@ absl::StatusOr<std::vector<PolicyOutcome>> Encoder::EncodeSet(const std::vector<
     absl::StatusOr<PolicyOutcome> o = EncodePolicy(*ref.policy);
     policy_ = nullptr;
     source_ = nullptr;
+    if (!o.ok() && o.status().code() == absl::StatusCode::kUnimplemented && leave_out &&
+        ref.policy->effect == *leave_out && left_out != nullptr) {
+      left_out->push_back(ref.policy->id);
+      out.push_back(PolicyOutcome{False(), False()});
+      continue;
+    }
     if (!o.ok()) return o.status();
     out.push_back(*o);
   }
@@ -341,7 +420,11 @@ absl::StatusOr<Term> Encoder::Encode(const ast::Expr& e, uint32_t depth) {
       }
       break;
     case K::kSlot: return Outside(e, "a template slot");
-    case K::kAttr: return EncodeAttr(e, depth);
+    case K::kAttr: {
+      ASSIGN_OR_RETURN(Term t, EncodeAttr(e, depth));
+      if (t.kind == Term::Kind::kRecord) return Outside(e, Cat("the record `", e.str, "` as a whole"));
+      return t;
+    }
     case K::kHas: return EncodeHas(e, depth);
     case K::kUnary: {
       ASSIGN_OR_RETURN(Term a, Encode(*e.args[0], depth + 1));
@@ -401,6 +484,8 @@ absl::StatusOr<Term> Encoder::EncodeAttr(const ast::Expr& e, uint32_t depth) {
       out.kind = Term::Kind::kLong;
     } else if (t.kind == SchemaType::Kind::kString) {
       out.kind = Term::Kind::kString;
+    } else if (IsDatetime(t)) {
+      out.kind = Term::Kind::kDatetime;
     } else {
       return EntityTerm(t.name, value, error);
     }
@@ -428,8 +513,11 @@ absl::StatusOr<Term> Encoder::EncodeAttr(const ast::Expr& e, uint32_t depth) {
     auto it = context_.find(e.str);
     if (it == context_.end() || it->second.first.value == nullptr) {
       const SchemaType& t = *a->second.type;
-      Z3_sort sort = t.is_bool() ? bool_ : t.kind == SchemaType::Kind::kLong ? bv_ : int_;
+      Z3_sort sort = t.is_bool() ? bool_ : t.kind == SchemaType::Kind::kLong || IsDatetime(t) ? bv_ : int_;
       Z3_ast value = Z3_mk_const(c_, Z3_mk_string_symbol(c_, Cat("context|", e.str).c_str()), sort);
+      if (IsDatetime(t)) {
+        domains_.push_back(And(Z3_mk_bvsge(c_, value, Long(0)), Z3_mk_bvsle(c_, value, Long(kMaxDatetimeMs))));
+      }
       Z3_ast has = it != context_.end() ? it->second.second
                    : a->second.required
                        ? True()
@@ -442,7 +530,27 @@ absl::StatusOr<Term> Encoder::EncodeAttr(const ast::Expr& e, uint32_t depth) {
     if (t.kind == Term::Kind::kEntity) return EntityTerm(t.type, t.value, t.error);
     return t;
   }
-  ASSIGN_OR_RETURN(Term a, Encode(of, depth + 1));
+  ASSIGN_OR_RETURN(Term a, EncodeOperand(of, depth + 1));
+  if (a.kind == Term::Kind::kRecord) {
+    // A field of a record-typed attribute: an attribute of the entity, by its path.
+    std::vector<std::string> path = a.path;
+    path.push_back(e.str);
+    const AttrType* field = PathType(a.type, path);
+    if (field == nullptr) {
+      return Outside(e, Cat("the field `", e.str, "` of a record, which the schema does not declare,"));
+    }
+    Z3_ast missing = False();
+    std::optional<Attribute> attr = EntityAttribute(a.type, path);
+    if (attr->has != nullptr) missing = Not(Z3_mk_app(c_, attr->has, 1, &a.value));
+    if (field->type->kind == SchemaType::Kind::kRecord) {
+      Term r = a;
+      r.path = std::move(path);
+      r.error = Or(a.error, missing);
+      return r;
+    }
+    RETURN_IF_ERROR(supported(*field->type));
+    return typed(*field->type, Z3_mk_app(c_, attr->value, 1, &a.value), Or(a.error, missing));
+  }
   if (a.kind != Term::Kind::kEntity) return Outside(e, Cat("the attribute `", e.str, "` of a value that is not an entity"));
   if (a.action || IsActionType(a.type)) return Outside(e, Cat("the attribute `", e.str, "` of an action"));
   const EntityTypeInfo* info = model_.FindEntityType(a.type);
@@ -450,12 +558,31 @@ absl::StatusOr<Term> Encoder::EncodeAttr(const ast::Expr& e, uint32_t depth) {
   if (info == nullptr || declared == info->attrs.end()) {
     return Outside(e, Cat("the attribute `", e.str, "` of `", a.type, "`, which the schema does not declare,"));
   }
+  if (declared->second.type->kind == SchemaType::Kind::kRecord) {
+    // Read through by `.field` and `has` (EncodeOperand's callers).
+    std::optional<Attribute> attr = EntityAttribute(a.type, e.str);
+    Z3_ast missing = Not(Z3_mk_app(c_, Exists(a.type), 1, &a.value));
+    if (attr->has != nullptr) missing = Or(missing, Not(Z3_mk_app(c_, attr->has, 1, &a.value)));
+    Term r;
+    r.kind = Term::Kind::kRecord;
+    r.type = a.type;
+    r.path = {e.str};
+    r.value = a.value;
+    r.error = Or(a.error, missing);
+    return r;
+  }
   RETURN_IF_ERROR(supported(*declared->second.type));
   std::optional<Attribute> attr = EntityAttribute(a.type, e.str);
   Z3_ast exists = Z3_mk_app(c_, Exists(a.type), 1, &a.value);
   Z3_ast missing = Not(exists);
   if (attr->has != nullptr) missing = Or(missing, Not(Z3_mk_app(c_, attr->has, 1, &a.value)));
   return typed(*declared->second.type, Z3_mk_app(c_, attr->value, 1, &a.value), Or(a.error, missing));
+}
+
+absl::StatusOr<Term> Encoder::EncodeOperand(const ast::Expr& e, uint32_t depth) {
+  if (depth > max_depth_) return Outside(e, Cat("an expression nested deeper than ", max_depth_));
+  if (e.kind == ast::Expr::Kind::kAttr) return EncodeAttr(e, depth);
+  return Encode(e, depth);
 }
 
 absl::StatusOr<Term> Encoder::EncodeHas(const ast::Expr& e, uint32_t depth) {
@@ -474,7 +601,19 @@ absl::StatusOr<Term> Encoder::EncodeHas(const ast::Expr& e, uint32_t depth) {
     }
     return Bool(it->second.second, False());
   }
-  ASSIGN_OR_RETURN(Term a, Encode(of, depth + 1));
+  ASSIGN_OR_RETURN(Term a, EncodeOperand(of, depth + 1));
+  if (a.kind == Term::Kind::kRecord) {
+    const AttrType* record = PathType(a.type, a.path);
+    if (record == nullptr) return Outside(e, "`has` on a record the schema does not declare");
+    if (record->type->open) return Outside(e, "`has` on a record with `additionalAttributes`");
+    std::vector<std::string> path = a.path;
+    path.push_back(e.str);
+    const AttrType* field = PathType(a.type, path);
+    if (field == nullptr) return Bool(False(), a.error);  // a closed record
+    if (field->required) return Bool(True(), a.error);
+    std::optional<Attribute> attr = EntityAttribute(a.type, path);
+    return Bool(Z3_mk_app(c_, attr->has, 1, &a.value), a.error);
+  }
   if (a.kind != Term::Kind::kEntity) return Outside(e, "`has` on a value that is not an entity");
   if (a.action || IsActionType(a.type)) return Outside(e, "`has` on an action");
   const EntityTypeInfo* info = model_.FindEntityType(a.type);
@@ -535,7 +674,10 @@ absl::StatusOr<Term> Encoder::EncodeBinary(const ast::Expr& e, uint32_t depth) {
     case B::kLe:
     case B::kGt:
     case B::kGe: {
-      if (a.kind != Term::Kind::kLong || b.kind != Term::Kind::kLong) {
+      // Longs, or two datetimes (milliseconds since the epoch).
+      const bool longs = a.kind == Term::Kind::kLong && b.kind == Term::Kind::kLong;
+      const bool datetimes = a.kind == Term::Kind::kDatetime && b.kind == Term::Kind::kDatetime;
+      if (!longs && !datetimes) {
         return Outside(e, Cat("`", ast::BinaryOpText(e.bop), "` of values that are not Long"));
       }
       Z3_ast v = e.bop == B::kLt   ? Z3_mk_bvslt(c_, a.value, b.value)
@@ -598,6 +740,16 @@ bool Encoder::Enumerable(const std::string& type) const {
 
 absl::StatusOr<std::vector<Z3_ast>> Encoder::Axioms() {
   std::vector<Z3_ast> out = domains_;
+  // A datetime attribute's values are ones Cedar's JSON can write.
+  for (const auto& [key, attr] : attributes_) {
+    if (!attr.is_datetime) continue;
+    auto terms = terms_.find(key.first);
+    if (terms == terms_.end()) continue;
+    for (Z3_ast t : terms->second) {
+      Z3_ast v = Z3_mk_app(c_, attr.value, 1, &t);
+      out.push_back(And(Z3_mk_bvsge(c_, v, Long(0)), Z3_mk_bvsle(c_, v, Long(kMaxDatetimeMs))));
+    }
+  }
   std::vector<std::string> types;
   for (const auto& [type, terms] : terms_) types.push_back(type);
   size_t count = 0;
@@ -706,11 +858,42 @@ void Encoder::AppendValue(std::string* out, Z3_model m, Term::Kind kind, const s
   switch (kind) {
     case Term::Kind::kBool: CatAppend(out, BoolOf(c_, m, value) ? "true" : "false"); return;
     case Term::Kind::kLong: CatAppend(out, IntOf(m, value)); return;
+    case Term::Kind::kDatetime:
+      CatAppend(out, "{\"__extn\":{\"fn\":\"datetime\",\"arg\":", Quoted(DatetimeText(IntOf(m, value))), "}}");
+      return;
+    case Term::Kind::kRecord: out->append("{}"); return;  // never a value of its own
     case Term::Kind::kString: CatAppend(out, Quoted(AtomText("", IntOf(m, value)))); return;
     case Term::Kind::kEntity:
       CatAppend(out, "{\"__entity\":", UidJson(type, AtomText(type, IntOf(m, value))), "}");
       return;
   }
+}
+
+std::string Encoder::AttrsJson(Z3_model m, const std::string& type, const std::vector<std::string>& path,
+                               const std::map<std::string, AttrType>& attrs, Z3_ast v, int depth) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [name, attr] : attrs) {
+    std::vector<std::string> at = path;
+    at.push_back(name);
+    auto it = attributes_.find(std::make_pair(type, PathKey(at)));
+    bool present = attr.required;
+    if (!present && it != attributes_.end() && it->second.has != nullptr) {
+      present = BoolOf(c_, m, Z3_mk_app(c_, it->second.has, 1, &v));
+    }
+    if (!present) continue;
+    CatAppend(&out, first ? "" : ",", Quoted(name), ":");
+    first = false;
+    const SchemaType& t = *attr.type;
+    if (t.kind == SchemaType::Kind::kRecord && depth < 64) {
+      out += AttrsJson(m, type, at, t.attrs, v, depth + 1);
+    } else if (it != attributes_.end() && it->second.value != nullptr) {
+      AppendValue(&out, m, KindOf(t), t.name, Z3_mk_app(c_, it->second.value, 1, &v));
+    } else {
+      out += DefaultJson(t, 0);
+    }
+  }
+  return out + "}";
 }
 
 Encoder::Rendered Encoder::Render(Z3_model m) {
@@ -730,31 +913,9 @@ Encoder::Rendered Encoder::Render(Z3_model m) {
     return it != exists_.end() && BoolOf(c_, m, Z3_mk_app(c_, it->second, 1, &v));
   };
   auto attrs_of = [&](const std::string& type, Z3_ast v) {
-    std::string out = "{";
-    bool first = true;
     const EntityTypeInfo* info = model_.FindEntityType(type);
-    if (info == nullptr) return out + "}";
-    for (const auto& [name, attr] : info->attrs) {
-      auto it = attributes_.find(std::make_pair(type, name));
-      bool present = attr.required;
-      if (!present && it != attributes_.end() && it->second.has != nullptr) {
-        present = BoolOf(c_, m, Z3_mk_app(c_, it->second.has, 1, &v));
-      }
-      if (!present) continue;
-      CatAppend(&out, first ? "" : ",", Quoted(name), ":");
-      first = false;
-      if (it != attributes_.end() && it->second.value != nullptr) {
-        const SchemaType& t = *attr.type;
-        Term::Kind kind = t.is_bool()                           ? Term::Kind::kBool
-                          : t.kind == SchemaType::Kind::kLong   ? Term::Kind::kLong
-                          : t.kind == SchemaType::Kind::kString ? Term::Kind::kString
-                                                                : Term::Kind::kEntity;
-        AppendValue(&out, m, kind, t.name, Z3_mk_app(c_, it->second.value, 1, &v));
-      } else {
-        out += DefaultJson(*attr.type, 0);
-      }
-    }
-    return out + "}";
+    if (info == nullptr) return std::string("{}");
+    return AttrsJson(m, type, {}, info->attrs, v, 0);
   };
   for (const auto& [key, term] : values) {
     const auto& [type, n] = key;

@@ -6,6 +6,11 @@
 //                   bits and err outside Cedar's 64-bit range
 //   String          an Int: literals are numbered, other values are fresh
 //   entity of T     an Int in T's own numbering (literals numbered, others fresh)
+//   datetime        a 64-bit bit-vector: milliseconds since the epoch, from
+//                   1970 to 9999 (as Cedar's JSON can write it)
+//   a record        only as an entity's attribute, read through: each path
+//                   to a field (`contract.reviewDate`) is an attribute of
+//                   the entity of its own, an optional one with its `has`
 // and each expression's error is a Z3 Bool beside its value. The store is
 // uninterpreted functions of the entity: exists_T, attr_T_a, has_T_a (an
 // optional attribute), and anc_A_B (an entity of A below one of B, for each
@@ -34,9 +39,12 @@ namespace charter::internal::prove {
 
 // One encoded expression.
 struct Term {
-  enum class Kind : uint8_t { kBool, kLong, kString, kEntity };
+  // kRecord: a record-typed attribute of an entity (`value` is the entity),
+  // at `path`; only `.field` and `has` read it.
+  enum class Kind : uint8_t { kBool, kLong, kString, kEntity, kDatetime, kRecord };
   Kind kind = Kind::kBool;
-  std::string type;  // kEntity: its entity type
+  std::string type;  // kEntity: its entity type; kRecord: the entity's
+  std::vector<std::string> path;  // kRecord: the attribute, then the fields
   Z3_ast value = nullptr;
   Z3_ast error = nullptr;
   // An action (whose uid is known when the encoding is built).
@@ -63,6 +71,14 @@ class Encoder {
   // The outcome of each policy, or Unimplemented naming the first construct
   // outside the encoding in a policy that can apply to the signature.
   absl::StatusOr<std::vector<PolicyOutcome>> EncodeSet(const std::vector<PolicyRef>& policies);
+  // The same, but a policy of effect `leave_out` outside the encoding is
+  // left out (it neither permits nor forbids: outcome false), its id and why
+  // appended to `left_out`. Sound where the property only gets harder to
+  // hold without it (a forbid, when the question is whether anything is
+  // allowed); the caller decides.
+  absl::StatusOr<std::vector<PolicyOutcome>> EncodeSet(const std::vector<PolicyRef>& policies,
+                                                       std::optional<ast::Effect> leave_out,
+                                                       std::vector<std::string>* left_out);
   // allow = some permit satisfied and no forbid satisfied.
   Z3_ast Allows(const std::vector<PolicyRef>& policies, const std::vector<PolicyOutcome>& outcomes);
   Z3_ast AnyError(const std::vector<PolicyOutcome>& outcomes);
@@ -93,10 +109,18 @@ class Encoder {
     Z3_func_decl value = nullptr;
     Z3_func_decl has = nullptr;  // optional attributes
     bool is_long = false;
+    bool is_datetime = false;
   };
 
   absl::StatusOr<Term> Encode(const ast::Expr& e, uint32_t depth);
   absl::StatusOr<Term> EncodeAttr(const ast::Expr& e, uint32_t depth);
+  // What `.field` and `has` read: a record-typed attribute stays a kRecord.
+  absl::StatusOr<Term> EncodeOperand(const ast::Expr& e, uint32_t depth);
+  // The type at `path` below an entity type's attributes (null: undeclared).
+  const AttrType* PathType(const std::string& type, const std::vector<std::string>& path) const;
+  // The JSON of attributes (an entity's, or a record's fields at `path`).
+  std::string AttrsJson(Z3_model m, const std::string& type, const std::vector<std::string>& path,
+                        const std::map<std::string, AttrType>& attrs, Z3_ast v, int depth);
   absl::StatusOr<Term> EncodeHas(const ast::Expr& e, uint32_t depth);
   absl::StatusOr<Term> EncodeBinary(const ast::Expr& e, uint32_t depth);
   absl::StatusOr<Term> In(const Term& a, const Term& b, const ast::Expr& where);
@@ -122,6 +146,7 @@ class Encoder {
   Z3_func_decl Exists(const std::string& type);
   Z3_func_decl Ancestor(const std::string& below, const std::string& above);
   std::optional<Attribute> EntityAttribute(const std::string& type, const std::string& name);
+  std::optional<Attribute> EntityAttribute(const std::string& type, const std::vector<std::string>& path);
   // Whether `type` is an enumerated entity type the encoding covers: its
   // values are its choices, and it is in no hierarchy (no parents, nothing
   // under it or above it).

@@ -137,9 +137,23 @@ bool AllowsWithout(const std::vector<PolicyRef>& refs, const std::vector<interna
 
 // `policy`: the index among the old set's policies of a policy property's
 // policy, or npos.
+// What every query of a signature shares beyond the axioms: the policies
+// that restrict the requests asked about (ProveOptions::where), and the
+// policies left out as outside the encoding (a sound over-approximation).
+struct Scope {
+  const Loaded* where = nullptr;
+  std::vector<std::string> left_out;
+};
+
+std::string LeftOutText(const std::vector<std::string>& ids) {
+  std::string out;
+  for (const std::string& id : ids) out += Cat(out.empty() ? "" : ", ", "`", id, "`");
+  return out;
+}
+
 Solved Solve(Z3_context c, Encoder& encoder, const std::vector<Z3_ast>& axioms, const Query& q,
              const Schema& schema, const Loaded& old_set, const Loaded* new_set, size_t policy,
-             uint32_t timeout_ms) {
+             uint32_t timeout_ms, const Scope& scope) {
   Solved out;
   Z3_solver solver = Z3_mk_solver(c);
   Z3_solver_inc_ref(c, solver);
@@ -198,7 +212,13 @@ Solved Solve(Z3_context c, Encoder& encoder, const std::vector<Z3_ast>& axioms, 
         // The interpreter and the engine must agree on the set's decision.
         consistent = AllowsWithout(old_set.refs, replay.outcomes, std::string::npos) == replay.old_d.allowed;
       }
-      if (!consistent || !q.shows(replay)) {
+      // A restricted question's counterexample must be one of its requests.
+      const bool inside = scope.where == nullptr || scope.where->engine->Authorize(*request, *entities).allowed;
+      if (consistent && inside && !q.shows(replay) && !scope.left_out.empty()) {
+        out.reason = Cat("the counterexample without ", LeftOutText(scope.left_out),
+                         " (outside the encoding, left out) does not break it with them: the property is not "
+                         "proved either way");
+      } else if (!consistent || !inside || !q.shows(replay)) {
         out.reason = "the solver's counterexample does not decide as the encoding claimed: the property is not "
                      "proved either way";
       } else {
@@ -245,7 +265,10 @@ absl::StatusOr<std::vector<ProofSignature>> Signatures(const internal::SchemaMod
   std::vector<ProofSignature> out;
   for (const auto& [key, info] : model.actions) {
     if (!info.applies) continue;
-    if (options.action && !(options.action->type == key.type && options.action->id == key.id)) continue;
+    if (options.action) {
+      const internal::ActionKey asked{options.action->type, options.action->id};
+      if (!(asked == key) && info.ancestors.count(asked) == 0) continue;
+    }
     for (const std::string& p : info.principals) {
       if (!options.principal_type.empty() && p != options.principal_type) continue;
       for (const std::string& r : info.resources) {
@@ -273,7 +296,8 @@ void FromSolved(const Solved& s, ProofAnswer* answer) {
 // The queries of a set property (or a change), and the answer from them.
 void AnswerSetProperty(ProofProperty property, Z3_context c, Encoder& encoder, const std::vector<Z3_ast>& axioms,
                        Z3_ast allow_old, Z3_ast allow_new, const Schema& schema, const Loaded& old_set,
-                       const Loaded* new_set, const ProveOptions& options, ProofAnswer* answer) {
+                       const Loaded* new_set, const ProveOptions& options, const Scope& scope,
+                       ProofAnswer* answer) {
   std::vector<Query> queries;
   auto shows_new = [](const Replay& r) { return r.new_d.allowed && !r.old_d.allowed; };
   auto shows_lost = [](const Replay& r) { return r.old_d.allowed && !r.new_d.allowed; };
@@ -310,7 +334,8 @@ void AnswerSetProperty(ProofProperty property, Z3_context c, Encoder& encoder, c
   }
   std::vector<Solved> solved;
   for (const Query& q : queries) {
-    solved.push_back(Solve(c, encoder, axioms, q, schema, old_set, new_set, std::string::npos, options.timeout_ms));
+    solved.push_back(
+        Solve(c, encoder, axioms, q, schema, old_set, new_set, std::string::npos, options.timeout_ms, scope));
   }
   if (property != ProofProperty::kCompare) {
     FromSolved(solved[0], answer);
@@ -343,7 +368,8 @@ void AnswerSetProperty(ProofProperty property, Z3_context c, Encoder& encoder, c
 // A policy property of the policy at `index` of the set.
 void AnswerPolicyProperty(ProofProperty property, size_t index, Z3_context c, Encoder& encoder,
                           const std::vector<Z3_ast>& axioms, const std::vector<PolicyOutcome>& outcomes,
-                          const Schema& schema, const Loaded& set, const ProveOptions& options, ProofAnswer* answer) {
+                          const Schema& schema, const Loaded& set, const ProveOptions& options, const Scope& scope,
+                          ProofAnswer* answer) {
   const std::vector<PolicyRef>& refs = set.refs;
   const internal::ast::Effect effect = refs[index].policy->effect;
   Z3_ast matches = outcomes[index].satisfied;
@@ -371,7 +397,7 @@ void AnswerPolicyProperty(ProofProperty property, size_t index, Z3_context c, En
   };
   auto solve = [&](Z3_ast goal, std::function<bool(const Replay&)> shows, std::string label) {
     return Solve(c, encoder, axioms, Query{goal, std::move(shows), std::move(label)}, schema, set, nullptr, index,
-                 options.timeout_ms);
+                 options.timeout_ms, scope);
   };
   auto and2 = [c](Z3_ast a, Z3_ast b) {
     Z3_ast two[2] = {a, b};
@@ -449,8 +475,27 @@ void AnswerPolicyProperty(ProofProperty property, size_t index, Z3_context c, En
   }
 }
 
+// Which policies of each set may be left out when outside the encoding:
+// those whose absence can only make the property harder to hold, so that
+// "holds" stays sound (a forbid only denies: without it, more is allowed).
+struct LeaveOut {
+  std::optional<internal::ast::Effect> old_set, new_set;
+};
+
+LeaveOut LeaveOutFor(ProofProperty property) {
+  using internal::ast::Effect;
+  switch (property) {
+    case ProofProperty::kAlwaysDenies: return {Effect::kForbid, std::nullopt};
+    case ProofProperty::kAlwaysAllows: return {Effect::kPermit, std::nullopt};
+    case ProofProperty::kImplies: return {Effect::kPermit, Effect::kForbid};
+    case ProofProperty::kDisjoint: return {Effect::kForbid, Effect::kForbid};
+    default: return {};
+  }
+}
+
 absl::StatusOr<std::vector<ProofAnswer>> Run(ProofProperty property, const Loaded& old_set, const Loaded* new_set,
-                                             const Schema& schema, const ProveOptions& options) {
+                                             const Loaded* where_set, const Schema& schema,
+                                             const ProveOptions& options) {
   const internal::SchemaModel& model = internal::Unwrap::Model(schema);
   ASSIGN_OR_RETURN(std::vector<ProofSignature> signatures, Signatures(model, options));
   // A policy property's policies, by index in the set.
@@ -498,36 +543,49 @@ absl::StatusOr<std::vector<ProofAnswer>> Run(ProofProperty property, const Loade
     std::string unknown = outside;
     absl::StatusOr<std::vector<PolicyOutcome>> old_out = std::vector<PolicyOutcome>{};
     absl::StatusOr<std::vector<PolicyOutcome>> new_out = std::vector<PolicyOutcome>{};
+    absl::StatusOr<std::vector<PolicyOutcome>> where_out = std::vector<PolicyOutcome>{};
     absl::StatusOr<std::vector<Z3_ast>> axioms = std::vector<Z3_ast>{};
+    Scope scope;
+    scope.where = where_set;
+    if (unknown.empty() && where_set != nullptr && !where_set->outside.empty()) unknown = where_set->outside;
     if (unknown.empty()) {
-      old_out = encoder.EncodeSet(old_set.refs);
-      if (new_set != nullptr) new_out = encoder.EncodeSet(new_set->refs);
-      if (old_out.ok() && new_out.ok()) axioms = encoder.Axioms();
-      for (const absl::Status& s : {old_out.status(), new_out.status(), axioms.status()}) {
+      const LeaveOut leave = LeaveOutFor(property);
+      old_out = encoder.EncodeSet(old_set.refs, leave.old_set, &scope.left_out);
+      if (new_set != nullptr) new_out = encoder.EncodeSet(new_set->refs, leave.new_set, &scope.left_out);
+      if (where_set != nullptr) where_out = encoder.EncodeSet(where_set->refs);
+      if (old_out.ok() && new_out.ok() && where_out.ok()) axioms = encoder.Axioms();
+      for (const absl::Status& s : {old_out.status(), new_out.status(), where_out.status(), axioms.status()}) {
         if (!s.ok() && s.code() != absl::StatusCode::kUnimplemented) return s;
         if (!s.ok() && unknown.empty()) unknown = std::string(s.message());
       }
+      // Only the requests the `where` policies allow are asked about.
+      if (unknown.empty() && where_set != nullptr) axioms->push_back(encoder.Allows(where_set->refs, *where_out));
     }
     for (size_t k = 0; k < sig_answers.size(); ++k) {
       ProofAnswer& answer = sig_answers[k];
       if (!unknown.empty()) {
         answer.reason = unknown;
       } else if (per_policy) {
-        AnswerPolicyProperty(property, here[k], c, encoder, *axioms, *old_out, schema, old_set, options, &answer);
+        AnswerPolicyProperty(property, here[k], c, encoder, *axioms, *old_out, schema, old_set, options, scope,
+                             &answer);
       } else if (property == ProofProperty::kNeverErrors) {
         FromSolved(Solve(c, encoder, *axioms,
                          Query{encoder.AnyError(*old_out), [](const Replay& r) { return !r.old_d.errors.empty(); }, ""},
-                         schema, old_set, nullptr, std::string::npos, options.timeout_ms),
+                         schema, old_set, nullptr, std::string::npos, options.timeout_ms, scope),
                    &answer);
       } else {
         Z3_ast allow_old = encoder.Allows(old_set.refs, *old_out);
         Z3_ast allow_new = new_set != nullptr ? encoder.Allows(new_set->refs, *new_out) : allow_old;
         AnswerSetProperty(property, c, encoder, *axioms, allow_old, allow_new, schema, old_set, new_set, options,
-                          &answer);
+                          scope, &answer);
       }
       if (answer.reason.empty()) {
         answer.reason = answer.result == ProofResult::kHolds ? "for every store and request of the signature"
                                                              : "the counterexample breaks it";
+        if (answer.result == ProofResult::kHolds && !scope.left_out.empty()) {
+          answer.reason += Cat(", even without ", LeftOutText(scope.left_out),
+                               " (outside the encoding, left out: without them it can only be harder to hold)");
+        }
       }
       answers.push_back(std::move(answer));
     }
@@ -601,7 +659,11 @@ absl::StatusOr<std::vector<ProofAnswer>> Prove(ProofProperty property, const std
     return absl::InvalidArgumentError(Cat("`", ProofPropertyName(property), "` compares two policy sets"));
   }
   ASSIGN_OR_RETURN(std::unique_ptr<Loaded> set, Load(policies, schema));
-  return Run(property, *set, nullptr, schema, options);
+  std::unique_ptr<Loaded> where;
+  if (!options.where.empty()) {
+    ASSIGN_OR_RETURN(where, Load(options.where, schema));
+  }
+  return Run(property, *set, nullptr, where.get(), schema, options);
 }
 
 absl::StatusOr<std::vector<ProofAnswer>> ProveChange(ProofProperty property,
@@ -613,7 +675,11 @@ absl::StatusOr<std::vector<ProofAnswer>> ProveChange(ProofProperty property,
   }
   ASSIGN_OR_RETURN(std::unique_ptr<Loaded> old_set, Load(old_policies, schema));
   ASSIGN_OR_RETURN(std::unique_ptr<Loaded> new_set, Load(new_policies, schema));
-  return Run(property, *old_set, new_set.get(), schema, options);
+  std::unique_ptr<Loaded> where;
+  if (!options.where.empty()) {
+    ASSIGN_OR_RETURN(where, Load(options.where, schema));
+  }
+  return Run(property, *old_set, new_set.get(), where.get(), schema, options);
 }
 
 absl::StatusOr<std::vector<std::string>> BundleSources(const Bundle& bundle) {
