@@ -23,7 +23,7 @@ struct Token {
 bool IdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool IdentChar(char c) { return IdentStart(c) || (c >= '0' && c <= '9'); }
 
-std::vector<Token> Tokenize(std::string_view text) {
+std::vector<Token> Tokenize(std::string_view text, std::vector<std::pair<size_t, size_t>>* comments = nullptr) {
   std::vector<Token> out;
   size_t i = 0;
   while (i < text.size()) {
@@ -31,7 +31,9 @@ std::vector<Token> Tokenize(std::string_view text) {
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
       ++i;
     } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      size_t b = i;
       while (i < text.size() && text[i] != '\n') ++i;
+      if (comments != nullptr) comments->emplace_back(b, i);
     } else if (IdentStart(c)) {
       size_t b = i;
       while (i < text.size() && IdentChar(text[i])) ++i;
@@ -697,6 +699,103 @@ std::vector<Occurrence> LinkOccurrences(std::string_view text) {
         t[k + 2].kind == Tok::kString) {
       out.push_back(Make(Occurrence::Kind::kTemplate, t[k + 2], Unquote(t[k + 2].text)));
     }
+  }
+  return out;
+}
+
+}  // namespace charter::cli::lsp
+
+namespace charter::cli::lsp {
+
+std::vector<SemanticToken> SemanticTokens(std::string_view text, SemanticLanguage language) {
+  std::vector<std::pair<size_t, size_t>> comments;
+  std::vector<Token> t = Tokenize(text, &comments);
+  std::map<size_t, SemanticToken> by_begin;
+  auto mark = [&](size_t begin, size_t end, SemanticType type, bool declaration = false) {
+    if (end <= begin) return;
+    by_begin[begin] = SemanticToken{begin, end, type, declaration};
+  };
+  for (const auto& [b, e] : comments) {
+    size_t end = e;
+    while (end > b && (text[end - 1] == '\r')) --end;
+    mark(b, end, SemanticType::kComment);
+  }
+  bool schema = language == SemanticLanguage::kSchema;
+  if (schema) {
+    size_t first = text.find_first_not_of(" \t\r\n");
+    if (first != std::string_view::npos && text[first] == '{') return {};  // Cedar's JSON schema format
+  }
+  // `.charter` declarations: their first word is a keyword, their settings' names attributes.
+  std::vector<std::pair<size_t, size_t>> declarations;
+  if (language == SemanticLanguage::kCharter) {
+    for (const Symbol& s : OutlinePolicies(text)) {
+      if (s.kind == SymbolKind::kObject) declarations.emplace_back(s.begin, s.end);
+    }
+  }
+  auto in_declaration = [&](size_t offset) {
+    for (const auto& [b, e] : declarations) {
+      if (b <= offset && offset < e) return true;
+    }
+    return false;
+  };
+  for (size_t k = 0; k < t.size(); ++k) {
+    const Token& at = t[k];
+    switch (at.kind) {
+      case Tok::kString:
+        mark(at.begin, at.end, SemanticType::kString);
+        break;
+      case Tok::kIdent: {
+        bool declared = in_declaration(at.begin);
+        bool setting = declared && k + 1 < t.size() && t[k + 1].text == ":";
+        bool declaration_word = declared && !setting &&
+                                (k == 0 || t[k - 1].text == ";" || t[k - 1].text == "{" || t[k - 1].text == "}");
+        if (setting) {
+          mark(at.begin, at.end, SemanticType::kAttribute);  // `cohort:`, `cpu:`
+        } else if (declaration_word || (schema ? OneOf(at.text, kSchemaWords) : OneOf(at.text, kCedarWords))) {
+          mark(at.begin, at.end, SemanticType::kKeyword);
+        } else if (PathGoesOn(t, k) || BeforeEntityId(t, k)) {
+          mark(at.begin, at.end, SemanticType::kType);  // a namespace of a path, or `Action` of an action
+        }
+        break;
+      }
+      case Tok::kOther:
+        if (at.text[0] >= '0' && at.text[0] <= '9') {
+          // A number, with a quantity's suffix written against it (`64Gi`).
+          size_t end = at.end;
+          if (k + 1 < t.size() && t[k + 1].begin == at.end && t[k + 1].kind == Tok::kIdent) end = t[++k].end;
+          mark(at.begin, end, SemanticType::kNumber);
+        } else if (at.text != ".") {
+          mark(at.begin, at.end, SemanticType::kOperator);
+        }
+        break;
+      case Tok::kPunct:
+        if (at.text == "=" || at.text == "<" || at.text == ">") mark(at.begin, at.end, SemanticType::kOperator);
+        break;
+    }
+  }
+  // Types, actions and attributes as find-references reads them.
+  std::vector<Occurrence> names = schema ? SchemaOccurrences(text)
+                                         : PolicyOccurrences(text, language == SemanticLanguage::kCharter);
+  for (const Occurrence& o : names) {
+    switch (o.kind) {
+      case Occurrence::Kind::kType: mark(o.begin, o.end, SemanticType::kType, o.declaration); break;
+      case Occurrence::Kind::kAction: mark(o.begin, o.end, SemanticType::kAction, o.declaration); break;
+      case Occurrence::Kind::kAttribute: mark(o.begin, o.end, SemanticType::kAttribute, o.declaration); break;
+      default: break;  // templates, queues, cohorts, flavors: strings or names as written
+    }
+  }
+  std::vector<SemanticToken> out;
+  size_t covered = 0;
+  for (const auto& [begin, token] : by_begin) {
+    if (begin < covered) continue;  // never overlapping
+    if (token.type == SemanticType::kOperator && !out.empty() && out.back().type == SemanticType::kOperator &&
+        out.back().end == begin) {
+      out.back().end = token.end;  // `==`, `>=`: one operator
+      covered = token.end;
+      continue;
+    }
+    out.push_back(token);
+    covered = token.end;
   }
   return out;
 }

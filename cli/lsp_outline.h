@@ -85,6 +85,20 @@ std::vector<Occurrence> SchemaOccurrences(std::string_view text);
 // In a template-links JSON file: each `"template_id": "ID"`'s string.
 std::vector<Occurrence> LinkOccurrences(std::string_view text);
 
+// Semantic tokens: what each token of a text is, for an editor's colours.
+// The types are LSP's legend of the server, in this order.
+enum class SemanticType : int { kKeyword, kType, kAction, kAttribute, kString, kNumber, kComment, kOperator };
+inline constexpr const char* kSemanticTypeNames[] = {"keyword", "type",   "event",   "property",
+                                                     "string",  "number", "comment", "operator"};
+struct SemanticToken {
+  size_t begin = 0, end = 0;  // bytes, within one line
+  SemanticType type = SemanticType::kKeyword;
+  bool declaration = false;   // where the name is declared (LSP's `declaration` modifier)
+};
+enum class SemanticLanguage { kCedar, kCharter, kSchema };
+// In order, not overlapping; nothing for a schema in Cedar's JSON format.
+std::vector<SemanticToken> SemanticTokens(std::string_view text, SemanticLanguage language);
+
 }  // namespace charter::cli::lsp
 
 #endif  // CHARTER_CLI_LSP_OUTLINE_H_

@@ -1086,6 +1086,31 @@ struct Server::State {
     return json{{"changes", std::move(edits)}};
   }
 
+  // ---- semantic tokens ----
+  json SemanticTokensOf(const Document& doc) const {
+    json data = json::array();
+    if (doc.kind == Kind::kOther) return json{{"data", std::move(data)}};
+    SemanticLanguage language = doc.kind == Kind::kSchema    ? SemanticLanguage::kSchema
+                                : doc.kind == Kind::kCharter ? SemanticLanguage::kCharter
+                                                             : SemanticLanguage::kCedar;
+    LineIndex index(doc.text);
+    Position previous;
+    for (const SemanticToken& token : SemanticTokens(doc.text, language)) {
+      Position begin = index.PositionOf(token.begin);
+      Position end = index.PositionOf(token.end);
+      if (end.line != begin.line || end.character <= begin.character) continue;
+      uint32_t delta_line = begin.line - previous.line;
+      uint32_t delta_start = delta_line == 0 ? begin.character - previous.character : begin.character;
+      data.push_back(delta_line);
+      data.push_back(delta_start);
+      data.push_back(end.character - begin.character);
+      data.push_back(static_cast<int>(token.type));
+      data.push_back(token.declaration ? 1 : 0);
+      previous = begin;
+    }
+    return json{{"data", std::move(data)}};
+  }
+
   // ---- dispatch ----
   json Initialize(const json& params) {
     if (initialized) throw RpcError{kInvalidRequest, "initialize was already received"};
@@ -1116,6 +1141,10 @@ struct Server::State {
           {"definitionProvider", true},
           {"referencesProvider", true},
           {"renameProvider", {{"prepareProvider", true}}},
+          {"semanticTokensProvider",
+           {{"legend", {{"tokenTypes", std::vector<std::string>(std::begin(kSemanticTypeNames), std::end(kSemanticTypeNames))},
+                        {"tokenModifiers", json::array({"declaration"})}}},
+            {"full", true}}},
           {"codeActionProvider", {{"codeActionKinds", json::array({"quickfix"})}}},
           {"completionProvider", {{"triggerCharacters", json::array({".", ":", "\""})}}}}},
         {"serverInfo", {{"name", "charter"}, {"version", std::string(Version())}}}};
@@ -1195,6 +1224,7 @@ struct Server::State {
     if (method == "textDocument/references") return References(Open(params), params);
     if (method == "textDocument/prepareRename") return PrepareRename(Open(params), params);
     if (method == "textDocument/rename") return Rename(Open(params), params);
+    if (method == "textDocument/semanticTokens/full") return SemanticTokensOf(Open(params));
     throw RpcError{kMethodNotFound, "unknown method `" + method + "`"};
   }
 

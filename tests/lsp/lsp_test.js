@@ -431,6 +431,59 @@ async function project() {
   // An action group in the schema, `in [view]`, refers to `view`.
   assert.deepEqual(await references(schema, 6, 19, true),
     [loc(schema, 5, 9, 5, 13), loc(schema, 6, 18, 6, 22), loc(read, 0, 55, 0, 61)]);
+
+  // ---- semantic tokens: decoded into [line, column, text, type(+declaration)] ----
+  const legend = init.capabilities.semanticTokensProvider.legend;
+  assert.deepEqual(legend, { tokenTypes: ['keyword', 'type', 'event', 'property', 'string', 'number', 'comment', 'operator'],
+    tokenModifiers: ['declaration'] });
+  assert.equal(init.capabilities.semanticTokensProvider.full, true);
+  const tokens = async (u, text) => {
+    const { data } = await within(connection.sendRequest('textDocument/semanticTokens/full', { textDocument: { uri: u } }), 'semantic tokens');
+    const lines = text.split('\n');
+    const out = [];
+    let line = 0;
+    let column = 0;
+    for (let i = 0; i < data.length; i += 5) {
+      const [deltaLine, deltaStart, length, type, modifiers] = data.slice(i, i + 5);
+      column = deltaLine === 0 ? column + deltaStart : deltaStart;
+      line += deltaLine;
+      out.push([line, column, lines[line].substr(column, length), legend.tokenTypes[type] + (modifiers === 1 ? '+declaration' : '')]);
+    }
+    return out;
+  };
+  // Never on disk; an action's id is an emoji (two UTF-16 code units), before `resource`.
+  const tokensUri = uri('tokens.cedar');
+  const tokensText = [
+    '@id("r") // 😀 who',
+    'permit (principal is Org::User, action == Org::Action::"😀", resource)',
+    'when { principal.level >= 2 && resource.title like "x*" && resource.title.contains("y") };',
+  ].join('\n');
+  connection.sendNotification('textDocument/didOpen', { textDocument: { uri: tokensUri, languageId: 'cedar', version: 1, text: tokensText } });
+  await diagnostics(tokensUri, 1);
+  assert.deepEqual(await tokens(tokensUri, tokensText), [
+    [0, 4, '"r"', 'string'], [0, 9, '// 😀 who', 'comment'],
+    [1, 0, 'permit', 'keyword'], [1, 8, 'principal', 'keyword'], [1, 18, 'is', 'keyword'], [1, 21, 'Org', 'type'],
+    [1, 26, 'User', 'type'], [1, 32, 'action', 'keyword'], [1, 39, '==', 'operator'], [1, 42, 'Org', 'type'],
+    [1, 47, 'Action', 'type'], [1, 55, '"😀"', 'event'], [1, 61, 'resource', 'keyword'],
+    [2, 0, 'when', 'keyword'], [2, 7, 'principal', 'keyword'], [2, 17, 'level', 'property'], [2, 23, '>=', 'operator'],
+    [2, 26, '2', 'number'], [2, 28, '&&', 'operator'], [2, 31, 'resource', 'keyword'], [2, 40, 'title', 'property'],
+    [2, 46, 'like', 'keyword'], [2, 51, '"x*"', 'string'], [2, 56, '&&', 'operator'], [2, 59, 'resource', 'keyword'],
+    [2, 68, 'title', 'property'], [2, 83, '"y"', 'string'],
+  ]);
+  const schemaText = fs.readFileSync(path.join(dir, 'model.cedarschema'), 'utf8');
+  assert.deepEqual((await tokens(schema, schemaText)).slice(0, 13), [
+    [0, 0, '// The project\'s model: found through charter.json, with no settings.', 'comment'],
+    [1, 0, 'namespace', 'keyword'], [1, 10, 'Org', 'type'],
+    [2, 2, 'entity', 'keyword'], [2, 9, 'User', 'type+declaration'], [2, 14, 'in', 'keyword'], [2, 18, 'Team', 'type'],
+    [2, 26, 'level', 'property+declaration'], [2, 33, 'Long', 'keyword'], [2, 39, 'manager', 'property+declaration'],
+    [2, 49, 'User', 'type'], [3, 2, 'entity', 'keyword'], [3, 9, 'Team', 'type+declaration'],
+  ]);
+  const clusterText = fs.readFileSync(path.join(dir, 'cluster.charter'), 'utf8');
+  assert.deepEqual((await tokens(cluster, clusterText)).slice(4, 13), [
+    [2, 0, 'cohort', 'keyword'], [2, 16, 'parent', 'property'], [2, 24, '"org"', 'string'],
+    [3, 0, 'queue', 'keyword'], [3, 6, '"q"', 'string'], [4, 2, 'cohort', 'property'],
+    [5, 2, 'resources', 'keyword'], [5, 12, '"cpu"', 'string'], [5, 20, 'flavor', 'keyword'],
+  ]);
   assert.deepEqual(messages, []);
 
   assert.equal(await within(connection.sendRequest('shutdown'), 'shutdown'), null);
