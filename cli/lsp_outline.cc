@@ -732,11 +732,10 @@ std::vector<SemanticToken> SemanticTokens(std::string_view text, SemanticLanguag
       if (s.kind == SymbolKind::kObject) declarations.emplace_back(s.begin, s.end);
     }
   }
+  size_t next_declaration = 0;  // offsets only grow: the declarations are passed in order
   auto in_declaration = [&](size_t offset) {
-    for (const auto& [b, e] : declarations) {
-      if (b <= offset && offset < e) return true;
-    }
-    return false;
+    while (next_declaration < declarations.size() && declarations[next_declaration].second <= offset) ++next_declaration;
+    return next_declaration < declarations.size() && declarations[next_declaration].first <= offset;
   };
   for (size_t k = 0; k < t.size(); ++k) {
     const Token& at = t[k];
