@@ -800,3 +800,44 @@ std::vector<SemanticToken> SemanticTokens(std::string_view text, SemanticLanguag
 }
 
 }  // namespace charter::cli::lsp
+
+namespace charter::cli::lsp {
+
+std::vector<TestCase> TestCases(std::string_view text) {
+  std::vector<Token> t = Tokenize(text);
+  std::vector<TestCase> out;
+  // `"cases": [` at depth 1, in the file's object.
+  int depth = 0;
+  size_t k = 0;
+  for (; k + 2 < t.size(); ++k) {
+    if (IsOpen(t[k])) ++depth;
+    else if (IsClose(t[k])) --depth;
+    else if (depth == 1 && t[k].text == "\"cases\"" && t[k + 1].text == ":" && t[k + 2].text == "[") break;
+  }
+  if (k + 2 >= t.size()) return out;
+  size_t close = SkipBalanced(t, k + 2);  // after the `]`
+  for (size_t i = k + 3; i + 1 < close;) {
+    if (t[i].text != "{") {
+      i = IsOpen(t[i]) ? SkipBalanced(t, i) : i + 1;
+      continue;
+    }
+    size_t end = SkipBalanced(t, i);
+    TestCase c;
+    c.begin = t[i].begin;
+    c.end = t[end - 1].end;
+    int inner = 0;
+    for (size_t j = i; j + 2 < end; ++j) {
+      if (IsOpen(t[j])) ++inner;
+      else if (IsClose(t[j])) --inner;
+      else if (inner == 1 && t[j].text == "\"name\"" && t[j + 1].text == ":" && t[j + 2].kind == Tok::kString) {
+        c.name = Unquote(t[j + 2].text);
+        break;
+      }
+    }
+    out.push_back(std::move(c));
+    i = end;
+  }
+  return out;
+}
+
+}  // namespace charter::cli::lsp

@@ -85,6 +85,14 @@ std::vector<Occurrence> SchemaOccurrences(std::string_view text);
 // In a template-links JSON file: each `"template_id": "ID"`'s string.
 std::vector<Occurrence> LinkOccurrences(std::string_view text);
 
+// The cases of a `charter test` file (JSON: `{"cases": [{...}, ...]}`), each
+// with the range of its object and its `name`, if it has one as a string.
+struct TestCase {
+  size_t begin = 0, end = 0;
+  std::string name;
+};
+std::vector<TestCase> TestCases(std::string_view text);
+
 // Semantic tokens: what each token of a text is, for an editor's colours.
 // The types are LSP's legend of the server, in this order.
 enum class SemanticType : int { kKeyword, kType, kAction, kAttribute, kString, kNumber, kComment, kOperator };

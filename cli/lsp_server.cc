@@ -9,6 +9,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -1111,6 +1112,71 @@ struct Server::State {
     return json{{"data", std::move(data)}};
   }
 
+  // ---- code lenses: each case of a `charter test` file runs ----
+  static bool IsTestFile(const Document& doc) {
+    return doc.kind == Kind::kOther && EndsWith(doc.uri.substr(0, doc.uri.find_first_of("?#")), ".test.json");
+  }
+
+  json CodeLenses(const Document& doc) const {
+    json lenses = json::array();
+    if (!IsTestFile(doc)) return lenses;
+    LineIndex index(doc.text);
+    std::vector<TestCase> cases = TestCases(doc.text);
+    for (size_t i = 0; i < cases.size(); ++i) {
+      Position at = index.PositionOf(cases[i].begin);
+      std::string name = cases[i].name.empty() ? "case " + std::to_string(i + 1) : cases[i].name;
+      lenses.push_back(json{{"range", {{"start", ToJson(at)}, {"end", ToJson(Position{at.line, at.character + 1})}}},
+                            {"command",
+                             {{"title", "Run test"},
+                              {"command", "charter.runTest"},
+                              {"arguments", json::array({doc.uri, i})}}}});
+    }
+    return lenses;
+  }
+
+  // `charter.runTest` [URI, N]: `charter test --format json FILE` on the
+  // file as saved, and case N's outcome shown (and returned).
+  json ExecuteCommand(const json& params) {
+    std::string command = String(params, "command");
+    if (command != "charter.runTest") throw RpcError{kInvalidParams, "unknown command `" + command + "`"};
+    const json& args = Member(params, "arguments");
+    if (!args.is_array() || args.size() != 2 || !args[0].is_string() || !args[1].is_number_unsigned()) {
+      throw RpcError{kInvalidParams, "charter.runTest takes [the test file's URI, the case's index]"};
+    }
+    std::string uri = args[0].get<std::string>();
+    size_t index = args[1].get<size_t>();
+    std::string path = PathOf(uri);
+    if (path.empty()) throw RpcError{kRequestFailed, "`" + uri + "` is not a file"};
+    if (!limits.run_charter) throw RpcError{kRequestFailed, "this server does not run tests"};
+    std::string saved_note;
+    auto open = documents.find(uri);
+    if (open != documents.end() && limits.read_files) {
+      std::ifstream in(path, std::ios::binary);
+      std::string disk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (disk != open->second.text) saved_note = " (the file as saved; the editor's changes are not)";
+    }
+    std::string out, err;
+    int status = limits.run_charter({"test", "--format", "json", path}, &out, &err);
+    json report = json::parse(out, nullptr, /*allow_exceptions=*/false);
+    const json* files = report.is_object() ? Optional(report, "files") : nullptr;
+    const json* cases = files != nullptr && files->is_array() && files->size() == 1 ? Optional((*files)[0], "cases") : nullptr;
+    if (status < 0 || cases == nullptr || !cases->is_array()) {
+      std::string message = Trim(err.empty() ? out : err);
+      ShowMessage(1, "charter test " + path + ": " + (message.empty() ? "did not run" : message));
+      return json{{"passed", false}, {"message", message}};
+    }
+    if (index >= cases->size()) throw RpcError{kInvalidParams, path + " has no case " + std::to_string(index + 1)};
+    const json& c = (*cases)[index];
+    std::string name = c.value("name", "case " + std::to_string(index + 1));
+    bool passed = c.value("passed", false);
+    std::string message = (passed ? "PASS " : "FAIL ") + name + saved_note;
+    if (!passed) {
+      message += ": expected " + Dump(c.value("expected", json::object())) + ", got " + Dump(c.value("actual", json::object()));
+    }
+    ShowMessage(passed ? 3 : 1, message);
+    return json{{"passed", passed}, {"message", message}};
+  }
+
   // ---- dispatch ----
   json Initialize(const json& params) {
     if (initialized) throw RpcError{kInvalidRequest, "initialize was already received"};
@@ -1141,6 +1207,8 @@ struct Server::State {
           {"definitionProvider", true},
           {"referencesProvider", true},
           {"renameProvider", {{"prepareProvider", true}}},
+          {"codeLensProvider", {{"resolveProvider", false}}},
+          {"executeCommandProvider", {{"commands", json::array({"charter.runTest"})}}},
           {"semanticTokensProvider",
            {{"legend", {{"tokenTypes", std::vector<std::string>(std::begin(kSemanticTypeNames), std::end(kSemanticTypeNames))},
                         {"tokenModifiers", json::array({"declaration"})}}},
@@ -1225,6 +1293,8 @@ struct Server::State {
     if (method == "textDocument/prepareRename") return PrepareRename(Open(params), params);
     if (method == "textDocument/rename") return Rename(Open(params), params);
     if (method == "textDocument/semanticTokens/full") return SemanticTokensOf(Open(params));
+    if (method == "textDocument/codeLens") return CodeLenses(Open(params));
+    if (method == "workspace/executeCommand") return ExecuteCommand(params);
     throw RpcError{kMethodNotFound, "unknown method `" + method + "`"};
   }
 

@@ -12,6 +12,7 @@
 #define CHARTER_CLI_LSP_SERVER_H_
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,6 +31,11 @@ struct ServerOptions {
   // the client told so).
   size_t max_file_bytes = size_t{64} << 20;
   size_t max_document_bytes = size_t{64} << 20;
+  // Runs `charter ARGS...` (the code lenses' tests: `test --format json
+  // FILE`), its standard output in *out and its error output in *err;
+  // returns its exit status, or -1 when it could not run. None: the
+  // command is refused.
+  std::function<int(const std::vector<std::string>& args, std::string* out, std::string* err)> run_charter;
 };
 
 class Server {

@@ -486,6 +486,32 @@ async function project() {
   ]);
   assert.deepEqual(messages, []);
 
+  // ---- code lenses: each case of a `charter test` file, run by the server ----
+  assert.deepEqual(init.capabilities.executeCommandProvider, { commands: ['charter.runTest'] });
+  const tests = uri('read.test.json');
+  await open('read.test.json', 'json');
+  const lenses = await within(connection.sendRequest('textDocument/codeLens', { textDocument: { uri: tests } }), 'code lenses');
+  assert.deepEqual(lenses, [
+    { range: range(8, 4, 8, 5), command: { title: 'Run test', command: 'charter.runTest', arguments: [tests, 0] } },
+    { range: range(11, 4, 11, 5), command: { title: 'Run test', command: 'charter.runTest', arguments: [tests, 1] } },
+  ]);
+  assert.deepEqual(await within(connection.sendRequest('workspace/executeCommand', lenses[0].command), 'a test'),
+    { passed: true, message: 'PASS alice reads her doc' });
+  const fail = 'FAIL a case that expects the wrong decision: expected {"decision":"deny"}, '
+    + 'got {"decision":"allow","errors":[],"reasons":["policy0"]}';
+  assert.deepEqual(await within(connection.sendRequest('workspace/executeCommand', lenses[1].command), 'a test'),
+    { passed: false, message: fail });
+  assert.deepEqual(messages, [{ type: 3, message: 'PASS alice reads her doc' }, { type: 1, message: fail }]);
+  // The file as saved is what runs: an edit in the editor says so.
+  connection.sendNotification('textDocument/didChange', { textDocument: { uri: tests, version: 2 },
+    contentChanges: [{ range: range(0, 1, 0, 1), text: ' ' }] });
+  assert.deepEqual(await within(connection.sendRequest('workspace/executeCommand', lenses[0].command), 'a test'),
+    { passed: true, message: 'PASS alice reads her doc (the file as saved; the editor\'s changes are not)' });
+  await assert.rejects(within(connection.sendRequest('workspace/executeCommand', { command: 'charter.runTest', arguments: [tests, 2] }), 'a test'),
+    (e) => e.code === -32602 && /read\.test\.json has no case 3$/.test(e.message));
+  await assert.rejects(within(connection.sendRequest('workspace/executeCommand', { command: 'charter.nothing', arguments: [] }), 'a command'),
+    (e) => e.code === -32602 && e.message === 'unknown command `charter.nothing`');
+
   assert.equal(await within(connection.sendRequest('shutdown'), 'shutdown'), null);
   connection.sendNotification('exit');
   assert.deepEqual(await within(exited, 'the server to exit'), { code: 0, signal: null });
