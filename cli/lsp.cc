@@ -103,9 +103,8 @@ int RunLsp() {
   // A client that closes its end makes writes fail, not kill the server.
   std::signal(SIGPIPE, SIG_IGN);
   lsp::MessageReader reader;
-  lsp::ServerOptions options;
-  options.run_charter = RunSelf;
-  lsp::Server server(options);
+  lsp::Server server;
+  server.set_run_charter(RunSelf);
   std::vector<std::string> out;
   std::vector<char> buffer(size_t{1} << 16);
   for (;;) {
@@ -140,7 +139,8 @@ Command AddLspCommand(CLI::App& root) {
   app->footer(
       "An editor starts it and talks to it (docs/editors.md). Its settings, in initializationOptions or\n"
       "workspace/didChangeConfiguration: {\"schemas\": [FILE...], \"entities\": FILE}, relative to the\n"
-      "workspace folder.\nExit status: 0 after the client's shutdown and exit; 1 when the input ends first.");
+      "workspace folder. Without schemas there, the nearest charter.json in the workspace folder or above\n"
+      "it gives the schemas, entities and policies.\nExit status: 0 after the client's shutdown and exit; 1 when the input ends first.");
   return Command{app, [stdio] { return RunLsp(); }};
 }
 

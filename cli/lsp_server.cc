@@ -192,6 +192,7 @@ const char* const kSchemaKeywords[] = {"namespace", "entity", "action", "type", 
 
 struct Server::State {
   ServerOptions limits;
+  RunCharter run_charter;
   bool initialized = false;
   bool shut_down = false;
   bool exited = false;
@@ -1147,7 +1148,7 @@ struct Server::State {
     size_t index = args[1].get<size_t>();
     std::string path = PathOf(uri);
     if (path.empty()) throw RpcError{kRequestFailed, "`" + uri + "` is not a file"};
-    if (!limits.run_charter) throw RpcError{kRequestFailed, "this server does not run tests"};
+    if (!run_charter) throw RpcError{kRequestFailed, "this server does not run tests"};
     std::string saved_note;
     auto open = documents.find(uri);
     if (open != documents.end() && limits.read_files) {
@@ -1156,7 +1157,7 @@ struct Server::State {
       if (disk != open->second.text) saved_note = " (the file as saved; the editor's changes are not)";
     }
     std::string out, err;
-    int status = limits.run_charter({"test", "--format", "json", path}, &out, &err);
+    int status = run_charter({"test", "--format", "json", path}, &out, &err);
     json report = json::parse(out, nullptr, /*allow_exceptions=*/false);
     const json* files = report.is_object() ? Optional(report, "files") : nullptr;
     const json* cases = files != nullptr && files->is_array() && files->size() == 1 ? Optional((*files)[0], "cases") : nullptr;
@@ -1395,6 +1396,8 @@ void Server::Handle(std::string_view body, std::vector<std::string>* out) {
   state_->Handle(body);
   state_->sink = nullptr;
 }
+
+void Server::set_run_charter(RunCharter run) { state_->run_charter = std::move(run); }
 
 void Server::Refuse(bool parse_error, std::string_view why, std::vector<std::string>* out) {
   state_->sink = out;
