@@ -575,6 +575,7 @@ std::vector<Occurrence> SchemaOccurrences(std::string_view text) {
   std::map<size_t, Declaration> declared_at;
   std::set<std::string> types;
   std::vector<std::pair<std::pair<size_t, size_t>, std::string>> namespaces;
+  std::set<size_t> namespace_names;  // where the namespaces' names end
   auto visit = [&](const std::vector<Symbol>& symbols, const std::string& ns) {
     for (const Symbol& s : symbols) {
       std::string full = ns.empty() ? s.name : ns + "::" + s.name;
@@ -593,6 +594,7 @@ std::vector<Occurrence> SchemaOccurrences(std::string_view text) {
   for (const Symbol& ns : outline) {
     if (ns.kind == SymbolKind::kNamespace) {
       namespaces.push_back({{ns.begin, ns.end}, ns.name});
+      namespace_names.insert(ns.name_end);
       visit(ns.children, ns.name);
     }
   }
@@ -670,6 +672,7 @@ std::vector<Occurrence> SchemaOccurrences(std::string_view text) {
     }
     if (at.kind != Tok::kIdent || PathGoesOn(t, k)) continue;
     if (k > 0 && t[k - 1].text == "@") continue;
+    if (namespace_names.count(at.end) != 0) continue;  // `Org` of `namespace Org`: no type
     std::string path = PathBack(t, k);
     bool single = path.find("::") == std::string::npos;
     if (BeforeEntityId(t, k)) {
@@ -752,8 +755,8 @@ std::vector<SemanticToken> SemanticTokens(std::string_view text, SemanticLanguag
           mark(at.begin, at.end, SemanticType::kAttribute);  // `cohort:`, `cpu:`
         } else if (declaration_word || (schema ? OneOf(at.text, kSchemaWords) : OneOf(at.text, kCedarWords))) {
           mark(at.begin, at.end, SemanticType::kKeyword);
-        } else if (PathGoesOn(t, k) || BeforeEntityId(t, k)) {
-          mark(at.begin, at.end, SemanticType::kType);  // a namespace of a path, or `Action` of an action
+        } else if (PathGoesOn(t, k) || BeforeEntityId(t, k) || (schema && k > 0 && t[k - 1].text == "namespace")) {
+          mark(at.begin, at.end, SemanticType::kType);  // a namespace, or `Action` of an action
         }
         break;
       }
