@@ -53,6 +53,60 @@ struct Reference {
 };
 Reference ReferenceAt(std::string_view text, size_t offset);
 
+// A name that find-references and rename follow, where a text writes it:
+// read by the same scan as the outline and ReferenceAt, so that the three
+// agree on what a token names.
+struct Occurrence {
+  enum class Kind { kType, kAction, kAttribute, kTemplate, kQueue, kCohort, kFlavor };
+  Kind kind = Kind::kType;
+  // kType: the type, qualified (a schema's `User` in `namespace Org` is
+  // `Org::User`); kAction: its type (`Org::Action`); kAttribute, kTemplate
+  // and the declarations: the name (unquoted).
+  std::string name;
+  std::string id;                   // kAction: the action's id
+  std::string base;                 // kAttribute in a policy: the identifier before the `.`, if one is
+  std::vector<std::string> owners;  // kAttribute declared in a schema: the entity types declaring it
+  bool declaration = false;
+  bool quoted = false;              // written as a string literal
+  size_t begin = 0, end = 0;        // the token: a path's last name, a string with its quotes
+};
+
+// In policy text (`charter` true: with `.charter` declarations): types (at
+// the last name of their path: `User` of `Org::User::"alice"`, of `is
+// Org::User`), actions (the id string of `Org::Action::"view"`), attributes
+// (`x.a`, `x has a`; not a method's name), templates (the `@id` of a policy
+// with a slot, a declaration), and a `.charter` file's queues, cohorts and
+// flavors, declared (`cohort "org";`) and referred to (`cohort: "org";`,
+// `parent:`, `flavor "a100" { ... }` in a resource group, `local_queue "x": q;`).
+std::vector<Occurrence> PolicyOccurrences(std::string_view text, bool charter);
+// In Cedar's schema text: the declarations of entity types, common types,
+// actions and entity attributes, and the types and actions they name.
+std::vector<Occurrence> SchemaOccurrences(std::string_view text);
+// In a template-links JSON file: each `"template_id": "ID"`'s string.
+std::vector<Occurrence> LinkOccurrences(std::string_view text);
+
+// The cases of a `charter test` file (JSON: `{"cases": [{...}, ...]}`), each
+// with the range of its object and its `name`, if it has one as a string.
+struct TestCase {
+  size_t begin = 0, end = 0;
+  std::string name;
+};
+std::vector<TestCase> TestCases(std::string_view text);
+
+// Semantic tokens: what each token of a text is, for an editor's colours.
+// The types are LSP's legend of the server, in this order.
+enum class SemanticType : int { kKeyword, kType, kAction, kAttribute, kString, kNumber, kComment, kOperator };
+inline constexpr const char* kSemanticTypeNames[] = {"keyword", "type",   "event",   "property",
+                                                     "string",  "number", "comment", "operator"};
+struct SemanticToken {
+  size_t begin = 0, end = 0;  // bytes, within one line
+  SemanticType type = SemanticType::kKeyword;
+  bool declaration = false;   // where the name is declared (LSP's `declaration` modifier)
+};
+enum class SemanticLanguage { kCedar, kCharter, kSchema };
+// In order, not overlapping; nothing for a schema in Cedar's JSON format.
+std::vector<SemanticToken> SemanticTokens(std::string_view text, SemanticLanguage language);
+
 }  // namespace charter::cli::lsp
 
 #endif  // CHARTER_CLI_LSP_OUTLINE_H_

@@ -7,7 +7,9 @@
 #include <cctype>
 #include <cstdint>
 #include <exception>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -190,6 +192,7 @@ const char* const kSchemaKeywords[] = {"namespace", "entity", "action", "type", 
 
 struct Server::State {
   ServerOptions limits;
+  RunCharter run_charter;
   bool initialized = false;
   bool shut_down = false;
   bool exited = false;
@@ -206,6 +209,11 @@ struct Server::State {
   std::vector<SchemaFile> schema_files;
   std::string schema_fault;  // why it did not load
   std::set<std::string> entity_words;  // `Type::"id"` of the entities file
+
+  // The project file found when the settings name no schema (charter.json
+  // at or above the root): its policy files, for find-references and rename.
+  std::string project_path;
+  std::vector<std::string> project_policies;
 
   std::vector<std::string>* sink = nullptr;
 
@@ -322,6 +330,77 @@ struct Server::State {
     if (!entities.ok()) return;
     for (const EntityUid& e : entities->KnownUids()) entity_words.insert(e.ToString());
     entities_source.emplace(entities_path, *std::move(text));
+  }
+
+  // When the settings name no schema: the project file, charter.json, in
+  // the root or the nearest folder above it (as `charter check` finds it
+  // from the working directory), gives the schemas, the entities (unless
+  // the settings name them) and the policy files. Its paths are relative to
+  // its folder; "policies" may name folders, whose .cedar and .charter files
+  // are taken (not those of their subfolders).
+  std::string project_fault;
+  void DiscoverProject() {
+    project_path.clear();
+    project_policies.clear();
+    project_fault.clear();
+    if (!schema_paths.empty() || root.empty() || !limits.read_files) return;
+    std::error_code error;
+    std::filesystem::path dir(root);
+    bool found = false;
+    for (int depth = 0; depth < 256 && !found; ++depth) {
+      found = std::filesystem::is_regular_file(dir / "charter.json", error);
+      if (found) break;
+      if (!dir.has_parent_path() || dir.parent_path() == dir) return;
+      dir = dir.parent_path();
+    }
+    if (!found) return;
+    std::string file = (dir / "charter.json").string();
+    std::string why;
+    std::optional<std::string> text = TextOf(file, &why);
+    if (!text.has_value()) {
+      project_fault = why;
+      return;
+    }
+    json j = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) {
+      project_fault = file + ": not a JSON object (see `charter check` in the folder for where)";
+      return;
+    }
+    auto paths = [&](const char* key) {
+      std::vector<std::string> out;
+      const json* v = Optional(j, key);
+      auto add = [&](const json& p) {
+        if (!p.is_string()) return;
+        std::filesystem::path path(p.get<std::string>());
+        out.push_back((path.is_absolute() ? path : dir / path).lexically_normal().string());
+      };
+      if (v != nullptr && v->is_string()) add(*v);
+      if (v != nullptr && v->is_array()) {
+        for (const json& p : *v) add(p);
+      }
+      return out;
+    };
+    project_path = file;
+    schema_paths = paths("schemas");
+    if (std::vector<std::string> entities = paths("entities"); entities_path.empty() && !entities.empty()) {
+      entities_path = entities[0];
+    }
+    for (const std::string& p : paths("policies")) {
+      if (!std::filesystem::is_directory(p, error)) {
+        project_policies.push_back(p);
+        continue;
+      }
+      std::vector<std::string> files;
+      for (const auto& entry : std::filesystem::directory_iterator(p, error)) {
+        std::string name = entry.path().string();
+        if (entry.is_regular_file(error) && (EndsWith(name, ".cedar") || EndsWith(name, ".charter"))) {
+          files.push_back(name);
+        }
+        if (files.size() > 10000) break;
+      }
+      std::sort(files.begin(), files.end());
+      project_policies.insert(project_policies.end(), files.begin(), files.end());
+    }
   }
 
   // Loads what the settings name, and says so when the schema cannot be read.
@@ -741,6 +820,364 @@ struct Server::State {
     return words;
   }
 
+  // ---- find-references and rename ----
+
+  // A text the names are looked for in: the schema's files, the documents
+  // open, the project's policy files (the editor's text where open).
+  struct Source {
+    std::string uri;
+    std::string text;
+    Kind kind;
+    bool link_file = false;  // JSON: template links
+  };
+
+  std::vector<Source> Sources() const {
+    std::vector<Source> out;
+    std::set<std::string> seen;  // URIs
+    for (const SchemaFile& f : schema_files) {
+      std::string uri = UriOf(f.path);
+      for (const auto& [open_uri, doc] : documents) {
+        if (doc.path == f.path) uri = open_uri;
+      }
+      if (seen.insert(uri).second) out.push_back(Source{uri, f.text, Kind::kSchema});
+    }
+    for (const auto& [uri, doc] : documents) {
+      if (!seen.insert(uri).second) continue;
+      bool links = doc.kind == Kind::kOther && EndsWith(uri.substr(0, uri.find_first_of("?#")), ".json");
+      if (doc.kind == Kind::kOther && !links) continue;
+      out.push_back(Source{uri, doc.text, doc.kind, links});
+    }
+    for (const std::string& path : project_policies) {
+      std::string uri = UriOf(path);
+      if (seen.count(uri) != 0) continue;
+      bool open = false;
+      for (const auto& [open_uri, doc] : documents) open = open || doc.path == path;
+      if (open) continue;
+      std::string why;
+      std::optional<std::string> text = TextOf(path, &why);
+      if (!text.has_value()) continue;
+      seen.insert(uri);
+      out.push_back(Source{uri, *std::move(text), KindOf(path, "")});
+    }
+    return out;
+  }
+
+  static std::vector<Occurrence> OccurrencesIn(const Source& source) {
+    if (source.link_file) return LinkOccurrences(source.text);
+    if (source.kind == Kind::kSchema) return SchemaOccurrences(source.text);
+    if (source.kind == Kind::kCedar || source.kind == Kind::kCharter) {
+      return PolicyOccurrences(source.text, source.kind == Kind::kCharter);
+    }
+    return {};
+  }
+
+  // The entity types an attribute occurrence may belong to: its
+  // declaration's, or those declaring its name in the schema's text
+  // (narrowed to the principal's or resource's types after `principal.`
+  // or `resource.`, as hover narrows them).
+  std::vector<std::string> OwnersOf(const Occurrence& o, const std::map<std::string, std::set<std::string>>& declaring) const {
+    if (o.declaration) return o.owners;
+    auto it = declaring.find(o.name);
+    if (it == declaring.end()) return {};
+    std::vector<std::string> owners(it->second.begin(), it->second.end());
+    if (schema.has_value() && (o.base == "principal" || o.base == "resource")) {
+      std::vector<std::string> types = o.base == "principal" ? schema->PrincipalTypes() : schema->ResourceTypes();
+      std::vector<std::string> narrowed;
+      for (const std::string& owner : owners) {
+        if (std::find(types.begin(), types.end(), owner) != types.end()) narrowed.push_back(owner);
+      }
+      if (!narrowed.empty()) owners = std::move(narrowed);
+    }
+    return owners;
+  }
+
+  struct Found {
+    const Source* source;
+    Occurrence occurrence;
+    std::vector<std::string> owners;  // for attributes
+  };
+
+  struct Search {
+    std::vector<Source> sources;
+    std::vector<Found> all;
+    std::optional<Found> target;
+  };
+
+  // Every occurrence of every source, and the one under the position of `params` in `doc`.
+  Search SearchFrom(const Document& doc, const json& params) const {
+    Position p = PositionFrom(Member(params, "position"));
+    size_t at = LineIndex(doc.text).OffsetOf(p);
+    Search search;
+    search.sources = Sources();
+    std::vector<std::vector<Occurrence>> per_source;
+    std::map<std::string, std::set<std::string>> declaring;  // attribute -> entity types
+    for (const Source& source : search.sources) {
+      per_source.push_back(OccurrencesIn(source));
+      for (const Occurrence& o : per_source.back()) {
+        if (o.kind == Occurrence::Kind::kAttribute && o.declaration) declaring[o.name].insert(o.owners.begin(), o.owners.end());
+      }
+    }
+    for (size_t i = 0; i < search.sources.size(); ++i) {
+      for (Occurrence& o : per_source[i]) {
+        std::vector<std::string> owners = o.kind == Occurrence::Kind::kAttribute ? OwnersOf(o, declaring) : std::vector<std::string>{};
+        search.all.push_back(Found{&search.sources[i], std::move(o), std::move(owners)});
+      }
+    }
+    for (const Found& f : search.all) {
+      if (f.source->uri != doc.uri) continue;
+      if (f.occurrence.begin <= at && at <= f.occurrence.end) {
+        // At the end of one token and the start of the next, the next.
+        if (!search.target.has_value() || at < f.occurrence.end) search.target = f;
+      }
+    }
+    return search;
+  }
+
+  static bool Intersect(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    for (const std::string& x : a) {
+      if (std::find(b.begin(), b.end(), x) != b.end()) return true;
+    }
+    return false;
+  }
+
+  static bool Same(const Found& a, const Found& target) {
+    const Occurrence& x = a.occurrence;
+    const Occurrence& y = target.occurrence;
+    if (x.kind != y.kind || x.name != y.name) return false;
+    if (x.kind == Occurrence::Kind::kAction) return x.id == y.id;
+    if (x.kind == Occurrence::Kind::kAttribute) {
+      if (a.owners.empty() || target.owners.empty()) return a.owners.empty() && target.owners.empty();
+      return Intersect(a.owners, target.owners);
+    }
+    return true;
+  }
+
+  json RangeIn(const std::string& text, size_t begin, size_t end) const {
+    LineIndex index(text);
+    return json{{"start", ToJson(index.PositionOf(begin))}, {"end", ToJson(index.PositionOf(end))}};
+  }
+
+  json References(const Document& doc, const json& params) const {
+    bool declarations = false;
+    if (const json* context = Optional(params, "context"); context != nullptr) {
+      if (const json* v = Optional(*context, "includeDeclaration"); v != nullptr && v->is_boolean()) declarations = v->get<bool>();
+    }
+    Search search = SearchFrom(doc, params);
+    if (!search.target.has_value()) return nullptr;
+    json out = json::array();
+    for (const Found& f : search.all) {
+      if (!Same(f, *search.target) || (f.occurrence.declaration && !declarations)) continue;
+      out.push_back(json{{"uri", f.source->uri}, {"range", RangeIn(f.source->text, f.occurrence.begin, f.occurrence.end)}});
+    }
+    return out;
+  }
+
+  static const char* What(Occurrence::Kind kind) {
+    switch (kind) {
+      case Occurrence::Kind::kType: return "a type";
+      case Occurrence::Kind::kAction: return "an action";
+      case Occurrence::Kind::kAttribute: return "an attribute";
+      case Occurrence::Kind::kTemplate: return "a template";
+      case Occurrence::Kind::kQueue: return "a queue";
+      case Occurrence::Kind::kCohort: return "a cohort";
+      case Occurrence::Kind::kFlavor: return "a flavor";
+    }
+    return "a name";
+  }
+
+  static std::string Shown(const Occurrence& o) {
+    return o.kind == Occurrence::Kind::kAction ? o.name + "::\"" + o.id + "\"" : o.name;
+  }
+
+  // What a rename at the position would change, or why it cannot.
+  std::vector<const Found*> Renameable(const Search& search) const {
+    if (!search.target.has_value()) throw RpcError{kRequestFailed, "there is no name to rename here"};
+    const Found& target = *search.target;
+    const Occurrence& o = target.occurrence;
+    if (o.kind != Occurrence::Kind::kType && o.kind != Occurrence::Kind::kAttribute) {
+      throw RpcError{kRequestFailed, "`" + Shown(o) + "` is " + What(o.kind) +
+                                         "; only an entity type or an attribute can be renamed"};
+    }
+    std::vector<const Found*> changes;
+    bool declared = false;
+    for (const Found& f : search.all) {
+      if (!Same(f, target)) continue;
+      changes.push_back(&f);
+      declared = declared || f.occurrence.declaration;
+    }
+    if (!declared) {
+      throw RpcError{kRequestFailed, "`" + o.name + "` is not declared in the schema's text" +
+                                         (schema_files.empty() ? std::string(" (no schema is set)") : std::string()) +
+                                         ", so it cannot be renamed"};
+    }
+    if (o.kind == Occurrence::Kind::kAttribute) {
+      // Every `.name` renamed must be this attribute's: refused when the
+      // name is also another type's and a policy's use could be either.
+      std::set<std::string> owners;
+      for (const Found* f : changes) {
+        if (f->occurrence.declaration) owners.insert(f->owners.begin(), f->owners.end());
+      }
+      for (const Found* f : changes) {
+        for (const std::string& owner : f->owners) {
+          if (owners.count(owner) == 0) {
+            LineIndex index(f->source->text);
+            Position at = index.PositionOf(f->occurrence.begin);
+            std::string name = PathOf(f->source->uri);
+            throw RpcError{kRequestFailed,
+                           "`" + o.name + "` cannot be renamed: `" + owner + "` declares an attribute `" + o.name +
+                               "` too, and the one at " + (name.empty() ? f->source->uri : name) + ":" +
+                               std::to_string(at.line + 1) + ":" + std::to_string(at.character + 1) + " may be either"};
+          }
+        }
+      }
+    }
+    return changes;
+  }
+
+  json PrepareRename(const Document& doc, const json& params) const {
+    Search search = SearchFrom(doc, params);
+    Renameable(search);
+    const Occurrence& o = search.target->occurrence;
+    std::string placeholder = o.kind == Occurrence::Kind::kType ? o.name.substr(o.name.rfind(':') == std::string::npos ? 0 : o.name.rfind(':') + 1) : o.name;
+    return json{{"range", RangeIn(doc.text, o.begin, o.end)}, {"placeholder", placeholder}};
+  }
+
+  json Rename(const Document& doc, const json& params) const {
+    std::string name = String(params, "newName");
+    Search search = SearchFrom(doc, params);
+    std::vector<const Found*> changes = Renameable(search);
+    const Found& target = *search.target;
+    static const char* const kReserved[] = {"true", "false", "if", "then", "else", "in", "is", "like", "has", "__cedar"};
+    bool reserved = false;
+    for (const char* r : kReserved) reserved = reserved || name == r;
+    if (!IsIdentifier(name) || reserved) {
+      throw RpcError{kRequestFailed, "`" + name + "` is not a valid name: " +
+                                         (reserved ? std::string("it is a reserved word")
+                                                   : std::string("a name is a letter or `_`, then letters, digits and `_`"))};
+    }
+    const Occurrence& o = target.occurrence;
+    std::string old_last = o.name.substr(o.name.rfind(':') == std::string::npos ? 0 : o.name.rfind(':') + 1);
+    if (o.kind == Occurrence::Kind::kType) {
+      std::string renamed = o.name.substr(0, o.name.size() - old_last.size()) + name;
+      for (const Found& f : search.all) {
+        if (f.occurrence.kind == Occurrence::Kind::kType && f.occurrence.declaration && f.occurrence.name == renamed && renamed != o.name) {
+          throw RpcError{kRequestFailed, "`" + renamed + "` is already declared"};
+        }
+      }
+    } else {
+      std::set<std::string> owners;
+      for (const Found* f : changes) {
+        if (f->occurrence.declaration) owners.insert(f->owners.begin(), f->owners.end());
+      }
+      for (const Found& f : search.all) {
+        if (f.occurrence.kind == Occurrence::Kind::kAttribute && f.occurrence.declaration && f.occurrence.name == name &&
+            name != o.name) {
+          for (const std::string& owner : f.owners) {
+            if (owners.count(owner) != 0) throw RpcError{kRequestFailed, "`" + owner + "` already has an attribute `" + name + "`"};
+          }
+        }
+      }
+    }
+    json edits = json::object();
+    for (const Found* f : changes) {
+      std::string text = f->occurrence.quoted ? JsonString(name) : name;
+      json& list = edits[f->source->uri];
+      if (list.is_null()) list = json::array();
+      list.push_back(json{{"range", RangeIn(f->source->text, f->occurrence.begin, f->occurrence.end)}, {"newText", text}});
+    }
+    return json{{"changes", std::move(edits)}};
+  }
+
+  // ---- semantic tokens ----
+  json SemanticTokensOf(const Document& doc) const {
+    json data = json::array();
+    if (doc.kind == Kind::kOther) return json{{"data", std::move(data)}};
+    SemanticLanguage language = doc.kind == Kind::kSchema    ? SemanticLanguage::kSchema
+                                : doc.kind == Kind::kCharter ? SemanticLanguage::kCharter
+                                                             : SemanticLanguage::kCedar;
+    LineIndex index(doc.text);
+    Position previous;
+    for (const SemanticToken& token : SemanticTokens(doc.text, language)) {
+      Position begin = index.PositionOf(token.begin);
+      Position end = index.PositionOf(token.end);
+      if (end.line != begin.line || end.character <= begin.character) continue;
+      uint32_t delta_line = begin.line - previous.line;
+      uint32_t delta_start = delta_line == 0 ? begin.character - previous.character : begin.character;
+      data.push_back(delta_line);
+      data.push_back(delta_start);
+      data.push_back(end.character - begin.character);
+      data.push_back(static_cast<int>(token.type));
+      data.push_back(token.declaration ? 1 : 0);
+      previous = begin;
+    }
+    return json{{"data", std::move(data)}};
+  }
+
+  // ---- code lenses: each case of a `charter test` file runs ----
+  static bool IsTestFile(const Document& doc) {
+    return doc.kind == Kind::kOther && EndsWith(doc.uri.substr(0, doc.uri.find_first_of("?#")), ".test.json");
+  }
+
+  json CodeLenses(const Document& doc) const {
+    json lenses = json::array();
+    if (!IsTestFile(doc)) return lenses;
+    LineIndex index(doc.text);
+    std::vector<TestCase> cases = TestCases(doc.text);
+    for (size_t i = 0; i < cases.size(); ++i) {
+      Position at = index.PositionOf(cases[i].begin);
+      std::string name = cases[i].name.empty() ? "case " + std::to_string(i + 1) : cases[i].name;
+      lenses.push_back(json{{"range", {{"start", ToJson(at)}, {"end", ToJson(Position{at.line, at.character + 1})}}},
+                            {"command",
+                             {{"title", "Run test"},
+                              {"command", "charter.runTest"},
+                              {"arguments", json::array({doc.uri, i})}}}});
+    }
+    return lenses;
+  }
+
+  // `charter.runTest` [URI, N]: `charter test --format json FILE` on the
+  // file as saved, and case N's outcome shown (and returned).
+  json ExecuteCommand(const json& params) {
+    std::string command = String(params, "command");
+    if (command != "charter.runTest") throw RpcError{kInvalidParams, "unknown command `" + command + "`"};
+    const json& args = Member(params, "arguments");
+    if (!args.is_array() || args.size() != 2 || !args[0].is_string() || !args[1].is_number_unsigned()) {
+      throw RpcError{kInvalidParams, "charter.runTest takes [the test file's URI, the case's index]"};
+    }
+    std::string uri = args[0].get<std::string>();
+    size_t index = args[1].get<size_t>();
+    std::string path = PathOf(uri);
+    if (path.empty()) throw RpcError{kRequestFailed, "`" + uri + "` is not a file"};
+    if (!run_charter) throw RpcError{kRequestFailed, "this server does not run tests"};
+    std::string saved_note;
+    auto open = documents.find(uri);
+    if (open != documents.end() && limits.read_files) {
+      std::ifstream in(path, std::ios::binary);
+      std::string disk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (disk != open->second.text) saved_note = " (the file as saved; the editor's changes are not)";
+    }
+    std::string out, err;
+    int status = run_charter({"test", "--format", "json", path}, &out, &err);
+    json report = json::parse(out, nullptr, /*allow_exceptions=*/false);
+    const json* files = report.is_object() ? Optional(report, "files") : nullptr;
+    const json* cases = files != nullptr && files->is_array() && files->size() == 1 ? Optional((*files)[0], "cases") : nullptr;
+    if (status < 0 || cases == nullptr || !cases->is_array()) {
+      std::string message = Trim(err.empty() ? out : err);
+      ShowMessage(1, "charter test " + path + ": " + (message.empty() ? "did not run" : message));
+      return json{{"passed", false}, {"message", message}};
+    }
+    if (index >= cases->size()) throw RpcError{kInvalidParams, path + " has no case " + std::to_string(index + 1)};
+    const json& c = (*cases)[index];
+    std::string name = c.value("name", "case " + std::to_string(index + 1));
+    bool passed = c.value("passed", false);
+    std::string message = (passed ? "PASS " : "FAIL ") + name + saved_note;
+    if (!passed) {
+      message += ": expected " + Dump(c.value("expected", json::object())) + ", got " + Dump(c.value("actual", json::object()));
+    }
+    ShowMessage(passed ? 3 : 1, message);
+    return json{{"passed", passed}, {"message", message}};
+  }
+
   // ---- dispatch ----
   json Initialize(const json& params) {
     if (initialized) throw RpcError{kInvalidRequest, "initialize was already received"};
@@ -758,6 +1195,7 @@ struct Server::State {
     }
     while (root.size() > 1 && root.back() == '/') root.pop_back();
     if (const json* init = Optional(params, "initializationOptions"); init != nullptr) ReadSettings(*init);
+    DiscoverProject();
     LoadSchema();
     LoadEntities();
     return json{
@@ -768,6 +1206,14 @@ struct Server::State {
           {"documentSymbolProvider", true},
           {"hoverProvider", true},
           {"definitionProvider", true},
+          {"referencesProvider", true},
+          {"renameProvider", {{"prepareProvider", true}}},
+          {"codeLensProvider", {{"resolveProvider", false}}},
+          {"executeCommandProvider", {{"commands", json::array({"charter.runTest"})}}},
+          {"semanticTokensProvider",
+           {{"legend", {{"tokenTypes", std::vector<std::string>(std::begin(kSemanticTypeNames), std::end(kSemanticTypeNames))},
+                        {"tokenModifiers", json::array({"declaration"})}}},
+            {"full", true}}},
           {"codeActionProvider", {{"codeActionKinds", json::array({"quickfix"})}}},
           {"completionProvider", {{"triggerCharacters", json::array({".", ":", "\""})}}}}},
         {"serverInfo", {{"name", "charter"}, {"version", std::string(Version())}}}};
@@ -844,6 +1290,12 @@ struct Server::State {
     if (method == "textDocument/hover") return Hover(Open(params), params);
     if (method == "textDocument/definition") return Definition(Open(params), params);
     if (method == "textDocument/codeAction") return CodeActions(Open(params), params);
+    if (method == "textDocument/references") return References(Open(params), params);
+    if (method == "textDocument/prepareRename") return PrepareRename(Open(params), params);
+    if (method == "textDocument/rename") return Rename(Open(params), params);
+    if (method == "textDocument/semanticTokens/full") return SemanticTokensOf(Open(params));
+    if (method == "textDocument/codeLens") return CodeLenses(Open(params));
+    if (method == "workspace/executeCommand") return ExecuteCommand(params);
     throw RpcError{kMethodNotFound, "unknown method `" + method + "`"};
   }
 
@@ -854,6 +1306,7 @@ struct Server::State {
     }
     if (!initialized || shut_down) return;
     if (method == "initialized") {
+      if (!project_fault.empty()) ShowMessage(2, "charter: the project file was not read: " + project_fault);
       if (!schema_fault.empty()) {
         ShowMessage(2, "charter: the schema was not loaded; policies are checked without it: " + schema_fault);
       }
@@ -865,6 +1318,8 @@ struct Server::State {
       DidClose(params);
     } else if (method == "workspace/didChangeConfiguration") {
       if (const json* settings = Optional(params, "settings"); settings != nullptr && ReadSettings(*settings)) {
+        DiscoverProject();
+        if (!project_fault.empty()) ShowMessage(2, "charter: the project file was not read: " + project_fault);
         schema.reset();  // no last good schema of other files
         Reload();
         PublishAll();
@@ -941,6 +1396,8 @@ void Server::Handle(std::string_view body, std::vector<std::string>* out) {
   state_->Handle(body);
   state_->sink = nullptr;
 }
+
+void Server::set_run_charter(RunCharter run) { state_->run_charter = std::move(run); }
 
 void Server::Refuse(bool parse_error, std::string_view why, std::vector<std::string>* out) {
   state_->sink = out;

@@ -12,6 +12,7 @@
 #define CHARTER_CLI_LSP_SERVER_H_
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -32,6 +33,11 @@ struct ServerOptions {
   size_t max_document_bytes = size_t{64} << 20;
 };
 
+// Runs `charter ARGS...` (the code lenses' tests: `test --format json
+// FILE`), its standard output in *out and its error output in *err;
+// returns its exit status, or -1 when it could not run.
+using RunCharter = std::function<int(const std::vector<std::string>& args, std::string* out, std::string* err)>;
+
 class Server {
  public:
   explicit Server(ServerOptions options = {});
@@ -41,6 +47,8 @@ class Server {
 
   // Handles one message body; appends the message bodies to send, in order.
   void Handle(std::string_view body, std::vector<std::string>* out);
+  // How `charter.runTest` runs `charter test`; without one, it is refused.
+  void set_run_charter(RunCharter run);
   // A frame that could not be read (a bad header, a body over the limit):
   // an error response with a null id, `parse_error` choosing ParseError
   // (-32700) or InvalidRequest (-32600).

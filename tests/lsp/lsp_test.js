@@ -319,6 +319,209 @@ async function features() {
   fs.rmSync(tmp, { recursive: true, force: true });
 }
 
+// ---- a project found through charter.json: find-references and rename ----
+// tests/lsp/fixtures/project: charter.json names model.cedarschema and the
+// folder policies/ (read.cedar stays on disk, team.cedar is opened); the
+// root is policies/, below the project file, and no settings are given.
+async function project() {
+  const dir = path.join(fixtures, 'project');
+  const { child, exited } = start();
+  const { connection, diagnostics, messages } = connect(child);
+  const init = await within(connection.sendRequest('initialize', {
+    processId: process.pid, rootUri: uriOf(path.join(dir, 'policies')), capabilities: {},
+  }), 'initialize');
+  assert.equal(init.capabilities.referencesProvider, true);
+  assert.deepEqual(init.capabilities.renameProvider, { prepareProvider: true });
+  connection.sendNotification('initialized', {});
+  const uri = (f) => uriOf(path.join(dir, f));
+  const open = async (f, languageId) => {
+    connection.sendNotification('textDocument/didOpen',
+      { textDocument: { uri: uri(f), languageId, version: 1, text: fs.readFileSync(path.join(dir, f), 'utf8') } });
+    if (languageId !== 'json') return diagnostics(uri(f), 1);
+    return null;
+  };
+  const team = uri('policies/team.cedar');
+  const read = uri('policies/read.cedar');
+  const schema = uri('model.cedarschema');
+  const cluster = uri('cluster.charter');
+  const links = uri('links.json');
+  assert.deepEqual((await open('policies/team.cedar', 'cedar')).diagnostics, []);
+  // The project's schema is in force: a misspelt attribute is found.
+  const typo = uri('typo.cedar');  // never on disk
+  connection.sendNotification('textDocument/didOpen', { textDocument: { uri: typo, languageId: 'cedar', version: 1,
+    text: 'permit (principal, action == Org::Action::"view", resource) when { resource.titel == "" };\n' } });
+  const d = await diagnostics(typo, 1);
+  assert.deepEqual(d.diagnostics.map((x) => [x.code, x.range, x.message]),
+    [['CH0512', range(0, 67, 0, 81), '`Org::Doc` has no attribute `titel`']]);
+  connection.sendNotification('textDocument/didClose', { textDocument: { uri: typo } });
+  await diagnostics(typo);
+  await open('cluster.charter', 'charter');
+  await open('links.json', 'json');
+
+  const loc = (u, l1, c1, l2, c2) => ({ uri: u, range: range(l1, c1, l2, c2) });
+  const references = (u, line, character, includeDeclaration) => within(connection.sendRequest('textDocument/references',
+    { textDocument: { uri: u }, position: { line, character }, context: { includeDeclaration } }), 'references');
+  // An entity type, from `Org::Team::"ml"` in team.cedar: the schema's
+  // declaration and `in [Team]`, and the policy's.
+  assert.deepEqual(await references(team, 3, 51, true),
+    [loc(schema, 3, 9, 3, 13), loc(schema, 2, 18, 2, 22), loc(team, 3, 50, 3, 54)].sort(byPlace));
+  assert.deepEqual(await references(team, 3, 51, false), [loc(schema, 2, 18, 2, 22), loc(team, 3, 50, 3, 54)]);
+  // `Org` alone names nothing.
+  assert.equal(await references(team, 3, 46, true), null);
+  // An attribute: `principal.level` is `Org::User`'s (the principal of
+  // every action), so not `Org::Team`'s `level`; `resource.owner.level`
+  // may be either, and is among them. read.cedar is read from the disk.
+  assert.deepEqual(await references(team, 3, 20, true), [
+    loc(schema, 2, 26, 2, 31), loc(team, 3, 19, 3, 24), loc(read, 1, 48, 1, 53), loc(read, 1, 76, 1, 81)]);
+  // An action.
+  assert.deepEqual(await references(team, 2, 43, true), [loc(schema, 6, 9, 6, 13), loc(team, 2, 42, 2, 48)]);
+  // A template: its `@id` and the link that names it in links.json.
+  assert.deepEqual(await references(team, 0, 6, true), [loc(links, 0, 17, 0, 30), loc(team, 0, 4, 0, 17)]);
+  assert.deepEqual(await references(team, 0, 6, false), [loc(links, 0, 17, 0, 30)]);
+  // A .charter file's cohort, flavor and queue, from their declarations.
+  assert.deepEqual(await references(cluster, 1, 8, false), [loc(cluster, 2, 24, 2, 29)]);
+  assert.deepEqual(await references(cluster, 2, 8, true), [loc(cluster, 2, 7, 2, 13), loc(cluster, 4, 10, 4, 16)]);
+  assert.deepEqual(await references(cluster, 0, 8, true), [loc(cluster, 0, 7, 0, 13), loc(cluster, 5, 27, 5, 33)]);
+  assert.deepEqual(await references(cluster, 3, 7, false), [loc(cluster, 7, 20, 7, 23)]);
+  // Nothing under the cursor: null.
+  assert.equal(await references(cluster, 0, 0, true), null);
+
+  // ---- rename ----
+  const failed = (what, pattern) => (e) => {
+    assert.equal(e.code, -32803, what);
+    assert.match(e.message, pattern, what);
+    return true;
+  };
+  const prepare = (u, line, character) => within(connection.sendRequest('textDocument/prepareRename',
+    { textDocument: { uri: u }, position: { line, character } }), 'prepareRename');
+  const rename = (u, line, character, newName) => within(connection.sendRequest('textDocument/rename',
+    { textDocument: { uri: u }, position: { line, character }, newName }), 'rename');
+  const edit = (l1, c1, l2, c2, newText) => ({ range: range(l1, c1, l2, c2), newText });
+  assert.deepEqual(await prepare(team, 3, 51), { range: range(3, 50, 3, 54), placeholder: 'Team' });
+  assert.deepEqual(await rename(team, 3, 51, 'Group'), { changes: {
+    [schema]: [edit(2, 18, 2, 22, 'Group'), edit(3, 9, 3, 13, 'Group')],
+    [team]: [edit(3, 50, 3, 54, 'Group')],
+  } });
+  await assert.rejects(rename(team, 3, 51, 'User'), failed('a taken name', /^`Org::User` is already declared$/));
+  await assert.rejects(rename(team, 3, 51, '1x'), failed('not an identifier',
+    /^`1x` is not a valid name: a name is a letter or `_`, then letters, digits and `_`$/));
+  await assert.rejects(rename(team, 3, 51, 'like'), failed('a reserved word', /^`like` is not a valid name: it is a reserved word$/));
+  await assert.rejects(prepare(team, 2, 43), failed('an action',
+    /^`Org::Action::"edit"` is an action; only an entity type or an attribute can be renamed$/));
+  await assert.rejects(prepare(team, 0, 6), failed('a template', /^`team-access` is a template; only/));
+  await assert.rejects(prepare(cluster, 1, 8), failed('a cohort', /^`org` is a cohort; only/));
+  await assert.rejects(prepare(team, 3, 46), failed('a namespace', /^there is no name to rename here$/));
+  // `level` of `Org::User`: `resource.owner.level` may be `Org::Team`'s.
+  await assert.rejects(prepare(team, 3, 20), failed('an ambiguous attribute',
+    /^`level` cannot be renamed: `Org::Team` declares an attribute `level` too, and the one at .*\/policies\/read\.cedar:2:77 may be either$/));
+  // From the schema, open in the editor: an attribute, and an entity type
+  // across the schema and the policy file on disk.
+  assert.deepEqual((await open('model.cedarschema', 'cedarschema')).diagnostics, []);
+  assert.deepEqual(await prepare(schema, 4, 17), { range: range(4, 15, 4, 20), placeholder: 'owner' });
+  assert.deepEqual(await rename(schema, 4, 17, 'author'), { changes: {
+    [schema]: [edit(4, 15, 4, 20, 'author')],
+    [read]: [edit(1, 16, 1, 21, 'author'), edit(1, 70, 1, 75, 'author')],
+  } });
+  await assert.rejects(rename(schema, 4, 17, 'title'), failed('a taken attribute', /^`Org::Doc` already has an attribute `title`$/));
+  assert.deepEqual(await rename(schema, 2, 10, 'Person'), { changes: {
+    [schema]: [edit(2, 9, 2, 13, 'Person'), edit(2, 49, 2, 53, 'Person'), edit(4, 22, 4, 26, 'Person'),
+      edit(5, 37, 5, 41, 'Person'), edit(6, 47, 6, 51, 'Person')],
+    [read]: [edit(0, 26, 0, 30, 'Person')],
+  } });
+  // An action group in the schema, `in [view]`, refers to `view`.
+  assert.deepEqual(await references(schema, 6, 19, true),
+    [loc(schema, 5, 9, 5, 13), loc(schema, 6, 18, 6, 22), loc(read, 0, 55, 0, 61)]);
+
+  // ---- semantic tokens: decoded into [line, column, text, type(+declaration)] ----
+  const legend = init.capabilities.semanticTokensProvider.legend;
+  assert.deepEqual(legend, { tokenTypes: ['keyword', 'type', 'event', 'property', 'string', 'number', 'comment', 'operator'],
+    tokenModifiers: ['declaration'] });
+  assert.equal(init.capabilities.semanticTokensProvider.full, true);
+  const tokens = async (u, text) => {
+    const { data } = await within(connection.sendRequest('textDocument/semanticTokens/full', { textDocument: { uri: u } }), 'semantic tokens');
+    const lines = text.split('\n');
+    const out = [];
+    let line = 0;
+    let column = 0;
+    for (let i = 0; i < data.length; i += 5) {
+      const [deltaLine, deltaStart, length, type, modifiers] = data.slice(i, i + 5);
+      column = deltaLine === 0 ? column + deltaStart : deltaStart;
+      line += deltaLine;
+      out.push([line, column, lines[line].substr(column, length), legend.tokenTypes[type] + (modifiers === 1 ? '+declaration' : '')]);
+    }
+    return out;
+  };
+  // Never on disk; an action's id is an emoji (two UTF-16 code units), before `resource`.
+  const tokensUri = uri('tokens.cedar');
+  const tokensText = [
+    '@id("r") // 😀 who',
+    'permit (principal is Org::User, action == Org::Action::"😀", resource)',
+    'when { principal.level >= 2 && resource.title like "x*" && resource.title.contains("y") };',
+  ].join('\n');
+  connection.sendNotification('textDocument/didOpen', { textDocument: { uri: tokensUri, languageId: 'cedar', version: 1, text: tokensText } });
+  await diagnostics(tokensUri, 1);
+  assert.deepEqual(await tokens(tokensUri, tokensText), [
+    [0, 4, '"r"', 'string'], [0, 9, '// 😀 who', 'comment'],
+    [1, 0, 'permit', 'keyword'], [1, 8, 'principal', 'keyword'], [1, 18, 'is', 'keyword'], [1, 21, 'Org', 'type'],
+    [1, 26, 'User', 'type'], [1, 32, 'action', 'keyword'], [1, 39, '==', 'operator'], [1, 42, 'Org', 'type'],
+    [1, 47, 'Action', 'type'], [1, 55, '"😀"', 'event'], [1, 61, 'resource', 'keyword'],
+    [2, 0, 'when', 'keyword'], [2, 7, 'principal', 'keyword'], [2, 17, 'level', 'property'], [2, 23, '>=', 'operator'],
+    [2, 26, '2', 'number'], [2, 28, '&&', 'operator'], [2, 31, 'resource', 'keyword'], [2, 40, 'title', 'property'],
+    [2, 46, 'like', 'keyword'], [2, 51, '"x*"', 'string'], [2, 56, '&&', 'operator'], [2, 59, 'resource', 'keyword'],
+    [2, 68, 'title', 'property'], [2, 83, '"y"', 'string'],
+  ]);
+  const schemaText = fs.readFileSync(path.join(dir, 'model.cedarschema'), 'utf8');
+  assert.deepEqual((await tokens(schema, schemaText)).slice(0, 13), [
+    [0, 0, '// The project\'s model: found through charter.json, with no settings.', 'comment'],
+    [1, 0, 'namespace', 'keyword'], [1, 10, 'Org', 'type'],
+    [2, 2, 'entity', 'keyword'], [2, 9, 'User', 'type+declaration'], [2, 14, 'in', 'keyword'], [2, 18, 'Team', 'type'],
+    [2, 26, 'level', 'property+declaration'], [2, 33, 'Long', 'keyword'], [2, 39, 'manager', 'property+declaration'],
+    [2, 49, 'User', 'type'], [3, 2, 'entity', 'keyword'], [3, 9, 'Team', 'type+declaration'],
+  ]);
+  const clusterText = fs.readFileSync(path.join(dir, 'cluster.charter'), 'utf8');
+  assert.deepEqual((await tokens(cluster, clusterText)).slice(4, 13), [
+    [2, 0, 'cohort', 'keyword'], [2, 16, 'parent', 'property'], [2, 24, '"org"', 'string'],
+    [3, 0, 'queue', 'keyword'], [3, 6, '"q"', 'string'], [4, 2, 'cohort', 'property'],
+    [5, 2, 'resources', 'keyword'], [5, 12, '"cpu"', 'string'], [5, 20, 'flavor', 'keyword'],
+  ]);
+  assert.deepEqual(messages, []);
+
+  // ---- code lenses: each case of a `charter test` file, run by the server ----
+  assert.deepEqual(init.capabilities.executeCommandProvider, { commands: ['charter.runTest'] });
+  const tests = uri('read.test.json');
+  await open('read.test.json', 'json');
+  const lenses = await within(connection.sendRequest('textDocument/codeLens', { textDocument: { uri: tests } }), 'code lenses');
+  assert.deepEqual(lenses, [
+    { range: range(8, 4, 8, 5), command: { title: 'Run test', command: 'charter.runTest', arguments: [tests, 0] } },
+    { range: range(11, 4, 11, 5), command: { title: 'Run test', command: 'charter.runTest', arguments: [tests, 1] } },
+  ]);
+  assert.deepEqual(await within(connection.sendRequest('workspace/executeCommand', lenses[0].command), 'a test'),
+    { passed: true, message: 'PASS alice reads her doc' });
+  const fail = 'FAIL a case that expects the wrong decision: expected {"decision":"deny"}, '
+    + 'got {"decision":"allow","errors":[],"reasons":["policy0"]}';
+  assert.deepEqual(await within(connection.sendRequest('workspace/executeCommand', lenses[1].command), 'a test'),
+    { passed: false, message: fail });
+  assert.deepEqual(messages, [{ type: 3, message: 'PASS alice reads her doc' }, { type: 1, message: fail }]);
+  // The file as saved is what runs: an edit in the editor says so.
+  connection.sendNotification('textDocument/didChange', { textDocument: { uri: tests, version: 2 },
+    contentChanges: [{ range: range(0, 1, 0, 1), text: ' ' }] });
+  assert.deepEqual(await within(connection.sendRequest('workspace/executeCommand', lenses[0].command), 'a test'),
+    { passed: true, message: 'PASS alice reads her doc (the file as saved; the editor\'s changes are not)' });
+  await assert.rejects(within(connection.sendRequest('workspace/executeCommand', { command: 'charter.runTest', arguments: [tests, 2] }), 'a test'),
+    (e) => e.code === -32602 && /read\.test\.json has no case 3$/.test(e.message));
+  await assert.rejects(within(connection.sendRequest('workspace/executeCommand', { command: 'charter.nothing', arguments: [] }), 'a command'),
+    (e) => e.code === -32602 && e.message === 'unknown command `charter.nothing`');
+
+  assert.equal(await within(connection.sendRequest('shutdown'), 'shutdown'), null);
+  connection.sendNotification('exit');
+  assert.deepEqual(await within(exited, 'the server to exit'), { code: 0, signal: null });
+  connection.dispose();
+}
+
+function byPlace(a, b) {
+  return a.uri.localeCompare(b.uri) || a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character;
+}
+
 // ---- raw bytes: the framing and JSON-RPC's errors ----
 function frame(body) {
   return Buffer.concat([Buffer.from(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`), Buffer.from(body)]);
@@ -394,6 +597,7 @@ async function robustness() {
 
 (async () => {
   await features();
+  await project();
   await robustness();
   console.log('lsp_test: ok');
 })().catch((e) => {

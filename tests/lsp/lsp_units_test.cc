@@ -162,6 +162,105 @@ TEST(ReferenceAt, TypesEntitiesAttributes) {
   EXPECT_EQ(ReferenceAt(text, text.find("&&")).kind, Reference::Kind::kNone);
 }
 
+// Occurrences as [kind, name(::"id"), text, declaration], for comparing whole lists.
+std::vector<std::string> Described(std::string_view text, const std::vector<Occurrence>& occurrences) {
+  std::vector<std::string> out;
+  for (const Occurrence& o : occurrences) {
+    const char* kinds[] = {"type", "action", "attribute", "template", "queue", "cohort", "flavor"};
+    std::string name = o.kind == Occurrence::Kind::kAction ? o.name + "::" + o.id : o.name;
+    out.push_back(std::string(kinds[static_cast<int>(o.kind)]) + " " + name + " `" +
+                  std::string(text.substr(o.begin, o.end - o.begin)) + "`" + (o.declaration ? " declared" : ""));
+  }
+  return out;
+}
+
+TEST(Occurrences, InPolicies) {
+  std::string_view text =
+      "@id(\"t\") permit (principal == ?principal, action, resource is Org::Doc)\n"
+      "when { resource.owner.level > 1 && resource.title.contains(\"x\") && principal in Org::Team::\"a\" };\n"
+      "forbid (principal, action in [Org::Action::\"view\"], resource) when { context has ip && ip(\"1.2.3.4\").isLoopback() };";
+  EXPECT_THAT(Described(text, PolicyOccurrences(text, false)),
+              ElementsAre("template t `\"t\"` declared", "type Org::Doc `Doc`", "attribute owner `owner`",
+                          "attribute level `level`", "attribute title `title`", "type Org::Team `Team`",
+                          "action Org::Action::view `\"view\"`", "attribute ip `ip`"));
+}
+
+TEST(Occurrences, InCharterDeclarations) {
+  std::string_view text =
+      "flavor a;\ncohort \"org\";\ncohort c { parent: \"org\"; }\n"
+      "queue \"q\" { cohort: c; implements: Org::Team::\"x\"; resources cpu { flavor a { cpu: 1; } } }\n"
+      "local_queue \"ns/l\": q;\n";
+  EXPECT_THAT(Described(text, PolicyOccurrences(text, true)),
+              ElementsAre("flavor a `a` declared", "cohort org `\"org\"` declared", "cohort c `c` declared",
+                          "cohort org `\"org\"`", "queue q `\"q\"` declared", "cohort c `c`", "type Org::Team `Team`",
+                          "flavor a `a`", "queue q `q`"));
+}
+
+TEST(Occurrences, InSchemas) {
+  std::string_view text =
+      "entity Top;\nnamespace Org {\n  entity User, Bot in [Top] { \"level\": Long, boss?: User };\n"
+      "  type Ctx = { ip: String };\n  action \"read\";\n  action write in [\"read\", Action::\"read\"]\n"
+      "    appliesTo { principal: [User, Org::Bot], resource: Top, context: Ctx };\n}\n";
+  EXPECT_THAT(Described(text, SchemaOccurrences(text)),
+              ElementsAre("type Top `Top` declared", "type Org::User `User` declared", "type Org::Bot `Bot` declared",
+                          "type Top `Top`", "attribute level `\"level\"` declared", "attribute boss `boss` declared",
+                          "type Org::User `User`", "type Org::Ctx `Ctx` declared", "action Org::Action::read `\"read\"` declared",
+                          "action Org::Action::write `write` declared", "action Org::Action::read `\"read\"`",
+                          "action Org::Action::read `\"read\"`", "type Org::User `User`", "type Org::Bot `Bot`",
+                          "type Top `Top`", "type Org::Ctx `Ctx`"));
+  std::vector<Occurrence> all = SchemaOccurrences(text);
+  EXPECT_THAT(all[4].owners, ElementsAre("Org::User", "Org::Bot"));
+  EXPECT_TRUE(all[4].quoted);
+  EXPECT_TRUE(SchemaOccurrences("{\"Org\": {}}").empty());  // Cedar's JSON schema format
+}
+
+TEST(Occurrences, InTemplateLinks) {
+  std::string_view text = R"([{"template_id": "t", "link_id": "template_id"}, {"link_id": "x", "template_id": "u"}])";
+  EXPECT_THAT(Described(text, LinkOccurrences(text)), ElementsAre("template t `\"t\"`", "template u `\"u\"`"));
+}
+
+TEST(TestCases, AreTheObjectsOfCases) {
+  std::string_view text = R"({"policies": "p.cedar", "entities": [{"cases": [{}]}],
+  "cases": [
+    {"request": {"name": "not this"}, "name": "first", "decision": "allow"},
+    {"decision": "deny"}
+  ]})";
+  std::vector<TestCase> cases = TestCases(text);
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0].name, "first");
+  EXPECT_EQ(text.substr(cases[1].begin, cases[1].end - cases[1].begin), R"({"decision": "deny"})");
+  EXPECT_EQ(cases[1].name, "");
+  EXPECT_TRUE(TestCases("{\"cases\": [").empty());
+  EXPECT_TRUE(TestCases("").empty());
+}
+
+TEST(SemanticTokens, NeverOverlapAndStayOnALine) {
+  std::string_view text = "permit (principal, action, resource) // a\nwhen { resource.n >= 64 && \"a\nb\" };";
+  std::vector<SemanticToken> tokens = SemanticTokens(text, SemanticLanguage::kCedar);
+  size_t covered = 0;
+  for (const SemanticToken& t : tokens) {
+    EXPECT_GE(t.begin, covered);
+    EXPECT_LT(t.begin, t.end);
+    EXPECT_EQ(text.substr(t.begin, t.end - t.begin).find('\n'), std::string_view::npos);
+    covered = t.end;
+  }
+  ASSERT_GE(tokens.size(), 9u);
+  EXPECT_EQ(text.substr(tokens[4].begin, tokens[4].end - tokens[4].begin), "// a");
+  EXPECT_EQ(tokens[4].type, SemanticType::kComment);
+}
+
+TEST(Server, RefusesToRunTestsWithoutARunner) {
+  Server server(ServerOptions{.read_files = false});
+  std::vector<std::string> out;
+  server.Handle(R"({"jsonrpc":"2.0","id":1,"method":"initialize"})", &out);
+  out.clear();
+  server.Handle(R"({"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"charter.runTest",)"
+                R"("arguments":["file:///a.test.json",0]}})",
+                &out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_THAT(out[0], HasSubstr("this server does not run tests"));
+}
+
 TEST(Server, AnswersWhatIsNotARequest) {
   Server server(ServerOptions{.read_files = false});
   std::vector<std::string> out;

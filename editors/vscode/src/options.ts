@@ -65,12 +65,14 @@ export function serverSettings(settings: Settings): ServerSettings {
 // The documents the server is given: the three languages the extension
 // registers, in files and unsaved editors, and schemas in Cedar's JSON
 // format, which stay VS Code's `json` language (the server knows them by
-// their name, `*.cedarschema.json`).
+// their name, `*.cedarschema.json`), and `charter test` files
+// (`*.test.json`, also `json`), for the code lens on each case.
 export const documentSelector = [
   { language: 'cedar' },
   { language: 'charter' },
   { language: 'cedarschema' },
   { language: 'json', pattern: '**/*.cedarschema.json' },
+  { language: 'json', pattern: '**/*.test.json' },
 ];
 
 export function clientOptions(settings: Settings): LanguageClientOptions {
