@@ -354,25 +354,26 @@ namespace charter::cli::lsp {
 namespace {
 
 // What token `k` refers to (ReferenceAt's answer for an offset in it).
+// The path of identifiers joined by `::` that ends at token `last`.
+std::string PathBack(const std::vector<Token>& t, size_t last) {
+  std::string path(t[last].text);
+  size_t i = last;
+  while (i >= 2 && t[i - 1].text == "::" && t[i - 2].kind == Tok::kIdent) {
+    path = std::string(t[i - 2].text) + "::" + path;
+    i -= 2;
+  }
+  return path;
+}
+
 Reference ReferenceAtToken(const std::vector<Token>& t, size_t k) {
   Reference r;
   const Token& at = t[k];
   r.begin = at.begin;
   r.end = at.end;
-  // The path of identifiers joined by `::` that ends at token `last`.
-  auto path_back = [&](size_t last) {
-    std::string path(t[last].text);
-    size_t i = last;
-    while (i >= 2 && t[i - 1].text == "::" && t[i - 2].kind == Tok::kIdent) {
-      path = std::string(t[i - 2].text) + "::" + path;
-      i -= 2;
-    }
-    return path;
-  };
   if (at.kind == Tok::kString) {
     if (k >= 2 && t[k - 1].text == "::" && t[k - 2].kind == Tok::kIdent) {
       r.kind = Reference::Kind::kEntity;
-      r.type = path_back(k - 2);
+      r.type = PathBack(t, k - 2);
       r.id = Unquote(at.text);
     }
     return r;
@@ -389,7 +390,7 @@ Reference ReferenceAtToken(const std::vector<Token>& t, size_t k) {
   size_t last = k;
   while (last + 2 < t.size() && t[last + 1].text == "::" && t[last + 2].kind == Tok::kIdent) last += 2;
   r.kind = Reference::Kind::kType;
-  r.type = path_back(last);
+  r.type = PathBack(t, last);
   return r;
 }
 
@@ -432,17 +433,6 @@ bool OneOf(std::string_view word, const char* const (&words)[N]) {
     if (word == w) return true;
   }
   return false;
-}
-
-// The path of identifiers joined by `::` that ends at token `last`.
-std::string PathBack(const std::vector<Token>& t, size_t last) {
-  std::string path(t[last].text);
-  size_t i = last;
-  while (i >= 2 && t[i - 1].text == "::" && t[i - 2].kind == Tok::kIdent) {
-    path = std::string(t[i - 2].text) + "::" + path;
-    i -= 2;
-  }
-  return path;
 }
 
 // Whether an identifier continues into a longer path (`Org` of `Org::User`).
