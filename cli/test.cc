@@ -146,6 +146,21 @@ absl::StatusOr<std::vector<std::string>> PolicyIds(const std::string& path, std:
   return out;
 }
 
+// Policy files named by a test file: a path (a string) or a non-empty
+// array of them, each relative to the test file; `message` says what else.
+absl::StatusOr<std::vector<std::string>> PolicyPaths(const std::string& path, std::string_view text,
+                                                     const JsonValue& v, std::string_view message) {
+  std::vector<std::string> out;
+  bool ok = v.is_string() || (v.is_array() && v.size() > 0);
+  if (v.is_string()) out.push_back(Resolve(path, v.as_string()));
+  for (size_t i = 0; ok && v.is_array() && i < v.size(); ++i) {
+    ok = v.at(i).is_string();
+    if (ok) out.push_back(Resolve(path, v.at(i).as_string()));
+  }
+  if (!ok) return Fault(path, text, v.offset(), message);
+  return out;
+}
+
 // Members of an object that are not among `known`: an error at the first,
 // so that a misspelt member cannot pass silently.
 absl::Status KnownMembers(const std::string& path, std::string_view text, const JsonValue& object,
@@ -661,20 +676,10 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
       KnownMembers(path, text, root, {"policies", "entities", "schemas", "config", "cases", "invariants"},
                    "a test file"));
   if (policies == std::nullopt) return Fault(path, text, root.offset(), Cat(kShape, "; it has no \"policies\""));
-  std::vector<std::string> policy_paths;
-  {
-    bool ok = policies->is_string() || (policies->is_array() && policies->size() > 0);
-    if (policies->is_string()) policy_paths.push_back(Resolve(path, policies->as_string()));
-    for (size_t i = 0; ok && policies->is_array() && i < policies->size(); ++i) {
-      ok = policies->at(i).is_string();
-      if (ok) policy_paths.push_back(Resolve(path, policies->at(i).as_string()));
-    }
-    if (!ok) {
-      return Fault(path, text, policies->offset(),
-                   "\"policies\" must be the path of a policy file (a string), or an array of them compiled as one "
-                   "policy set");
-    }
-  }
+  ASSIGN_OR_RETURN(const std::vector<std::string> policy_paths,
+                   PolicyPaths(path, text, *policies,
+                               "\"policies\" must be the path of a policy file (a string), or an array of them "
+                               "compiled as one policy set"));
   if (cases == std::nullopt && invariants == std::nullopt) {
     return Fault(path, text, root.offset(), Cat(kShape, "; it has no \"cases\""));
   }
@@ -963,17 +968,9 @@ absl::Status RunInvariants(const std::string& path, std::string_view text, JsonV
     absl::StatusOr<std::vector<ProofAnswer>> answers;
     if (within.has_value()) {
       std::vector<SourceFile> bound;
-      bool ok = within->is_string() || (within->is_array() && within->size() > 0);
-      std::vector<std::string> bound_paths;
-      if (within->is_string()) bound_paths.push_back(Resolve(path, within->as_string()));
-      for (size_t k = 0; ok && within->is_array() && k < within->size(); ++k) {
-        ok = within->at(k).is_string();
-        if (ok) bound_paths.push_back(Resolve(path, within->at(k).as_string()));
-      }
-      if (!ok) {
-        return Fault(path, text, within->offset(),
-                     Cat(what, ": \"within\" must be the path of a policy file, or an array of them"));
-      }
+      ASSIGN_OR_RETURN(const std::vector<std::string> bound_paths,
+                       PolicyPaths(path, text, *within,
+                                   Cat(what, ": \"within\" must be the path of a policy file, or an array of them")));
       for (const std::string& p : bound_paths) {
         absl::StatusOr<std::string> read = ReadInput(p, size_t{256} << 20);
         if (!read.ok()) return read.status();
