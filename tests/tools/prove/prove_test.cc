@@ -26,17 +26,24 @@ action view appliesTo { principal: User, resource: Org, context: { n: Long, ok?:
 action edit appliesTo { principal: User, resource: Team };
 )";
 
-Schema MakeSchema() {
-  absl::StatusOr<Schema> s = Schema::Parse(SourceFile("s.cedarschema", kSchema), {}, nullptr);
+Schema ParseSchema(const char* text) {
+  absl::StatusOr<Schema> s = Schema::Parse(SourceFile("s.cedarschema", text), {}, nullptr);
   EXPECT_TRUE(s.ok()) << s.status();
   return *std::move(s);
 }
 
-std::vector<ProofAnswer> ProveOne(ProofProperty p, const std::string& policies, ProveOptions options = {}) {
-  Schema schema = MakeSchema();
+Schema MakeSchema() { return ParseSchema(kSchema); }
+
+std::vector<ProofAnswer> ProveWith(const char* schema_text, ProofProperty p, const std::string& policies,
+                                   ProveOptions options) {
+  Schema schema = ParseSchema(schema_text);
   absl::StatusOr<std::vector<ProofAnswer>> a = Prove(p, {SourceFile("p.cedar", policies)}, schema, options);
   EXPECT_TRUE(a.ok()) << a.status();
   return a.ok() ? *a : std::vector<ProofAnswer>{};
+}
+
+std::vector<ProofAnswer> ProveOne(ProofProperty p, const std::string& policies, ProveOptions options = {}) {
+  return ProveWith(kSchema, p, policies, options);
 }
 
 ProveOptions View() {
@@ -332,17 +339,10 @@ action write;
 action edit, del in [write] appliesTo { principal: User, resource: Team, context: { now: datetime } };
 )";
 
-Schema ContractSchema() {
-  absl::StatusOr<Schema> s = Schema::Parse(SourceFile("c.cedarschema", kContractSchema), {}, nullptr);
-  EXPECT_TRUE(s.ok()) << s.status();
-  return *std::move(s);
-}
+Schema ContractSchema() { return ParseSchema(kContractSchema); }
 
 std::vector<ProofAnswer> ProveContract(ProofProperty p, const std::string& policies, ProveOptions options = {}) {
-  Schema schema = ContractSchema();
-  absl::StatusOr<std::vector<ProofAnswer>> a = Prove(p, {SourceFile("p.cedar", policies)}, schema, options);
-  EXPECT_TRUE(a.ok()) << a.status();
-  return a.ok() ? *a : std::vector<ProofAnswer>{};
+  return ProveWith(kContractSchema, p, policies, options);
 }
 
 void ExpectContractDecides(const std::string& policies, const Counterexample& c, bool allowed) {
