@@ -53,8 +53,9 @@ ProveOptions View() {
 }
 
 // The counterexample loads with the schema and the policies decide it as `allowed`.
-void ExpectDecides(const std::string& policies, const Counterexample& c, bool allowed) {
-  Schema schema = MakeSchema();
+void ExpectDecidesWith(const char* schema_text, const std::string& policies, const Counterexample& c,
+                       bool allowed) {
+  Schema schema = ParseSchema(schema_text);
   absl::StatusOr<Entities> e = Entities::FromJson(c.entities_json, schema);
   ASSERT_TRUE(e.ok()) << e.status() << "\n" << c.entities_json;
   absl::StatusOr<Request> r = Request::FromJson(c.request_json, schema);
@@ -66,6 +67,10 @@ void ExpectDecides(const std::string& policies, const Counterexample& c, bool al
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(b));
   ASSERT_TRUE(engine.ok());
   EXPECT_EQ(engine->Authorize(*r, *e).allowed, allowed) << c.entities_json << "\n" << c.request_json;
+}
+
+void ExpectDecides(const std::string& policies, const Counterexample& c, bool allowed) {
+  ExpectDecidesWith(kSchema, policies, c, allowed);
 }
 
 TEST(Prove, EverySignatureOfTheSchema) {
@@ -346,18 +351,7 @@ std::vector<ProofAnswer> ProveContract(ProofProperty p, const std::string& polic
 }
 
 void ExpectContractDecides(const std::string& policies, const Counterexample& c, bool allowed) {
-  Schema schema = ContractSchema();
-  absl::StatusOr<Entities> e = Entities::FromJson(c.entities_json, schema);
-  ASSERT_TRUE(e.ok()) << e.status() << "\n" << c.entities_json;
-  absl::StatusOr<Request> r = Request::FromJson(c.request_json, schema);
-  ASSERT_TRUE(r.ok()) << r.status() << "\n" << c.request_json;
-  CompileOptions options;
-  options.schema = &schema;
-  absl::StatusOr<Bundle> b = Compile(SourceFile("p.cedar", policies), options, nullptr);
-  ASSERT_TRUE(b.ok()) << b.status();
-  absl::StatusOr<Engine> engine = Engine::Create(*std::move(b));
-  ASSERT_TRUE(engine.ok());
-  EXPECT_EQ(engine->Authorize(*r, *e).allowed, allowed) << c.entities_json << "\n" << c.request_json;
+  ExpectDecidesWith(kContractSchema, policies, c, allowed);
 }
 
 ProveOptions Edit() {
