@@ -1,12 +1,14 @@
 // Fuzz target: arbitrary bytes as policy text. Compiling must never crash,
 // and whatever compiles must pass the verifier and evaluate without crashing
-// (the compiler only writes bundles that the verifier accepts).
+// (the compiler only writes bundles that the verifier accepts). The syntax
+// layer's lexer must make the tokens ANTLR's generated lexer makes.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
 #include "charter/charter.h"
+#include "syntax/parser.h"
 
 namespace {
 
@@ -26,6 +28,7 @@ const charter::Entities& FuzzEntities() {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   charter::SourceFile source("fuzz.cedar", std::string(reinterpret_cast<const char*>(data), size));
+  if (!charter::internal::LexerDifference(source.text()).empty()) std::abort();
   charter::Diagnostics diagnostics;
   absl::StatusOr<charter::Bundle> bundle = charter::Compile(source, {}, &diagnostics);
   if (!bundle.ok()) {

@@ -25,6 +25,7 @@
 #include "antlr4-runtime.h"
 #include "builtins/builtins.h"
 #include "common/utf8.h"
+#include "syntax/lexer.h"
 
 namespace charter::internal {
 namespace {
@@ -1149,45 +1150,6 @@ void AddPolicies(const std::vector<CP::PolicyContext*>& policies, bool had_error
   }
 }
 
-// ANTLR's input over a group, decoded here into exactly one 32-bit unit per
-// scalar value (4 bytes for each byte of text at most). ANTLRInputStream's
-// own decoding (std::wstring_convert) peaks at 20 bytes for each byte, which
-// made whitespace and comments, which the token limits do not count, the
-// most expensive text to parse. The text is valid UTF-8 (CH0001 is checked
-// first). ANTLR drops a leading byte order mark; here it is read as a space,
-// so that code point indices stay those of the source (OffsetMap).
-class GroupInputStream : public antlr4::ANTLRInputStream {
- public:
-  GroupInputStream(std::string_view group, bool at_start) {
-    _data.clear();
-    _data.reserve(CountScalars(group));
-    size_t i = 0;
-    if (at_start && group.substr(0, 3) == "\xEF\xBB\xBF") {
-      _data.push_back(U' ');
-      i = 3;
-    }
-    const size_t n = group.size();
-    while (i < n) {
-      const auto b = static_cast<unsigned char>(group[i]);
-      char32_t c;
-      size_t len;
-      if (b < 0x80) {
-        c = b, len = 1;
-      } else if (b < 0xE0) {
-        c = b & 0x1F, len = 2;
-      } else if (b < 0xF0) {
-        c = b & 0x0F, len = 3;
-      } else {
-        c = b & 0x07, len = 4;
-      }
-      for (size_t k = 1; k < len && i + k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(group[i + k]) & 0x3F);
-      _data.push_back(c);
-      i += len;
-    }
-    p = 0;
-  }
-};
-
 // Parses one group of whole policies (and declarations), GROUP, which
 // begins at byte `base` of the source TEXT.
 void ParseGroup(std::string_view text, std::string_view group, uint32_t base, bool charter,
@@ -1195,9 +1157,8 @@ void ParseGroup(std::string_view text, std::string_view group, uint32_t base, bo
                 Diagnostics* diagnostics, ast::PolicySet* set) {
   size_t before = diagnostics->size();
   OffsetMap map(group, base);
-  GroupInputStream input(group, base == 0);
-  CharterLexer lexer(&input);
-  lexer.removeErrorListeners();
+  CodePointStream input(group, base == 0);
+  CharterTokenSource lexer(&input);
   antlr4::CommonTokenStream tokens(&lexer);
   tokens.fill();
   std::unique_ptr<CharterParser> parser;
@@ -1297,9 +1258,8 @@ std::unique_ptr<ast::Expr> ParseExpression(const SourceFile& source, const Compi
     PreScan scan;
     if (!ScanText(text, options, false, diagnostics, &scan)) return nullptr;
     OffsetMap map(text);
-    antlr4::ANTLRInputStream input(text);
-    CharterLexer lexer(&input);
-    lexer.removeErrorListeners();
+    CodePointStream input(text, true);
+    CharterTokenSource lexer(&input);
     antlr4::CommonTokenStream tokens(&lexer);
     tokens.fill();
     CharterParser parser(&tokens);

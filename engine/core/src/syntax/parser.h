@@ -3,6 +3,8 @@
 #define CHARTER_SYNTAX_PARSER_H_
 
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "ast/ast.h"
 #include "charter/compiler.h"
@@ -27,6 +29,12 @@ ast::PolicySet ParsePolicySet(const SourceFile& source, const CompileOptions& op
 // is null if there is any. Never throws.
 std::unique_ptr<ast::Expr> ParseExpression(const SourceFile& source, const CompileOptions& options,
                                            Diagnostics* diagnostics);
+
+// Where the syntax layer's lexer (syntax/lexer.h) and the lexer ANTLR
+// generates from Charter.g4 disagree over TEXT (valid UTF-8): the first
+// token that differs in type, position, line, column or text, described;
+// empty when every token agrees. For tests and fuzzing. Never throws.
+std::string LexerDifference(std::string_view text);
 
 }  // namespace charter::internal
 
