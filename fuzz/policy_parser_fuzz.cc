@@ -1,10 +1,12 @@
 // Fuzz target: arbitrary bytes as policy text. Compiling must never crash,
 // and whatever compiles must pass the verifier and evaluate without crashing
 // (the compiler only writes bundles that the verifier accepts). The syntax
-// layer's lexer must make the tokens ANTLR's generated lexer makes.
+// layer's lexer must make the tokens ANTLR's generated lexer makes, and its
+// fast reader of declarations read what it reads as the full parser does.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "charter/charter.h"
@@ -29,6 +31,8 @@ const charter::Entities& FuzzEntities() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   charter::SourceFile source("fuzz.cedar", std::string(reinterpret_cast<const char*>(data), size));
   if (!charter::internal::LexerDifference(source.text()).empty()) std::abort();
+  std::optional<std::string> declarations = charter::internal::DeclarationParseDifference(source.text());
+  if (declarations.has_value() && !declarations->empty()) std::abort();
   charter::Diagnostics diagnostics;
   absl::StatusOr<charter::Bundle> bundle = charter::Compile(source, {}, &diagnostics);
   if (!bundle.ok()) {

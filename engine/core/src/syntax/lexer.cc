@@ -2,6 +2,7 @@
 #include "syntax/lexer.h"
 
 #include <string>
+#include <type_traits>
 
 #include "CharterLexer.h"
 #include "common/strings.h"
@@ -13,38 +14,23 @@ namespace {
 
 using grammar::CharterLexer;
 
-// The literals the parser rules write in quotes, which ANTLR numbers
-// T__0... in the order they first appear in Charter.g4.
-constexpr size_t kLParen = CharterLexer::T__0;     // (
-constexpr size_t kRParen = CharterLexer::T__1;     // )
-constexpr size_t kSemicolon = CharterLexer::T__2;  // ;
-constexpr size_t kAt = CharterLexer::T__3;         // @
-constexpr size_t kComma = CharterLexer::T__4;      // ,
-constexpr size_t kLBracket = CharterLexer::T__5;   // [
-constexpr size_t kRBracket = CharterLexer::T__6;   // ]
-constexpr size_t kLBrace = CharterLexer::T__7;     // {
-constexpr size_t kRBrace = CharterLexer::T__8;     // }
-constexpr size_t kDot = CharterLexer::T__9;        // .
-constexpr size_t kColon = CharterLexer::T__10;     // :
-constexpr size_t kColons = CharterLexer::T__11;    // ::
-
-constexpr size_t kSkipped = 0;
-
 bool IsIdentStart(char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool IsIdentPart(char32_t c) { return IsIdentStart(c) || (c >= '0' && c <= '9'); }
 bool IsDigit(char32_t c) { return c >= '0' && c <= '9'; }
 bool IsSpace(char32_t c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f'; }
 
-// Whether the N code points at P spell the ASCII word W (N == strlen(W)).
-bool Spells(const char32_t* p, std::string_view w) {
+// Whether the units at P spell the ASCII word W (P holds w.size() units).
+template <typename Char>
+bool Spells(const Char* p, std::string_view w) {
   for (size_t i = 0; i < w.size(); ++i) {
-    if (p[i] != static_cast<char32_t>(w[i])) return false;
+    if (p[i] != static_cast<Char>(w[i])) return false;
   }
   return true;
 }
 
 // The keyword an identifier spells, or IDENT.
-size_t KeywordOrIdent(const char32_t* p, size_t n) {
+template <typename Char>
+size_t KeywordOrIdent(const Char* p, size_t n) {
   switch (n) {
     case 2:
       if (Spells(p, "if")) return CharterLexer::IF;
@@ -116,31 +102,34 @@ CodePointStream::CodePointStream(std::string_view text, bool at_start) {
   p = 0;
 }
 
-size_t CharterTokenSource::Match(size_t* end) const {
-  const char32_t* d = points_;
-  const size_t n = count_;
-  size_t i = pos_;
-  const char32_t c = d[i];
-  // The next code point, or 0 at the end (no rule continues with NUL).
-  auto next = [&](size_t at) -> char32_t { return at < n ? d[at] : 0; };
+namespace {
+
+template <typename Char>
+size_t Match(const Char* d, size_t n, size_t i, size_t* end) {
+  const auto c = static_cast<char32_t>(static_cast<std::make_unsigned_t<Char>>(d[i]));
+  // The next unit, or 0 at the end (no rule continues with NUL).
+  auto next = [&](size_t at) -> char32_t {
+    return at < n ? static_cast<char32_t>(static_cast<std::make_unsigned_t<Char>>(d[at])) : 0;
+  };
+  auto at = [&](size_t k) { return static_cast<char32_t>(static_cast<std::make_unsigned_t<Char>>(d[k])); };
   *end = i + 1;
   if (IsIdentStart(c)) {
     size_t j = i + 1;
-    while (j < n && IsIdentPart(d[j])) ++j;
+    while (j < n && IsIdentPart(at(j))) ++j;
     *end = j;
     return KeywordOrIdent(d + i, j - i);
   }
   if (IsDigit(c)) {
     size_t j = i + 1;
-    while (j < n && IsDigit(d[j])) ++j;
+    while (j < n && IsDigit(at(j))) ++j;
     *end = j;
     return CharterLexer::INT;
   }
   if (IsSpace(c)) {
     size_t j = i + 1;
-    while (j < n && IsSpace(d[j])) ++j;
+    while (j < n && IsSpace(at(j))) ++j;
     *end = j;
-    return kSkipped;
+    return kWhitespace;
   }
   switch (c) {
     case '"': {
@@ -148,11 +137,11 @@ size_t CharterTokenSource::Match(size_t* end) const {
       // UNTERMINATED_STRING: a backslash with nothing after it ends it.
       size_t j = i + 1;
       while (j < n) {
-        if (d[j] == '"') {
+        if (at(j) == '"') {
           *end = j + 1;
           return CharterLexer::STRING;
         }
-        if (d[j] == '\\') {
+        if (at(j) == '\\') {
           if (j + 1 >= n) break;
           j += 2;
         } else {
@@ -165,15 +154,15 @@ size_t CharterTokenSource::Match(size_t* end) const {
     case '/':
       if (next(i + 1) == '/') {
         size_t j = i + 2;
-        while (j < n && d[j] != '\r' && d[j] != '\n') ++j;
+        while (j < n && at(j) != '\r' && at(j) != '\n') ++j;
         *end = j;
-        return kSkipped;
+        return kWhitespace;
       }
       return CharterLexer::SLASH;
     case '?':
       if (IsIdentStart(next(i + 1))) {
         size_t j = i + 2;
-        while (j < n && IsIdentPart(d[j])) ++j;
+        while (j < n && IsIdentPart(at(j))) ++j;
         *end = j;
         return CharterLexer::SLOT;
       }
@@ -238,6 +227,14 @@ size_t CharterTokenSource::Match(size_t* end) const {
   }
 }
 
+}  // namespace
+
+size_t MatchToken(const char32_t* points, size_t count, size_t at, size_t* end) {
+  return Match(points, count, at, end);
+}
+
+size_t MatchToken(const char* bytes, size_t count, size_t at, size_t* end) { return Match(bytes, count, at, end); }
+
 std::unique_ptr<antlr4::Token> CharterTokenSource::nextToken() {
   for (;;) {
     const size_t start = pos_;
@@ -250,7 +247,7 @@ std::unique_ptr<antlr4::Token> CharterTokenSource::nextToken() {
                                                           column);
     }
     size_t end;
-    const size_t type = Match(&end);
+    const size_t type = MatchToken(points_, count_, pos_, &end);
     for (size_t k = pos_; k < end; ++k) {
       if (points_[k] == '\n') {
         ++line_;
@@ -260,7 +257,7 @@ std::unique_ptr<antlr4::Token> CharterTokenSource::nextToken() {
       }
     }
     pos_ = end;
-    if (type == kSkipped) continue;
+    if (type == kWhitespace) continue;
     return antlr4::CommonTokenFactory::DEFAULT->create({this, input_}, type, std::string(), antlr4::Token::DEFAULT_CHANNEL,
                                                         start, end - 1, line, column);
   }

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "CharterLexer.h"
 #include "antlr4-runtime.h"
 
 namespace charter::internal {
@@ -34,6 +35,32 @@ class CodePointStream : public antlr4::ANTLRInputStream {
   const char32_t* points() const { return _data.data(); }
   size_t count() const { return _data.size(); }
 };
+
+// The literals the parser rules write in quotes, which ANTLR numbers
+// T__0... in the order they first appear in Charter.g4.
+constexpr size_t kLParen = grammar::CharterLexer::T__0;     // (
+constexpr size_t kRParen = grammar::CharterLexer::T__1;     // )
+constexpr size_t kSemicolon = grammar::CharterLexer::T__2;  // ;
+constexpr size_t kAt = grammar::CharterLexer::T__3;         // @
+constexpr size_t kComma = grammar::CharterLexer::T__4;      // ,
+constexpr size_t kLBracket = grammar::CharterLexer::T__5;   // [
+constexpr size_t kRBracket = grammar::CharterLexer::T__6;   // ]
+constexpr size_t kLBrace = grammar::CharterLexer::T__7;     // {
+constexpr size_t kRBrace = grammar::CharterLexer::T__8;     // }
+constexpr size_t kDot = grammar::CharterLexer::T__9;        // .
+constexpr size_t kColon = grammar::CharterLexer::T__10;     // :
+constexpr size_t kColons = grammar::CharterLexer::T__11;    // ::
+// What MatchToken answers for whitespace and comments.
+constexpr size_t kWhitespace = 0;
+
+// Charter.g4's token rules at unit AT of a text of COUNT units (AT < COUNT):
+// the type of the token there (the generated lexer's numbers; kWhitespace
+// for whitespace and comments, which the parser never sees), and in *END one
+// past its last unit. Over code points, the generated lexer's tokens; over
+// UTF-8 bytes, the same tokens with byte extents, except that a character
+// outside every token (ERROR_CHAR) is one byte of it.
+size_t MatchToken(const char32_t* points, size_t count, size_t at, size_t* end);
+size_t MatchToken(const char* bytes, size_t count, size_t at, size_t* end);
 
 // The token source the parser reads: Charter.g4's token rules (keywords,
 // operators, identifiers, slots, integers, strings, the unterminated string
@@ -56,11 +83,6 @@ class CharterTokenSource : public antlr4::TokenSource {
   }
 
  private:
-  // The token type of the text at `pos_` and where it ends (one past its
-  // last code point); 0 for text the parser never sees (whitespace and
-  // comments).
-  size_t Match(size_t* end) const;
-
   CodePointStream* input_;
   const char32_t* points_;
   size_t count_;

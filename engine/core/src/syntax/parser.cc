@@ -25,6 +25,7 @@
 #include "antlr4-runtime.h"
 #include "builtins/builtins.h"
 #include "common/utf8.h"
+#include "syntax/declarations.h"
 #include "syntax/lexer.h"
 
 namespace charter::internal {
@@ -1152,9 +1153,12 @@ void AddPolicies(const std::vector<CP::PolicyContext*>& policies, bool had_error
 
 // Parses one group of whole policies (and declarations), GROUP, which
 // begins at byte `base` of the source TEXT.
+// A group of declarations only is read by the fast reader (declarations.h)
+// unless `fast` is false; whatever it declines, ANTLR parses.
 void ParseGroup(std::string_view text, std::string_view group, uint32_t base, bool charter,
                 const CompileOptions& options, size_t* index, std::set<std::string>* ids,
-                Diagnostics* diagnostics, ast::PolicySet* set) {
+                Diagnostics* diagnostics, ast::PolicySet* set, bool fast = true) {
+  if (charter && fast && ReadDeclarationsFast(group, base, &set->declarations)) return;
   size_t before = diagnostics->size();
   OffsetMap map(group, base);
   CodePointStream input(group, base == 0);
@@ -1282,6 +1286,89 @@ std::unique_ptr<ast::Expr> ParseExpression(const SourceFile& source, const Compi
   }
   if (diagnostics->size() > before) return nullptr;
   return expr;
+}
+
+namespace {
+
+void DumpWord(const ast::DeclEntry::Word& w, std::string* out) {
+  CatAppend(out, w.quoted ? "\"" : "", w.text, w.quoted ? "\"" : "", "@", w.span.begin, "-", w.span.end);
+}
+
+void DumpValue(const ast::DeclValue& v, std::string* out) {
+  CatAppend(out, "(", static_cast<int>(v.kind), " ", v.text, "|", v.id, "|", v.flag ? "true" : "false", "@",
+            v.span.begin, "-", v.span.end);
+  for (const ast::DeclValue& item : v.items) DumpValue(item, out);
+  out->push_back(')');
+}
+
+// Every field of a declaration, spans included, as text.
+void DumpEntry(const ast::DeclEntry& e, std::string* out) {
+  out->push_back('{');
+  DumpWord(e.head, out);
+  for (const ast::DeclEntry::Word& w : e.names) {
+    out->push_back(' ');
+    DumpWord(w, out);
+  }
+  CatAppend(out, " body ", static_cast<int>(e.body), " @", e.span.begin, "-", e.span.end, " ");
+  if (e.body == ast::DeclEntry::Body::kSetting) DumpValue(e.value, out);
+  for (const ast::DeclEntry::Modifier& m : e.modifiers) {
+    DumpWord(m.word, out);
+    DumpValue(m.value, out);
+  }
+  for (const ast::DeclEntry& child : e.entries) DumpEntry(child, out);
+  out->push_back('}');
+}
+
+}  // namespace
+
+std::optional<std::string> DeclarationParseDifference(std::string_view text, size_t* groups_read) {
+  try {
+    CompileOptions options;
+    Diagnostics diagnostics;
+    const std::string owned(text);
+    PreScan scan;
+    if (!AcceptableText(owned, "policy text", options, &diagnostics) ||
+        !ScanText(owned, options, true, &diagnostics, &scan)) {
+      return std::nullopt;
+    }
+    scan.group_starts.push_back(static_cast<uint32_t>(owned.size()));
+    std::string_view all(owned);
+    uint32_t begin = 0;
+    size_t read = 0;
+    for (uint32_t end : scan.group_starts) {
+      std::string_view group = all.substr(begin, end - begin);
+      const uint32_t base = begin;
+      begin = end;
+      std::vector<ast::DeclEntry> fast;
+      if (!ReadDeclarationsFast(group, base, &fast)) continue;
+      ++read;
+      ast::PolicySet set;
+      size_t index = 0;
+      std::set<std::string> ids;
+      ParseGroup(all, group, base, true, options, &index, &ids, &diagnostics, &set, /*fast=*/false);
+      const std::string where = Cat("in the group at byte ", base, ": ");
+      if (!diagnostics.empty()) {
+        return Cat(where, "the fast reader read what the parser reports: ", diagnostics.items()[0].code, " ",
+                   diagnostics.items()[0].message);
+      }
+      if (!set.policies.empty()) return Cat(where, "the fast reader read a group with policies");
+      std::string want, got;
+      for (const ast::DeclEntry& e : set.declarations) DumpEntry(e, &want);
+      for (const ast::DeclEntry& e : fast) DumpEntry(e, &got);
+      if (want == got) continue;
+      size_t at = 0;
+      while (at < want.size() && at < got.size() && want[at] == got[at]) ++at;
+      const size_t from = at < 60 ? 0 : at - 60;
+      return Cat(where, "parser `", want.substr(from, 160), "`, fast reader `", got.substr(from, 160), "`");
+    }
+    if (groups_read != nullptr) *groups_read = read;
+    if (read == 0) return std::nullopt;
+    return std::string();
+  } catch (const std::exception& e) {
+    return Cat("exception: ", e.what());
+  } catch (...) {
+    return std::string("exception");
+  }
 }
 
 }  // namespace charter::internal

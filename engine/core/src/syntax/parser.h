@@ -3,6 +3,7 @@
 #define CHARTER_SYNTAX_PARSER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -35,6 +36,16 @@ std::unique_ptr<ast::Expr> ParseExpression(const SourceFile& source, const Compi
 // token that differs in type, position, line, column or text, described;
 // empty when every token agrees. For tests and fuzzing. Never throws.
 std::string LexerDifference(std::string_view text);
+
+// Where the fast reader of declarations (syntax/declarations.h) and the
+// full parser disagree over TEXT, read as .charter text group by group as
+// ParsePolicySet reads it: nullopt when the fast reader declines every
+// group (or the text fails the checks before parsing); else empty when,
+// in each group it reads, both give the same declarations (every field and
+// span) and the parser reports nothing, and otherwise what differs first.
+// *GROUPS_READ (when given) counts the groups the fast reader read. For
+// tests and fuzzing. Never throws.
+std::optional<std::string> DeclarationParseDifference(std::string_view text, size_t* groups_read = nullptr);
 
 }  // namespace charter::internal
 
