@@ -116,41 +116,61 @@ keys C-d
 wait_for 'exited-0'
 tmux -S "$sock" capture-pane -p | grep -q '^exited-0$' || fail "no newline after Ctrl-D"
 
-# Ctrl-C while an entry runs: loading a large entities file stops, and
-# nothing is loaded; twice, the REPL quits.
-python3 - "$tmp/big.json" <<'PY'
-import json, sys
-with open(sys.argv[1], "w") as f:
-    json.dump([{"uid": {"type": "User", "id": f"u{i}"}, "attrs": {"n": i, "s": "x" * 40},
-                "parents": [{"type": "Team", "id": f"t{i % 97}"}]} for i in range(400000)], f)
-PY
+# Ctrl-C while an entry runs: a load is dropped once its file is read and
+# parsed, and nothing is loaded; twice, the REPL quits. The file is a FIFO
+# that this script holds open, so that the REPL is still reading it when
+# Ctrl-C comes, however fast it reads and parses.
+# repl_pid: the REPL in the pane (the pane's shell runs it as its child).
+repl_pid() {
+  local shell_pid
+  shell_pid="$(tmux -S "$sock" list-panes -F '#{pane_pid}' | head -1)"
+  cut -d' ' -f1 "/proc/$shell_pid/task/$shell_pid/children" 2>/dev/null
+}
+# wait_reading FILE: until the REPL has FILE open.
+wait_reading() {
+  local i pid
+  for i in $(seq 100); do
+    pid="$(repl_pid)"
+    if [ -n "$pid" ] && ls -l "/proc/$pid/fd" 2>/dev/null | grep -qF -- "$1"; then return 0; fi
+    sleep 0.1
+  done
+  fail "the REPL never opened $1"
+  return 1
+}
+mkfifo "$tmp/slow.json" "$tmp/endless.json"
 start ""
 wait_for "charter>"
-keys ":load entities $tmp/big.json" Enter
-sleep 0.3
+exec 7<>"$tmp/slow.json"
+keys ":load entities $tmp/slow.json" Enter
+wait_reading "$tmp/slow.json"
 keys C-c
-# The load notices Ctrl-C when the file has been read and parsed: seconds
-# under AddressSanitizer (make sanitize).
-wait_for "error: interrupted; $tmp/big.json was not loaded" 60
+# The terminal raises SIGINT as tmux writes the key; the REPL is blocked
+# reading the FIFO until the entities come and the FIFO closes.
+sleep 0.5
+printf '%s' '[{"uid": {"type": "User", "id": "u1"}, "attrs": {}, "parents": []}]' >&7
+exec 7>&-
+wait_for "error: interrupted; $tmp/slow.json was not loaded" 30
 keys ':entities' Enter
 wait_for 'no entities loaded'
 keys C-d
 wait_for 'exited-0'
 # A second Ctrl-C before the entry ends quits, as Ctrl-C does elsewhere
 # (the pane's shell ignores SIGINT here, so that it lives to say how the
-# REPL ended; the REPL sets its own handler).
+# REPL ended; the REPL sets its own handler). The FIFO never ends.
 tmux -S "$sock" kill-server 2>/dev/null
 sleep 0.2
 rm -f "$sock"
+exec 8<>"$tmp/endless.json"
 tmux -S "$sock" new-session -d -x 160 -y 50 \
   "trap '' INT; env HOME=$tmp TERM=xterm $charter_bin repl; echo exited-\$?; sleep 30"
 wait_for "charter>"
-keys ":load entities $tmp/big.json" Enter
-sleep 0.3
+keys ":load entities $tmp/endless.json" Enter
+wait_reading "$tmp/endless.json"
 keys C-c
 sleep 0.1
 keys C-c
 wait_for 'exited-130'
+exec 8>&-
 
 # `:load FILE` completes file names, `~/` too, and loads them.
 cp tests/cli/golden/repl-policies.cedar "$tmp/home-policies.cedar"
