@@ -10,6 +10,7 @@
 #   make bench-serve  `charter serve`: a review in process, and wrk over loopback TLS (bench/serve/)
 #   make bench-simulate  `charter simulate --summary` of 10,000 pending workloads in 100 queues (bench/schedule/)
 #   make bench-import    `charter import kueue` of 1,000 ClusterQueues and their LocalQueues (bench/schedule/)
+#   make bench-fmt       `charter fmt` of a 10,000-policy file (bench/format/)
 #   make bench-lsp       `charter lsp`: diagnostics after an edit, completion, memory (bench/lsp/)
 #   make bench-peer cedar-wasm and `charter bench` on the same workloads (bench/peer/)
 #   make bench-bindings  the C API, Go, Lua, Python and job_submit.lua per decision
@@ -175,6 +176,12 @@ bench-import: deps
 	$(call configure,$(BENCH_DIR),$(BENCH_CMAKE_ARGS))
 	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_cli
 	bash bench/schedule/import_kueue.sh $(BENCH_DIR)/cli/charter
+
+.PHONY: bench-fmt
+bench-fmt: deps
+	$(call configure,$(BENCH_DIR),$(BENCH_CMAKE_ARGS))
+	$(CMAKE) --build $(BENCH_DIR) -j $(JOBS) --target charter_cli charter_workload
+	bash bench/format/fmt_policies.sh $(BENCH_DIR)/cli/charter $(BENCH_DIR)/bench/charter_workload
 
 # The pictures (issue 37; docs/performance.md, "Pictures"): `charter report`
 # over 10,000 workloads in 100 queues over 30 days, with and without 100,000

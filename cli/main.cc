@@ -132,6 +132,19 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace charter::cli
 
+#ifdef CHARTER_JEMALLOC_HUGE_PAGES
+// jemalloc's options for the command, which it reads before main (and a
+// MALLOC_CONF in the environment overrides): its arenas and metadata on
+// transparent huge pages, where the kernel allows them (`madvise` or
+// `always` in /sys/kernel/mm/transparent_hugepage/enabled). A command that
+// reads a large input touches tens of megabytes once; each 4 KB page cost a
+// fault, most of the system time of `charter fmt` (cli/CMakeLists.txt).
+extern "C" {
+// NOLINTNEXTLINE: the name and type are jemalloc's.
+const char* malloc_conf = "thp:always,metadata_thp:always";
+}
+#endif
+
 int main(int argc, char** argv) {
   // Passing `ulimit -f` then fails a write with EFBIG, which the file
   // writers report and clean up after, instead of killing the process with
