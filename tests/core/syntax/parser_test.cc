@@ -1307,5 +1307,33 @@ TEST(ParserScan, GroupsOfPolicies) {
   EXPECT_EQ(p.Text(p.set.policies[6000].span), std::string(kScope) + ";");
 }
 
+// Cedar text with a fault: a scheduling declaration (a word or a string
+// where a policy would begin) is CH0800 wherever it stands among the
+// policies; any other fault, even one at a word inside a policy, is the
+// syntax error it is.
+TEST(ParserCedarText, DeclarationsAreCH0800AndOtherFaultsSyntaxErrors) {
+  {
+    Parse p(std::string(kScope) + ";\n" + kScope + ";\nqueue \"q\" { cohort: ml; }\n\"x\" y;\n" + kScope + ";");
+    ASSERT_EQ(p.diags.size(), 2u) << p.All();
+    EXPECT_EQ(p.diag(0).code, "CH0800");
+    EXPECT_EQ(p.Underlined(0), "queue \"q\"");
+    EXPECT_EQ(p.diag(1).code, "CH0800");
+    EXPECT_EQ(p.Underlined(1), "\"x\" y");
+    EXPECT_EQ(p.set.policies.size(), 3u);
+  }
+  {
+    Parse p(std::string(kScope) + " when { principal y };");
+    ASSERT_GE(p.diags.size(), 1u);
+    EXPECT_EQ(p.diag(0).code, "CH0101") << p.All();
+    EXPECT_EQ(p.Underlined(0), "y");
+  }
+  {
+    Parse p(std::string(kScope) + ";\n" + kScope + " when { 1 + };");
+    ASSERT_GE(p.diags.size(), 1u);
+    EXPECT_EQ(p.diag(0).code, "CH0101") << p.All();
+    EXPECT_EQ(p.set.policies.size(), 1u);
+  }
+}
+
 }  // namespace
 }  // namespace charter::internal

@@ -85,6 +85,7 @@ class DiagnosticListener : public antlr4::BaseErrorListener {
 
   void syntaxError(antlr4::Recognizer*, antlr4::Token* token, size_t, size_t,
                    const std::string& msg, std::exception_ptr) override {
+    if (count_ == 0 && token != nullptr) first_type_ = token->getType();
     if (count_++ >= max_errors_) return;
     if (token == nullptr) {
       diagnostics_->Error(codes::CH0101, {map_.Byte(0), map_.Byte(0)}, "syntax error");
@@ -124,6 +125,9 @@ class DiagnosticListener : public antlr4::BaseErrorListener {
   }
 
   size_t count() const { return count_; }
+  // The type of the token the first error was reported at (INVALID_TYPE
+  // when none was).
+  size_t first_type() const { return first_type_; }
 
  private:
   // ANTLR writes token names as 'x' and sets as {'a', 'b'}; we use backticks.
@@ -140,6 +144,7 @@ class DiagnosticListener : public antlr4::BaseErrorListener {
   Diagnostics* diagnostics_;
   size_t max_errors_;
   size_t count_ = 0;
+  size_t first_type_ = antlr4::Token::INVALID_TYPE;
 };
 
 // Builds the AST from a parse tree that parsed without syntax errors.
@@ -1177,7 +1182,17 @@ void ParseGroup(std::string_view text, std::string_view group, uint32_t base, bo
     }
     // Cedar text that does not parse: if it parses as .charter text, its
     // faults are scheduling declarations, which only .charter files may
-    // hold (CH0800).
+    // hold (CH0800). Only a text whose first fault is at a word or a string
+    // can: the policies before a declaration parse the same in both
+    // grammars, and a declaration begins with one of those, where Cedar
+    // text wants `@`, `permit`, `forbid` or its end. Any other text keeps
+    // its faults without a second parse (most of the time of a text with
+    // a syntax error in a policy).
+    const size_t first = listener.first_type();
+    if (first != CharterLexer::IDENT && first != CharterLexer::STRING) {
+      AddPolicies(tree->policy(), true, index, ids, &builder, diagnostics, set);
+      return;
+    }
     CountingListener silent;
     std::unique_ptr<CharterParser> charter_parser;
     CharterParser::CharterFileContext* as_charter =
