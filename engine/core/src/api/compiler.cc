@@ -8,11 +8,11 @@
 // diagnostics of the source it is in.
 #include "charter/compiler.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "unwrap/unwrap.h"
 #include "ast/declarations.h"
 #include "charter/schema.h"
@@ -26,79 +26,28 @@
 namespace charter {
 namespace {
 
-size_t ErrorsSince(const Diagnostics& diags, size_t before) {
-  size_t n = 0;
-  for (size_t i = before; i < diags.size(); ++i) n += diags.items()[i].severity == Severity::kError;
-  return n;
-}
-
-// What reading several sources gives: each source's AST (kept, since the
-// declarations stay in it), and the policy set they form.
-struct ReadSources {
-  std::vector<internal::ast::PolicySet> asts;
-  std::unique_ptr<internal::PolicySet> set = std::make_unique<internal::PolicySet>();
-  std::vector<size_t> before;  // each source's diagnostics count before reading
-};
-
 // Reads, validates (with a schema) and links the sources' policies into
 // one set; the declarations stay in `asts`.
-ReadSources Read(const std::vector<SourceFile>& sources, const std::vector<TemplateLink>& links,
-                 const CompileOptions& options, std::vector<Diagnostics>& diags) {
-  ReadSources out;
-  out.asts.resize(sources.size());
-  size_t next_index = 0;
-  for (size_t i = 0; i < sources.size(); ++i) {
-    out.before.push_back(diags[i].size());
-    out.asts[i] = internal::ReadPolicySource(sources[i], options, &diags[i], next_index, &out.set->links);
-    next_index += out.asts[i].policies.size();
-    if (options.schema != nullptr && diags[i].size() == out.before[i]) {
-      internal::ValidatePolicySet(internal::Unwrap::Model(*options.schema), out.asts[i], &diags[i]);
-    }
-  }
-  // One policy set: ids are unique across the sources.
-  absl::flat_hash_map<std::string, size_t> ids;
-  for (size_t i = 0; i < sources.size(); ++i) {
-    for (internal::ast::Policy& p : out.asts[i].policies) {
-      auto [it, inserted] = ids.try_emplace(p.id, i);
-      if (!inserted) {
-        diags[i].Error(internal::codes::CH0125, p.span, internal::Cat("duplicate policy id `", p.id, "`"),
-                       internal::Cat("`", p.id, "` is also a policy of ", sources[it->second].name(),
-                                     ": every policy's `@id` must be unique in the policy set"));
-        continue;
-      }
-      p.source = static_cast<uint32_t>(i);
-      out.set->ast.policies.push_back(std::move(p));
-    }
-    out.asts[i].policies.clear();
-  }
-  out.set->links.insert(out.set->links.end(), links.begin(), links.end());
-  for (size_t i = 0; i < sources.size(); ++i) {
-    if (ErrorsSince(diags[i], out.before[i]) > 0) return out;
-  }
-  out.set->linked = internal::LinkTemplates(out.set->ast, out.set->links, &out.set->instances);
+internal::SourcesRead Read(const std::vector<SourceFile>& sources, const std::vector<TemplateLink>& links,
+                           const CompileOptions& options, std::vector<Diagnostics>& diags) {
+  std::function<void(size_t, const internal::ast::PolicySet&)> validate;
   if (options.schema != nullptr) {
-    // Each link is validated into the diagnostics of its template's source.
-    std::vector<std::vector<internal::PolicyInstance>> by_source(sources.size());
-    for (const internal::PolicyInstance& instance : out.set->instances) {
-      if (instance.link != nullptr) by_source[instance.policy->source].push_back(instance);
-    }
-    for (size_t i = 0; i < sources.size(); ++i) {
-      if (by_source[i].empty()) continue;
-      internal::ValidateTemplateLinks(internal::Unwrap::Model(*options.schema), by_source[i], &diags[i]);
-    }
+    validate = [&](size_t i, const internal::ast::PolicySet& ast) {
+      internal::ValidatePolicySet(internal::Unwrap::Model(*options.schema), ast, &diags[i]);
+    };
+  }
+  internal::SourcesRead out = internal::ReadPolicySources(sources, links, options, diags, validate);
+  if (out.failed(diags) || options.schema == nullptr) return out;
+  // Each link is validated into the diagnostics of its template's source.
+  std::vector<std::vector<internal::PolicyInstance>> by_source(sources.size());
+  for (const internal::PolicyInstance& instance : out.set->instances) {
+    if (instance.link != nullptr) by_source[instance.policy->source].push_back(instance);
+  }
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (by_source[i].empty()) continue;
+    internal::ValidateTemplateLinks(internal::Unwrap::Model(*options.schema), by_source[i], &diags[i]);
   }
   return out;
-}
-
-// The first error of any source, as "file:line:col: message".
-absl::Status FirstError(const std::vector<SourceFile>& sources, const std::vector<Diagnostics>& diags,
-                        const std::vector<size_t>& before) {
-  for (size_t i = 0; i < sources.size(); ++i) {
-    if (ErrorsSince(diags[i], before[i]) > 0) {
-      return absl::InvalidArgumentError(diags[i].FirstErrorLine(sources[i], before[i]));
-    }
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -124,7 +73,7 @@ absl::StatusOr<Bundle> Compile(const std::vector<SourceFile>& sources, const std
   std::vector<Diagnostics> local;
   std::vector<Diagnostics>& diags = diagnostics != nullptr ? *diagnostics : local;
   if (diags.size() < sources.size()) diags.resize(sources.size());
-  ReadSources read = Read(sources, links, options, diags);
+  internal::SourcesRead read = Read(sources, links, options, diags);
   internal::LowerOptions lower;
   // The declarations of every source, compiled by the library the options
   // name into its section.
@@ -152,10 +101,8 @@ absl::StatusOr<Bundle> Compile(const std::vector<SourceFile>& sources, const std
     lower.typed = true;
     lower.schema_fingerprint = options.schema->Fingerprint();
   }
-  bool failed = false;
-  for (size_t i = 0; i < sources.size(); ++i) failed = failed || ErrorsSince(diags[i], read.before[i]) > 0;
   std::string bytes;
-  if (!failed) {
+  if (!read.failed(diags)) {
     std::vector<const SourceFile*> source_ptrs;
     std::vector<Diagnostics*> diag_ptrs;
     for (size_t i = 0; i < sources.size(); ++i) {
@@ -167,7 +114,7 @@ absl::StatusOr<Bundle> Compile(const std::vector<SourceFile>& sources, const std
     bytes = *std::move(lowered);
   }
   for (size_t i = 0; i < sources.size(); ++i) diags[i].Truncate(read.before[i] + options.max_errors);
-  if (absl::Status first = FirstError(sources, diags, read.before); !first.ok()) return first;
+  if (absl::Status first = read.FirstError(sources, diags); !first.ok()) return first;
   return Bundle::FromBytes(std::move(bytes));
 }
 

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "common/diagnostic_codes.h"
 #include "common/strings.h"
 #include "json/json.h"
 #include "policy_json/policy_json.h"
@@ -49,6 +50,78 @@ absl::StatusOr<std::unique_ptr<PolicySet>> ReadLinkedPolicySet(
   if (diags->size() > before) return absl::InvalidArgumentError(diags->FirstErrorLine(source, before));
   if (!set->linked.ok()) return set->linked;
   return set;
+}
+
+namespace {
+
+size_t ErrorsSince(const Diagnostics& diags, size_t before) {
+  size_t n = 0;
+  for (size_t i = before; i < diags.size(); ++i) n += diags.items()[i].severity == Severity::kError;
+  return n;
+}
+
+}  // namespace
+
+bool SourcesRead::failed(const std::vector<Diagnostics>& diags) const {
+  for (size_t i = 0; i < before.size(); ++i) {
+    if (ErrorsSince(diags[i], before[i]) > 0) return true;
+  }
+  return false;
+}
+
+absl::Status SourcesRead::FirstError(const std::vector<SourceFile>& sources,
+                                     const std::vector<Diagnostics>& diags) const {
+  for (size_t i = 0; i < before.size(); ++i) {
+    if (ErrorsSince(diags[i], before[i]) > 0) {
+      return absl::InvalidArgumentError(diags[i].FirstErrorLine(sources[i], before[i]));
+    }
+  }
+  return absl::OkStatus();
+}
+
+SourcesRead ReadPolicySources(const std::vector<SourceFile>& sources, const std::vector<TemplateLink>& links,
+                              const CompileOptions& options, std::vector<Diagnostics>& diags,
+                              const std::function<void(size_t, const ast::PolicySet&)>& checked) {
+  if (diags.size() < sources.size()) diags.resize(sources.size());
+  SourcesRead out;
+  out.asts.resize(sources.size());
+  size_t next_index = 0;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    out.before.push_back(diags[i].size());
+    out.asts[i] = ReadPolicySource(sources[i], options, &diags[i], next_index, &out.set->links);
+    next_index += out.asts[i].policies.size();
+    if (checked != nullptr && diags[i].size() == out.before[i]) checked(i, out.asts[i]);
+  }
+  // One policy set: ids are unique across the sources.
+  absl::flat_hash_map<std::string, size_t> ids;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    for (ast::Policy& p : out.asts[i].policies) {
+      auto [it, inserted] = ids.try_emplace(p.id, i);
+      if (!inserted) {
+        diags[i].Error(codes::CH0125, p.span, Cat("duplicate policy id `", p.id, "`"),
+                       Cat("`", p.id, "` is also a policy of ", sources[it->second].name(),
+                           ": every policy's `@id` must be unique in the policy set"));
+        continue;
+      }
+      p.source = static_cast<uint32_t>(i);
+      out.set->ast.policies.push_back(std::move(p));
+    }
+    out.asts[i].policies.clear();
+  }
+  out.set->links.insert(out.set->links.end(), links.begin(), links.end());
+  if (out.failed(diags)) return out;
+  out.set->linked = LinkTemplates(out.set->ast, out.set->links, &out.set->instances);
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<PolicySet>> ReadLinkedPolicySet(const std::vector<SourceFile>& sources,
+                                                               const std::vector<TemplateLink>& links,
+                                                               const CompileOptions& options) {
+  std::vector<Diagnostics> diags;
+  SourcesRead read = ReadPolicySources(sources, links, options, diags);
+  if (absl::Status s = read.FirstError(sources, diags); !s.ok()) return s;
+  if (!read.set->linked.ok()) return read.set->linked;
+  return std::move(read.set);
 }
 
 absl::Status LinkTemplates(const ast::PolicySet& set, const std::vector<TemplateLink>& links,

@@ -14,6 +14,7 @@
 #define CHARTER_POLICY_SET_POLICY_SET_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -88,6 +89,33 @@ ast::PolicySet ReadPolicySource(const SourceFile& source, const CompileOptions& 
 absl::StatusOr<std::unique_ptr<PolicySet>> ReadLinkedPolicySet(
     const SourceFile& source, const std::vector<TemplateLink>& links,
     const CompileOptions& options, Diagnostics* diagnostics);
+
+// Several sources as one policy set, as charter::Compile reads them: each
+// source read alone (policies without an `@id` numbered across the
+// sources), then `checked(i, ast)` (when given) on each source read without
+// an error, then the policies together (each ast::Policy::source says which
+// source it is in; an id taken twice is CH0125 in the later source), then,
+// when no source has an error, the templates linked with `links`. Faults go
+// to diags[i], which is resized to one Diagnostics a source; the sources'
+// ASTs keep their declarations.
+struct SourcesRead {
+  std::vector<ast::PolicySet> asts;
+  std::unique_ptr<PolicySet> set = std::make_unique<PolicySet>();
+  std::vector<size_t> before;  // each source's diagnostics count before reading
+  // Whether a source has an error.
+  bool failed(const std::vector<Diagnostics>& diags) const;
+  // The first error of any source, as "file:line:col: message"; OK if none.
+  absl::Status FirstError(const std::vector<SourceFile>& sources, const std::vector<Diagnostics>& diags) const;
+};
+SourcesRead ReadPolicySources(const std::vector<SourceFile>& sources, const std::vector<TemplateLink>& links,
+                              const CompileOptions& options, std::vector<Diagnostics>& diags,
+                              const std::function<void(size_t, const ast::PolicySet&)>& checked = nullptr);
+
+// ReadPolicySources for the stages that evaluate the set (explain): any
+// fault is InvalidArgument, as ReadLinkedPolicySet says it.
+absl::StatusOr<std::unique_ptr<PolicySet>> ReadLinkedPolicySet(const std::vector<SourceFile>& sources,
+                                                               const std::vector<TemplateLink>& links,
+                                                               const CompileOptions& options);
 
 // Instances of `set`: each static policy, then each link's template with the
 // link's values in its slots. Stops at the first link that names no
