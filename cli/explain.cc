@@ -1,6 +1,6 @@
 // `charter explain`: why one request gets its decision.
 //
-//   charter explain --policies P --entities E --request-json R [--template-linked L]
+//   charter explain --policies P... --entities E --request-json R [--template-linked L]
 //                   [--format text|json]
 //
 // Prints the decision, then every policy whose scope matches the request
@@ -44,15 +44,13 @@ int RunExplain(const ExplainFlags& flags) {
   // Every input is loaded, so that all faults are reported at once. The
   // policies are compiled too: whatever `authorize` refuses, explain refuses.
   CompileOptions options;
-  absl::StatusOr<SourceFile> text = ReadOnePolicyFile(flags.policies, "explain", options.max_source_bytes);
+  absl::StatusOr<std::vector<SourceFile>> sources = ReadPolicyFiles(flags.policies, options.max_source_bytes);
   absl::StatusOr<std::vector<TemplateLink>> links =
       LoadTemplateLinks(flags.links, options.max_source_bytes);
-  absl::Status policies_status = !text.ok() ? text.status() : links.status();
-  std::optional<SourceFile> source;
+  absl::Status policies_status = !sources.ok() ? sources.status() : links.status();
   if (policies_status.ok()) {
     // The text explained is the text compiled: one read of each file.
-    source.emplace(*std::move(text));
-    policies_status = CompilePolicySource(*source, *links, options).status();
+    policies_status = CompilePolicySources(*sources, *links, options).status();
   }
   absl::StatusOr<Entities> entities = LoadEntities(flags.entities);
   absl::StatusOr<Request> request = LoadRequest(flags.request_json);
@@ -66,12 +64,15 @@ int RunExplain(const ExplainFlags& flags) {
   if (failed) return kError;
   ExplainOptions explain_options;
   explain_options.compile = options;
-  absl::StatusOr<Explanation> why = Explain(*source, *links, *request, *entities, explain_options);
+  absl::StatusOr<Explanation> why = Explain(*sources, *links, *request, *entities, explain_options);
   if (!why.ok()) {
-    PrintError(WithPath(source->name(), OneLine(why.status().message())));
+    // (Faults in the text were reported by the compile above; what is left
+    // names its own place.)
+    PrintError(sources->size() == 1 ? WithPath((*sources)[0].name(), OneLine(why.status().message()))
+                                    : OneLine(why.status().message()));
     return kError;
   }
-  std::string out = flags.format == "json" ? why->ToJson() + "\n" : why->ToText(*source, ColorOnStdout());
+  std::string out = flags.format == "json" ? why->ToJson() + "\n" : why->ToText(*sources, ColorOnStdout());
   if (!WriteStdout(out)) return kError;
   return why->decision.allowed ? kAllow : kDeny;
 }
@@ -83,7 +84,7 @@ Command AddExplainCommand(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
       "explain", "Explain why a request is allowed or denied, policy by policy");
   app->footer("Exit status: 0 allow, 2 deny, 1 on any error.");
-  AddPoliciesOption(app, &flags->policies, " (explain works on one file)")->required();
+  AddPoliciesOption(app, &flags->policies)->required();
   app->add_option("--template-linked", flags->links,
                   "Template links: [{\"template_id\", \"link_id\", \"args\": {...}}]")
       ->type_name("FILE");

@@ -109,20 +109,6 @@ absl::StatusOr<std::vector<std::string>> ExpandPolicyPaths(const std::vector<std
   return paths;
 }
 
-absl::StatusOr<SourceFile> ReadOnePolicyFile(const std::vector<std::string>& given, const std::string& command,
-                                             size_t max_bytes) {
-  absl::StatusOr<std::vector<std::string>> paths = ExpandPolicyPaths(given);
-  if (!paths.ok()) return paths.status();
-  if (paths->size() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat("--policies: ", command, " works on one policy file; ",
-                                                   paths->size(), " were given (", absl::StrJoin(*paths, ", "), ")"));
-  }
-  const std::string& path = paths->front();
-  absl::StatusOr<std::string> text = ReadInput(path, max_bytes);
-  if (!text.ok()) return text.status();
-  return SourceFile(InputName(path), *std::move(text));
-}
-
 void AddPolicySourceOptions(CLI::App* app, PolicySource* source) {
   CLI::Option* policies = AddPoliciesOption(app, &source->policies);
   CLI::Option* bundle =
@@ -201,22 +187,24 @@ absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path, const std::str
   return bundle;
 }
 
-absl::StatusOr<Bundle> CompilePolicyFiles(const std::vector<std::string>& given, const std::string& links_path,
-                                          const CompileOptions& options, std::optional<SourceFile>* text) {
+absl::StatusOr<std::vector<SourceFile>> ReadPolicyFiles(const std::vector<std::string>& given, size_t max_bytes) {
   absl::StatusOr<std::vector<std::string>> paths = ExpandPolicyPaths(given);
   if (!paths.ok()) return paths.status();
   if (paths->empty()) return absl::InvalidArgumentError("--policies: no policy file given");
-  if (paths->size() == 1) return CompilePolicyFile(paths->front(), links_path, options, text);
-  absl::StatusOr<std::vector<TemplateLink>> links = LoadTemplateLinks(links_path, options.max_source_bytes);
-  if (!links.ok()) return links.status();
   std::vector<SourceFile> sources;
   for (const std::string& path : *paths) {
-    absl::StatusOr<std::string> read = ReadInput(path, options.max_source_bytes);
+    absl::StatusOr<std::string> read = ReadInput(path, max_bytes);
     if (!read.ok()) return read.status();
     sources.emplace_back(InputName(path), *std::move(read));
   }
+  return sources;
+}
+
+absl::StatusOr<Bundle> CompilePolicySources(const std::vector<SourceFile>& sources,
+                                            const std::vector<TemplateLink>& links, const CompileOptions& options) {
+  if (sources.size() == 1) return CompilePolicySource(sources[0], links, options);
   std::vector<Diagnostics> diagnostics;
-  absl::StatusOr<Bundle> bundle = Compile(sources, *links, WithDeclarations(options), &diagnostics);
+  absl::StatusOr<Bundle> bundle = Compile(sources, links, WithDeclarations(options), &diagnostics);
   std::string errors;
   for (size_t i = 0; i < sources.size() && i < diagnostics.size(); ++i) {
     for (const Diagnostic& d : diagnostics[i].items()) {
@@ -237,6 +225,28 @@ absl::StatusOr<Bundle> CompilePolicyFiles(const std::vector<std::string>& given,
   return absl::Status(bundle.status().code(), errors);
 }
 
+absl::StatusOr<Bundle> CompilePolicyFiles(const std::vector<std::string>& given, const std::string& links_path,
+                                          const CompileOptions& options, std::optional<SourceFile>* text,
+                                          std::vector<SourceFile>* texts) {
+  absl::StatusOr<std::vector<std::string>> paths = ExpandPolicyPaths(given);
+  if (!paths.ok()) return paths.status();
+  if (paths->empty()) return absl::InvalidArgumentError("--policies: no policy file given");
+  if (paths->size() == 1) {
+    std::optional<SourceFile> one;
+    absl::StatusOr<Bundle> bundle = CompilePolicyFile(paths->front(), links_path, options, &one);
+    if (one.has_value() && texts != nullptr) texts->push_back(*one);
+    if (text != nullptr) *text = std::move(one);
+    return bundle;
+  }
+  absl::StatusOr<std::vector<TemplateLink>> links = LoadTemplateLinks(links_path, options.max_source_bytes);
+  if (!links.ok()) return links.status();
+  absl::StatusOr<std::vector<SourceFile>> sources = ReadPolicyFiles(*paths, options.max_source_bytes);
+  if (!sources.ok()) return sources.status();
+  absl::StatusOr<Bundle> bundle = CompilePolicySources(*sources, *links, options);
+  if (texts != nullptr) *texts = *std::move(sources);
+  return bundle;
+}
+
 absl::StatusOr<Engine> LoadEngineFrom(const std::string& bundle_path, const std::vector<std::string>& policies,
                                       const CompileOptions& options) {
   if (!bundle_path.empty()) {
@@ -254,7 +264,8 @@ absl::StatusOr<Engine> LoadEngineFrom(const std::string& bundle_path, const std:
   return engine;
 }
 
-absl::StatusOr<Engine> LoadEngine(const PolicySource& source, std::optional<SourceFile>* text) {
+absl::StatusOr<Engine> LoadEngine(const PolicySource& source, std::optional<SourceFile>* text,
+                                  std::vector<SourceFile>* texts) {
   if (!source.bundle.empty()) {
     const std::string& path = source.bundle;
     VerifyOptions options;
@@ -269,7 +280,7 @@ absl::StatusOr<Engine> LoadEngine(const PolicySource& source, std::optional<Sour
     if (absl::Status config = schedule::ReadConfiguration(*engine).status(); !config.ok()) return Named(path, config);
     return engine;
   }
-  absl::StatusOr<Bundle> bundle = CompilePolicyFiles(source.policies, source.links, {}, text);
+  absl::StatusOr<Bundle> bundle = CompilePolicyFiles(source.policies, source.links, {}, text, texts);
   if (!bundle.ok()) return bundle.status();
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
   if (!engine.ok()) {

@@ -90,16 +90,21 @@ absl::StatusOr<Bundle> CompilePolicyFile(const std::string& path, const std::str
 // (ExpandPolicyPaths: files, directories, `-`) into one bundle, as Compile()
 // over several sources: one policy set, one scheduling configuration (one
 // file is CompilePolicyFile). Warnings are printed on stderr; errors are
-// returned, one diagnostic a line, each naming its file.
+// returned, one diagnostic a line, each naming its file. `text` (one file)
+// and `texts` (any number) keep the policy text read.
 absl::StatusOr<Bundle> CompilePolicyFiles(const std::vector<std::string>& paths, const std::string& links_path = "",
                                           const CompileOptions& options = {},
-                                          std::optional<SourceFile>* text = nullptr);
+                                          std::optional<SourceFile>* text = nullptr,
+                                          std::vector<SourceFile>* texts = nullptr);
 
-// For the commands that show policy text (explain, disasm, query
-// --residual, the REPL's :explain): the one policy file the values name,
-// read, or an error saying that `command` works on one file.
-absl::StatusOr<SourceFile> ReadOnePolicyFile(const std::vector<std::string>& given, const std::string& command,
-                                             size_t max_bytes);
+// Reads the policy files --policies values name (ExpandPolicyPaths: files,
+// directories, `-`), each named as given (`<stdin>` for `-`).
+absl::StatusOr<std::vector<SourceFile>> ReadPolicyFiles(const std::vector<std::string>& given, size_t max_bytes);
+
+// Compiles policy files already read into one bundle, as CompilePolicyFiles
+// does (one source is CompilePolicySource).
+absl::StatusOr<Bundle> CompilePolicySources(const std::vector<SourceFile>& sources,
+                                            const std::vector<TemplateLink>& links, const CompileOptions& options = {});
 
 // Loads the bundle (when `bundle` is not empty) or compiles the policy
 // files (with `options`: a schema, limits), and verifies the result into an
@@ -108,9 +113,10 @@ absl::StatusOr<Engine> LoadEngineFrom(const std::string& bundle, const std::vect
                                       const CompileOptions& options = {});
 
 // Compiles the policies or loads the bundle, and verifies it into an Engine.
-// With `text` and --policies naming one file, the policy text is kept there.
-absl::StatusOr<Engine> LoadEngine(const PolicySource& source,
-                                  std::optional<SourceFile>* text = nullptr);
+// With `text` and --policies naming one file, the policy text is kept there;
+// `texts` keeps the text of every file --policies names.
+absl::StatusOr<Engine> LoadEngine(const PolicySource& source, std::optional<SourceFile>* text = nullptr,
+                                  std::vector<SourceFile>* texts = nullptr);
 
 // Reads a schema (Cedar schema text or JSON). Faults are returned one
 // diagnostic a line.

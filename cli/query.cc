@@ -129,8 +129,8 @@ int RunQuery(const QueryFlags& flags) {
       failed = true;
     }
   };
-  std::optional<SourceFile> text;
-  absl::StatusOr<Engine> engine = LoadEngine(flags.source, &text);
+  std::vector<SourceFile> texts;
+  absl::StatusOr<Engine> engine = LoadEngine(flags.source, nullptr, &texts);
   check(engine.status());
   absl::StatusOr<Entities> entities = LoadEntities(flags.entities, with);
   check(entities.status());
@@ -173,13 +173,13 @@ int RunQuery(const QueryFlags& flags) {
   if (flags.residual) {
     absl::StatusOr<std::vector<TemplateLink>> links = LoadTemplateLinks(flags.source.links, size_t{64} << 20);
     if (!links.ok()) return Fail(links.status());
-    if (!text.has_value()) {
-      PrintError("--residual works on one policy file: give --policies one file");
-      return kError;
-    }
-    absl::StatusOr<PartialEvaluator> pe = PartialEvaluator::Create(*text, *links);
+    // (The policies compiled above: what is left to fail is a link, which
+    // names its own place.)
+    absl::StatusOr<PartialEvaluator> pe = PartialEvaluator::Create(texts, *links);
     if (!pe.ok()) {
-      return Fail(absl::InvalidArgumentError(WithPath(std::string(text->name()), OneLine(pe.status().message()))));
+      return Fail(absl::InvalidArgumentError(texts.size() == 1 ? WithPath(std::string(texts[0].name()),
+                                                                          OneLine(pe.status().message()))
+                                                               : OneLine(pe.status().message())));
     }
     absl::StatusOr<Residual> r = pe->Evaluate(*query, *entities);
     if (!r.ok()) return Fail(r.status());

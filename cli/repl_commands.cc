@@ -446,9 +446,8 @@ void Session::Decide(const std::string& line, size_t offset) {
 }
 
 void Session::Explain(std::string rest, size_t rest_at) {
-  if (policies_ == nullptr) {
-    Error(policy_files_.empty() ? "no policies loaded (:load policies FILE)"
-                                : Cat(":explain works on one policy file; ", policy_files_.size(), " are loaded"));
+  if (policy_files_.empty()) {
+    Error("no policies loaded (:load policies FILE)");
     return;
   }
   bool brief = false;
@@ -475,7 +474,7 @@ void Session::Explain(std::string rest, size_t rest_at) {
     Error("no request to explain (type one, or :explain REQUEST)");
     return;
   }
-  absl::StatusOr<Explanation> why = charter::Explain(*policies_, {}, *request, entities_);
+  absl::StatusOr<Explanation> why = charter::Explain(policy_files_, {}, *request, entities_);
   if (Interrupted()) {
     Error("interrupted");
     return;
@@ -493,7 +492,7 @@ void Session::Explain(std::string rest, size_t rest_at) {
     }
     why->policies = std::move(determining);
   }
-  Page(why->ToText(*policies_, ColorOnStdout()));
+  Page(why->ToText(policy_files_, ColorOnStdout()));
 }
 
 void Session::SetContext(const std::string& text, size_t at) {

@@ -70,7 +70,6 @@ absl::Status Session::LoadPolicies(const std::vector<std::string>& given) {
   absl::StatusOr<Engine> engine = Engine::Create(*std::move(bundle));
   if (!engine.ok()) return engine.status();
   engine_ = std::make_unique<Engine>(*std::move(engine));
-  policies_ = sources.size() == 1 ? std::make_unique<SourceFile>(sources[0]) : nullptr;
   policy_files_ = std::move(sources);
   policies_paths_ = given;
   for (const SourceFile& source : policy_files_) CollectWords(source.text());

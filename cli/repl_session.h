@@ -68,7 +68,6 @@ class Session {
   std::vector<std::string> policies_paths_;
   std::string entities_path_;
   std::vector<std::string> schema_paths_;
-  std::unique_ptr<SourceFile> policies_;  // the policy text, when one file is loaded
   std::vector<SourceFile> policy_files_;  // every file loaded
   std::unique_ptr<Engine> engine_;
   Entities entities_;

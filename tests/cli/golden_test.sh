@@ -791,6 +791,35 @@ case_explain_agrees_with_authorize() {
   done
 }
 
+# Several policy files are one policy set: a forbid in the second file
+# overrides a permit of the first, and each policy's lines are shown from
+# its own file (its `source` in JSON: the index of its file).
+case_explain_several_files() {
+  printf '%s\n' '@id("alice-on-leave")' \
+    'forbid (principal == Governance::Member::"alice", action, resource);' >"$work/on-leave.cedar"
+  run explain --policies "$policies" --policies "$work/on-leave.cedar" --entities "$entities" \
+    --request-json $golden/request-allow.json
+  expect_status 2
+  expect_no_stderr
+  grep -q '^DENY: forbidden by `alice-on-leave`$' "$stdout_file" || fail "no DENY line"
+  grep -q -- "--> $work/on-leave.cedar:2:1" "$stdout_file" || fail "the forbid's place is not in its own file"
+  grep -q -- "--> $policies:" "$stdout_file" || fail "the first file's policies are not shown from it"
+  run explain --policies "$policies" --policies "$work/on-leave.cedar" --entities "$entities" \
+    --request-json $golden/request-allow.json --format json
+  expect_status 2
+  node -e '
+    const e = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    const p = e.policies.find((p) => p.id === "alice-on-leave");
+    if (!p || p.source !== 1 || !p.determining) process.exit(1);
+    if (e.policies.filter((p) => p.source === 0).length < 10) process.exit(1);
+  ' "$stdout_file" || fail "the JSON does not say each policy's source"
+  # An id taken twice: the error is in the second file.
+  printf '%s\n' '@id("teams-view-their-tasks")' 'permit (principal, action, resource);' >"$work/again.cedar"
+  run explain --policies "$policies" --policies "$work/again.cedar" --entities "$entities" \
+    --request-json $golden/request-allow.json
+  expect_errors
+}
+
 case_explain_bad_input() {
   run explain --policies $golden/no-such-policies.cedar --entities "$entities" \
     --request-json $golden/request-allow.json
@@ -1339,6 +1368,26 @@ case_query_governance_residual() {
   query_alice --residual --format json
   expect_status 0
   expect_no_stderr
+}
+
+# Several policy files are one policy set for the residual too: a forbid in
+# a second file (given through a directory and stdin as well) joins the
+# condition.
+case_query_residual_several_files() {
+  mkdir -p "$work/more"
+  printf '%s\n' '@id("no-archived-tasks")' \
+    'forbid (principal, action, resource is Governance::Task) when { resource has archived };' \
+    >"$work/more/archived.cedar"
+  query_alice --residual --policies "$work/more"
+  expect_status 0
+  expect_no_stderr
+  grep -q 'forbid no-archived-tasks: resource has archived' "$stdout_file" || fail "the second file's forbid is missing"
+  grep -q 'permit teams-view-their-tasks' "$stdout_file" || fail "the first file's permit is missing"
+  stdin_from="$work/more/archived.cedar"
+  query_alice --residual --policies - --format json
+  stdin_from=""
+  expect_status 0
+  grep -q '"id":"no-archived-tasks","effect":"forbid"' "$stdout_file" || fail "stdin's forbid is missing"
 }
 
 # Short names (issue 31, point 3): an id alone, a type's last name, an

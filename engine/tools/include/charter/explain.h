@@ -68,6 +68,7 @@ struct PolicyExplanation {
   bool forbid = false;
   PolicyOutcome outcome = PolicyOutcome::kNotApplicable;
   bool determining = false;  // among Decision::reasons
+  size_t source = 0;         // the source its text is in (an index of those given to Explain)
   SourceRange where;         // its `permit`/`forbid` keyword (its template's, for a link)
 
   // kNotApplicable: "principal", "action" or "resource", and where that
@@ -96,16 +97,19 @@ struct CHARTER_API Explanation {
 
   // {"decision", "reasons", "errors" (as Decision::ToJson), "policies": [{
   //   "id", "effect", "template"?, "outcome": "satisfied" | "not-satisfied" |
-  //   "error" | "not-applicable", "determining", "line", "column",
+  //   "error" | "not-applicable", "determining", "source" (the index of the
+  //   policy's source among those given to Explain), "line", "column",
   //   "scope"?, "clause"?: {"kind", "index", "line", "column"}, "error"?,
   //   "conditions": [{"expression", "value", "line", "column",
   //                   "saw": [{"expression", "value"}]}]}]}
   std::string ToJson() const;
   // For people: the decision, then each policy that applies with the source
   // lines of its deciding conditions underlined, then the policies that do
-  // not apply. `source` is the text given to Explain; `color` adds ANSI
-  // colours (for a terminal).
+  // not apply. `source` (or `sources`) is the text given to Explain;
+  // `color` adds ANSI colours (for a terminal). With several sources each
+  // policy's place says its file.
   std::string ToText(const SourceFile& source, bool color = false) const;
+  std::string ToText(const std::vector<SourceFile>& sources, bool color = false) const;
 };
 
 struct ExplainOptions {
@@ -118,6 +122,12 @@ struct ExplainOptions {
 // policy format, with `links` for templates, as for Compile; a fault in them
 // is InvalidArgument, as from Compile.
 CHARTER_API absl::StatusOr<Explanation> Explain(const SourceFile& policies,
+                                                const std::vector<TemplateLink>& links,
+                                                const Request& request, const Entities& entities,
+                                                const ExplainOptions& options = {});
+// The same over several sources read as one policy set, as Compile reads
+// them (charter/compiler.h): each PolicyExplanation::source says which.
+CHARTER_API absl::StatusOr<Explanation> Explain(const std::vector<SourceFile>& sources,
                                                 const std::vector<TemplateLink>& links,
                                                 const Request& request, const Entities& entities,
                                                 const ExplainOptions& options = {});

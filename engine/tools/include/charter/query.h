@@ -266,6 +266,11 @@ class CHARTER_API PartialEvaluator {
   static absl::StatusOr<PartialEvaluator> Create(const SourceFile& policies,
                                                  const std::vector<TemplateLink>& links,
                                                  const CompileOptions& options = {});
+  // The same over several sources, read as one policy set as Compile reads
+  // them (charter/compiler.h).
+  static absl::StatusOr<PartialEvaluator> Create(const std::vector<SourceFile>& sources,
+                                                 const std::vector<TemplateLink>& links,
+                                                 const CompileOptions& options = {});
   // The residual of `query` against `entities`. The query's faults are
   // those of ListAllowed (with "named by no policy" for the action).
   absl::StatusOr<Residual> Evaluate(const QueryRequest& query, const Entities& entities,

@@ -134,8 +134,15 @@ void AddConditions(PolicyExplanation* pe, const std::vector<const ast::Expr*>& e
 absl::StatusOr<Explanation> Explain(const SourceFile& policies, const std::vector<TemplateLink>& links,
                                     const Request& request, const Entities& entities,
                                     const ExplainOptions& options) {
+  // (A copy of the text: one source is the several-sources case.)
+  return Explain(std::vector<SourceFile>{policies}, links, request, entities, options);
+}
+
+absl::StatusOr<Explanation> Explain(const std::vector<SourceFile>& sources, const std::vector<TemplateLink>& links,
+                                    const Request& request, const Entities& entities,
+                                    const ExplainOptions& options) {
   ASSIGN_OR_RETURN(std::unique_ptr<internal::PolicySet> set,
-                   internal::ReadLinkedPolicySet(policies, links, options.compile, nullptr));
+                   internal::ReadLinkedPolicySet(sources, links, options.compile));
   internal::EntityRef refs[3];
   interp::Env env = interp::MakeEnv(request, entities, refs);
   internal::Arena scratch;
@@ -143,12 +150,14 @@ absl::StatusOr<Explanation> Explain(const SourceFile& policies, const std::vecto
   std::vector<std::string> permits, forbids;
   for (const internal::PolicyInstance& instance : set->instances) {
     const ast::Policy& p = *instance.policy;
+    const SourceFile& policies = sources[p.source];
     Recorder rec;
     interp::PolicyResult r = interp::EvaluatePolicy(instance, env, &scratch, &rec);
     PolicyExplanation pe;
     pe.policy_id = instance.id;
     if (instance.link != nullptr) pe.template_id = instance.link->template_id;
     pe.forbid = p.effect == ast::Effect::kForbid;
+    pe.source = p.source;
     pe.where = RangeOf(policies, p.effect_span);
     if (r.part == interp::Part::kCondition) {
       const ast::Condition& c = p.conditions[r.condition];

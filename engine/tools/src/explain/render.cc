@@ -54,7 +54,7 @@ std::string Explanation::ToJson() const {
     Key(&out, "effect", p.forbid ? "forbid" : "permit");
     if (!p.template_id.empty()) Key(&out, "template", p.template_id);
     Key(&out, "outcome", OutcomeName(p.outcome));
-    CatAppend(&out, ",\"determining\":", p.determining ? "true" : "false");
+    CatAppend(&out, ",\"determining\":", p.determining ? "true" : "false", ",\"source\":", p.source);
     Where(&out, p.where);
     if (p.outcome == PolicyOutcome::kNotApplicable) Key(&out, "scope", p.scope);
     if (p.clause >= 0) {
@@ -145,6 +145,17 @@ void Values(std::string* out, const ExplainedCondition& c, size_t width, const S
 }  // namespace
 
 std::string Explanation::ToText(const SourceFile& source, bool color) const {
+  // (A copy of the text: one source is the several-sources case.)
+  return ToText(std::vector<SourceFile>{source}, color);
+}
+
+std::string Explanation::ToText(const std::vector<SourceFile>& sources, bool color) const {
+  // The text of a policy's source; an Explanation made over other sources
+  // than these (an index past them) shows its places without their lines.
+  const SourceFile none("", "");
+  auto source_of = [&](const PolicyExplanation& p) -> const SourceFile& {
+    return p.source < sources.size() ? sources[p.source] : none;
+  };
   Style s = color ? Style{"\x1b[1m", "\x1b[1;31m", "\x1b[1;32m", "\x1b[1;34m", "\x1b[0m"}
                   : Style{"", "", "", "", ""};
   std::string out;
@@ -203,6 +214,7 @@ std::string Explanation::ToText(const SourceFile& source, bool color) const {
       case PolicyOutcome::kNotApplicable: break;
     }
     CatAppend(&out, "\n", s.bold, name, " ", verdict, s.reset, "\n");
+    const SourceFile& source = source_of(p);
     if (p.conditions.empty()) {
       Snippet(&out, source, p.where.span,
               "its scope matches and it has no conditions", s.green, s);
@@ -219,6 +231,7 @@ std::string Explanation::ToText(const SourceFile& source, bool color) const {
   if (!inapplicable.empty()) {
     CatAppend(&out, "\n", s.bold, "not applicable (the scope does not match):", s.reset, "\n");
     for (const PolicyExplanation* p : inapplicable) {
+      const SourceFile& source = source_of(*p);
       CatAppend(&out, "  ", internal::EscapeControls(p->policy_id), ": `",
                 Clip(internal::EscapeControls(TextOf(source, p->scope_where.span)), 80), "` (",
                 source.name(), ":", p->scope_where.line, ":", p->scope_where.column, ")\n");

@@ -379,8 +379,14 @@ absl::StatusOr<std::optional<bool>> Residual::ConditionHolds(const EntityUid& ui
 absl::StatusOr<PartialEvaluator> PartialEvaluator::Create(const SourceFile& policies,
                                                           const std::vector<TemplateLink>& links,
                                                           const CompileOptions& options) {
+  return Create(std::vector<SourceFile>{policies}, links, options);
+}
+
+absl::StatusOr<PartialEvaluator> PartialEvaluator::Create(const std::vector<SourceFile>& sources,
+                                                          const std::vector<TemplateLink>& links,
+                                                          const CompileOptions& options) {
   auto data = std::make_shared<internal::PartialEvaluatorData>();
-  ASSIGN_OR_RETURN(data->set, internal::ReadLinkedPolicySet(policies, links, options, nullptr));
+  ASSIGN_OR_RETURN(data->set, internal::ReadLinkedPolicySet(sources, links, options));
   data->principal = std::make_unique<internal::residual::Mentions>(data->set->ast, internal::ast::Var::kPrincipal);
   data->resource = std::make_unique<internal::residual::Mentions>(data->set->ast, internal::ast::Var::kResource);
   return PartialEvaluator(std::move(data));
