@@ -584,12 +584,15 @@ struct Server::State {
         std::filesystem::path p(std::string(item.as_string()));
         std::error_code error;
         if (!std::filesystem::exists(p.is_absolute() ? p : folder / p, error)) {
-          add(item, std::string(what) + " `" + std::string(item.as_string()) + "` does not exist (paths are relative to the test file's folder)");
+          add(item, std::string(what) + " `" + std::string(item.as_string()) +
+                        "` does not exist (paths are relative to the test file's folder)");
         }
       }
     };
     if (policies != std::nullopt) paths(*policies, "the policy file");
-    if (std::optional<JsonValue> v = top.Find("entities"); v != std::nullopt && v->is_string()) paths(*v, "the entities file");
+    if (std::optional<JsonValue> v = top.Find("entities"); v != std::nullopt && v->is_string()) {
+      paths(*v, "the entities file");
+    }
     std::optional<JsonValue> schemas = top.Find("schemas");
     if (schemas != std::nullopt) paths(*schemas, "the schema file");
     if (std::optional<JsonValue> v = top.Find("config"); v != std::nullopt) paths(*v, "the configuration file");
@@ -609,7 +612,8 @@ struct Server::State {
         if (!item.is_string()) return faults;
         std::filesystem::path p(std::string(item.as_string()));
         std::string why;
-        std::optional<std::string> schema_text = TextOf((p.is_absolute() ? p : folder / p).lexically_normal().string(), &why);
+        std::string resolved = (p.is_absolute() ? p : folder / p).lexically_normal().string();
+        std::optional<std::string> schema_text = TextOf(resolved, &why);
         if (!schema_text.has_value()) return faults;
         sources.emplace_back(std::string(item.as_string()), *std::move(schema_text));
       }
@@ -642,7 +646,9 @@ struct Server::State {
           if (read.ok()) uid = *read;
         } else if (v->is_object()) {
           std::optional<JsonValue> type = v->Find("type"), id = v->Find("id");
-          if (type && id && type->is_string() && id->is_string()) uid = EntityUid{std::string(type->as_string()), std::string(id->as_string())};
+          if (type && id && type->is_string() && id->is_string()) {
+            uid = EntityUid{std::string(type->as_string()), std::string(id->as_string())};
+          }
         }
         if (!uid.has_value()) continue;
         std::string case_name = "case " + std::to_string(i + 1);
@@ -662,7 +668,8 @@ struct Server::State {
     LineIndex index(doc.text);
     json items = json::array();
     for (const TestFault& f : TestFaults(doc)) {
-      items.push_back(json{{"range", {{"start", ToJson(index.PositionOf(f.begin))}, {"end", ToJson(index.PositionOf(std::max(f.begin, f.end)))}}},
+      json range{{"start", ToJson(index.PositionOf(f.begin))}, {"end", ToJson(index.PositionOf(std::max(f.begin, f.end)))}};
+      items.push_back(json{{"range", std::move(range)},
                            {"severity", f.warning ? 2 : 1},
                            {"source", "charter test"},
                            {"message", f.message}});
@@ -897,8 +904,20 @@ struct Server::State {
     CompileOptions options;
     options.language = doc.kind == Kind::kCharter ? SourceLanguage::kCharter : SourceLanguage::kCedar;
     options.declarations = &schedule::Declarations();
+    // Only the policy under the cursor is checked: the rest of the text is
+    // blanked (its line breaks kept, so that offsets stay the same).
+    std::string alone;
+    for (const Symbol& policy : OutlinePolicies(doc.text)) {
+      if (policy.kind != SymbolKind::kFunction || policy.begin > at || at >= policy.end) continue;
+      alone = doc.text;
+      for (size_t i = 0; i < alone.size(); ++i) {
+        if ((i < policy.begin || i >= policy.end) && alone[i] != '\n') alone[i] = ' ';
+      }
+      break;
+    }
+    if (alone.empty()) return std::nullopt;
     std::optional<ExpressionType> best;
-    for (ExpressionType& t : ExpressionTypes(*schema, SourceFile(doc.name(), doc.text), options)) {
+    for (ExpressionType& t : ExpressionTypes(*schema, SourceFile(doc.name(), alone), options)) {
       if (t.begin <= at && at < t.end && (!best.has_value() || t.end - t.begin < best->end - best->begin)) {
         best = std::move(t);
       }
@@ -938,7 +957,9 @@ struct Server::State {
         if (!root.empty() && shown_path.rfind(root + "/", 0) == 0) shown_path = shown_path.substr(root.size() + 1);
         std::string entity = it->second;
         size_t cut = 0;
-        for (int lines = 0; cut != std::string::npos && lines < 30; ++lines) cut = entity.find('\n', cut == 0 ? 0 : cut + 1);
+        for (int lines = 0; cut != std::string::npos && lines < 30; ++lines) {
+          cut = entity.find('\n', cut == 0 ? 0 : cut + 1);
+        }
         if (cut != std::string::npos) entity = entity.substr(0, cut) + "\n  ...";
         if (!text.empty()) text += "\n---\n";
         text += "entity `" + uid + "` in " + shown_path + "\n```json\n" + entity + "\n```\n";
@@ -1273,8 +1294,9 @@ struct Server::State {
     const Found& target = *search.target;
     const Occurrence& o = target.occurrence;
     if (o.kind == Occurrence::Kind::kAction || o.kind == Occurrence::Kind::kTemplate) {
-      throw RpcError{kRequestFailed, "`" + Shown(o) + "` is " + What(o.kind) +
-                                         "; only an entity type, an attribute, a queue, a cohort or a flavor can be renamed"};
+      throw RpcError{kRequestFailed,
+                     "`" + Shown(o) + "` is " + What(o.kind) +
+                         "; only an entity type, an attribute, a queue, a cohort or a flavor can be renamed"};
     }
     std::vector<const Found*> changes;
     bool declared = false;
@@ -1440,7 +1462,8 @@ struct Server::State {
     auto lens = [&](const TestCase& c, const char* title, json arguments) {
       Position at = index.PositionOf(c.begin);
       lenses.push_back(json{{"range", {{"start", ToJson(at)}, {"end", ToJson(Position{at.line, at.character + 1})}}},
-                            {"command", {{"title", title}, {"command", "charter.runTest"}, {"arguments", std::move(arguments)}}}});
+                            {"command",
+                             {{"title", title}, {"command", "charter.runTest"}, {"arguments", std::move(arguments)}}}});
     };
     std::vector<TestCase> cases = TestCases(doc.text);
     for (size_t i = 0; i < cases.size(); ++i) lens(cases[i], "Run test", json::array({doc.uri, i}));
@@ -1462,7 +1485,8 @@ struct Server::State {
     bool invariant = args.is_array() && args.size() == 3 && args[2] == "invariant";
     if (!args.is_array() || (args.size() != 2 && !invariant) || !args[0].is_string() || !args[1].is_number_unsigned()) {
       throw RpcError{kInvalidParams,
-                     "charter.runTest takes [the test file's URI, the case's index] or [URI, the invariant's index, \"invariant\"]"};
+                     "charter.runTest takes [the test file's URI, the case's index] "
+                     "or [URI, the invariant's index, \"invariant\"]"};
     }
     std::string uri = args[0].get<std::string>();
     size_t index = args[1].get<size_t>();
@@ -1496,7 +1520,8 @@ struct Server::State {
     const json* cases = file != nullptr ? Optional(*file, "cases") : nullptr;
     const json* error = file != nullptr ? Optional(*file, "error") : nullptr;
     if (status < 0 || cases == nullptr || !cases->is_array() || (invariant && (error != nullptr || cases->empty()))) {
-      std::string message = Trim(error != nullptr && error->is_string() ? error->get<std::string>() : err.empty() ? out : err);
+      std::string message =
+          Trim(error != nullptr && error->is_string() ? error->get<std::string>() : err.empty() ? out : err);
       ShowMessage(1, "charter test " + path + ": " + (message.empty() ? "did not run" : message));
       return json{{"passed", false}, {"message", message}};
     }
@@ -1520,8 +1545,9 @@ struct Server::State {
         const json signature = a.value("signature", json::object());
         message += "; ";
         if (signature.is_object()) {
-          message += signature.value("principalType", std::string()) + ", " + signature.value("action", std::string()) + ", " +
-                     signature.value("resourceType", std::string()) + ": ";
+          message += signature.value("principalType", std::string()) + ", " +
+                     signature.value("action", std::string()) + ", " + signature.value("resourceType", std::string()) +
+                     ": ";
         }
         message += a.value("result", std::string());
         if (const json* example = Optional(a, "counterexample"); example != nullptr && example->is_object()) {

@@ -4,7 +4,11 @@
 // initialize's capabilities, didOpen/didChange (incremental, UTF-16
 // columns)/didClose with the diagnostics `charter check` gives, formatting
 // as `charter fmt` formats (and its refusal), document symbols, completion,
-// hover, go-to-definition, and the lifecycle's exit statuses. A second part
+// hover (declarations, expressions' types, the entities file's entities),
+// go-to-definition, and the lifecycle's exit statuses; over the project:
+// find-references, rename (types, attributes, queues, cohorts, flavors),
+// semantic tokens, a test file's diagnostics and its code lenses (cases
+// run, invariants proved). A second part
 // writes raw bytes (a bad header, a body that is not JSON, one too deep, an
 // unknown method) and checks the JSON-RPC errors and that the server goes on.
 //
