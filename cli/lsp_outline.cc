@@ -796,16 +796,22 @@ std::vector<SemanticToken> SemanticTokens(std::string_view text, SemanticLanguag
 
 namespace charter::cli::lsp {
 
-std::vector<TestCase> TestCases(std::string_view text) {
+namespace {
+
+// The objects of the array `"KEY": [...]` of a test file's object.
+std::vector<TestCase> TestEntries(std::string_view text, std::string_view key) {
   std::vector<Token> t = Tokenize(text);
   std::vector<TestCase> out;
-  // `"cases": [` at depth 1, in the file's object.
+  // `"KEY": [` at depth 1, in the file's object.
   int depth = 0;
   size_t k = 0;
   for (; k + 2 < t.size(); ++k) {
     if (IsOpen(t[k])) ++depth;
     else if (IsClose(t[k])) --depth;
-    else if (depth == 1 && t[k].text == "\"cases\"" && t[k + 1].text == ":" && t[k + 2].text == "[") break;
+    else if (depth == 1 && t[k].kind == Tok::kString && Unquote(t[k].text) == key && t[k + 1].text == ":" &&
+             t[k + 2].text == "[") {
+      break;
+    }
   }
   if (k + 2 >= t.size()) return out;
   size_t close = SkipBalanced(t, k + 2);  // after the `]`
@@ -832,5 +838,10 @@ std::vector<TestCase> TestCases(std::string_view text) {
   }
   return out;
 }
+
+}  // namespace
+
+std::vector<TestCase> TestCases(std::string_view text) { return TestEntries(text, "cases"); }
+std::vector<TestCase> TestInvariants(std::string_view text) { return TestEntries(text, "invariants"); }
 
 }  // namespace charter::cli::lsp

@@ -92,6 +92,8 @@ struct TestCase {
   std::string name;
 };
 std::vector<TestCase> TestCases(std::string_view text);
+// Its invariants (`{"invariants": [{...}, ...]}`), likewise.
+std::vector<TestCase> TestInvariants(std::string_view text);
 
 // Semantic tokens: what each token of a text is, for an editor's colours.
 // The types are LSP's legend of the server, in this order.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
@@ -19,6 +20,7 @@
 
 #include "charter/charter.h"
 #include "charter/format.h"
+#include "charter/json.h"
 #include "charter/schedule.h"
 #include "charter/schema.h"
 #include "charter_support/schema_files.h"
@@ -209,6 +211,7 @@ struct Server::State {
   std::vector<SchemaFile> schema_files;
   std::string schema_fault;  // why it did not load
   std::set<std::string> entity_words;  // `Type::"id"` of the entities file
+  std::map<std::string, std::string> entity_shown;  // `Type::"id"` -> its attributes and parents, for hover
 
   // The project file found when the settings name no schema (charter.json
   // at or above the root): its policy files, for find-references and rename.
@@ -321,6 +324,7 @@ struct Server::State {
 
   void LoadEntities() {
     entity_words.clear();
+    entity_shown.clear();
     entities_source.reset();
     if (entities_path.empty()) return;
     std::string why;
@@ -329,6 +333,23 @@ struct Server::State {
     absl::StatusOr<Entities> entities = Entities::FromJson(*text, entities_path);
     if (!entities.ok()) return;
     for (const EntityUid& e : entities->KnownUids()) entity_words.insert(e.ToString());
+    // Each entity's attributes, parents and tags as the file writes them.
+    json all = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (all.is_array()) {
+      for (const json& e : all) {
+        const json* uid = Optional(e, "uid");
+        if (uid != nullptr && Optional(*uid, "__entity") != nullptr) uid = Optional(*uid, "__entity");
+        const json* type = uid != nullptr ? Optional(*uid, "type") : nullptr;
+        const json* id = uid != nullptr ? Optional(*uid, "id") : nullptr;
+        if (type == nullptr || id == nullptr || !type->is_string() || !id->is_string()) continue;
+        json shown = json::object();
+        for (const char* key : {"attrs", "parents", "tags"}) {
+          if (const json* v = Optional(e, key); v != nullptr && !v->empty()) shown[key] = *v;
+        }
+        entity_shown[EntityUid{type->get<std::string>(), id->get<std::string>()}.ToString()] =
+            shown.dump(2, ' ', false, json::error_handler_t::replace);
+      }
+    }
     entities_source.emplace(entities_path, *std::move(text));
   }
 
@@ -472,7 +493,196 @@ struct Server::State {
     return diagnostics;
   }
 
+  // ---- `charter test` files ----
+
+  // The byte after the JSON value that starts at `begin` (one the reader accepted).
+  static size_t ValueEnd(std::string_view text, size_t begin) {
+    int depth = 0;
+    for (size_t i = begin; i < text.size(); ++i) {
+      char c = text[i];
+      if (c == '"') {
+        for (++i; i < text.size() && text[i] != '"'; ++i) {
+          if (text[i] == '\\') ++i;
+        }
+        if (depth == 0) return std::min(i + 1, text.size());
+      } else if (c == '[' || c == '{') {
+        ++depth;
+      } else if (c == ']' || c == '}') {
+        if (--depth == 0) return i + 1;
+      } else if (depth == 0 && (c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t')) {
+        return i;
+      }
+    }
+    return text.size();
+  }
+
+  // The byte offset of the reader's "LINE:COL" (columns in Unicode scalar values).
+  static size_t OffsetOfLineCol(std::string_view text, size_t line, size_t col) {
+    size_t at = 0;
+    for (size_t l = 1; l < line && at < text.size(); ++at) {
+      if (text[at] == '\n') ++l;
+    }
+    for (size_t c = 1; c < col && at < text.size() && text[at] != '\n'; ++c) {
+      ++at;
+      while (at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) ++at;
+    }
+    return at;
+  }
+
+  struct TestFault {
+    size_t begin, end;
+    std::string message;
+    bool warning = false;
+  };
+
+  // What can be told of a `charter test` file without running it: that it
+  // is JSON, an object with "policies"; that the files it names (policies,
+  // entities, schemas, config, an invariant's `within`) exist, relative to
+  // its folder; and, with a schema (the file's "schemas", else the
+  // settings' or project's, then as warnings), that each case's request
+  // names entity types and actions the schema declares.
+  std::vector<TestFault> TestFaults(const Document& doc) const {
+    std::vector<TestFault> faults;
+    std::string_view text = doc.text;
+    absl::StatusOr<JsonDocument> parsed = JsonDocument::Parse(text);
+    if (!parsed.ok()) {
+      std::string message(parsed.status().message());
+      size_t line = 0, col = 0, colon1 = message.find(':'), colon2 = std::string::npos;
+      if (colon1 != std::string::npos) colon2 = message.find(':', colon1 + 1);
+      size_t at = 0;
+      if (colon2 != std::string::npos && std::sscanf(message.c_str(), "%zu:%zu:", &line, &col) == 2) {
+        at = OffsetOfLineCol(text, line, col);
+        message = Trim(std::string_view(message).substr(colon2 + 1));
+      }
+      size_t end = at < text.size() ? at + 1 : at;
+      while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
+      faults.push_back({at, end, "not JSON: " + message + " (a test file is JSON: see docs/testing.md)"});
+      return faults;
+    }
+    JsonValue top = parsed->root();
+    auto whole = [&](const JsonValue& v) { return std::pair<size_t, size_t>{v.offset(), ValueEnd(text, v.offset())}; };
+    auto add = [&](const JsonValue& v, std::string message, bool as_warning = false) {
+      auto [b, e] = whole(v);
+      faults.push_back({b, e, std::move(message), as_warning});
+    };
+    if (!top.is_object()) {
+      add(top, "a test file is a JSON object (see docs/testing.md)");
+      return faults;
+    }
+    std::optional<JsonValue> policies = top.Find("policies");
+    if (policies == std::nullopt) faults.push_back({top.offset(), top.offset() + 1, "a test file needs \"policies\""});
+    std::filesystem::path folder = std::filesystem::path(doc.path).parent_path();
+    // Each path a member names (a string, or an array of strings).
+    auto paths = [&](const JsonValue& v, const char* what) {
+      std::vector<JsonValue> items;
+      if (v.is_string()) items.push_back(v);
+      for (size_t i = 0; v.is_array() && i < v.size(); ++i) {
+        if (v.at(i).is_string()) items.push_back(v.at(i));
+      }
+      for (const JsonValue& item : items) {
+        if (doc.path.empty() || !limits.read_files) continue;
+        std::filesystem::path p(std::string(item.as_string()));
+        std::error_code error;
+        if (!std::filesystem::exists(p.is_absolute() ? p : folder / p, error)) {
+          add(item, std::string(what) + " `" + std::string(item.as_string()) +
+                        "` does not exist (paths are relative to the test file's folder)");
+        }
+      }
+    };
+    if (policies != std::nullopt) paths(*policies, "the policy file");
+    if (std::optional<JsonValue> v = top.Find("entities"); v != std::nullopt && v->is_string()) {
+      paths(*v, "the entities file");
+    }
+    std::optional<JsonValue> schemas = top.Find("schemas");
+    if (schemas != std::nullopt) paths(*schemas, "the schema file");
+    if (std::optional<JsonValue> v = top.Find("config"); v != std::nullopt) paths(*v, "the configuration file");
+    std::optional<JsonValue> invariants = top.Find("invariants");
+    for (size_t i = 0; invariants != std::nullopt && invariants->is_array() && i < invariants->size(); ++i) {
+      if (std::optional<JsonValue> within = invariants->at(i).Find("within")) paths(*within, "the policy file");
+    }
+    // The schema the requests are read with.
+    std::optional<Schema> own;
+    bool warning = false;
+    if (schemas != std::nullopt && !doc.path.empty() && limits.read_files) {
+      std::vector<SourceFile> sources;
+      std::vector<JsonValue> items;
+      if (schemas->is_string()) items.push_back(*schemas);
+      for (size_t i = 0; schemas->is_array() && i < schemas->size(); ++i) items.push_back(schemas->at(i));
+      for (const JsonValue& item : items) {
+        if (!item.is_string()) return faults;
+        std::filesystem::path p(std::string(item.as_string()));
+        std::string why;
+        std::string resolved = (p.is_absolute() ? p : folder / p).lexically_normal().string();
+        std::optional<std::string> schema_text = TextOf(resolved, &why);
+        if (!schema_text.has_value()) return faults;
+        sources.emplace_back(std::string(item.as_string()), *std::move(schema_text));
+      }
+      absl::StatusOr<Schema> read = support::ParseSchemaFiles(sources);
+      if (!read.ok()) {
+        add(*schemas, "the schemas do not load: " + std::string(read.status().message()));
+        return faults;
+      }
+      own = *std::move(read);
+    } else if (schemas == std::nullopt && schema.has_value()) {
+      own = schema;
+      warning = true;
+    }
+    std::optional<JsonValue> cases = top.Find("cases");
+    if (!own.has_value() || cases == std::nullopt || !cases->is_array()) return faults;
+    std::vector<std::string> types = own->EntityTypes();
+    std::set<std::string> known(types.begin(), types.end());
+    std::set<std::string> actions;
+    for (const EntityUid& a : own->Actions()) actions.insert(a.ToString());
+    const std::string whose = warning ? " (the project's schema; the test file names none)" : "";
+    for (size_t i = 0; i < cases->size(); ++i) {
+      std::optional<JsonValue> request = cases->at(i).Find("request");
+      if (request == std::nullopt || !request->is_object()) continue;
+      for (const char* key : {"principal", "action", "resource"}) {
+        std::optional<JsonValue> v = request->Find(key);
+        if (v == std::nullopt) continue;
+        std::optional<EntityUid> uid;
+        if (v->is_string()) {
+          absl::StatusOr<EntityUid> read = EntityUid::Parse(v->as_string());
+          if (read.ok()) uid = *read;
+        } else if (v->is_object()) {
+          std::optional<JsonValue> type = v->Find("type"), id = v->Find("id");
+          if (type && id && type->is_string() && id->is_string()) {
+            uid = EntityUid{std::string(type->as_string()), std::string(id->as_string())};
+          }
+        }
+        if (!uid.has_value()) continue;
+        std::string case_name = "case " + std::to_string(i + 1);
+        if (std::string(key) == "action") {
+          if (actions.count(uid->ToString()) == 0) {
+            add(*v, case_name + ": unknown action `" + uid->ToString() + "`" + whose, warning);
+          }
+        } else if (known.count(uid->type) == 0) {
+          add(*v, case_name + ": unknown entity type `" + uid->type + "`" + whose, warning);
+        }
+      }
+    }
+    return faults;
+  }
+
+  void PublishTestFile(const Document& doc) {
+    LineIndex index(doc.text);
+    json items = json::array();
+    for (const TestFault& f : TestFaults(doc)) {
+      json range{{"start", ToJson(index.PositionOf(f.begin))}, {"end", ToJson(index.PositionOf(std::max(f.begin, f.end)))}};
+      items.push_back(json{{"range", std::move(range)},
+                           {"severity", f.warning ? 2 : 1},
+                           {"source", "charter test"},
+                           {"message", f.message}});
+    }
+    Notify("textDocument/publishDiagnostics",
+           json{{"uri", doc.uri}, {"version", doc.version}, {"diagnostics", std::move(items)}});
+  }
+
   void Publish(const Document& doc) {
+    if (IsTestFile(doc)) {
+      PublishTestFile(doc);
+      return;
+    }
     if (doc.kind == Kind::kOther) return;
     std::string failure;
     Diagnostics diagnostics = Check(doc, &failure);
@@ -687,12 +897,78 @@ struct Server::State {
     return actions;
   }
 
+  // The innermost expression at a byte offset that the schema's checker
+  // gave a type, if any.
+  std::optional<ExpressionType> TypeAt(const Document& doc, size_t at) const {
+    if (!schema.has_value() || (doc.kind != Kind::kCedar && doc.kind != Kind::kCharter)) return std::nullopt;
+    CompileOptions options;
+    options.language = doc.kind == Kind::kCharter ? SourceLanguage::kCharter : SourceLanguage::kCedar;
+    options.declarations = &schedule::Declarations();
+    // Only the policy under the cursor is checked: the rest of the text is
+    // blanked (its line breaks kept, so that offsets stay the same).
+    std::string alone;
+    for (const Symbol& policy : OutlinePolicies(doc.text)) {
+      if (policy.kind != SymbolKind::kFunction || policy.begin > at || at >= policy.end) continue;
+      alone = doc.text;
+      for (size_t i = 0; i < alone.size(); ++i) {
+        if ((i < policy.begin || i >= policy.end) && alone[i] != '\n') alone[i] = ' ';
+      }
+      break;
+    }
+    if (alone.empty()) return std::nullopt;
+    std::optional<ExpressionType> best;
+    for (ExpressionType& t : ExpressionTypes(*schema, SourceFile(doc.name(), alone), options)) {
+      if (t.begin <= at && at < t.end && (!best.has_value() || t.end - t.begin < best->end - best->begin)) {
+        best = std::move(t);
+      }
+    }
+    return best;
+  }
+
   json Hover(const Document& doc, const json& params) const {
-    Reference r = ReferenceIn(doc, params);
-    if (r.kind == Reference::Kind::kNone) return nullptr;
-    std::vector<Declared> found = Lookup(r);
-    if (found.empty()) return nullptr;
+    size_t at = 0;
+    Reference r = ReferenceIn(doc, params, &at);
+    std::optional<ExpressionType> typed = TypeAt(doc, at);
     std::string text;
+    if (typed.has_value()) {
+      // `EXPR`: `T` (or `T1` or `T2`, one for each kind of request it is checked in).
+      std::string expression;
+      for (char c : std::string_view(doc.text).substr(typed->begin, typed->end - typed->begin)) {
+        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+        if (c != ' ' || expression.empty() || expression.back() != ' ') expression.push_back(c);
+      }
+      if (expression.size() > 60) expression = expression.substr(0, 57) + "...";
+      text = "`" + expression + "`: ";
+      for (size_t i = 0; i < typed->types.size(); ++i) text += (i == 0 ? "`" : " or `") + typed->types[i] + "`";
+      text += "\n";
+    }
+    LineIndex doc_index(doc.text);
+    auto answer = [&](size_t begin, size_t end) -> json {
+      return json{{"contents", {{"kind", "markdown"}, {"value", text}}},
+                  {"range", {{"start", ToJson(doc_index.PositionOf(begin))}, {"end", ToJson(doc_index.PositionOf(end))}}}};
+    };
+    std::vector<Declared> found;
+    if (r.kind != Reference::Kind::kNone) found = Lookup(r);
+    // An entity of the entities file: its attributes and parents.
+    if (r.kind == Reference::Kind::kEntity && !IsActionType(r.type)) {
+      std::string uid = EntityUid{r.type, r.id}.ToString();
+      if (auto it = entity_shown.find(uid); it != entity_shown.end()) {
+        std::string shown_path = entities_path;
+        if (!root.empty() && shown_path.rfind(root + "/", 0) == 0) shown_path = shown_path.substr(root.size() + 1);
+        std::string entity = it->second;
+        size_t cut = 0;
+        for (int lines = 0; cut != std::string::npos && lines < 30; ++lines) {
+          cut = entity.find('\n', cut == 0 ? 0 : cut + 1);
+        }
+        if (cut != std::string::npos) entity = entity.substr(0, cut) + "\n  ...";
+        if (!text.empty()) text += "\n---\n";
+        text += "entity `" + uid + "` in " + shown_path + "\n```json\n" + entity + "\n```\n";
+      }
+    }
+    if (found.empty()) {
+      if (text.empty()) return nullptr;
+      return r.kind != Reference::Kind::kNone ? answer(r.begin, r.end) : answer(typed->begin, typed->end);
+    }
     size_t shown = 0;
     for (const Declared& d : found) {
       if (++shown > 8) break;
@@ -717,9 +993,7 @@ struct Server::State {
       if (!root.empty() && shown_path.rfind(root + "/", 0) == 0) shown_path = shown_path.substr(root.size() + 1);
       text += "\n" + shown_path + ":" + std::to_string(index.PositionOf(s.name_begin).line + 1) + "\n";
     }
-    LineIndex index(doc.text);
-    return json{{"contents", {{"kind", "markdown"}, {"value", text}}},
-                {"range", {{"start", ToJson(index.PositionOf(r.begin))}, {"end", ToJson(index.PositionOf(r.end))}}}};
+    return answer(r.begin, r.end);
   }
 
   json Completion(const Document& doc, const json& params) const {
@@ -989,14 +1263,40 @@ struct Server::State {
     return o.kind == Occurrence::Kind::kAction ? o.name + "::\"" + o.id + "\"" : o.name;
   }
 
+  static bool IsScheduling(Occurrence::Kind kind) {
+    return kind == Occurrence::Kind::kQueue || kind == Occurrence::Kind::kCohort || kind == Occurrence::Kind::kFlavor;
+  }
+
+  // A name Kueue takes for a cluster queue, a cohort or a resource flavor: a
+  // DNS subdomain (at most 253 characters of [a-z0-9.-], each part between
+  // dots starting and ending with a letter or digit).
+  static bool IsDnsSubdomain(std::string_view name) {
+    if (name.empty() || name.size() > 253) return false;
+    size_t from = 0;
+    while (from <= name.size()) {
+      size_t dot = name.find('.', from);
+      std::string_view part = name.substr(from, dot == std::string_view::npos ? std::string_view::npos : dot - from);
+      if (part.empty()) return false;
+      auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+      if (!alnum(part.front()) || !alnum(part.back())) return false;
+      for (char c : part) {
+        if (!alnum(c) && c != '-') return false;
+      }
+      if (dot == std::string_view::npos) break;
+      from = dot + 1;
+    }
+    return true;
+  }
+
   // What a rename at the position would change, or why it cannot.
   std::vector<const Found*> Renameable(const Search& search) const {
     if (!search.target.has_value()) throw RpcError{kRequestFailed, "there is no name to rename here"};
     const Found& target = *search.target;
     const Occurrence& o = target.occurrence;
-    if (o.kind != Occurrence::Kind::kType && o.kind != Occurrence::Kind::kAttribute) {
-      throw RpcError{kRequestFailed, "`" + Shown(o) + "` is " + What(o.kind) +
-                                         "; only an entity type or an attribute can be renamed"};
+    if (o.kind == Occurrence::Kind::kAction || o.kind == Occurrence::Kind::kTemplate) {
+      throw RpcError{kRequestFailed,
+                     "`" + Shown(o) + "` is " + What(o.kind) +
+                         "; only an entity type, an attribute, a queue, a cohort or a flavor can be renamed"};
     }
     std::vector<const Found*> changes;
     bool declared = false;
@@ -1004,6 +1304,10 @@ struct Server::State {
       if (!Same(f, target)) continue;
       changes.push_back(&f);
       declared = declared || f.occurrence.declaration;
+    }
+    if (!declared && IsScheduling(o.kind)) {
+      throw RpcError{kRequestFailed, "`" + o.name + "` is not declared in a `.charter` file open or of the project" +
+                                         std::string(", so it cannot be renamed")};
     }
     if (!declared) {
       throw RpcError{kRequestFailed, "`" + o.name + "` is not declared in the schema's text" +
@@ -1047,6 +1351,7 @@ struct Server::State {
     Search search = SearchFrom(doc, params);
     std::vector<const Found*> changes = Renameable(search);
     const Found& target = *search.target;
+    if (IsScheduling(target.occurrence.kind)) return RenameDeclared(search, changes, name);
     static const char* const kReserved[] = {"true", "false", "if", "then", "else", "in", "is", "like", "has", "__cedar"};
     bool reserved = false;
     for (const char* r : kReserved) reserved = reserved || name == r;
@@ -1088,6 +1393,38 @@ struct Server::State {
     return json{{"changes", std::move(edits)}};
   }
 
+  // A queue, a cohort or a flavor renamed: the new name must be one Kueue
+  // takes and not another of the same kind's. A bare name stays bare when
+  // the new one is an identifier, else it becomes a string.
+  json RenameDeclared(const Search& search, const std::vector<const Found*>& changes, const std::string& name) const {
+    const Occurrence& o = search.target->occurrence;
+    if (!IsDnsSubdomain(name)) {
+      throw RpcError{kRequestFailed, "`" + name + "` is not a valid name: " + What(o.kind) +
+                                         "'s name is a DNS subdomain (lowercase letters, digits, `-` and `.`, at most "
+                                         "253, each part between dots starting and ending with a letter or digit)"};
+    }
+    if (name != o.name) {
+      for (const Found& f : search.all) {
+        if (f.occurrence.kind == o.kind && f.occurrence.declaration && f.occurrence.name == name) {
+          LineIndex index(f.source->text);
+          Position at = index.PositionOf(f.occurrence.begin);
+          std::string file = PathOf(f.source->uri);
+          throw RpcError{kRequestFailed, std::string("there is ") + What(o.kind) + " `" + name + "` already, at " +
+                                             (file.empty() ? f.source->uri : file) + ":" + std::to_string(at.line + 1) +
+                                             ":" + std::to_string(at.character + 1)};
+        }
+      }
+    }
+    json edits = json::object();
+    for (const Found* f : changes) {
+      std::string text = f->occurrence.quoted || !IsIdentifier(name) ? JsonString(name) : name;
+      json& list = edits[f->source->uri];
+      if (list.is_null()) list = json::array();
+      list.push_back(json{{"range", RangeIn(f->source->text, f->occurrence.begin, f->occurrence.end)}, {"newText", text}});
+    }
+    return json{{"changes", std::move(edits)}};
+  }
+
   // ---- semantic tokens ----
   json SemanticTokensOf(const Document& doc) const {
     json data = json::array();
@@ -1122,27 +1459,34 @@ struct Server::State {
     json lenses = json::array();
     if (!IsTestFile(doc)) return lenses;
     LineIndex index(doc.text);
-    std::vector<TestCase> cases = TestCases(doc.text);
-    for (size_t i = 0; i < cases.size(); ++i) {
-      Position at = index.PositionOf(cases[i].begin);
-      std::string name = cases[i].name.empty() ? "case " + std::to_string(i + 1) : cases[i].name;
+    auto lens = [&](const TestCase& c, const char* title, json arguments) {
+      Position at = index.PositionOf(c.begin);
       lenses.push_back(json{{"range", {{"start", ToJson(at)}, {"end", ToJson(Position{at.line, at.character + 1})}}},
                             {"command",
-                             {{"title", "Run test"},
-                              {"command", "charter.runTest"},
-                              {"arguments", json::array({doc.uri, i})}}}});
+                             {{"title", title}, {"command", "charter.runTest"}, {"arguments", std::move(arguments)}}}});
+    };
+    std::vector<TestCase> cases = TestCases(doc.text);
+    for (size_t i = 0; i < cases.size(); ++i) lens(cases[i], "Run test", json::array({doc.uri, i}));
+    std::vector<TestCase> invariants = TestInvariants(doc.text);
+    for (size_t i = 0; i < invariants.size(); ++i) {
+      lens(invariants[i], "Prove invariant", json::array({doc.uri, i, "invariant"}));
     }
     return lenses;
   }
 
   // `charter.runTest` [URI, N]: `charter test --format json FILE` on the
-  // file as saved, and case N's outcome shown (and returned).
+  // file as saved, and case N's outcome shown (and returned). [URI, N,
+  // "invariant"]: invariant N alone, `charter test --format json
+  // --invariant NAME FILE` (its name, or its number from 1 when it has none).
   json ExecuteCommand(const json& params) {
     std::string command = String(params, "command");
     if (command != "charter.runTest") throw RpcError{kInvalidParams, "unknown command `" + command + "`"};
     const json& args = Member(params, "arguments");
-    if (!args.is_array() || args.size() != 2 || !args[0].is_string() || !args[1].is_number_unsigned()) {
-      throw RpcError{kInvalidParams, "charter.runTest takes [the test file's URI, the case's index]"};
+    bool invariant = args.is_array() && args.size() == 3 && args[2] == "invariant";
+    if (!args.is_array() || (args.size() != 2 && !invariant) || !args[0].is_string() || !args[1].is_number_unsigned()) {
+      throw RpcError{kInvalidParams,
+                     "charter.runTest takes [the test file's URI, the case's index] "
+                     "or [URI, the invariant's index, \"invariant\"]"};
     }
     std::string uri = args[0].get<std::string>();
     size_t index = args[1].get<size_t>();
@@ -1150,29 +1494,73 @@ struct Server::State {
     if (path.empty()) throw RpcError{kRequestFailed, "`" + uri + "` is not a file"};
     if (!run_charter) throw RpcError{kRequestFailed, "this server does not run tests"};
     std::string saved_note;
-    auto open = documents.find(uri);
-    if (open != documents.end() && limits.read_files) {
+    std::string disk;
+    if (limits.read_files) {
       std::ifstream in(path, std::ios::binary);
-      std::string disk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      if (disk != open->second.text) saved_note = " (the file as saved; the editor's changes are not)";
+      disk.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     }
+    auto open = documents.find(uri);
+    if (open != documents.end() && limits.read_files && disk != open->second.text) {
+      saved_note = " (the file as saved; the editor's changes are not)";
+    }
+    std::vector<std::string> run_args = {"test", "--format", "json"};
+    if (invariant) {
+      // The invariant as saved: its name there, or its number.
+      std::vector<TestCase> saved = TestInvariants(disk);
+      if (index >= saved.size()) throw RpcError{kInvalidParams, path + " has no invariant " + std::to_string(index + 1)};
+      run_args.push_back("--invariant");
+      run_args.push_back(saved[index].name.empty() ? std::to_string(index + 1) : saved[index].name);
+    }
+    run_args.push_back(path);
     std::string out, err;
-    int status = run_charter({"test", "--format", "json", path}, &out, &err);
+    int status = run_charter(run_args, &out, &err);
     json report = json::parse(out, nullptr, /*allow_exceptions=*/false);
     const json* files = report.is_object() ? Optional(report, "files") : nullptr;
-    const json* cases = files != nullptr && files->is_array() && files->size() == 1 ? Optional((*files)[0], "cases") : nullptr;
-    if (status < 0 || cases == nullptr || !cases->is_array()) {
-      std::string message = Trim(err.empty() ? out : err);
+    const json* file = files != nullptr && files->is_array() && files->size() == 1 ? &(*files)[0] : nullptr;
+    const json* cases = file != nullptr ? Optional(*file, "cases") : nullptr;
+    const json* error = file != nullptr ? Optional(*file, "error") : nullptr;
+    if (status < 0 || cases == nullptr || !cases->is_array() || (invariant && (error != nullptr || cases->empty()))) {
+      std::string message =
+          Trim(error != nullptr && error->is_string() ? error->get<std::string>() : err.empty() ? out : err);
       ShowMessage(1, "charter test " + path + ": " + (message.empty() ? "did not run" : message));
       return json{{"passed", false}, {"message", message}};
     }
+    if (invariant) index = 0;  // the only one run
     if (index >= cases->size()) throw RpcError{kInvalidParams, path + " has no case " + std::to_string(index + 1)};
     const json& c = (*cases)[index];
     std::string name = c.value("name", "case " + std::to_string(index + 1));
     bool passed = c.value("passed", false);
-    std::string message = (passed ? "PASS " : "FAIL ") + name + saved_note;
-    if (!passed) {
-      message += ": expected " + Dump(c.value("expected", json::object())) + ", got " + Dump(c.value("actual", json::object()));
+    std::string message;
+    if (invariant) {
+      // As `charter test` prints it: the result, and each signature that does not hold.
+      const json proof = c.value("invariant", json::object());
+      const json answers = proof.value("answers", json::array());
+      message = (passed ? "PASS invariant " : "FAIL invariant ") + name + saved_note + ": " +
+                proof.value("result", std::string("unknown"));
+      if (passed) {
+        message += " (" + std::to_string(answers.size()) + (answers.size() == 1 ? " signature)" : " signatures)");
+      }
+      for (const json& a : answers) {
+        if (!a.is_object() || a.value("result", std::string()) == "holds") continue;
+        const json signature = a.value("signature", json::object());
+        message += "; ";
+        if (signature.is_object()) {
+          message += signature.value("principalType", std::string()) + ", " +
+                     signature.value("action", std::string()) + ", " + signature.value("resourceType", std::string()) +
+                     ": ";
+        }
+        message += a.value("result", std::string());
+        if (const json* example = Optional(a, "counterexample"); example != nullptr && example->is_object()) {
+          message += ", counterexample request " + Dump(example->value("request", json::object()));
+        } else if (std::string reason = a.value("reason", std::string()); !reason.empty()) {
+          message += " (" + reason + ")";
+        }
+      }
+    } else {
+      message = (passed ? "PASS " : "FAIL ") + name + saved_note;
+      if (!passed) {
+        message += ": expected " + Dump(c.value("expected", json::object())) + ", got " + Dump(c.value("actual", json::object()));
+      }
     }
     ShowMessage(passed ? 3 : 1, message);
     return json{{"passed", passed}, {"message", message}};

@@ -53,6 +53,9 @@ struct TestFlags {
   std::vector<std::string> paths;
   bool coverage = false;
   std::string format = "text";
+  // --invariant NAME: only these invariants (by name; an unnamed one by its
+  // number from 1), and no cases.
+  std::vector<std::string> invariants;
 };
 
 // The end of the JSON value that starts at `begin` in `text` (a value the
@@ -217,6 +220,7 @@ struct Totals {
   std::map<std::string, RuleCoverage> rules;   // likewise, for the sets that scheduling cases ran
   std::string json_files;                      // --format json: the "files" array's members
   std::vector<std::string> errors;             // files that could not be run
+  std::set<std::string> invariants_run;        // the --invariant NAMEs that matched one
 };
 
 // The key of a policy set in Totals: its files, joined with ", ".
@@ -706,8 +710,9 @@ absl::Status RunFile(const std::string& path, const TestFlags& flags, Totals* to
   if (config != std::nullopt && !config->is_string()) {
     return Fault(path, text, config->offset(), "\"config\" must be the path of a `charter serve` configuration file");
   }
-  // A file of invariants alone.
-  if (cases == std::nullopt) {
+  // A file of invariants alone, or only the invariants --invariant names.
+  if (!flags.invariants.empty() && invariants == std::nullopt) return absl::OkStatus();
+  if (cases == std::nullopt || !flags.invariants.empty()) {
     return RunInvariants(path, text, *invariants, policy_paths, schema_paths, flags, totals, out, json_cases);
   }
   const std::string policy_key = PolicyKey(policy_paths);
@@ -921,6 +926,11 @@ absl::Status RunInvariants(const std::string& path, std::string_view text, JsonV
       given[std::string(key)] = std::string(m->as_string());
     }
     const std::string label = given.count("name") ? given["name"] : Cat(path, " ", what);
+    if (!flags.invariants.empty()) {
+      const std::string selector = given.count("name") ? given["name"] : std::to_string(number);
+      if (std::find(flags.invariants.begin(), flags.invariants.end(), selector) == flags.invariants.end()) continue;
+      totals->invariants_run.insert(selector);
+    }
     std::optional<JsonValue> property_value = v.Find("property");
     if (property_value == std::nullopt) {
       return Fault(path, text, v.offset(), Cat(what, ": needs \"property\""));
@@ -1173,6 +1183,14 @@ int RunTest(TestFlags flags) {
   }
   json += "}\n";
   CatAppend(&summary, totals.passed, " passed, ", totals.failed, " failed\n");
+  for (const std::string& name : flags.invariants) {
+    if (totals.invariants_run.count(name) == 0) {
+      std::string where;
+      for (const std::string& f : files) CatAppend(&where, where.empty() ? "" : ", ", f);
+      PrintError(Cat(where, ": no invariant `", name, "` (an invariant's name, or an unnamed one's number)"));
+      totals.broken = true;
+    }
+  }
   if (!WriteStdout(json_output ? json : summary)) return kError;
   return totals.failed > 0 || totals.broken ? kError : kOk;
 }
@@ -1191,6 +1209,13 @@ Command AddTestCommand(CLI::App& root) {
   app->add_option("--format", flags->format, "Output: text (default) or json (one object)")
       ->type_name("FORMAT")
       ->check(OneOf({"text", "json"}));
+  app->add_option("--invariant", flags->invariants,
+                  "Run only this invariant (its name, or an unnamed one's number from 1), not the cases; "
+                  "give it again for more")
+      ->type_name("NAME")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
   return Command{app, [flags] { return RunTest(*flags); }};
 }
 

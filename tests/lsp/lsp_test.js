@@ -4,7 +4,11 @@
 // initialize's capabilities, didOpen/didChange (incremental, UTF-16
 // columns)/didClose with the diagnostics `charter check` gives, formatting
 // as `charter fmt` formats (and its refusal), document symbols, completion,
-// hover, go-to-definition, and the lifecycle's exit statuses. A second part
+// hover (declarations, expressions' types, the entities file's entities),
+// go-to-definition, and the lifecycle's exit statuses; over the project:
+// find-references, rename (types, attributes, queues, cohorts, flavors),
+// semantic tokens, a test file's diagnostics and its code lenses (cases
+// run, invariants proved). A second part
 // writes raw bytes (a bad header, a body that is not JSON, one too deep, an
 // unknown method) and checks the JSON-RPC errors and that the server goes on.
 //
@@ -75,7 +79,7 @@ async function features() {
   // ---- initialize ----
   const init = await within(connection.sendRequest('initialize', {
     processId: process.pid, rootUri, capabilities: {},
-    initializationOptions: { schemas: ['model.cedarschema'] },
+    initializationOptions: { schemas: ['model.cedarschema'], entities: 'entities.json' },
   }), 'initialize');
   assert.deepEqual(init.capabilities.textDocumentSync, { openClose: true, change: 2 });
   assert.equal(init.capabilities.documentFormattingProvider, true);
@@ -188,11 +192,39 @@ async function features() {
     { textDocument: { uri: policiesUri }, position: { line: 2, character: 19 } }), 'hover');
   assert.deepEqual(hover.range, range(2, 17, 2, 22));
   assert.equal(hover.contents.kind, 'markdown');
-  assert.match(hover.contents.value, /^attribute of `Org::User`\n```cedarschema\nlevel: Long\n```/);
+  assert.match(hover.contents.value, /^`principal.level`: `Long`\n\n---\nattribute of `Org::User`\n```cedarschema\nlevel: Long\n```/);
   hover = await within(connection.sendRequest('textDocument/hover',
     { textDocument: { uri: policiesUri }, position: { line: 3, character: 52 } }), 'hover');
   assert.match(hover.contents.value, /attribute of `Org::Doc`\n```cedarschema\nowner: User\n```/);
   assert.match(hover.contents.value, /Something to read; its owner may always read it\./);
+  // An expression's type, as the schema's checker gives it; an entity of
+  // the entities file, its attributes and parents.
+  const typesUri = uriOf(path.join(fixtures, 'types.cedar'));  // never on disk
+  connection.sendNotification('textDocument/didOpen', { textDocument: { uri: typesUri, languageId: 'cedar', version: 1, text: [
+    'permit (principal == Org::User::"alice", action == Org::Action::"view", resource)',
+    'when { resource.owner.level > 2 && resource.title == "t" && [1, 2].contains(principal.level) };',
+    '',
+  ].join('\n') } });
+  assert.deepEqual((await diagnostics(typesUri, 1)).diagnostics, []);
+  const hoverAt = (line, character) => within(connection.sendRequest('textDocument/hover',
+    { textDocument: { uri: typesUri }, position: { line, character } }), 'hover');
+  assert.deepEqual(await hoverAt(1, 9), { contents: { kind: 'markdown', value: '`resource`: `Org::Doc`\n' }, range: range(1, 7, 1, 15) });
+  assert.deepEqual(await hoverAt(1, 30), { contents: { kind: 'markdown', value: '`2`: `Long`\n' }, range: range(1, 30, 1, 31) });
+  assert.deepEqual(await hoverAt(1, 54), { contents: { kind: 'markdown', value: '`"t"`: `String`\n' }, range: range(1, 53, 1, 56) });
+  assert.deepEqual(await hoverAt(1, 60), { contents: { kind: 'markdown', value: '`[1, 2]`: `Set<Long>`\n' }, range: range(1, 60, 1, 66) });
+  hover = await hoverAt(1, 24);
+  assert.deepEqual(hover.range, range(1, 22, 1, 27));
+  assert.match(hover.contents.value, /^`resource.owner.level`: `Long`\n\n---\nattribute of `Org::User`\n/);
+  hover = await hoverAt(0, 34);
+  assert.deepEqual(hover.range, range(0, 32, 0, 39));
+  assert.equal(hover.contents.value.split('\n---\n').slice(0, 2).join('\n---\n'), [
+    '`Org::User::"alice"`: `Org::User`\n',
+    'entity `Org::User::"alice"` in entities.json\n```json\n{\n  "attrs": {\n    "level": 3\n  },\n  "parents": [\n'
+      + '    {\n      "id": "ml",\n      "type": "Org::Team"\n    }\n  ]\n}\n```\n',
+  ].join('\n---\n'));
+  connection.sendNotification('textDocument/didClose', { textDocument: { uri: typesUri } });
+  await diagnostics(typesUri);
+
   let definition = await within(connection.sendRequest('textDocument/definition',
     { textDocument: { uri: policiesUri }, position: { line: 1, character: 31 } }), 'definition');
   assert.deepEqual(definition, []);  // `Org` alone names nothing
@@ -407,9 +439,26 @@ async function project() {
     /^`1x` is not a valid name: a name is a letter or `_`, then letters, digits and `_`$/));
   await assert.rejects(rename(team, 3, 51, 'like'), failed('a reserved word', /^`like` is not a valid name: it is a reserved word$/));
   await assert.rejects(prepare(team, 2, 43), failed('an action',
-    /^`Org::Action::"edit"` is an action; only an entity type or an attribute can be renamed$/));
+    /^`Org::Action::"edit"` is an action; only an entity type, an attribute, a queue, a cohort or a flavor can be renamed$/));
   await assert.rejects(prepare(team, 0, 6), failed('a template', /^`team-access` is a template; only/));
-  await assert.rejects(prepare(cluster, 1, 8), failed('a cohort', /^`org` is a cohort; only/));
+  // A cohort, a queue, a flavor: their declarations and every reference.
+  // A string stays a string; a bare name stays bare when the new one is an
+  // identifier. The new name must be a DNS subdomain, and free.
+  assert.deepEqual(await prepare(cluster, 1, 8), { range: range(1, 7, 1, 12), placeholder: 'org' });
+  assert.deepEqual(await rename(cluster, 1, 8, 'company'), { changes: {
+    [cluster]: [edit(1, 7, 1, 12, '"company"'), edit(2, 24, 2, 29, '"company"')] } });
+  assert.deepEqual(await rename(cluster, 4, 12, 'eyes'), { changes: {
+    [cluster]: [edit(2, 7, 2, 13, 'eyes'), edit(4, 10, 4, 16, 'eyes')] } });
+  assert.deepEqual(await rename(cluster, 2, 8, 'vision-west'), { changes: {
+    [cluster]: [edit(2, 7, 2, 13, '"vision-west"'), edit(4, 10, 4, 16, '"vision-west"')] } });
+  assert.deepEqual(await rename(cluster, 7, 21, 'main'), { changes: {
+    [cluster]: [edit(3, 6, 3, 9, '"main"'), edit(7, 20, 7, 23, '"main"')] } });
+  assert.deepEqual(await rename(cluster, 0, 9, 'h100'), { changes: {
+    [cluster]: [edit(0, 7, 0, 13, '"h100"'), edit(5, 27, 5, 33, '"h100"')] } });
+  await assert.rejects(rename(cluster, 2, 8, 'org'), failed('a taken cohort name',
+    /^there is a cohort `org` already, at .*\/cluster\.charter:2:8$/));
+  await assert.rejects(rename(cluster, 3, 7, 'Big_Q'), failed('not a DNS subdomain',
+    /^`Big_Q` is not a valid name: a queue's name is a DNS subdomain \(lowercase letters, digits, `-` and `\.`, at most 253, each part between dots starting and ending with a letter or digit\)$/));
   await assert.rejects(prepare(team, 3, 46), failed('a namespace', /^there is no name to rename here$/));
   // `level` of `Org::User`: `resource.owner.level` may be `Org::Team`'s.
   await assert.rejects(prepare(team, 3, 20), failed('an ambiguous attribute',
@@ -509,6 +558,66 @@ async function project() {
     { passed: true, message: 'PASS alice reads her doc (the file as saved; the editor\'s changes are not)' });
   await assert.rejects(within(connection.sendRequest('workspace/executeCommand', { command: 'charter.runTest', arguments: [tests, 2] }), 'a test'),
     (e) => e.code === -32602 && /read\.test\.json has no case 3$/.test(e.message));
+  // A test file's faults, as it is edited: a policy file that does not
+  // exist, an entity type and an action its schema does not declare; then
+  // text that is not JSON, at the reader's place.
+  const bad = uri('bad.test.json');  // never on disk
+  const badText = [
+    '{',
+    '  "policies": ["policies/read.cedar", "policies/nope.cedar"],',
+    '  "schemas": "model.cedarschema",',
+    '  "cases": [',
+    '    {"request": {"principal": "Org::Usr::\\"alice\\"", "action": "Org::Action::\\"read\\"", "resource": "Org::Doc::\\"d\\"", "context": {}},',
+    '     "decision": "allow"}',
+    '  ]',
+    '}',
+    '',
+  ].join('\n');
+  connection.sendNotification('textDocument/didOpen', { textDocument: { uri: bad, languageId: 'json', version: 1, text: badText } });
+  assert.deepEqual((await diagnostics(bad, 1)).diagnostics, [
+    { range: range(1, 38, 1, 59), severity: 1, source: 'charter test',
+      message: 'the policy file `policies/nope.cedar` does not exist (paths are relative to the test file\'s folder)' },
+    { range: range(4, 30, 4, 51), severity: 1, source: 'charter test', message: 'case 1: unknown entity type `Org::Usr`' },
+    { range: range(4, 63, 4, 86), severity: 1, source: 'charter test', message: 'case 1: unknown action `Org::Action::"read"`' },
+  ]);
+  // Without "schemas", the project's schema: warnings.
+  connection.sendNotification('textDocument/didChange', { textDocument: { uri: bad, version: 2 },
+    contentChanges: [{ range: range(2, 0, 3, 0), text: '' }, { range: range(1, 36, 1, 59), text: '' }] });
+  assert.deepEqual((await diagnostics(bad, 2)).diagnostics, [
+    { range: range(3, 30, 3, 51), severity: 2, source: 'charter test',
+      message: 'case 1: unknown entity type `Org::Usr` (the project\'s schema; the test file names none)' },
+    { range: range(3, 63, 3, 86), severity: 2, source: 'charter test',
+      message: 'case 1: unknown action `Org::Action::"read"` (the project\'s schema; the test file names none)' },
+  ]);
+  connection.sendNotification('textDocument/didChange', { textDocument: { uri: bad, version: 3 },
+    contentChanges: [{ range: range(2, 11, 2, 12), text: '}' }] });
+  assert.deepEqual((await diagnostics(bad, 3)).diagnostics, [
+    { range: range(2, 11, 2, 12), severity: 1, source: 'charter test',
+      message: 'not JSON: expected a value (a test file is JSON: see docs/testing.md)' },
+  ]);
+  connection.sendNotification('textDocument/didClose', { textDocument: { uri: bad } });
+  assert.deepEqual((await diagnostics(bad)).diagnostics, []);
+
+  // Each invariant: proved alone (`charter test --invariant NAME`, or its
+  // number when it has no name).
+  const proofs = uri('invariants.test.json');
+  await open('invariants.test.json', 'json');
+  const proofLenses = await within(connection.sendRequest('textDocument/codeLens', { textDocument: { uri: proofs } }), 'code lenses');
+  assert.deepEqual(proofLenses, [
+    { range: range(4, 4, 4, 5), command: { title: 'Prove invariant', command: 'charter.runTest', arguments: [proofs, 0, 'invariant'] } },
+    { range: range(5, 4, 5, 5), command: { title: 'Prove invariant', command: 'charter.runTest', arguments: [proofs, 1, 'invariant'] } },
+  ]);
+  messages.length = 0;
+  assert.deepEqual(await within(connection.sendRequest('workspace/executeCommand', proofLenses[0].command), 'an invariant'),
+    { passed: true, message: 'PASS invariant nobody edits: holds (1 signature)' });
+  const unnamed = await within(connection.sendRequest('workspace/executeCommand', proofLenses[1].command), 'an invariant');
+  assert.equal(unnamed.passed, false);
+  assert.match(unnamed.message, new RegExp('^FAIL invariant .*/invariants\\.test\\.json invariant 2: does-not-hold; '
+    + 'Org::User, Org::Action::"view", Org::Doc: does-not-hold, counterexample request '
+    + '\\{"action":"Org::Action::\\\\"view\\\\"","context":\\{\\},"principal":"Org::User::\\\\"[^"]*\\\\"","resource":"Org::Doc::\\\\"[^"]*\\\\""\\}$'));
+  assert.deepEqual(messages.map((m) => m.type), [3, 1]);
+  await assert.rejects(within(connection.sendRequest('workspace/executeCommand', { command: 'charter.runTest', arguments: [proofs, 2, 'invariant'] }), 'an invariant'),
+    (e) => e.code === -32602 && /invariants\.test\.json has no invariant 3$/.test(e.message));
   await assert.rejects(within(connection.sendRequest('workspace/executeCommand', { command: 'charter.nothing', arguments: [] }), 'a command'),
     (e) => e.code === -32602 && e.message === 'unknown command `charter.nothing`');
 

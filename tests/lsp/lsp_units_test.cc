@@ -1,6 +1,8 @@
 // The language server's pieces (cli/lsp_*.h): positions in UTF-16 code
 // units, incremental edits, the Content-Length framing, the outline, and
 // the server's answers to messages that are not what they should be.
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -232,6 +234,51 @@ TEST(TestCases, AreTheObjectsOfCases) {
   EXPECT_EQ(cases[1].name, "");
   EXPECT_TRUE(TestCases("{\"cases\": [").empty());
   EXPECT_TRUE(TestCases("").empty());
+}
+
+TEST(TestInvariants, AreTheObjectsOfInvariants) {
+  std::string_view text = R"({"policies": "p.cedar", "cases": [{"name": "a case"}],
+  "invariants": [{"name": "holds", "property": "always-denies"}, {"property": "never-errors"}]})";
+  std::vector<TestCase> invariants = TestInvariants(text);
+  ASSERT_EQ(invariants.size(), 2u);
+  EXPECT_EQ(invariants[0].name, "holds");
+  EXPECT_EQ(text.substr(invariants[1].begin, invariants[1].end - invariants[1].begin), R"({"property": "never-errors"})");
+  EXPECT_EQ(invariants[1].name, "");
+  ASSERT_EQ(TestCases(text).size(), 1u);
+  EXPECT_EQ(TestCases(text)[0].name, "a case");
+}
+
+// `charter.runTest` of an invariant runs `charter test --invariant` with
+// its name in the file as saved, or its number when it has none.
+TEST(Server, ProvesOneInvariantByItsNameOrNumber) {
+  std::string dir = ::testing::TempDir();
+  std::string path = dir + (dir.empty() || dir.back() != '/' ? "/" : "") + "lsp_units.test.json";
+  {
+    std::ofstream file(path);
+    file << R"({"policies": "p.cedar", "schemas": "s.cedarschema",
+ "invariants": [{"name": "holds", "property": "always-denies"}, {"property": "never-errors"}]})";
+  }
+  Server server;
+  std::vector<std::vector<std::string>> runs;
+  server.set_run_charter([&](const std::vector<std::string>& args, std::string* out, std::string*) {
+    runs.push_back(args);
+    *out = R"({"files":[{"file":"f","cases":[{"name":"holds","passed":true,"invariant":{"property":"always-denies",)"
+           R"("result":"holds","answers":[{"signature":null,"result":"holds","reason":""}]}}]}],"passed":1,"failed":0})";
+    return 0;
+  });
+  std::vector<std::string> out;
+  server.Handle(R"({"jsonrpc":"2.0","id":1,"method":"initialize"})", &out);
+  for (int i = 0; i < 2; ++i) {
+    out.clear();
+    server.Handle(R"({"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"charter.runTest",)"
+                  R"("arguments":["file://)" + path + "\"," + std::to_string(i) + R"(,"invariant"]}})",
+                  &out);
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_THAT(out[1], HasSubstr(R"x("result":{"message":"PASS invariant holds: holds (1 signature)","passed":true})x"));
+  }
+  EXPECT_THAT(runs, ElementsAre(ElementsAre("test", "--format", "json", "--invariant", "holds", path),
+                                ElementsAre("test", "--format", "json", "--invariant", "2", path)));
+  std::remove(path.c_str());
 }
 
 TEST(SemanticTokens, NeverOverlapAndStayOnALine) {

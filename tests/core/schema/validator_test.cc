@@ -314,5 +314,43 @@ TEST(Validator, TemplateLinksAreValidatedAsCedarDoes) {
   EXPECT_FALSE(missing.ok);
 }
 
+// The types the checker gives each written expression (an editor's hover):
+// by span, each type once, the checker's own nodes (the scope as a test,
+// the conditions joined) left out.
+TEST(ExpressionTypes, AreTheCheckersTypesOfWhatIsWritten) {
+  SourceFile schema_source("schema.cedarschema", kSchema);
+  absl::StatusOr<Schema> schema = Schema::Parse(schema_source, {}, nullptr);
+  ASSERT_THAT(schema, IsOk());
+  const std::string text =
+      "permit (principal, action == Action::\"view\", resource == Task::\"t\")\n"
+      "when { principal.level > 2 && principal.roles.contains(\"a\") };";
+  std::vector<ExpressionType> types = ExpressionTypes(*schema, SourceFile("p.cedar", text), {});
+  std::vector<std::string> shown;
+  for (const ExpressionType& t : types) {
+    std::string line = text.substr(t.begin, t.end - t.begin) + ":";
+    for (const std::string& type : t.types) line += " " + type;
+    shown.push_back(line);
+  }
+  EXPECT_EQ(shown, (std::vector<std::string>{
+                       "Action::\"view\": Action",
+                       "Task::\"t\": Task",
+                       "principal.level > 2 && principal.roles.contains(\"a\"): Bool",
+                       "principal.level > 2: Bool",
+                       "principal.level: Long",
+                       "principal: User",
+                       "2: Long",
+                       "principal.roles.contains(\"a\"): Bool",
+                       "principal.roles: Set<String>",
+                       "principal: User",
+                       "\"a\": String",
+                   }));
+  // A policy that does not parse has none; one that does not validate has
+  // those the checker reached.
+  EXPECT_TRUE(ExpressionTypes(*schema, SourceFile("p.cedar", "permit (principal"), {}).empty());
+  std::vector<ExpressionType> partial =
+      ExpressionTypes(*schema, SourceFile("p.cedar", "permit (principal, action, resource) when { principal.nope == 1 };"), {});
+  ASSERT_FALSE(partial.empty());
+}
+
 }  // namespace
 }  // namespace charter

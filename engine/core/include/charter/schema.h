@@ -110,6 +110,20 @@ CHARTER_API absl::Status Validate(const Schema& schema, const SourceFile& polici
                                   const std::vector<TemplateLink>& links,
                                   const CompileOptions& options, Diagnostics* diagnostics);
 
+// The types Validate() gives the expressions of a policy set's conditions
+// (and of its scopes: `principal` of `principal is User`): an editor's
+// hover. A policy is type-checked once for each principal type, action and
+// resource type the schema lets it apply to, so an expression may have
+// several (`principal` is `Org::User` for one action, `Org::Bot` for
+// another). Sorted by where each starts, the longer first; an expression the
+// checker gave no type (it did not check, or not past a fault) is absent.
+struct ExpressionType {
+  size_t begin = 0, end = 0;       // its bytes in the source
+  std::vector<std::string> types;  // each once, in the order the checker found them: `Long`, `Set<String>`, `Org::User`
+};
+CHARTER_API std::vector<ExpressionType> ExpressionTypes(const Schema& schema, const SourceFile& policies,
+                                                        const CompileOptions& options);
+
 // Checks entities already read without a schema against it: every entity's
 // type is declared, its attributes and tags have the declared types
 // (required attributes present, no undeclared ones), its parents are of

@@ -1,7 +1,13 @@
 // charter::Schema and charter::Validate: read, resolve, print, validate.
 #include "charter/schema.h"
 
+#include <algorithm>
+#include <map>
 #include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
 #include <string_view>
 
 #include "unwrap/unwrap.h"
@@ -106,6 +112,35 @@ absl::Status Validate(const Schema& schema, const SourceFile& policies,
   absl::Status first = FirstError(policies, *diags, before);
   if (first.ok() && !set->linked.ok()) return set->linked;
   return first;
+}
+
+std::vector<ExpressionType> ExpressionTypes(const Schema& schema, const SourceFile& policies,
+                                            const CompileOptions& options) {
+  Diagnostics diags;
+  std::unique_ptr<internal::PolicySet> set = internal::ReadPolicySet(policies, {}, options, &diags);
+  std::vector<internal::TypedSpan> typed;
+  internal::ValidatePolicySet(internal::Unwrap::Model(schema), set->ast, &diags, &typed);
+  // The checker's own nodes are left out: the conditions joined with `&&`
+  // (the policy's span), `unless` as a negation (the condition's), and a
+  // scope as a test (`principal is X` and its `principal` share the scope's).
+  std::set<std::pair<size_t, size_t>> made;
+  for (const internal::ast::Policy& p : set->ast.policies) {
+    made.insert({p.span.begin, p.span.end});
+    for (const Span& s : {p.principal.span, p.action.span, p.resource.span}) made.insert({s.begin, s.end});
+    for (const internal::ast::Condition& c : p.conditions) made.insert({c.span.begin, c.span.end});
+  }
+  std::map<std::pair<size_t, size_t>, std::vector<std::string>> by_span;
+  for (internal::TypedSpan& t : typed) {
+    if (made.count({t.span.begin, t.span.end}) != 0) continue;
+    std::vector<std::string>& types = by_span[{t.span.begin, t.span.end}];
+    if (std::find(types.begin(), types.end(), t.type) == types.end()) types.push_back(std::move(t.type));
+  }
+  std::vector<ExpressionType> out;
+  for (auto& [span, types] : by_span) out.push_back(ExpressionType{span.first, span.second, std::move(types)});
+  std::stable_sort(out.begin(), out.end(), [](const ExpressionType& a, const ExpressionType& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
+  });
+  return out;
 }
 
 }  // namespace charter

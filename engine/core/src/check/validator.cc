@@ -427,8 +427,12 @@ class Checker {
     }
     Answer a = CheckInner(prior, e);
     --depth_;
+    if (types_ != nullptr && a.type != nullptr) types_->push_back(TypedSpan{e.span, TypeName(*a.type)});
     return a;
   }
+
+  // Where each expression's type goes (ValidatePolicySet's `types`).
+  void set_types(std::vector<TypedSpan>* types) { types_ = types; }
 
   Answer Expect(const Caps& prior, const Expr& e, const std::vector<TypeRef>& expected) {
     return Expected(Check(prior, e), e, expected);
@@ -1193,6 +1197,7 @@ class Checker {
   const SchemaModel& schema_;
   const Env& env_;
   std::vector<Diagnostic>* errors_;
+  std::vector<TypedSpan>* types_ = nullptr;
   int depth_ = 0;
 };
 
@@ -1212,7 +1217,8 @@ void CollectEntities(const Expr& e, std::vector<const ast::EntityRef*>* refs,
 
 class PolicyValidator {
  public:
-  PolicyValidator(const SchemaModel& schema, Diagnostics* diags) : schema_(schema), diags_(diags) {}
+  PolicyValidator(const SchemaModel& schema, Diagnostics* diags, std::vector<TypedSpan>* types = nullptr)
+      : schema_(schema), diags_(diags), types_(types) {}
 
   void Run(const ast::Policy& p) {
     std::vector<Diagnostic> errors;
@@ -1313,6 +1319,7 @@ class PolicyValidator {
               }
               Env env = env_of(pr, i, rs, j);
               Checker checker(schema_, env, &errors);
+              checker.set_types(types_);
               Answer a = checker.Expect(Caps{}, *cond, SchemaType::Of(Kind::kBool));
               if (!IsSingleton(a.type, false)) all_false = false;
             }
@@ -1541,13 +1548,15 @@ class PolicyValidator {
 
   const SchemaModel& schema_;
   Diagnostics* diags_;
+  std::vector<TypedSpan>* types_;
   std::vector<Diagnostic> warnings_;  // reported after the policy's errors
 };
 
 }  // namespace
 
-void ValidatePolicySet(const SchemaModel& schema, const ast::PolicySet& set, Diagnostics* diagnostics) {
-  PolicyValidator v(schema, diagnostics);
+void ValidatePolicySet(const SchemaModel& schema, const ast::PolicySet& set, Diagnostics* diagnostics,
+                       std::vector<TypedSpan>* types) {
+  PolicyValidator v(schema, diagnostics, types);
   for (const ast::Policy& p : set.policies) v.Run(p);
 }
 

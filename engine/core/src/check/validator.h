@@ -3,6 +3,7 @@
 #ifndef CHARTER_CHECK_VALIDATOR_H_
 #define CHARTER_CHECK_VALIDATOR_H_
 
+#include <string>
 #include <vector>
 
 #include "ast/ast.h"
@@ -16,8 +17,16 @@ namespace charter::internal {
 // CH0531) for every policy that cannot apply to any request the schema
 // allows. Each policy is type-checked once for every (principal type,
 // action, resource type) the schema declares, as Cedar does.
+//
+// With `types`, each expression the checker gives a type is appended with
+// that type's name, once for every request environment it was checked in
+// (so an expression may come several times, with the same type or others).
+struct TypedSpan {
+  Span span;
+  std::string type;
+};
 void ValidatePolicySet(const SchemaModel& schema, const ast::PolicySet& set,
-                       Diagnostics* diagnostics);
+                       Diagnostics* diagnostics, std::vector<TypedSpan>* types = nullptr);
 
 // Validates each linked instance of `instances` as Cedar validates a
 // template link: an error (CH0521) for each slot bound to an entity of a
