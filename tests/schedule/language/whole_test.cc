@@ -242,8 +242,8 @@ TEST(CheckWhole, MilliOfMemory) {
   Found f = Check("flavor f;\nqueue a { resources memory { flavor f { memory: 500m; } } }\n");
   ASSERT_EQ(f.faults, (Faults{"W CH0813 2:49 `500m`"}));
   EXPECT_EQ(f.messages[0],
-            "`500m` of `memory` in the `memory` quota of flavor `f` of cluster queue `a` is in thousandths: Kubernetes' "
-            "`m` is milli, not mega");
+            "`500m` in the `memory` quota of flavor `f` of cluster queue `a` counts thousandths: Kubernetes' `m` is "
+            "milli, not mega");
 }
 
 // --- CH0814: lending ------------------------------------------------------------

@@ -420,8 +420,8 @@ class Whole {
         if (q.unit == Unit::kMilli && !cpu) {
           const size_t file = nodes_[q.node].at->file;
           Add(file, Severity::kWarning, codes::CH0813, q.span,
-              Cat("`", q.text, "` of `", resource, "` in ", QuotaName(q.node, *q.cell),
-                  " is in thousandths: Kubernetes' `m` is milli, not mega"),
+              Cat("`", q.text, "` in ", QuotaName(q.node, *q.cell),
+                  " counts thousandths: Kubernetes' `m` is milli, not mega"),
               "write `M` (10^6) or `Mi` (2^20) for mega; Kueue counts anything but cpu in whole units, rounded up");
         }
       }
