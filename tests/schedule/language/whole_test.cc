@@ -174,6 +174,15 @@ queue b { cohort: org; resources cpu { flavor g { cpu: 8; } } }
   EXPECT_EQ(Check(R"(flavor f;
 cohort org;
 queue a { cohort: org; resources cpu { flavor f { cpu: 8 borrow 0; } } }
+queue b { cohort: org; resources cpu { flavor f { cpu: 8; } } }
+)")
+                .faults,
+            Faults{});
+  // A tree of one queue may have others declared elsewhere (Kueue's cohorts
+  // are open): its limits are not judged.
+  EXPECT_EQ(Check(R"(flavor f;
+cohort org;
+queue a { cohort: org; resources cpu { flavor f { cpu: 8 borrow 2 lend 4; } } }
 )")
                 .faults,
             Faults{});

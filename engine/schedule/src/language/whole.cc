@@ -194,6 +194,8 @@ class Whole {
       nodes_[i].depth = depth;
       order_.push_back(static_cast<int>(i));
     }
+    queues_in_tree_.assign(total, 0);
+    for (const Node& n : nodes_) queues_in_tree_[n.root] += n.queue ? 1 : 0;
     std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) { return nodes_[a].depth < nodes_[b].depth; });
   }
 
@@ -287,6 +289,12 @@ class Whole {
 
   std::string RootName(int n) const { return state_.cohorts[nodes_[n].root].name; }
 
+  // Whether n is in a cohort tree of two queues or more. Kueue's cohorts are
+  // open (any cluster queue joins one by naming it), so a tree of one queue
+  // is taken for a part of a configuration whose other queues are declared
+  // elsewhere, and what it could borrow or lend is not judged.
+  bool Populated(int n) const { return nodes_[n].parent >= 0 && queues_in_tree_[nodes_[n].root] >= 2; }
+
   // Whether a is in b's subtree (a == b included).
   bool Under(int a, int b) const {
     for (int at = a, steps = 0; at >= 0 && steps <= static_cast<int>(nodes_.size()); at = nodes_[at].parent, ++steps) {
@@ -320,7 +328,7 @@ class Whole {
       const Tree t = Compute(key);
       for (int n : order_) {
         const Cell* c = CellOf(n, key);
-        if (c == nullptr || !c->quota->borrowing_limit.has_value() || nodes_[n].parent < 0) continue;
+        if (c == nullptr || !c->quota->borrowing_limit.has_value() || !Populated(n)) continue;
         const int64_t limit = *c->quota->borrowing_limit;
         const int64_t stored = SatSub(t.subtree[n], t.local[n]);
         const int64_t most = std::max<int64_t>(0, SatSub(t.potential[nodes_[n].parent], stored));
@@ -351,7 +359,7 @@ class Whole {
     for (uint64_t key : LimitKeys(false)) {
       for (int n : order_) {
         const Cell* c = CellOf(n, key);
-        if (c == nullptr || !c->quota->lending_limit.has_value() || nodes_[n].parent < 0) continue;
+        if (c == nullptr || !c->quota->lending_limit.has_value() || !Populated(n)) continue;
         if (*c->quota->lending_limit == 0) continue;  // `lend 0` says what it means
         bool borrower = false;
         for (size_t i = 0; i < nodes_.size() && !borrower; ++i) {
@@ -466,6 +474,7 @@ class Whole {
   const std::vector<CapacityAt>& capacities_;
   std::vector<Node> nodes_;
   std::vector<int> order_;  // nodes by depth, roots first
+  std::vector<int> queues_in_tree_;  // per root: the queues of its tree
 };
 
 }  // namespace
