@@ -1055,6 +1055,9 @@ case_scheduling_checked_as_a_whole() {
   capture check --policies $ex/scheduling.charter
   expect_status 0
   expect_no_stderr
+  # The capacity clause is in canonical layout, and `fmt` keeps it.
+  run fmt --check $golden/whole-capacity.charter
+  expect_status 0
 }
 
 case_schedule_bad_state() {
