@@ -268,6 +268,16 @@ queue b { cohort: org; resources cpu { flavor g { cpu: 8; } } }
   EXPECT_EQ(f.messages[0],
             "the lending limit in the `cpu` quota of flavor `f` of cluster queue `a` has no effect: no other queue of "
             "cohort tree `org` has `cpu` in flavor `f` to borrow it");
+  // With fair sharing the limit changes the borrowers' shares: no fault.
+  EXPECT_EQ(Check(R"(scheduler { fair_sharing: true; }
+flavor f;
+flavor g;
+cohort org;
+queue a { cohort: org; resources cpu { flavor f { cpu: 8 lend 4; } } }
+queue b { cohort: org; resources cpu { flavor g { cpu: 8; } } }
+)")
+                .faults,
+            Faults{});
   // `lend 0`, and a borrower with a zero quota: no fault.
   EXPECT_EQ(Check(R"(flavor f;
 cohort org;

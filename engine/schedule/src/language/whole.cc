@@ -17,7 +17,7 @@
 //   CH0813 (warning) one resource written in different units in one tree
 //                    (kubernetes/kubernetes#139677), or memory in `m`;
 //   CH0814 (warning) a lending limit where no queue outside the lender can
-//                    borrow that flavor's resource.
+//                    borrow that flavor's resource (without fair sharing).
 // Every tree is walked in an order computed once (by depth), never by
 // recursion: the configuration is user-shaped.
 #include <algorithm>
@@ -356,6 +356,10 @@ class Whole {
   // the flavor and resource (Kueue lends a flavor's resource only to a queue
   // that lists it).
   void Lending() {
+    // With fair sharing, what a parent can lend is the denominator of every
+    // borrower's share, which a lending limit changes even when no queue can
+    // borrow the flavor's resource itself.
+    if (state_.engine.fair_sharing) return;
     for (uint64_t key : LimitKeys(false)) {
       for (int n : order_) {
         const Cell* c = CellOf(n, key);
