@@ -1059,6 +1059,36 @@ case_queues_agree_with_allocations() {
   rm -f "$work/s.charter"
 }
 
+# The scheduling declarations checked as a whole (docs/scheduling.md,
+# "Checks of the whole configuration"): one fixture a fault. Nominal quotas
+# above a flavor's capacity are an error (check and build exit 1); a
+# borrowing limit the tree cannot fill, mixed units and a lending limit no
+# queue can borrow from are warnings (exit 0, the file "ok (N warnings)",
+# build writes the bundle). The governance example has none of them.
+case_scheduling_checked_as_a_whole() {
+  local f
+  run check --policies $golden/whole-capacity.charter
+  expect_status 1
+  grep -q '^tests/cli/golden/whole-capacity.charter:5:23: error\[CH0811\]' "$stderr_file" || fail "no CH0811 at 5:23"
+  run build --policies $golden/whole-capacity.charter -o "$work/b.bundle"
+  expect_errors
+  for f in borrow units lend; do
+    run check --policies $golden/whole-$f.charter
+    expect_status 0
+    grep -q "^tests/cli/golden/whole-$f.charter: ok (" "$stdout_file" || fail "$f: not ok with warnings"
+  done
+  run build --policies $golden/whole-borrow.charter -o "$work/b.bundle"
+  expect_status 0
+  [[ -s "$work/b.bundle" ]] || fail "build with a warning wrote no bundle"
+  rm -f "$work/b.bundle"
+  capture check --policies $ex/scheduling.charter
+  expect_status 0
+  expect_no_stderr
+  # The capacity clause is in canonical layout, and `fmt` keeps it.
+  run fmt --check $golden/whole-capacity.charter
+  expect_status 0
+}
+
 case_schedule_bad_state() {
   run schedule --state $golden/bad-schedule-state.json
   expect_errors

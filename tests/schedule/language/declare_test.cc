@@ -319,7 +319,7 @@ TEST(Declare, Faults) {
       {"queue a { queueing: Strict; }", "CH0802", "unknown value `Strict` for `queueing`", "Strict"},
       {"queue a { resources cpu { flavor default { cpu: 1 lent 1; } } }\nflavor default;", "CH0802",
        "unknown quota limit `lent`", "lent"},
-      {"flavor a { }", "CH0803", "malformed `flavor` declaration", "flavor a { }"},
+      {"flavor a: 1;", "CH0803", "malformed `flavor` declaration", "flavor a: 1;"},
       {"queue a { cohort: 3; }", "CH0803", "`cohort` takes a name", "3"},
       {"queue a { implements: \"x\"; }", "CH0803", "`implements` takes an entity reference", "\"x\""},
       {"flavor a;\nflavor a;", "CH0804", "resource flavor `a` is declared twice", "flavor a"},

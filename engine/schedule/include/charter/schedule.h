@@ -199,9 +199,20 @@ struct EngineConfig {
       FairSharingStrategy::kLessThanOrEqualToFinalShare, FairSharingStrategy::kLessThanInitialShare};
 };
 
+// What a flavor's nodes hold of one resource, as the declarations say
+// (`flavor F { capacity { R: QUANTITY; } }`, docs/scheduling.md). Kueue has no
+// such field: the cycle ignores it, and an export to Kueue leaves it out;
+// CompileDeclarations checks the nominal quotas against it (CH0811).
+struct FlavorCapacity {
+  int flavor = 0;    // index into State::flavors
+  int resource = 0;  // index into State::resources
+  Quantity amount = 0;
+};
+
 struct State {
   EngineConfig engine;
   std::vector<std::string> flavors;    // resource flavors
+  std::vector<FlavorCapacity> capacities;  // declared capacities, by flavor then as written
   std::vector<std::string> resources;  // resource names seen anywhere
   std::vector<Cohort> cohorts;
   std::vector<ClusterQueue> cluster_queues;

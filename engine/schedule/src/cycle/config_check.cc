@@ -276,6 +276,30 @@ std::optional<PlacedFault> CheckConfig(const State& s, uint64_t max_quota_cells)
       }
     }
   }
+  {
+    // The flavors' declared capacities: known flavors and resources, each
+    // pair once, no negative amount.
+    absl::flat_hash_set<std::pair<int, int>> seen;
+    for (const ::charter::schedule::FlavorCapacity& c : s.capacities) {
+      if (c.flavor < 0 || static_cast<size_t>(c.flavor) >= s.flavors.size() || c.resource < 0 ||
+          static_cast<size_t>(c.resource) >= s.resources.size()) {
+        return placed(Object::kEngine, -1,
+                      Fault(FaultKind::kUnknown, FaultField::kObject, "a flavor's capacity names an unknown flavor or resource"));
+      }
+      if (!seen.insert({c.flavor, c.resource}).second) {
+        return placed(Object::kFlavor, c.flavor,
+                      Fault(FaultKind::kDuplicate, FaultField::kObject,
+                            Cat("the capacity of `", s.resources[c.resource], "` in resource flavor `", s.flavors[c.flavor],
+                                "` is given twice")));
+      }
+      if (c.amount < 0) {
+        return placed(Object::kFlavor, c.flavor,
+                      Fault(FaultKind::kQuantity, FaultField::kObject,
+                            Cat("the capacity of `", s.resources[c.resource], "` in resource flavor `", s.flavors[c.flavor],
+                                "` is negative")));
+      }
+    }
+  }
   const int num_cohorts = static_cast<int>(s.cohorts.size());
   QuotaTotals totals;
   std::string what;  // "cohort `name`", "cluster queue `name`": one buffer for all

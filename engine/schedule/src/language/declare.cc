@@ -242,6 +242,7 @@ class Declarer {
 
   void Sort(size_t file, const DeclEntry& e);
   void ReadScheduler(const Ref& ref);
+  void ReadFlavor(const Ref& ref, int index);
   void ReadCohort(size_t index);
   void ReadQueue(size_t index);
   void ReadGroups(const DeclEntry& e, std::string_view what, std::vector<sched::ResourceGroup>* out, ObjectAt* at);
@@ -261,6 +262,7 @@ class Declarer {
   std::vector<Ref> schedulers_, flavors_, classes_, cohorts_, queues_;
   std::vector<Ref> local_order_;  // queues and top-level local queues, in source order
   std::vector<ObjectAt> cohort_at_, queue_at_;
+  std::vector<CapacityAt> capacity_at_;  // where each of state_.capacities is
   absl::flat_hash_map<std::string, int> flavor_index_, class_index_, cohort_index_, queue_index_, resources_;
   absl::flat_hash_map<std::string, Ref> local_seen_;
 };
@@ -276,7 +278,7 @@ void Declarer::Sort(size_t file, const DeclEntry& e) {
       return;
     }
     if (word == "flavor") {
-      if (Shape(e, 1, true, false, false, "`flavor` declaration", "flavor \"NAME\";")) flavors_.push_back({file, &e});
+      if (Shape(e, 1, true, false, true, "`flavor` declaration", "flavor \"NAME\";")) flavors_.push_back({file, &e});
       return;
     }
     if (word == "priority_class") {
@@ -341,6 +343,39 @@ void Declarer::ReadScheduler(const Ref& ref) {
     state_.engine.fair_sharing_strategies = std::move(list);
   };
   Settings(*ref.entry, what, "`fair_sharing` and `fair_sharing_strategies`", handlers);
+}
+
+// `flavor F;`, or `flavor F { capacity { R: QUANTITY; ... } }`: what the
+// flavor's nodes hold, which Kueue does not know and the checks of the whole
+// configuration compare the nominal quotas with.
+void Declarer::ReadFlavor(const Ref& ref, int index) {
+  if (ref.entry->body != DeclEntry::Body::kBlock) return;
+  file_ = ref.file;
+  const std::string what = Cat("resource flavor `", state_.flavors[index], "`");
+  absl::flat_hash_map<std::string_view, Handler> handlers;
+  handlers["capacity"] = [&](const DeclEntry& e) {
+    if (!Shape(e, 0, false, false, true, "`capacity` block", "capacity { \"RESOURCE\": QUANTITY; }")) return;
+    absl::flat_hash_map<std::string, Span> seen;
+    for (const DeclEntry& q : e.entries) {
+      if (!Shape(q, 0, false, true, false, "capacity", "\"RESOURCE\": QUANTITY;")) continue;
+      auto [prev, inserted] = seen.try_emplace(q.head.text, q.head.span);
+      if (!inserted) {
+        Error(file_, codes::CH0804, q.head.span, Cat("the capacity of `", q.head.text, "` is given twice in ", what),
+              Cat("it is first given on ", Where(file_, prev->second, file_)));
+        continue;
+      }
+      sched::FlavorCapacity c;
+      c.flavor = index;
+      c.resource = Resource(q.head.text);
+      std::optional<sched::Quantity> amount =
+          QuantityValue(q.value, c.resource, Cat("the `", q.head.text, "` capacity of ", what));
+      if (!amount.has_value()) continue;
+      c.amount = *amount;
+      state_.capacities.push_back(c);
+      capacity_at_.push_back({file_, HeadSpan(*ref.entry), q.head.span, q.value.span});
+    }
+  };
+  Settings(*ref.entry, what, "`capacity`", handlers);
 }
 
 void Declarer::ReadGroups(const DeclEntry& e, std::string_view what, std::vector<sched::ResourceGroup>* out,
@@ -422,6 +457,7 @@ void Declarer::ReadGroups(const DeclEntry& e, std::string_view what, std::vector
         }
         limit = *value;
         (borrow ? qat.borrow : qat.lend) = Join(m.word.span, m.value.span);
+        (borrow ? qat.borrow_value : qat.lend_value) = m.value.span;
       }
       if (!ok) {
         at->ok = false;
@@ -739,6 +775,7 @@ bool Declarer::Run() {
   if (!schedulers_.empty()) ReadScheduler(schedulers_[0]);
   enter(flavors_, "resource flavor", &flavor_index_, [&](const Ref& ref) {
     state_.flavors.push_back(ref.entry->names[0].text);
+    ReadFlavor(ref, static_cast<int>(state_.flavors.size() - 1));
   });
   std::vector<Ref> classes, cohorts, queues;
   enter(classes_, "priority class", &class_index_, [&](const Ref& ref) {
@@ -844,7 +881,11 @@ bool Declarer::Run() {
       Error(f, CodeOf(fault->fault.kind), HeadSpan(files_[f].declarations->front()), fault->fault.message);
       break;
     }
+    return true;
   }
+  // What only the whole shows: capacities, borrowing and lending across a
+  // cohort tree, units.
+  CheckWhole(files_, state_, cohort_at_, queue_at_, capacity_at_);
   return true;
 }
 

@@ -24,6 +24,7 @@ namespace charter::internal {
 // (and for the check of a queue against the entity it implements).
 struct QuotaAt {
   Span resource, value, nominal, borrow, lend;
+  Span borrow_value, lend_value;  // the limits' quantities alone
 };
 struct FlavorAt {
   Span name;
@@ -46,6 +47,13 @@ struct ObjectAt {
   bool ok = true;  // no fault of its own, so Kueue's rules are checked over it
 };
 
+// Where a flavor's declared capacity of one resource is.
+struct CapacityAt {
+  size_t file = 0;
+  Span flavor;  // the flavor's declaration (`flavor "p5"`)
+  Span resource, value;
+};
+
 struct DeclareOptions {
   uint64_t max_quota_cells = ::charter::schedule::kDefaultMaxQuotaCells;
   // When set, where each cluster queue's parts are, in the order of the
@@ -60,6 +68,16 @@ struct DeclareOptions {
 // files declare anything; *out is whole only when no file got an error.
 bool Declare(const std::vector<DeclarationFile>& files, const DeclareOptions& options,
              ::charter::schedule::State* out);
+
+// What only the whole configuration shows (language/whole.cc), for one that
+// Declare read without an error: nominal quotas above a flavor's declared
+// capacity (CH0811), borrowing limits above what a cohort tree can lend
+// (CH0812), one resource in different units in one tree (CH0813), lending
+// limits no queue can borrow from (CH0814). Each fault goes to the
+// diagnostics of the file it is in; its help names the other places.
+void CheckWhole(const std::vector<DeclarationFile>& files, const ::charter::schedule::State& state,
+                const std::vector<ObjectAt>& cohorts, const std::vector<ObjectAt>& queues,
+                const std::vector<CapacityAt>& capacities);
 
 }  // namespace charter::internal
 

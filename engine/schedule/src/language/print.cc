@@ -149,7 +149,16 @@ std::string PrintDeclarations(const State& s, const DeclarationComments& comment
     section();
     for (size_t i = 0; i < s.flavors.size(); ++i) {
       AppendComment(&out, "", Row(comments.flavors, i));
-      CatAppend(&out, "flavor ", Name(s.flavors[i]), ";\n");
+      std::string capacity;
+      for (const FlavorCapacity& c : s.capacities) {
+        if (c.flavor != static_cast<int>(i)) continue;
+        CatAppend(&capacity, "    ", Name(s.resources[c.resource]), ": ", QuantityText(s, c.resource, c.amount), ";\n");
+      }
+      if (capacity.empty()) {
+        CatAppend(&out, "flavor ", Name(s.flavors[i]), ";\n");
+      } else {
+        CatAppend(&out, "flavor ", Name(s.flavors[i]), " {\n  capacity {\n", capacity, "  }\n}\n");
+      }
     }
   }
   if (!s.priority_classes.empty()) {

@@ -166,8 +166,16 @@ Offset<fb::Scheduling> WriteSchedulingTable(FlatBufferBuilder& fbb, const sched:
     locals.push_back(fb::CreateSchedLocalQueue(fbb, ns, fbb.CreateString(l.name), static_cast<uint32_t>(l.cluster_queue)));
   }
   auto locals_vec = fbb.CreateVector(locals);
+  Offset<flatbuffers::Vector<const fb::SchedCapacity*>> capacities_vec = 0;
+  if (!s.capacities.empty()) {
+    std::vector<fb::SchedCapacity> capacities;
+    for (const sched::FlavorCapacity& c : s.capacities) {
+      capacities.emplace_back(static_cast<uint32_t>(c.flavor), static_cast<uint32_t>(c.resource), c.amount);
+    }
+    capacities_vec = fbb.CreateVectorOfStructs(capacities);
+  }
   return fb::CreateScheduling(fbb, s.engine.fair_sharing, strategies_vec, flavors, resources, cohorts_vec, queues_vec,
-                              classes_vec, locals_vec);
+                              classes_vec, locals_vec, capacities_vec);
 }
 
 absl::StatusOr<sched::State> ReadSchedulingTable(const fb::Scheduling& t) {
@@ -182,6 +190,15 @@ absl::StatusOr<sched::State> ReadSchedulingTable(const fb::Scheduling& t) {
   }
   ASSIGN_OR_RETURN(s.flavors, Names(t.flavors(), "a flavor name"));
   ASSIGN_OR_RETURN(s.resources, Names(t.resources(), "a resource name"));
+  if (t.capacities() != nullptr) {
+    s.capacities.reserve(t.capacities()->size());
+    for (const fb::SchedCapacity* c : *t.capacities()) {
+      if (c->flavor() >= s.flavors.size() || c->resource() >= s.resources.size()) {
+        return Bad("a flavor's capacity: flavor or resource out of range");
+      }
+      s.capacities.push_back({static_cast<int>(c->flavor()), static_cast<int>(c->resource()), c->amount()});
+    }
+  }
   const int num_cohorts = t.cohorts() == nullptr ? 0 : static_cast<int>(t.cohorts()->size());
   std::string what;  // "cohort `name`", "cluster queue `name`" for the messages: one buffer for all
   if (t.cohorts() != nullptr) {
