@@ -77,14 +77,7 @@ class Declarer {
     failed_ = true;
   }
 
-  // "line 3" in the same file, "other.charter:3:1" in another.
-  std::string Where(size_t file, Span span, size_t from_file) const {
-    const SourceFile* source = files_[file].source;
-    if (source == nullptr) return "elsewhere";
-    SourceFile::Position p = source->PositionOf(span.begin);
-    if (file == from_file) return Cat("line ", p.line);
-    return Cat(source->name(), ":", p.line, ":", p.column);
-  }
+  std::string Where(size_t file, Span span, size_t from_file) const { return PlaceOf(files_, file, span, from_file); }
 
   // --- shapes and values --------------------------------------------------
 
@@ -890,6 +883,14 @@ bool Declarer::Run() {
 }
 
 }  // namespace
+
+std::string PlaceOf(const std::vector<DeclarationFile>& files, size_t file, Span span, size_t from) {
+  const SourceFile* source = files[file].source;
+  if (source == nullptr) return "elsewhere";
+  SourceFile::Position p = source->PositionOf(span.begin);
+  if (file == from) return Cat("line ", p.line);
+  return Cat(source->name(), ":", p.line, ":", p.column);
+}
 
 bool Declare(const std::vector<DeclarationFile>& files, const DeclareOptions& options,
              ::charter::schedule::State* out) {

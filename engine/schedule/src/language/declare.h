@@ -11,6 +11,7 @@
 #define CHARTER_LANGUAGE_DECLARE_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ast/ast.h"
@@ -60,6 +61,11 @@ struct DeclareOptions {
   // configuration's cluster_queues.
   std::vector<ObjectAt>* queue_places = nullptr;
 };
+
+// Where SPAN of files[file] is, for a help line about files[from]: "line 3"
+// in the same file, "other.charter:3:1" in another, "elsewhere" for a file
+// without its text.
+std::string PlaceOf(const std::vector<DeclarationFile>& files, size_t file, Span span, size_t from);
 
 // Reads the declarations of every file into one configuration: the engine
 // settings, flavors, resources, cohorts, cluster queues, priority classes

@@ -114,14 +114,7 @@ class Whole {
     return v == kInfinity ? std::string("unlimited") : FormatQuantity(v, Milli(resource));
   }
 
-  // "line 3" in the file `from`, "other.charter:3:1" in another.
-  std::string Where(size_t file, Span span, size_t from) const {
-    const SourceFile* source = files_[file].source;
-    if (source == nullptr) return "elsewhere";
-    SourceFile::Position p = source->PositionOf(span.begin);
-    if (file == from) return Cat("line ", p.line);
-    return Cat(source->name(), ":", p.line, ":", p.column);
-  }
+  std::string Where(size_t file, Span span, size_t from) const { return PlaceOf(files_, file, span, from); }
   std::string_view Text(size_t file, Span span) const {
     const SourceFile* source = files_[file].source;
     if (source == nullptr || span.end > source->text().size() || span.begin > span.end) return {};
