@@ -148,16 +148,12 @@ CompileOptions WithDeclarations(CompileOptions options) {
   return options;
 }
 
-absl::StatusOr<Bundle> CompilePolicySource(const SourceFile& source,
-                                           const std::vector<TemplateLink>& links,
-                                           const CompileOptions& options) {
-  InputStage stage(std::string(source.name()), "compiling the policies");
-  Diagnostics diagnostics;
-  absl::StatusOr<Bundle> bundle = Compile(source, links, WithDeclarations(options), &diagnostics);
+namespace {
 
-  // One diagnostic, one line: render each on its own so that its severity
-  // decides whether it is an error or a warning.
-  std::string errors;
+// One diagnostic, one line: each rendered on its own so that its severity
+// decides whether it is a warning (printed now) or an error (appended to
+// *errors, a line each).
+void ReportDiagnostics(const SourceFile& source, const Diagnostics& diagnostics, std::string* errors) {
   for (const Diagnostic& d : diagnostics.items()) {
     Diagnostics one;
     one.Add(d);
@@ -165,9 +161,22 @@ absl::StatusOr<Bundle> CompilePolicySource(const SourceFile& source,
     if (d.severity == Severity::kWarning) {
       PrintWarning(line);
     } else {
-      absl::StrAppend(&errors, errors.empty() ? "" : "\n", line);
+      absl::StrAppend(errors, errors->empty() ? "" : "\n", line);
     }
   }
+}
+
+}  // namespace
+
+absl::StatusOr<Bundle> CompilePolicySource(const SourceFile& source,
+                                           const std::vector<TemplateLink>& links,
+                                           const CompileOptions& options) {
+  InputStage stage(std::string(source.name()), "compiling the policies");
+  Diagnostics diagnostics;
+  absl::StatusOr<Bundle> bundle = Compile(source, links, WithDeclarations(options), &diagnostics);
+
+  std::string errors;
+  ReportDiagnostics(source, diagnostics, &errors);
   if (bundle.ok()) return bundle;
   if (errors.empty()) return NamedUnlessAtALink(std::string(source.name()), links, bundle.status());
   return absl::Status(bundle.status().code(), errors);
@@ -207,16 +216,7 @@ absl::StatusOr<Bundle> CompilePolicySources(const std::vector<SourceFile>& sourc
   absl::StatusOr<Bundle> bundle = Compile(sources, links, WithDeclarations(options), &diagnostics);
   std::string errors;
   for (size_t i = 0; i < sources.size() && i < diagnostics.size(); ++i) {
-    for (const Diagnostic& d : diagnostics[i].items()) {
-      Diagnostics one;
-      one.Add(d);
-      std::string line = OneLine(one.RenderShort(sources[i]));
-      if (d.severity == Severity::kWarning) {
-        PrintWarning(line);
-      } else {
-        absl::StrAppend(&errors, errors.empty() ? "" : "\n", line);
-      }
-    }
+    ReportDiagnostics(sources[i], diagnostics[i], &errors);
   }
   if (bundle.ok()) return bundle;
   if (errors.empty()) {
